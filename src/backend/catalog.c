@@ -1,0 +1,117 @@
+/* The kinds of screen glovebox drives, and what each needs on this machine. */
+#include "backend/backend.h"
+#include "backend/requirements.h"
+
+#include <stddef.h>
+
+static bool has_ptmx(void)
+{
+    return requirement_file("/dev/ptmx");
+}
+
+static bool has_mono_font(void)
+{
+    return requirement_font("DejaVu Sans Mono");
+}
+
+static bool has_xvfb(void)
+{
+    return requirement_program("Xvfb");
+}
+
+static bool has_dbus(void)
+{
+    return requirement_program("dbus-daemon");
+}
+
+static bool has_atspi(void)
+{
+    return requirement_file("/usr/libexec/at-spi-bus-launcher");
+}
+
+static bool has_tesseract_eng(void)
+{
+    return requirement_file("/usr/share/tesseract-ocr/5/tessdata/eng.traineddata") ||
+           requirement_file("/usr/share/tesseract-ocr/4.00/tessdata/eng.traineddata");
+}
+
+static bool has_chromium(void)
+{
+    return requirement_program("chromium");
+}
+
+static bool has_chromedriver(void)
+{
+    return requirement_program("chromedriver");
+}
+
+static bool has_adb(void)
+{
+    return requirement_program("adb");
+}
+
+static const struct backend_requirement terminal_needs[] = {
+    {"pseudo-terminals (/dev/ptmx)", "the kernel's devpts", has_ptmx},
+    {"DejaVu Sans Mono font", "fonts-dejavu-core", has_mono_font},
+    {NULL, NULL, NULL},
+};
+
+static const struct backend_requirement desktop_needs[] = {
+    {"Xvfb (private desktops)", "xvfb", has_xvfb},
+    {"D-Bus session bus", "dbus", has_dbus},
+    {"AT-SPI accessibility bus", "at-spi2-core", has_atspi},
+    {"Tesseract English data (OCR)", "tesseract-ocr-eng", has_tesseract_eng},
+    {NULL, NULL, NULL},
+};
+
+static const struct backend_requirement vnc_needs[] = {
+    {NULL, NULL, NULL},
+};
+
+static const struct backend_requirement webdriver_needs[] = {
+    {"chromium", "chromium", has_chromium},
+    {"chromedriver", "chromium-driver", has_chromedriver},
+    {NULL, NULL, NULL},
+};
+
+static const struct backend_requirement android_needs[] = {
+    {"adb", "adb", has_adb},
+    {NULL, NULL, NULL},
+};
+
+static const struct backend_kind kinds[] = {
+    {"terminal", "programs in a pseudo-terminal, rendered with libvterm", false, terminal_needs},
+    {"desktop", "X11 desktops: private Xvfb sandboxes or an existing display", false,
+     desktop_needs},
+    {"vnc", "remote desktops over RFB", false, vnc_needs},
+    {"webdriver", "browsers and devices through WebDriver or Appium", false, webdriver_needs},
+    {"android", "Android devices and emulators through adb", false, android_needs},
+};
+
+const struct backend_kind *backend_kinds(int *count)
+{
+    *count = (int)(sizeof kinds / sizeof kinds[0]);
+    return kinds;
+}
+
+json_t *backend_check_all(void)
+{
+    json_t *out = json_array();
+    int n;
+    const struct backend_kind *k = backend_kinds(&n);
+    for (int i = 0; i < n; i++) {
+        json_t *missing = json_array();
+        for (const struct backend_requirement *r = k[i].requirements; r->what; r++) {
+            if (!r->present())
+                json_array_append_new(missing,
+                                      json_pack("{s:s, s:s}", "what", r->what, "package",
+                                                r->package));
+        }
+        bool available = k[i].implemented && json_array_size(missing) == 0;
+        json_array_append_new(out, json_pack("{s:s, s:s, s:b, s:b, s:o}", "kind", k[i].kind,
+                                             "summary", k[i].summary, "implemented",
+                                             k[i].implemented, "available", available,
+                                             "missing", missing));
+    }
+    return out;
+}

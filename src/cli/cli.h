@@ -1,0 +1,12 @@
+/* The commands of the glovebox binary. Each returns the process exit code:
+ * 0 success, 1 failure at run time, 2 usage error (bad flag or value),
+ * and for doctor 1 when something a backend needs is missing. */
+#pragma once
+
+enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2 };
+
+int cli_serve(int argc, char **argv);
+int cli_doctor(int argc, char **argv);
+int cli_tools(int argc, char **argv);
+/* Extra tools for the test binary; a no-op in the real one. */
+void cli_register_extra_tools(void);

@@ -1,0 +1,24 @@
+/* The process-wide context every tool sees: the loop, the live sessions and
+ * the settings from the command line. One per process. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+struct session_registry;
+
+struct app {
+    uv_loop_t *loop;
+    struct session_registry *sessions;
+    uint64_t started_ms; /* uv_now at start */
+    char *data_dir;      /* recordings, screenshots, audit.db; created on demand */
+    size_t max_message;  /* bytes; larger incoming messages are refused */
+    int page_size;       /* list results per page */
+    bool shutting_down;
+};
+
+/* Milliseconds since the app started. */
+uint64_t app_uptime_ms(const struct app *app);
+/* Create the data directory if needed; false with *err on failure. */
+bool app_ensure_data_dir(struct app *app, char **err);

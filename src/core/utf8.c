@@ -1,0 +1,88 @@
+#include "core/utf8.h"
+
+#include "core/strbuf.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Length of the valid sequence at s (1..4), or 0 if invalid. */
+static size_t sequence_length(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    uint32_t cp, min;
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xE0) == 0xC0) {
+        len = 2;
+        cp = c & 0x1F;
+        min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        len = 3;
+        cp = c & 0x0F;
+        min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+        len = 4;
+        cp = c & 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return len;
+}
+
+size_t utf8_truncate(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    size_t i = max;
+    /* Step back over continuation bytes to the start of a character. */
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i--;
+    return i;
+}
+
+json_t *utf8_json_string(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    struct strbuf sb;
+    strbuf_init(&sb);
+    size_t i = 0, clean = 0;
+    while (i < n) {
+        size_t len = sequence_length(p + i, n - i);
+        if (len) {
+            i += len;
+            continue;
+        }
+        strbuf_append(&sb, s + clean, i - clean);
+        strbuf_puts(&sb, "\xEF\xBF\xBD");
+        i++;
+        clean = i;
+    }
+    json_t *out;
+    if (clean == 0) {
+        out = json_stringn_nocheck(s, n);
+    } else {
+        strbuf_append(&sb, s + clean, n - clean);
+        out = json_stringn_nocheck(sb.data, sb.len);
+    }
+    strbuf_finish(&sb);
+    return out;
+}
+
+size_t utf8_length(const char *s, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return count;
+}

@@ -1,0 +1,15 @@
+/* UTF-8 helpers. jansson refuses invalid UTF-8 (json_string returns NULL), so
+ * any text that may come from outside — program output, user input, error
+ * strings — goes through these before it enters JSON. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Length of the longest prefix of s[0..n) that is at most max bytes and ends
+ * on a character boundary. */
+size_t utf8_truncate(const char *s, size_t n, size_t max);
+/* A JSON string of s[0..n) with invalid sequences replaced by U+FFFD. */
+json_t *utf8_json_string(const char *s, size_t n);
+/* Number of code points in valid UTF-8. */
+size_t utf8_length(const char *s, size_t n);

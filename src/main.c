@@ -1,0 +1,53 @@
+/* glovebox: an MCP server that gives AI agents eyes and hands on screens. */
+#include "cli/cli.h"
+#include "core/log.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *to)
+{
+    fputs("Usage: glovebox <command> [options]\n"
+          "\n"
+          "Commands:\n"
+          "  serve     run the MCP server (stdio by default)\n"
+          "  tools     print the tool list as JSON\n"
+          "  doctor    check what each kind of session needs on this machine\n"
+          "  version   print the version\n"
+          "  help      show this help\n"
+          "\n"
+          "Options: -h, --help (also after a command), -V, --version\n"
+          "Environment: GLOVEBOX_LOG=debug|info|warning|error (logs go to stderr)\n",
+          to);
+}
+
+int main(int argc, char **argv)
+{
+    /* A client that goes away mid-write must not kill us with SIGPIPE; the
+     * write fails instead and is handled. */
+    signal(SIGPIPE, SIG_IGN);
+    log_init();
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("glovebox %s\n", GLOVEBOX_VERSION);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "serve") == 0)
+        return cli_serve(argc - 1, argv + 1);
+    if (strcmp(cmd, "doctor") == 0)
+        return cli_doctor(argc - 1, argv + 1);
+    if (strcmp(cmd, "tools") == 0)
+        return cli_tools(argc - 1, argv + 1);
+    fprintf(stderr, "glovebox: unknown command \"%s\"\n\n", cmd);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,172 @@
+/* A tool call in flight: what a handler sees (mcp/tool.h). */
+#include "core/app.h"
+#include "core/strbuf.h"
+#include "core/utf8.h"
+#include "core/xmalloc.h"
+#include "mcp/call.h"
+#include "mcp/jsonrpc.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+const json_t *tool_call_args(const struct tool_call *call)
+{
+    return call->args;
+}
+
+struct app *tool_call_app(const struct tool_call *call)
+{
+    return call->app;
+}
+
+const char *tool_call_protocol_version(const struct tool_call *call)
+{
+    return call->p.version;
+}
+
+void tool_call_set_data(struct tool_call *call, void *data)
+{
+    call->data = data;
+}
+
+void *tool_call_data(const struct tool_call *call)
+{
+    return call->data;
+}
+
+bool tool_call_cancelled(const struct tool_call *call)
+{
+    return call->p.cancelled;
+}
+
+static void run_cancel_hook(struct pending *p)
+{
+    struct tool_call *call = (struct tool_call *)p;
+    if (call->cancel_hook)
+        call->cancel_hook(call);
+}
+
+void tool_call_on_cancel(struct tool_call *call, void (*hook)(struct tool_call *call))
+{
+    call->cancel_hook = hook;
+}
+
+void tool_call_progress(struct tool_call *call, double progress, double total,
+                        const char *message)
+{
+    struct mcp_conn *c = call->p.conn;
+    if (!c || !call->p.progress_token || call->p.cancelled)
+        return;
+    json_t *params = json_pack("{s:O, s:f}", "progressToken", call->p.progress_token,
+                               "progress", progress);
+    if (total > 0)
+        json_object_set_new(params, "total", json_real(total));
+    if (message)
+        json_object_set_new(params, "message", utf8_json_string(message, strlen(message)));
+    conn_send(c, call->p.stream, jsonrpc_notification("notifications/progress", params), false);
+}
+
+static enum mcp_level to_mcp_level(enum log_level level)
+{
+    switch (level) {
+    case LOG_DEBUG:
+        return LEVEL_DEBUG;
+    case LOG_INFO:
+        return LEVEL_INFO;
+    case LOG_WARNING:
+        return LEVEL_WARNING;
+    case LOG_ERROR:
+        return LEVEL_ERROR;
+    }
+    return LEVEL_ERROR;
+}
+
+void tool_call_log(struct tool_call *call, enum log_level level, const char *fmt, ...)
+{
+    struct mcp_conn *c = call->p.conn;
+    enum mcp_level ml = to_mcp_level(level);
+    /* Legacy clients set one level for the connection; 2026-07-28 requests
+     * carry their own, and get nothing unless they asked. */
+    enum mcp_level wanted = call->p.modern ? call->p.log_level : (c ? c->log_level : LEVEL_NONE);
+    if (!c || call->p.cancelled || wanted == LEVEL_NONE || ml < wanted)
+        return;
+    struct strbuf sb;
+    strbuf_init(&sb);
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    json_t *params = json_pack("{s:s, s:s, s:o}", "level", mcp_level_name(ml), "logger",
+                               call->entry->tool->name, "data",
+                               utf8_json_string(sb.data ? sb.data : "", sb.len));
+    strbuf_finish(&sb);
+    conn_send(c, call->p.stream, jsonrpc_notification("notifications/message", params), false);
+}
+
+static bool knows_structured_content(const char *version)
+{
+    /* structuredContent, outputSchema and resource_link arrived in 2025-06-18;
+     * version strings compare in date order. */
+    return version && strcmp(version, "2025-06-18") >= 0;
+}
+
+static void finish(struct tool_call *call, json_t *result)
+{
+    struct request_ctx rc = {.modern = call->p.modern, .version = call->p.version};
+    decorate_result(&rc, result);
+    json_t *msg = jsonrpc_result(call->p.id, result);
+    pending_finish(&call->p, msg);
+    json_decref(call->args);
+    free(call);
+}
+
+void tool_call_done_content(struct tool_call *call, json_t *content, json_t *structured)
+{
+    json_t *result = json_pack("{s:o}", "content", content);
+    if (structured && knows_structured_content(call->p.version))
+        json_object_set_new(result, "structuredContent", structured);
+    else
+        json_decref(structured);
+    finish(call, result);
+}
+
+void tool_call_done(struct tool_call *call, json_t *structured, const char *fmt, ...)
+{
+    struct strbuf sb;
+    strbuf_init(&sb);
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    json_t *content = json_pack("[{s:s, s:o}]", "type", "text", "text",
+                                utf8_json_string(sb.data ? sb.data : "", sb.len));
+    strbuf_finish(&sb);
+    tool_call_done_content(call, content, structured);
+}
+
+void tool_call_fail(struct tool_call *call, const char *fmt, ...)
+{
+    struct strbuf sb;
+    strbuf_init(&sb);
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    json_t *result = json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text",
+                               utf8_json_string(sb.data ? sb.data : "", sb.len), "isError", 1);
+    strbuf_finish(&sb);
+    finish(call, result);
+}
+
+struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry,
+                                   json_t *args, json_t *id, void *stream,
+                                   const struct request_ctx *rc)
+{
+    struct tool_call *call = xcalloc(1, sizeof *call);
+    pending_start(&call->p, c, id, stream, rc);
+    call->p.on_cancel = run_cancel_hook;
+    call->app = c->app;
+    call->entry = entry;
+    call->args = json_incref(args);
+    return call;
+}

@@ -1,0 +1,103 @@
+/* Shared between the files of the protocol engine; not for tools. */
+#pragma once
+#include "mcp/registry.h"
+#include "mcp/server.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#define META_PROTOCOL_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CLIENT_INFO      "io.modelcontextprotocol/clientInfo"
+#define META_CLIENT_CAPS      "io.modelcontextprotocol/clientCapabilities"
+#define META_LOG_LEVEL        "io.modelcontextprotocol/logLevel"
+#define META_SERVER_INFO      "io.modelcontextprotocol/serverInfo"
+
+/* MCP log levels, RFC 5424 order; LEVEL_NONE sends nothing. */
+enum mcp_level {
+    LEVEL_DEBUG,
+    LEVEL_INFO,
+    LEVEL_NOTICE,
+    LEVEL_WARNING,
+    LEVEL_ERROR,
+    LEVEL_CRITICAL,
+    LEVEL_ALERT,
+    LEVEL_EMERGENCY,
+    LEVEL_NONE,
+};
+bool mcp_level_parse(const char *name, enum mcp_level *out);
+const char *mcp_level_name(enum mcp_level level);
+
+/* What one request arrived with: its era, version and options. */
+struct request_ctx {
+    bool modern;             /* stateless 2026-07-28 request */
+    const char *version;     /* static string from the supported lists */
+    json_t *progress_token;  /* borrowed from the request; NULL if none */
+    enum mcp_level log_level;
+};
+
+/* An in-flight request: a tool call or a resource read. */
+struct pending {
+    struct mcp_conn *conn; /* NULL once the connection is gone */
+    json_t *id;            /* owned */
+    void *stream;
+    bool modern;
+    const char *version;
+    json_t *progress_token; /* owned; NULL if none */
+    enum mcp_level log_level;
+    bool cancelled;
+    void (*on_cancel)(struct pending *p);
+    struct pending *prev, *next;
+};
+
+struct mcp_conn {
+    struct app *app;
+    struct mcp_transport transport;
+    const char *legacy_version; /* negotiated by initialize; NULL before */
+    bool initialized_notified;
+    json_t *client_info;         /* from initialize; NULL before */
+    json_t *client_capabilities; /* from initialize */
+    enum mcp_level log_level;    /* legacy logging/setLevel */
+    const char *last_version;    /* for status */
+    struct pending *pending;     /* in-flight requests */
+    int in_flight;
+};
+
+/* Sending. msg is consumed. */
+void conn_send(struct mcp_conn *c, void *stream, json_t *msg, bool final);
+/* Add resultType/serverInfo for modern requests; result is modified. */
+void decorate_result(const struct request_ctx *rc, json_t *result);
+/* Reply to a request: result (stolen) or error. */
+void reply_result(struct mcp_conn *c, void *stream, json_t *id, const struct request_ctx *rc,
+                  json_t *result);
+void reply_error(struct mcp_conn *c, void *stream, json_t *id, int code, const char *message,
+                 json_t *data);
+
+/* In-flight bookkeeping. */
+void pending_start(struct pending *p, struct mcp_conn *c, json_t *id, void *stream,
+                   const struct request_ctx *rc);
+struct pending *pending_find(struct mcp_conn *c, const json_t *id);
+/* Send msg (consumed; may be NULL) as the request's final message unless it
+ * was cancelled or its connection is gone, then unlink p. */
+void pending_finish(struct pending *p, json_t *msg);
+void pending_cancel(struct pending *p);
+
+/* Methods. Each replies itself (possibly later). */
+void method_initialize(struct mcp_conn *c, json_t *id, json_t *params, void *stream);
+void method_discover(struct mcp_conn *c, json_t *id, const struct request_ctx *rc, void *stream);
+void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params,
+                       const struct request_ctx *rc, void *stream);
+void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params,
+                       const struct request_ctx *rc, void *stream);
+void method_resources_list(struct mcp_conn *c, json_t *id, json_t *params,
+                           const struct request_ctx *rc, void *stream);
+void method_resources_templates(struct mcp_conn *c, json_t *id, json_t *params,
+                                const struct request_ctx *rc, void *stream);
+void method_resources_read(struct mcp_conn *c, json_t *id, json_t *params,
+                           const struct request_ctx *rc, void *stream);
+
+json_t *server_capabilities(void);
+json_t *server_info(void);
+const char *server_instructions(void);
+/* Cursor for list pagination: "<prefix><offset>"; false if not one we issued. */
+bool cursor_parse(const json_t *params, char prefix, size_t total, size_t *offset, char **err);
+json_t *cursor_make(char prefix, size_t offset);

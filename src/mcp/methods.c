@@ -1,0 +1,243 @@
+/* tools/list, tools/call and the resources methods. */
+#define LOG_MODULE "mcp"
+#include "core/app.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+#include "mcp/call.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/resources.h"
+#include "mcp/schema.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *cursor_make(char prefix, size_t offset)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%c%zu", prefix, offset);
+    return json_string(buf);
+}
+
+bool cursor_parse(const json_t *params, char prefix, size_t total, size_t *offset, char **err)
+{
+    *offset = 0;
+    const json_t *cursor = json_object_get(params, "cursor");
+    if (!cursor || json_is_null(cursor))
+        return true;
+    const char *s = json_string_value(cursor);
+    if (s && s[0] == prefix && s[1] >= '0' && s[1] <= '9') {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s + 1, &end, 10);
+        if (!errno && *end == '\0' && v > 0 && v < total) {
+            *offset = (size_t)v;
+            return true;
+        }
+    }
+    *err = xstrdup("Invalid params: \"cursor\" is not a cursor this server issued; start again "
+                   "without one");
+    return false;
+}
+
+static void cacheable(const struct request_ctx *rc, json_t *result, int ttl_ms)
+{
+    /* 2026-07-28 list and read results carry caching hints. Tool lists are
+     * per-policy, so never shared between users. */
+    if (!rc->modern)
+        return;
+    json_object_set_new(result, "ttlMs", json_integer(ttl_ms));
+    json_object_set_new(result, "cacheScope", json_string("private"));
+}
+
+void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params,
+                       const struct request_ctx *rc, void *stream)
+{
+    size_t total = registry_count(), offset;
+    char *err = NULL;
+    if (!cursor_parse(params, 't', total, &offset, &err)) {
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, err, NULL);
+        free(err);
+        return;
+    }
+    bool modern_fields = rc->modern || strcmp(rc->version, "2025-06-18") >= 0;
+    bool annotations = rc->modern || strcmp(rc->version, "2025-03-26") >= 0;
+    size_t page = (size_t)c->app->page_size;
+    json_t *tools = json_array();
+    size_t i;
+    for (i = offset; i < total && i < offset + page; i++)
+        json_array_append_new(tools,
+                              registry_tool_json(registry_at(i), modern_fields, annotations));
+    json_t *result = json_pack("{s:o}", "tools", tools);
+    if (i < total)
+        json_object_set_new(result, "nextCursor", cursor_make('t', i));
+    cacheable(rc, result, 60000);
+    reply_result(c, stream, id, rc, result);
+}
+
+void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params,
+                       const struct request_ctx *rc, void *stream)
+{
+    const json_t *name = json_object_get(params, "name");
+    if (!json_is_string(name)) {
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS,
+                    "Invalid params: \"name\" must be the name of a tool (a string)", NULL);
+        return;
+    }
+    const struct tool_entry *entry = registry_find(json_string_value(name));
+    if (!entry) {
+        char *msg = xasprintf("Unknown tool: %.200s (tools/list shows the tools)",
+                              json_string_value(name));
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, msg, NULL);
+        free(msg);
+        return;
+    }
+    json_t *args = json_object_get(params, "arguments");
+    if (args && !json_is_object(args) && !json_is_null(args)) {
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS,
+                    "Invalid params: \"arguments\" must be an object", NULL);
+        return;
+    }
+    json_t *owned = args && json_is_object(args) ? json_incref(args) : json_object();
+    struct tool_call *call = tool_call_create(c, entry, owned, id, stream, rc);
+    json_decref(owned);
+    char *err = NULL;
+    if (!schema_validate(entry->input_schema, owned, &err)) {
+        tool_call_fail(call, "Invalid arguments for %s: %s", entry->tool->name, err);
+        free(err);
+        return;
+    }
+    log_debug("tools/call %s", entry->tool->name);
+    entry->tool->handler(call);
+}
+
+/* Resources. */
+
+struct resource_read {
+    struct pending p;
+    struct app *app;
+    char *uri;
+};
+
+struct app *resource_read_app(const struct resource_read *r)
+{
+    return r->app;
+}
+
+static void read_finish(struct resource_read *r, json_t *msg)
+{
+    pending_finish(&r->p, msg);
+    free(r->uri);
+    free(r);
+}
+
+void resource_read_done(struct resource_read *r, json_t *contents)
+{
+    json_t *result = json_pack("{s:o}", "contents", contents);
+    struct request_ctx rc = {.modern = r->p.modern, .version = r->p.version};
+    cacheable(&rc, result, 0);
+    decorate_result(&rc, result);
+    read_finish(r, jsonrpc_result(r->p.id, result));
+}
+
+static void read_error(struct resource_read *r, int code, const char *fmt, va_list ap)
+{
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    json_t *data = json_pack("{s:s}", "uri", r->uri);
+    read_finish(r, jsonrpc_error(r->p.id, code, msg ? msg : "resource error", data));
+    free(msg);
+}
+
+void resource_read_not_found(struct resource_read *r, const char *fmt, ...)
+{
+    /* 2026-07-28 moved "not found" to Invalid params. */
+    int code = r->p.modern ? JSONRPC_INVALID_PARAMS : MCP_RESOURCE_NOT_FOUND_LEGACY;
+    va_list ap;
+    va_start(ap, fmt);
+    read_error(r, code, fmt, ap);
+    va_end(ap);
+}
+
+void resource_read_fail(struct resource_read *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    read_error(r, JSONRPC_INTERNAL_ERROR, fmt, ap);
+    va_end(ap);
+}
+
+void method_resources_list(struct mcp_conn *c, json_t *id, json_t *params,
+                           const struct request_ctx *rc, void *stream)
+{
+    json_t *all = json_array();
+    for (int i = 0; i < resources_count(); i++)
+        if (resources_at(i)->list)
+            resources_at(i)->list(c->app, all);
+    size_t total = json_array_size(all), offset;
+    char *err = NULL;
+    if (!cursor_parse(params, 'r', total, &offset, &err)) {
+        json_decref(all);
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, err, NULL);
+        free(err);
+        return;
+    }
+    json_t *page = json_array();
+    size_t i;
+    for (i = offset; i < total && i < offset + (size_t)c->app->page_size; i++)
+        json_array_append(page, json_array_get(all, i));
+    json_decref(all);
+    json_t *result = json_pack("{s:o}", "resources", page);
+    if (i < total)
+        json_object_set_new(result, "nextCursor", cursor_make('r', i));
+    cacheable(rc, result, 0);
+    reply_result(c, stream, id, rc, result);
+}
+
+void method_resources_templates(struct mcp_conn *c, json_t *id, json_t *params,
+                                const struct request_ctx *rc, void *stream)
+{
+    size_t total = (size_t)resources_count(), offset;
+    char *err = NULL;
+    if (!cursor_parse(params, 'm', total, &offset, &err)) {
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, err, NULL);
+        free(err);
+        return;
+    }
+    json_t *list = json_array();
+    size_t i;
+    for (i = offset; i < total && i < offset + (size_t)c->app->page_size; i++) {
+        const struct resource_provider *p = resources_at((int)i);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s}", "uriTemplate",
+                                              p->uri_template, "name", p->name, "description",
+                                              p->description, "mimeType", p->mime_type));
+    }
+    json_t *result = json_pack("{s:o}", "resourceTemplates", list);
+    if (i < total)
+        json_object_set_new(result, "nextCursor", cursor_make('m', i));
+    cacheable(rc, result, 300000);
+    reply_result(c, stream, id, rc, result);
+}
+
+void method_resources_read(struct mcp_conn *c, json_t *id, json_t *params,
+                           const struct request_ctx *rc, void *stream)
+{
+    const json_t *uri = json_object_get(params, "uri");
+    if (!json_is_string(uri)) {
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS,
+                    "Invalid params: \"uri\" must be a string", NULL);
+        return;
+    }
+    struct resource_read *r = xcalloc(1, sizeof *r);
+    pending_start(&r->p, c, id, stream, rc);
+    r->app = c->app;
+    r->uri = xstrdup(json_string_value(uri));
+    const struct resource_provider *p = resources_find(r->uri);
+    if (!p) {
+        resource_read_not_found(r, "Resource not found: %.200s", r->uri);
+        return;
+    }
+    p->read(r, r->uri);
+}

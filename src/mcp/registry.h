@@ -1,0 +1,26 @@
+/* The tools this server offers, in a fixed order (registration order, which
+ * groups them by purpose), with their schemas parsed once. */
+#pragma once
+#include "mcp/tool.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct tool_entry {
+    const struct tool *tool;
+    json_t *input_schema;  /* parsed, owned */
+    json_t *output_schema; /* parsed, owned; NULL if none */
+};
+
+/* Add a tool. Aborts on an invalid schema or a duplicate name: both are
+ * programming errors caught by the first test run. */
+void registry_add(const struct tool *tool);
+void registry_clear(void);
+size_t registry_count(void);
+const struct tool_entry *registry_at(size_t index);
+const struct tool_entry *registry_find(const char *name);
+/* The tool's description as tools/list shows it. legacy_fields: which fields
+ * the negotiated protocol version knows (title/outputSchema since
+ * 2025-06-18, annotations since 2025-03-26). */
+json_t *registry_tool_json(const struct tool_entry *e, bool with_title_and_output,
+                           bool with_annotations);

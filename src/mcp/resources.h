@@ -1,0 +1,35 @@
+/* Resources: things a client can read by URI (a session's screen, its text, a
+ * recording). Backends register providers; the server lists and reads them.
+ * Reads may finish later, like tool calls. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+
+struct app;
+struct resource_read;
+
+struct resource_provider {
+    const char *uri_template; /* RFC 6570, e.g. "glovebox://session/{id}/screen" */
+    const char *prefix;       /* URIs this provider answers start with this */
+    const char *name;
+    const char *description;
+    const char *mime_type;
+    /* Append the concrete resources that exist now to list: {uri, name, mimeType…}. */
+    void (*list)(struct app *app, json_t *list);
+    /* Start reading uri; finish with resource_read_done/_not_found/_fail. */
+    void (*read)(struct resource_read *r, const char *uri);
+};
+
+void resources_add(const struct resource_provider *p);
+void resources_clear(void);
+int resources_count(void);
+const struct resource_provider *resources_at(int i);
+const struct resource_provider *resources_find(const char *uri);
+
+struct app *resource_read_app(const struct resource_read *r);
+/* contents: array of {uri, mimeType, text | blob} (stolen). */
+void resource_read_done(struct resource_read *r, json_t *contents);
+void resource_read_not_found(struct resource_read *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void resource_read_fail(struct resource_read *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,389 @@
+/* Connection state and dispatch: one message in, the right method out. */
+#include "mcp/server.h"
+
+#define LOG_MODULE "mcp"
+#include "core/app.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+#include "mcp/internal.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/resources.h"
+
+#include <string.h>
+
+const char *const mcp_modern_versions[] = {"2026-07-28", NULL};
+const char *const mcp_legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
+                                           "2024-11-05", NULL};
+
+static const char *const level_names[] = {"debug", "info",     "notice", "warning",
+                                          "error", "critical", "alert",  "emergency"};
+
+bool mcp_level_parse(const char *name, enum mcp_level *out)
+{
+    for (int i = 0; i < LEVEL_NONE; i++) {
+        if (strcmp(name, level_names[i]) == 0) {
+            *out = (enum mcp_level)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *mcp_level_name(enum mcp_level level)
+{
+    return level < LEVEL_NONE ? level_names[level] : "none";
+}
+
+void mcp_server_finish(void)
+{
+    registry_clear();
+    resources_clear();
+}
+
+struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t)
+{
+    struct mcp_conn *c = xcalloc(1, sizeof *c);
+    c->app = app;
+    c->transport = *t;
+    /* Until the client picks a level, only problems are worth its attention. */
+    c->log_level = LEVEL_WARNING;
+    return c;
+}
+
+void mcp_conn_destroy(struct mcp_conn *c)
+{
+    if (!c)
+        return;
+    /* Detach first: a cancel hook may finish (and free) its call at once. */
+    int n = c->in_flight;
+    struct pending **list = xcalloc((size_t)n + 1, sizeof *list);
+    int i = 0;
+    for (struct pending *p = c->pending; p; p = p->next) {
+        p->conn = NULL;
+        list[i++] = p;
+    }
+    c->pending = NULL;
+    c->in_flight = 0;
+    for (int j = 0; j < i; j++)
+        pending_cancel(list[j]);
+    free(list);
+    json_decref(c->client_info);
+    json_decref(c->client_capabilities);
+    free(c);
+}
+
+int mcp_conn_in_flight(const struct mcp_conn *c)
+{
+    return c->in_flight;
+}
+
+const char *mcp_conn_protocol_version(const struct mcp_conn *c)
+{
+    return c->last_version;
+}
+
+void conn_send(struct mcp_conn *c, void *stream, json_t *msg, bool final)
+{
+    c->transport.send(c, stream, msg, final, c->transport.ud);
+    json_decref(msg);
+}
+
+void decorate_result(const struct request_ctx *rc, json_t *result)
+{
+    if (!rc || !rc->modern)
+        return;
+    json_object_set_new(result, "resultType", json_string("complete"));
+    json_t *meta = json_object_get(result, "_meta");
+    if (!json_is_object(meta)) {
+        meta = json_object();
+        json_object_set_new(result, "_meta", meta);
+    }
+    json_object_set_new(meta, META_SERVER_INFO, server_info());
+}
+
+void reply_result(struct mcp_conn *c, void *stream, json_t *id, const struct request_ctx *rc,
+                  json_t *result)
+{
+    decorate_result(rc, result);
+    conn_send(c, stream, jsonrpc_result(id, result), true);
+}
+
+void reply_error(struct mcp_conn *c, void *stream, json_t *id, int code, const char *message,
+                 json_t *data)
+{
+    conn_send(c, stream, jsonrpc_error(id, code, message, data), true);
+}
+
+void mcp_conn_report(struct mcp_conn *c, int code, const char *message)
+{
+    reply_error(c, NULL, NULL, code, message, NULL);
+}
+
+void pending_start(struct pending *p, struct mcp_conn *c, json_t *id, void *stream,
+                   const struct request_ctx *rc)
+{
+    p->conn = c;
+    p->id = json_incref(id);
+    p->stream = stream;
+    p->modern = rc->modern;
+    p->version = rc->version;
+    p->progress_token = rc->progress_token ? json_incref(rc->progress_token) : NULL;
+    p->log_level = rc->log_level;
+    p->prev = NULL;
+    p->next = c->pending;
+    if (c->pending)
+        c->pending->prev = p;
+    c->pending = p;
+    c->in_flight++;
+}
+
+struct pending *pending_find(struct mcp_conn *c, const json_t *id)
+{
+    for (struct pending *p = c->pending; p; p = p->next)
+        if (json_equal(p->id, id))
+            return p;
+    return NULL;
+}
+
+void pending_finish(struct pending *p, json_t *msg)
+{
+    struct mcp_conn *c = p->conn;
+    if (c) {
+        if (p->prev)
+            p->prev->next = p->next;
+        else
+            c->pending = p->next;
+        if (p->next)
+            p->next->prev = p->prev;
+        c->in_flight--;
+        if (p->cancelled) {
+            json_decref(msg);
+            msg = NULL;
+        }
+        c->transport.send(c, p->stream, msg, true, c->transport.ud);
+    }
+    json_decref(msg);
+    json_decref(p->id);
+    json_decref(p->progress_token);
+}
+
+void pending_cancel(struct pending *p)
+{
+    if (p->cancelled)
+        return;
+    p->cancelled = true;
+    if (p->on_cancel)
+        p->on_cancel(p);
+}
+
+static bool is_version(const char *const *list, const char *v)
+{
+    for (; *list; list++)
+        if (strcmp(*list, v) == 0)
+            return true;
+    return false;
+}
+
+static const char *static_version(const char *v)
+{
+    for (const char *const *l = mcp_modern_versions; *l; l++)
+        if (strcmp(*l, v) == 0)
+            return *l;
+    for (const char *const *l = mcp_legacy_versions; *l; l++)
+        if (strcmp(*l, v) == 0)
+            return *l;
+    return NULL;
+}
+
+static json_t *supported_versions(void)
+{
+    json_t *a = json_array();
+    for (const char *const *l = mcp_modern_versions; *l; l++)
+        json_array_append_new(a, json_string(*l));
+    for (const char *const *l = mcp_legacy_versions; *l; l++)
+        json_array_append_new(a, json_string(*l));
+    return a;
+}
+
+/* Reads the 2026-07-28 per-request fields. Returns 0, or an error code with
+ * msg and data set for the reply. */
+static int read_modern_meta(const json_t *meta, struct request_ctx *rc, char **msg, json_t **data)
+{
+    const json_t *v = json_object_get(meta, META_PROTOCOL_VERSION);
+    if (!json_is_string(v)) {
+        *msg = xstrdup("Invalid params: _meta." META_PROTOCOL_VERSION " must be a string");
+        return JSONRPC_INVALID_PARAMS;
+    }
+    const char *version = json_string_value(v);
+    if (!is_version(mcp_modern_versions, version)) {
+        *msg = xstrdup("Unsupported protocol version");
+        *data = json_pack("{s:o, s:O}", "supported", supported_versions(), "requested", v);
+        return MCP_UNSUPPORTED_PROTOCOL_VERSION;
+    }
+    rc->modern = true;
+    rc->version = static_version(version);
+    const json_t *caps = json_object_get(meta, META_CLIENT_CAPS);
+    if (!json_is_object(caps)) {
+        *msg = xstrdup("Invalid params: _meta." META_CLIENT_CAPS
+                       " is required (an object; {} when the client has none)");
+        return JSONRPC_INVALID_PARAMS;
+    }
+    const json_t *info = json_object_get(meta, META_CLIENT_INFO);
+    if (info && !json_is_object(info)) {
+        *msg = xstrdup("Invalid params: _meta." META_CLIENT_INFO " must be an object");
+        return JSONRPC_INVALID_PARAMS;
+    }
+    rc->log_level = LEVEL_NONE;
+    const json_t *lvl = json_object_get(meta, META_LOG_LEVEL);
+    if (lvl && (!json_is_string(lvl) || !mcp_level_parse(json_string_value(lvl), &rc->log_level))) {
+        *msg = xstrdup("Invalid params: _meta." META_LOG_LEVEL
+                       " must be one of debug, info, notice, warning, error, critical, alert, "
+                       "emergency");
+        return JSONRPC_INVALID_PARAMS;
+    }
+    return 0;
+}
+
+static void method_ping(struct mcp_conn *c, json_t *id, const struct request_ctx *rc,
+                        void *stream)
+{
+    reply_result(c, stream, id, rc, json_object());
+}
+
+static void method_set_level(struct mcp_conn *c, json_t *id, json_t *params,
+                             const struct request_ctx *rc, void *stream)
+{
+    const json_t *lvl = json_object_get(params, "level");
+    enum mcp_level level;
+    if (!json_is_string(lvl) || !mcp_level_parse(json_string_value(lvl), &level)) {
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS,
+                    "Invalid params: \"level\" must be one of debug, info, notice, warning, "
+                    "error, critical, alert, emergency",
+                    NULL);
+        return;
+    }
+    c->log_level = level;
+    reply_result(c, stream, id, rc, json_object());
+}
+
+static void handle_notification(struct mcp_conn *c, const char *method, json_t *params)
+{
+    if (strcmp(method, "notifications/initialized") == 0) {
+        c->initialized_notified = true;
+    } else if (strcmp(method, "notifications/cancelled") == 0) {
+        const json_t *rid = json_object_get(params, "requestId");
+        struct pending *p = rid ? pending_find(c, rid) : NULL;
+        if (p) {
+            const char *reason = json_string_value(json_object_get(params, "reason"));
+            log_info("request cancelled by the client%s%s", reason ? ": " : "",
+                     reason ? reason : "");
+            pending_cancel(p);
+        }
+    } else {
+        log_debug("ignoring notification %s", method);
+    }
+}
+
+static void dispatch(struct mcp_conn *c, const char *method, json_t *id, json_t *params,
+                     void *stream)
+{
+    struct request_ctx rc = {.modern = false, .log_level = c->log_level};
+    const json_t *meta = json_object_get(params, "_meta");
+    rc.progress_token = json_object_get(meta, "progressToken");
+    if (rc.progress_token && !json_is_string(rc.progress_token) &&
+        !json_is_integer(rc.progress_token))
+        rc.progress_token = NULL;
+
+    bool is_initialize = strcmp(method, "initialize") == 0;
+    if (!is_initialize && json_object_get(meta, META_PROTOCOL_VERSION)) {
+        char *msg = NULL;
+        json_t *data = NULL;
+        int code = read_modern_meta(meta, &rc, &msg, &data);
+        if (code) {
+            reply_error(c, stream, id, code, msg, data);
+            free(msg);
+            return;
+        }
+    } else if (strcmp(method, "server/discover") == 0) {
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS,
+                    "Invalid params: server/discover needs _meta." META_PROTOCOL_VERSION
+                    " and _meta." META_CLIENT_CAPS,
+                    NULL);
+        return;
+    } else if (is_initialize) {
+        method_initialize(c, id, params, stream);
+        return;
+    } else if (strcmp(method, "ping") == 0) {
+        /* Allowed at any time, even before initialize. */
+        rc.version = c->legacy_version;
+        method_ping(c, id, &rc, stream);
+        return;
+    } else if (!c->legacy_version) {
+        reply_error(c, stream, id, JSONRPC_INVALID_REQUEST,
+                    "Invalid Request: the server is not initialized. Send \"initialize\" first, "
+                    "or use protocol 2026-07-28 by putting " META_PROTOCOL_VERSION
+                    " and " META_CLIENT_CAPS " in params._meta",
+                    NULL);
+        return;
+    } else {
+        rc.version = c->legacy_version;
+    }
+    c->last_version = rc.version;
+
+    if (rc.modern && strcmp(method, "server/discover") == 0)
+        method_discover(c, id, &rc, stream);
+    else if (!rc.modern && strcmp(method, "logging/setLevel") == 0)
+        method_set_level(c, id, params, &rc, stream);
+    else if (strcmp(method, "tools/list") == 0)
+        method_tools_list(c, id, params, &rc, stream);
+    else if (strcmp(method, "tools/call") == 0)
+        method_tools_call(c, id, params, &rc, stream);
+    else if (strcmp(method, "resources/list") == 0)
+        method_resources_list(c, id, params, &rc, stream);
+    else if (strcmp(method, "resources/templates/list") == 0)
+        method_resources_templates(c, id, params, &rc, stream);
+    else if (strcmp(method, "resources/read") == 0)
+        method_resources_read(c, id, params, &rc, stream);
+    else {
+        char *msg = xasprintf("Method not found: %s", method);
+        reply_error(c, stream, id, JSONRPC_METHOD_NOT_FOUND, msg, NULL);
+        free(msg);
+    }
+}
+
+void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *stream)
+{
+    struct jsonrpc_message m;
+    char *err = NULL;
+    json_t *err_id = NULL;
+    int code = jsonrpc_parse(data, len, &m, &err, &err_id);
+    if (code) {
+        log_debug("bad message: %s", err);
+        reply_error(c, stream, err_id, code, err, NULL);
+        json_decref(err_id);
+        free(err);
+        return;
+    }
+    switch (m.kind) {
+    case JSONRPC_NOTIFICATION:
+        handle_notification(c, m.method, m.params);
+        /* Nothing is sent, but an HTTP transport still closes the exchange. */
+        c->transport.send(c, stream, NULL, true, c->transport.ud);
+        break;
+    case JSONRPC_RESPONSE:
+        /* Answers to server-to-client requests (elicitation, …) arrive here;
+         * this server sends none yet. */
+        log_debug("ignoring a response the server did not ask for");
+        c->transport.send(c, stream, NULL, true, c->transport.ud);
+        break;
+    case JSONRPC_REQUEST:
+        if (pending_find(c, m.id)) {
+            reply_error(c, stream, m.id, JSONRPC_INVALID_REQUEST,
+                        "Invalid Request: this id is already used by a request in flight", NULL);
+            break;
+        }
+        dispatch(c, m.method, m.id, m.params, stream);
+        break;
+    }
+    jsonrpc_message_finish(&m);
+}

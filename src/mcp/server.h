@@ -1,0 +1,41 @@
+/* The MCP protocol engine, independent of transport. A transport creates one
+ * connection per client, feeds it whole messages and delivers what it sends.
+ * Both protocol eras are served: the legacy handshake (initialize, versions
+ * 2024-11-05 … 2025-11-25) and the stateless 2026-07-28 revision, where each
+ * request carries its version and capabilities in _meta. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct app;
+struct mcp_conn;
+
+struct mcp_transport {
+    const char *name; /* "stdio", "http" — for status and the audit log */
+    /* Deliver msg (borrowed) to the client. stream is the value given with
+     * the request msg belongs to (NULL for messages tied to no request).
+     * final marks the request's last message (its response); msg is NULL
+     * when a cancelled request ends without an answer. */
+    void (*send)(struct mcp_conn *c, void *stream, json_t *msg, bool final, void *ud);
+    void *ud;
+};
+
+/* Free the tool registry and resource providers (at exit). */
+void mcp_server_finish(void);
+
+struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t);
+/* Requests still in flight are cancelled and finish silently. Accepts NULL. */
+void mcp_conn_destroy(struct mcp_conn *c);
+/* Handle one complete message. */
+void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *stream);
+/* Report a transport-level problem (oversized or unframeable message) as a
+ * JSON-RPC error with a null id. */
+void mcp_conn_report(struct mcp_conn *c, int code, const char *message);
+int mcp_conn_in_flight(const struct mcp_conn *c);
+
+/* Supported versions, newest first; NULL-terminated. */
+extern const char *const mcp_modern_versions[];
+extern const char *const mcp_legacy_versions[];
+/* The protocol version the most recent request used (for status). */
+const char *mcp_conn_protocol_version(const struct mcp_conn *c);

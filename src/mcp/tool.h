@@ -1,0 +1,65 @@
+/* What a tool is and how its handler answers. One tool per file under
+ * src/tools/. A handler receives a call whose arguments already satisfy the
+ * tool's input schema; it answers once, now or later (from a timer, a child
+ * process, the worker pool), with tool_call_done*() or tool_call_fail().
+ * Many calls are in flight at once and may finish in any order. */
+#pragma once
+#include "core/log.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+struct app;
+struct tool_call;
+
+struct tool_annotations {
+    bool read_only;   /* does not change its environment */
+    bool destructive; /* may destroy something (only meaningful when !read_only) */
+    bool idempotent;  /* repeating with the same arguments has no further effect */
+    bool open_world;  /* reaches things outside glovebox's control */
+};
+
+struct tool {
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *input_schema;  /* JSON Schema text, parsed once at start-up */
+    const char *output_schema; /* JSON Schema text for structuredContent, or NULL */
+    struct tool_annotations annotations;
+    void (*handler)(struct tool_call *call);
+};
+
+/* The validated arguments (an object, never NULL), borrowed. */
+const json_t *tool_call_args(const struct tool_call *call);
+struct app *tool_call_app(const struct tool_call *call);
+/* The protocol version this call arrived under ("2025-11-25", "2026-07-28"). */
+const char *tool_call_protocol_version(const struct tool_call *call);
+
+/* Per-call state a handler may attach (freed by the handler itself). */
+void tool_call_set_data(struct tool_call *call, void *data);
+void *tool_call_data(const struct tool_call *call);
+
+/* Cancellation: the client gave up on this call. The hook runs once, on the
+ * loop thread; it should stop the work and then finish the call as usual
+ * (the answer is not sent). */
+bool tool_call_cancelled(const struct tool_call *call);
+void tool_call_on_cancel(struct tool_call *call, void (*hook)(struct tool_call *call));
+
+/* Progress notification, sent only when the client asked for progress.
+ * total <= 0 means unknown; message may be NULL. */
+void tool_call_progress(struct tool_call *call, double progress, double total,
+                        const char *message);
+/* A log message to the client (notifications/message), if its level is wanted. */
+void tool_call_log(struct tool_call *call, enum log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Success: structured is the structuredContent (stolen; may be NULL), text the
+ * human/model readable mirror. Frees the call. */
+void tool_call_done(struct tool_call *call, json_t *structured, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Success with explicit content blocks (images, resource links) — both stolen.
+ * Frees the call. */
+void tool_call_done_content(struct tool_call *call, json_t *content, json_t *structured);
+/* The tool failed: isError result whose text says why. Frees the call. */
+void tool_call_fail(struct tool_call *call, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));

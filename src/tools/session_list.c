@@ -1,0 +1,36 @@
+/* session_list: the screens glovebox is driving. */
+#include "core/app.h"
+#include "session/session.h"
+#include "tools/args.h"
+#include "tools/session_schema.h"
+#include "tools/tools.h"
+
+#include <stdlib.h>
+
+static void handle(struct tool_call *call)
+{
+    struct app *app = tool_call_app(call);
+    bool ended = args_bool(tool_call_args(call), "include_ended", false);
+    json_t *list = session_registry_list(app->sessions, ended);
+    char *ids = session_registry_live_ids(app->sessions);
+    size_t n = json_array_size(list);
+    tool_call_done(call, json_pack("{s:o}", "sessions", list), "%zu session%s: %s", n,
+                   n == 1 ? "" : "s", ids);
+    free(ids);
+}
+
+const struct tool tool_session_list = {
+    .name = "session_list",
+    .title = "List sessions",
+    .description = "Lists the live sessions (terminals, desktops, remote screens) with their id, "
+                   "kind, name and kind-specific facts. include_ended also shows recently ended "
+                   "sessions and why they ended.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{"
+                    "\"include_ended\":{\"type\":\"boolean\",\"description\":"
+                    "\"Also list sessions that ended recently (default false)\"}},"
+                    "\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"sessions\":{\"type\":\"array\","
+                     "\"items\":" SESSION_OBJECT_SCHEMA "}},\"required\":[\"sessions\"]}",
+    .annotations = {.read_only = true},
+    .handler = handle,
+};

@@ -1,0 +1,56 @@
+/* session_stop: end a session and everything it started. Answers once the
+ * backend has released it all (processes reaped, connections closed). */
+#include "core/app.h"
+#include "session/session.h"
+#include "tools/args.h"
+#include "tools/session_schema.h"
+#include "tools/tools.h"
+
+#include <stdlib.h>
+
+static void stopped(struct session *s, void *ud)
+{
+    struct tool_call *call = ud;
+    json_t *out = json_pack("{s:o, s:b}", "session", session_to_json(s), "was_live", 1);
+    tool_call_done(call, out, "session %s stopped (%s)", s->id,
+                   s->end_reason ? s->end_reason : "stopped");
+}
+
+static void handle(struct tool_call *call)
+{
+    struct app *app = tool_call_app(call);
+    const char *id = args_string(tool_call_args(call), "session", NULL);
+    char *err = NULL;
+    struct session *s = session_resolve(app->sessions, id, &err);
+    if (!s) {
+        tool_call_fail(call, "%s", err);
+        free(err);
+        return;
+    }
+    if (s->state == SESSION_ENDED) {
+        json_t *out = json_pack("{s:o, s:b}", "session", session_to_json(s), "was_live", 0);
+        tool_call_done(call, out, "session %s had already ended: %s", s->id,
+                       s->end_reason ? s->end_reason : "ended");
+        return;
+    }
+    session_when_ended(s, stopped, call);
+    session_stop(s, "stopped by session_stop");
+}
+
+const struct tool tool_session_stop = {
+    .name = "session_stop",
+    .title = "Stop a session",
+    .description = "Ends a session: the terminal program and its process group, a private "
+                   "desktop and its apps, a remote connection. Answers when everything is "
+                   "released. Sessions glovebox attached to but did not start are only "
+                   "detached.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{"
+                    "\"session\":{\"type\":\"string\",\"minLength\":1,\"description\":"
+                    "\"Session id (or name) from session_list\"}},"
+                    "\"required\":[\"session\"],\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":" SESSION_OBJECT_SCHEMA
+                     ",\"was_live\":{\"type\":\"boolean\"}},\"required\":[\"session\","
+                     "\"was_live\"]}",
+    .annotations = {.read_only = false, .destructive = true, .idempotent = true},
+    .handler = handle,
+};

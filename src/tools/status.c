@@ -1,0 +1,64 @@
+/* status: what this server is and can do right now. */
+#include "backend/backend.h"
+#include "core/app.h"
+#include "session/session.h"
+#include "tools/tools.h"
+
+#include <string.h>
+
+static void handle(struct tool_call *call)
+{
+    struct app *app = tool_call_app(call);
+    json_t *backends = backend_check_all();
+    json_t *sessions = session_registry_list(app->sessions, false);
+    int live = session_registry_live_count(app->sessions);
+    json_t *out = json_pack("{s:s, s:s, s:I, s:s, s:i, s:O, s:o}", "server", "glovebox",
+                            "version", GLOVEBOX_VERSION, "uptime_ms",
+                            (json_int_t)app_uptime_ms(app), "protocol_version",
+                            tool_call_protocol_version(call), "live_sessions", live, "sessions",
+                            sessions, "backends", backends);
+    char usable[256] = "";
+    size_t i;
+    json_t *b;
+    json_array_foreach(backends, i, b)
+    {
+        if (!json_is_true(json_object_get(b, "available")))
+            continue;
+        if (usable[0])
+            strncat(usable, ", ", sizeof usable - strlen(usable) - 1);
+        strncat(usable, json_string_value(json_object_get(b, "kind")),
+                sizeof usable - strlen(usable) - 1);
+    }
+    json_decref(sessions);
+    tool_call_done(call, out,
+                   "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
+                   "here: %s",
+                   GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0,
+                   tool_call_protocol_version(call), live, live == 1 ? "" : "s",
+                   usable[0] ? usable : "none");
+}
+
+const struct tool tool_status = {
+    .name = "status",
+    .title = "Server status",
+    .description = "Version, uptime, the protocol version in use, live sessions, and which kinds "
+                   "of screen (terminal, desktop, vnc, webdriver, android) this machine can run, "
+                   "with the Debian package for anything missing.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+    .output_schema =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"server\":{\"type\":\"string\"},\"version\":{\"type\":\"string\"},"
+        "\"uptime_ms\":{\"type\":\"integer\"},\"protocol_version\":{\"type\":\"string\"},"
+        "\"live_sessions\":{\"type\":\"integer\"},"
+        "\"sessions\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+        "\"backends\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+        "\"kind\":{\"type\":\"string\"},\"summary\":{\"type\":\"string\"},"
+        "\"implemented\":{\"type\":\"boolean\"},\"available\":{\"type\":\"boolean\"},"
+        "\"missing\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+        "\"what\":{\"type\":\"string\"},\"package\":{\"type\":\"string\"}}}}},"
+        "\"required\":[\"kind\",\"implemented\",\"available\",\"missing\"]}}},"
+        "\"required\":[\"server\",\"version\",\"uptime_ms\",\"protocol_version\","
+        "\"live_sessions\",\"sessions\",\"backends\"]}",
+    .annotations = {.read_only = true, .open_world = false},
+    .handler = handle,
+};
