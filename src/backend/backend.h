@@ -6,8 +6,50 @@
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
+struct app;
 struct session;
+struct backend_result;
+
+/* One operation on a session (read text, type, wait, screenshot, …). The
+ * arguments have been validated against the tool's schema. The backend
+ * answers exactly once with backend_call_done*() or backend_call_fail(),
+ * now or later; after that bc is gone. */
+struct backend_call {
+    struct session *session;
+    const json_t *args; /* borrowed, valid until answered */
+    struct app *app;
+    /* Set by a backend whose operation can be stopped early (a wait): the
+     * client cancelled. The backend must still answer (it is not sent). */
+    void (*cancel)(struct backend_call *bc);
+    void *backend_data; /* the backend's, for cancel */
+    /* Who asked (a tool call, a resource read) and how it takes the answer;
+     * set by the caller, which also frees bc in finish. */
+    void *owner;
+    void (*finish)(struct backend_call *bc, struct backend_result *r);
+};
+
+/* An operation's answer, handed to finish (which owns its contents). */
+struct backend_result {
+    char *error;     /* failure: the message for the user; else NULL */
+    json_t *data;    /* structured result; may be NULL */
+    char *text;      /* short readable summary */
+    uint8_t *bytes;  /* an encoded image, or NULL */
+    size_t len;      /* bytes */
+    const char *mime; /* of bytes: "image/png", … */
+};
+
+void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An encoded image (bytes stolen) with a caption. */
+void backend_call_done_image(struct backend_call *bc, json_t *data, uint8_t *bytes, size_t len,
+                             const char *mime, const char *caption);
+void backend_call_fail(struct backend_call *bc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+typedef void (*backend_op)(struct backend_call *bc);
 
 struct backend_impl {
     const char *kind; /* "terminal", "desktop", "vnc", "webdriver", "android" */
@@ -21,7 +63,23 @@ struct backend_impl {
     /* Kind-specific facts for session_list and status (pid, size, display…):
      * a new JSON object. */
     json_t *(*describe)(struct session *s);
+
+    /* Perceive and act: NULL where this kind cannot. */
+    backend_op read_text;
+    backend_op snapshot;
+    backend_op screenshot;
+    backend_op type_text;
+    backend_op press_key;
+    backend_op wait_for;
+    backend_op resize;
+    backend_op record_start;
+    backend_op record_stop;
+    /* Render the current screen (for the screen resource); NULL if none. */
+    backend_op capture;
 };
+
+/* The backend operation a tool maps to, by the vtable field's offset. */
+#define BACKEND_OP(field) offsetof(struct backend_impl, field)
 
 /* One requirement a backend has of this machine. */
 struct backend_requirement {

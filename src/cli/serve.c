@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "core/app.h"
+#include "core/children.h"
 #include "core/log.h"
 #include "core/paths.h"
 #include "core/xmalloc.h"
@@ -180,6 +181,7 @@ int cli_serve(int argc, char **argv)
     }
     srv.app.started_ms = uv_now(srv.app.loop);
     srv.app.sessions = session_registry_create(&srv.app);
+    children_init(srv.app.loop);
     tools_register_all();
     cli_register_extra_tools();
 
@@ -207,6 +209,7 @@ int cli_serve(int argc, char **argv)
     uv_run(srv.app.loop, UV_RUN_DEFAULT);
     if (uv_loop_close(srv.app.loop) != 0)
         log_warn("event loop closed with requests still pending");
+    children_finish();
     session_registry_destroy(srv.app.sessions);
     mcp_server_finish();
     free(srv.app.data_dir);

@@ -16,7 +16,7 @@ int jsonrpc_parse(const char *data, size_t len, struct jsonrpc_message *out, cha
     memset(out, 0, sizeof *out);
     *error_id = NULL;
     json_error_t jerr;
-    json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root) {
         *err = xasprintf("Parse error: %s (at byte %d)", jerr.text, jerr.position);
         return JSONRPC_PARSE_ERROR;

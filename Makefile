@@ -1,0 +1,42 @@
+# The front door. `make run` and `make test` work on a fresh Debian 12 machine
+# as root: they install what is missing, build, and go.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps build run test bench fuzz clean format
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) --buildtype=debugoptimized
+
+build: deps $(BUILD)/build.ninja
+	@ninja -C $(BUILD)
+
+run: build
+	@scripts/connect-help.sh "$(abspath $(BUILD))/glovebox"
+	@exec $(BUILD)/glovebox serve
+
+test:
+	@scripts/deps.sh test
+	@scripts/run-tests.sh
+
+bench:
+	@scripts/deps.sh bench
+	@scripts/run-bench.sh
+
+fuzz:
+	@scripts/deps.sh test
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzz.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

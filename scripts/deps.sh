@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages glovebox needs, only those missing.
+# Usage: scripts/deps.sh build|test|bench
+set -euo pipefail
+
+build_pkgs=(
+  build-essential meson ninja-build pkg-config
+  libuv1-dev libjansson-dev libvterm-dev
+  libfreetype-dev libfontconfig-dev fonts-dejavu-core
+  libspng-dev libturbojpeg0-dev libwebp-dev libcgif-dev
+)
+test_pkgs=(
+  libcmocka-dev clang libclang-rt-14-dev
+  nodejs npm bash vim-nox less python3 procps file
+)
+
+case "${1:-build}" in
+  build) want=("${build_pkgs[@]}") ;;
+  test | bench) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+  *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+  # Node may come from outside Debian (a preinstalled node 20); accept it.
+  if [ "$p" = nodejs ] || [ "$p" = npm ]; then
+    command -v "${p/nodejs/node}" >/dev/null 2>&1 && continue
+  fi
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "glovebox: installing Debian packages: ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  echo "glovebox: run as root (or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds glovebox (plain and ASan+UBSan), then runs every suite: cmocka unit
+# tests, end-to-end tests with the official MCP SDK and inspector, and a
+# short fuzz run. Ends with one line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=()
+
+count_meson() { # $1 = label, $2 = log file
+  local ok fail
+  ok=$(grep -E '^Ok:' "$2" | awk '{print $2}' | tail -1)
+  fail=$(grep -E '^(Fail|Timeout):' "$2" | awk '{s+=$2} END {print s+0}')
+  passed=$((passed + ${ok:-0}))
+  failed=$((failed + ${fail:-0}))
+  [ "${fail:-0}" -gt 0 ] && failures+=("$1")
+  [ -z "$ok" ] && { failed=$((failed + 1)); failures+=("$1 (did not run)"); }
+  return 0
+}
+
+count_tap() { # $1 = label, $2 = log file
+  local ok fail
+  ok=$(grep -E '^# pass ' "$2" | awk '{print $3}' | tail -1)
+  fail=$(grep -E '^# fail ' "$2" | awk '{print $3}' | tail -1)
+  passed=$((passed + ${ok:-0}))
+  failed=$((failed + ${fail:-0}))
+  [ "${fail:-0}" -gt 0 ] && failures+=("$1")
+  [ -z "$ok" ] && { failed=$((failed + 1)); failures+=("$1 (did not run)"); }
+  return 0
+}
+
+one_check() { # $1 = label, $2 = exit status
+  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$1"); fi
+}
+
+logs=build-logs
+mkdir -p "$logs"
+
+echo "== build"
+if [ ! -f build/build.ninja ]; then meson setup build --buildtype=debugoptimized >"$logs/setup.log" 2>&1 || cat "$logs/setup.log"; fi
+ninja -C build >"$logs/build.log" 2>&1 || { cat "$logs/build.log"; echo "0 passed, 1 failed"; exit 1; }
+if [ ! -f build-asan/build.ninja ]; then
+  meson setup build-asan --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+    >"$logs/setup-asan.log" 2>&1 || cat "$logs/setup-asan.log"
+fi
+ninja -C build-asan >"$logs/build-asan.log" 2>&1 || { cat "$logs/build-asan.log"; echo "0 passed, 1 failed"; exit 1; }
+
+echo "== npm ci (tests/e2e)"
+(cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error >"../../$logs/npm.log" 2>&1) || { cat "$logs/npm.log"; echo "0 passed, 1 failed"; exit 1; }
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=98"
+
+echo "== unit tests"
+meson test -C build --suite unit --print-errorlogs >"$logs/unit.log" 2>&1
+tail -n 12 "$logs/unit.log"
+count_meson "unit" "$logs/unit.log"
+
+echo "== unit tests (ASan+UBSan)"
+meson test -C build-asan --suite unit --print-errorlogs >"$logs/unit-asan.log" 2>&1
+tail -n 12 "$logs/unit-asan.log"
+count_meson "unit (asan)" "$logs/unit-asan.log"
+
+run_e2e() { # $1 = label, $2 = build dir
+  GLOVEBOX_BUILD="$PWD/$2" node --test --test-concurrency=1 --test-reporter=tap \
+    tests/e2e/tests/ >"$logs/e2e-$1.log" 2>&1
+  grep -E '^(not ok|# (tests|pass|fail|skipped))' "$logs/e2e-$1.log" | head -40
+  count_tap "e2e ($1)" "$logs/e2e-$1.log"
+}
+
+echo "== end-to-end tests"
+run_e2e plain build
+echo "== end-to-end tests (ASan+UBSan)"
+GLOVEBOX_SANITIZED=1 run_e2e asan build-asan
+
+echo "== fuzz (30 s)"
+FUZZ_SECONDS=30 scripts/run-fuzz.sh >"$logs/fuzz.log" 2>&1
+status=$?
+tail -n 5 "$logs/fuzz.log"
+one_check "fuzz" $status
+
+if [ ${#failures[@]} -gt 0 ]; then
+  echo "failed suites: ${failures[*]} (logs in $logs/)"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,84 @@
+#include "tools/screen_call.h"
+
+#include "backend/backend.h"
+#include "core/app.h"
+#include "core/base64.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+#include "tools/args.h"
+
+#include <string.h>
+
+static void finish(struct backend_call *bc, struct backend_result *r)
+{
+    struct tool_call *call = bc->owner;
+    if (r->error) {
+        tool_call_fail(call, "%s", r->error);
+    } else if (r->bytes) {
+        json_t *content = json_array();
+        const char *as = args_string(tool_call_args(call), "as", "image");
+        if (strcmp(as, "link") == 0) {
+            char *uri = xasprintf("glovebox://session/%s/screen", bc->session->id);
+            json_array_append_new(content,
+                                  json_pack("{s:s, s:s, s:s, s:s}", "type", "resource_link",
+                                            "uri", uri, "name", "screen", "mimeType", r->mime));
+            json_object_set_new(r->data, "uri", json_string(uri));
+            free(uri);
+        } else {
+            char *b64 = base64_encode(r->bytes, r->len);
+            json_array_append_new(content, json_pack("{s:s, s:s, s:s}", "type", "image", "data",
+                                                     b64, "mimeType", r->mime));
+            free(b64);
+        }
+        json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", r->text));
+        tool_call_done_content(call, content, r->data);
+        r->data = NULL;
+    } else {
+        tool_call_done(call, r->data, "%s", r->text ? r->text : "done");
+        r->data = NULL;
+    }
+    json_decref(r->data);
+    free(r->bytes);
+    free(r->text);
+    free(r->error);
+    free(bc);
+}
+
+static void cancel(struct tool_call *call)
+{
+    struct backend_call *bc = tool_call_data(call);
+    if (bc && bc->cancel)
+        bc->cancel(bc);
+}
+
+void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb, bool needs_live)
+{
+    struct app *app = tool_call_app(call);
+    const json_t *args = tool_call_args(call);
+    char *err = NULL;
+    struct session *s = session_resolve(app->sessions, args_string(args, "session", NULL), &err);
+    if (!s) {
+        tool_call_fail(call, "%s", err);
+        free(err);
+        return;
+    }
+    backend_op op = *(const backend_op *)((const char *)s->impl + op_offset);
+    if (!op) {
+        tool_call_fail(call, "cannot %s: not supported by %s sessions", verb, s->impl->kind);
+        return;
+    }
+    if (s->state == SESSION_STOPPING || (needs_live && s->state != SESSION_LIVE)) {
+        tool_call_fail(call, "cannot %s: session %s has ended (%s)", verb, s->id,
+                       s->end_reason ? s->end_reason : "stopped");
+        return;
+    }
+    struct backend_call *bc = xcalloc(1, sizeof *bc);
+    bc->session = s;
+    bc->args = args;
+    bc->app = app;
+    bc->owner = call;
+    bc->finish = finish;
+    tool_call_set_data(call, bc);
+    tool_call_on_cancel(call, cancel);
+    op(bc);
+}

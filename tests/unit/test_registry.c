@@ -1,0 +1,65 @@
+/* The tool registry: every real tool has valid schemas and honest
+ * annotations, in a fixed order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "mcp/registry.h"
+#include "tools/tools.h"
+
+static void every_tool_is_well_formed(void **state)
+{
+    tools_register_all();
+    assert_true(registry_count() >= 3);
+    for (size_t i = 0; i < registry_count(); i++) {
+        const struct tool_entry *e = registry_at(i);
+        const struct tool *t = e->tool;
+        assert_non_null(t->handler);
+        assert_true(strlen(t->description) > 20);
+        assert_non_null(t->title);
+        /* Inputs are always objects and refuse arguments they do not know. */
+        assert_string_equal(json_string_value(json_object_get(e->input_schema, "type")), "object");
+        assert_true(json_is_false(json_object_get(e->input_schema, "additionalProperties")));
+        if (e->output_schema)
+            assert_string_equal(json_string_value(json_object_get(e->output_schema, "type")),
+                                "object");
+        /* Names are snake_case and unique (registry_add aborts on duplicates). */
+        for (const char *p = t->name; *p; p++)
+            assert_true((*p >= 'a' && *p <= 'z') || *p == '_');
+        assert_ptr_equal(registry_find(t->name), e);
+    }
+    registry_clear();
+}
+
+static void tool_json_follows_version(void **state)
+{
+    tools_register_all();
+    const struct tool_entry *e = registry_find("status");
+    assert_non_null(e);
+    json_t *full = registry_tool_json(e, true, true);
+    assert_non_null(json_object_get(full, "outputSchema"));
+    assert_non_null(json_object_get(full, "title"));
+    assert_true(json_is_true(
+        json_object_get(json_object_get(full, "annotations"), "readOnlyHint")));
+    json_t *old = registry_tool_json(e, false, false);
+    assert_null(json_object_get(old, "outputSchema"));
+    assert_null(json_object_get(old, "annotations"));
+    json_decref(full);
+    json_decref(old);
+    /* Order is registration order, stable across calls. */
+    assert_string_equal(registry_at(0)->tool->name, "session_list");
+    registry_clear();
+    assert_int_equal(registry_count(), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_tool_is_well_formed),
+        cmocka_unit_test(tool_json_follows_version),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
