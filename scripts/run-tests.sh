@@ -51,6 +51,7 @@ echo "== npm ci (tests/e2e)"
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error >"../../$logs/npm.log" 2>&1) || { cat "$logs/npm.log"; echo "0 passed, 1 failed"; exit 1; }
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=98"
 
 echo "== unit tests"

@@ -11,7 +11,8 @@ struct gif_writer;
 struct gif_writer *gif_writer_create(const char *path, int width, int height,
                                      const uint32_t *palette, int palette_len, char **err);
 /* indices: width*height palette indices. delay_cs: how long this frame shows,
- * in hundredths of a second. */
+ * in hundredths of a second. A frame identical to the one before extends that
+ * frame's delay instead of adding another. On failure the caller aborts w. */
 bool gif_writer_add(struct gif_writer *w, const uint8_t *indices, int delay_cs, char **err);
 /* Finish, fsync and rename into place. Always frees w. */
 bool gif_writer_close(struct gif_writer *w, char **err);

@@ -20,7 +20,8 @@ void glyph_renderer_cell_size(const struct glyph_renderer *r, int *width, int *h
 
 /* Render the grid into *out (allocated here, cols*cell_w × rows*cell_h).
  * Antialiased glyphs. */
-void glyph_renderer_render(struct glyph_renderer *r, const struct cell_grid *grid, struct frame *out);
+void glyph_renderer_render(struct glyph_renderer *r, const struct cell_grid *grid,
+                           struct frame *out);
 
 /* Render into palette indices for GIF: every pixel is exactly the fg or bg of
  * its cell (glyph coverage thresholded), so the colour count is the grid's.

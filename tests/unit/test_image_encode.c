@@ -1,0 +1,478 @@
+/* Screenshots and recordings as files a user opens: PNG, JPEG, WebP, GIF. */
+#include "image/encode.h"
+#include "image/gif.h"
+#include "image/scale.h"
+
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <spng.h>
+#include <turbojpeg.h>
+#include <webp/decode.h>
+
+static void set_px(struct frame *f, uint32_t x, uint32_t y, uint8_t r, uint8_t g, uint8_t b)
+{
+    uint8_t *p = f->rgba + (size_t)y * f->stride + (size_t)x * 4;
+    p[0] = r;
+    p[1] = g;
+    p[2] = b;
+    p[3] = 255;
+}
+
+static const uint8_t *px(const struct frame *f, uint32_t x, uint32_t y)
+{
+    return f->rgba + (size_t)y * f->stride + (size_t)x * 4;
+}
+
+/* A picture with a distinct colour in every pixel. */
+static void gradient(struct frame *f, uint32_t w, uint32_t h)
+{
+    frame_init(f, w, h);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            set_px(f, x, y, (uint8_t)(x * 7), (uint8_t)(y * 13), (uint8_t)(x ^ y));
+}
+
+static void test_new_frame_is_opaque_black(void **state)
+{
+    struct frame f;
+    frame_init(&f, 3, 2);
+    assert_int_equal(f.stride, 12);
+    for (uint32_t y = 0; y < 2; y++)
+        for (uint32_t x = 0; x < 3; x++)
+            assert_memory_equal(px(&f, x, y), ((uint8_t[]){0, 0, 0, 255}), 4);
+    frame_finish(&f);
+    frame_finish(NULL);
+}
+
+static void test_format_names(void **state)
+{
+    enum image_format fmt;
+    assert_true(image_format_parse("png", &fmt));
+    assert_int_equal(fmt, IMAGE_PNG);
+    assert_true(image_format_parse("jpeg", &fmt));
+    assert_int_equal(fmt, IMAGE_JPEG);
+    assert_true(image_format_parse("webp", &fmt));
+    assert_int_equal(fmt, IMAGE_WEBP);
+    assert_false(image_format_parse("bmp", &fmt));
+    assert_false(image_format_parse(NULL, &fmt));
+    assert_string_equal(image_format_mime(IMAGE_PNG), "image/png");
+    assert_string_equal(image_format_mime(IMAGE_JPEG), "image/jpeg");
+    assert_string_equal(image_format_mime(IMAGE_WEBP), "image/webp");
+    assert_string_equal(image_format_extension(IMAGE_PNG), "png");
+    assert_string_equal(image_format_extension(IMAGE_JPEG), "jpg");
+    assert_string_equal(image_format_extension(IMAGE_WEBP), "webp");
+}
+
+static void test_png_decodes_to_the_same_pixels(void **state)
+{
+    struct frame f;
+    gradient(&f, 37, 23);
+    uint8_t *png;
+    size_t len;
+    char *err = NULL;
+    assert_true(image_encode(&f, IMAGE_PNG, 0, &png, &len, &err));
+    assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+
+    spng_ctx *ctx = spng_ctx_new(0);
+    assert_int_equal(spng_set_png_buffer(ctx, png, len), 0);
+    struct spng_ihdr ihdr;
+    assert_int_equal(spng_get_ihdr(ctx, &ihdr), 0);
+    assert_int_equal(ihdr.width, 37);
+    assert_int_equal(ihdr.height, 23);
+    size_t out_size;
+    assert_int_equal(spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &out_size), 0);
+    uint8_t *dec = malloc(out_size);
+    assert_int_equal(spng_decode_image(ctx, dec, out_size, SPNG_FMT_RGBA8, 0), 0);
+    for (uint32_t y = 0; y < 23; y++)
+        assert_memory_equal(dec + y * 37 * 4, px(&f, 0, y), 37 * 4);
+    free(dec);
+    spng_ctx_free(ctx);
+    free(png);
+    frame_finish(&f);
+}
+
+static void test_png_honours_stride(void **state)
+{
+    /* A frame whose rows carry padding, as a capture buffer might. */
+    struct frame f = {.width = 5, .height = 4, .stride = 32};
+    f.rgba = calloc(f.stride * f.height, 1);
+    for (uint32_t y = 0; y < 4; y++)
+        for (uint32_t x = 0; x < 5; x++)
+            set_px(&f, x, y, 200, (uint8_t)(x * 40), (uint8_t)(y * 60));
+    uint8_t *png;
+    size_t len;
+    char *err = NULL;
+    assert_true(image_encode(&f, IMAGE_PNG, 0, &png, &len, &err));
+    spng_ctx *ctx = spng_ctx_new(0);
+    spng_set_png_buffer(ctx, png, len);
+    uint8_t dec[5 * 4 * 4];
+    assert_int_equal(spng_decode_image(ctx, dec, sizeof(dec), SPNG_FMT_RGBA8, 0), 0);
+    assert_memory_equal(dec + (3 * 5 + 4) * 4, ((uint8_t[]){200, 160, 180, 255}), 4);
+    spng_ctx_free(ctx);
+    free(png);
+    free(f.rgba);
+}
+
+static void test_jpeg_has_header_and_size(void **state)
+{
+    struct frame f;
+    gradient(&f, 64, 40);
+    uint8_t *jpg;
+    size_t len;
+    char *err = NULL;
+    assert_true(image_encode(&f, IMAGE_JPEG, 85, &jpg, &len, &err));
+    assert_memory_equal(jpg, "\xff\xd8\xff", 3);
+    assert_memory_equal(jpg + len - 2, "\xff\xd9", 2);
+    tjhandle tj = tjInitDecompress();
+    int w, h, sub, cs;
+    assert_int_equal(tjDecompressHeader3(tj, jpg, len, &w, &h, &sub, &cs), 0);
+    assert_int_equal(w, 64);
+    assert_int_equal(h, 40);
+    assert_int_equal(sub, TJSAMP_420);
+    uint8_t *dec = malloc(64 * 40 * 4);
+    assert_int_equal(tjDecompress2(tj, jpg, len, dec, 64, 0, 40, TJPF_RGBA, 0), 0);
+    free(dec);
+    tjDestroy(tj);
+    free(jpg);
+    frame_finish(&f);
+}
+
+static void test_webp_has_header_and_size(void **state)
+{
+    struct frame f;
+    gradient(&f, 50, 30);
+    uint8_t *webp;
+    size_t len;
+    char *err = NULL;
+    assert_true(image_encode(&f, IMAGE_WEBP, 75, &webp, &len, &err));
+    assert_memory_equal(webp, "RIFF", 4);
+    assert_memory_equal(webp + 8, "WEBP", 4);
+    int w, h;
+    assert_true(WebPGetInfo(webp, len, &w, &h));
+    assert_int_equal(w, 50);
+    assert_int_equal(h, 30);
+    free(webp);
+    frame_finish(&f);
+}
+
+static void test_webp_quality_100_is_lossless(void **state)
+{
+    struct frame f;
+    gradient(&f, 20, 10);
+    uint8_t *webp;
+    size_t len;
+    char *err = NULL;
+    assert_true(image_encode(&f, IMAGE_WEBP, 100, &webp, &len, &err));
+    int w, h;
+    uint8_t *dec = WebPDecodeRGBA(webp, len, &w, &h);
+    assert_non_null(dec);
+    for (uint32_t y = 0; y < 10; y++)
+        assert_memory_equal(dec + y * 20 * 4, px(&f, 0, y), 20 * 4);
+    WebPFree(dec);
+    free(webp);
+    frame_finish(&f);
+}
+
+static void test_bad_requests_are_errors(void **state)
+{
+    struct frame f;
+    frame_init(&f, 4, 4);
+    uint8_t *out;
+    size_t len;
+    char *err = NULL;
+    assert_false(image_encode(&f, IMAGE_JPEG, 0, &out, &len, &err));
+    assert_non_null(strstr(err, "quality"));
+    free(err);
+    err = NULL;
+    assert_false(image_encode(&f, IMAGE_WEBP, 101, &out, &len, &err));
+    free(err);
+    err = NULL;
+    struct frame empty = {0};
+    assert_false(image_encode(&empty, IMAGE_PNG, 0, &out, &len, &err));
+    assert_non_null(err);
+    free(err);
+    frame_finish(&f);
+}
+
+static void checkerboard(struct frame *f, uint32_t w, uint32_t h)
+{
+    frame_init(f, w, h);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint8_t v = (x + y) % 2 ? 255 : 0;
+            set_px(f, x, y, v, v, v);
+        }
+}
+
+static void test_downscaled_checkerboard_is_grey(void **state)
+{
+    struct frame src, dst;
+    checkerboard(&src, 64, 48);
+    image_downscale(&src, 32, &dst); /* whole factor */
+    assert_int_equal(dst.width, 32);
+    assert_int_equal(dst.height, 24);
+    for (uint32_t y = 0; y < dst.height; y++)
+        for (uint32_t x = 0; x < dst.width; x++) {
+            assert_in_range(px(&dst, x, y)[0], 127, 128);
+            assert_int_equal(px(&dst, x, y)[3], 255);
+        }
+    frame_finish(&dst);
+
+    image_downscale(&src, 24, &dst); /* 8/3: every pixel straddles others */
+    assert_int_equal(dst.width, 24);
+    assert_int_equal(dst.height, 18);
+    for (uint32_t y = 0; y < dst.height; y++)
+        for (uint32_t x = 0; x < dst.width; x++)
+            assert_in_range(px(&dst, x, y)[1], 118, 137);
+    frame_finish(&dst);
+    frame_finish(&src);
+}
+
+static void test_downscale_weights_partial_pixels(void **state)
+{
+    /* 3 -> 2: each output pixel is 1.5 inputs wide, so the middle input
+     * counts half for each. Nearest-neighbour would give 0/90 or 90/180. */
+    struct frame src, dst;
+    frame_init(&src, 3, 3);
+    for (uint32_t y = 0; y < 3; y++)
+        for (uint32_t x = 0; x < 3; x++)
+            set_px(&src, x, y, (uint8_t)(x * 90), 0, 0);
+    image_downscale(&src, 2, &dst);
+    assert_int_equal(dst.width, 2);
+    assert_int_equal(dst.height, 2);
+    assert_int_equal(px(&dst, 0, 0)[0], 30);
+    assert_int_equal(px(&dst, 1, 0)[0], 150);
+    assert_int_equal(px(&dst, 1, 1)[0], 150);
+    frame_finish(&dst);
+    frame_finish(&src);
+}
+
+static void test_downscale_to_same_width_copies(void **state)
+{
+    struct frame src, dst;
+    gradient(&src, 9, 5);
+    image_downscale(&src, 9, &dst);
+    assert_int_equal(dst.height, 5);
+    for (uint32_t y = 0; y < 5; y++)
+        assert_memory_equal(px(&dst, 0, y), px(&src, 0, y), 9 * 4);
+    frame_finish(&dst);
+    frame_finish(&src);
+}
+
+/* GIF ------------------------------------------------------------------- */
+
+struct gif_dir {
+    char dir[64];
+    char path[96];
+};
+
+static int gif_setup(void **state)
+{
+    struct gif_dir *d = calloc(1, sizeof(*d));
+    strcpy(d->dir, "/tmp/glovebox-test-XXXXXX");
+    if (!mkdtemp(d->dir))
+        return -1;
+    snprintf(d->path, sizeof(d->path), "%s/rec.gif", d->dir);
+    *state = d;
+    return 0;
+}
+
+static int dir_entries(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dp));)
+        n += e->d_name[0] != '.';
+    closedir(dp);
+    return n;
+}
+
+static int gif_teardown(void **state)
+{
+    struct gif_dir *d = *state;
+    unlink(d->path);
+    rmdir(d->dir);
+    free(d);
+    return 0;
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    *len = (size_t)ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *buf = malloc(*len);
+    assert_int_equal(fread(buf, 1, *len, fp), *len);
+    fclose(fp);
+    return buf;
+}
+
+static size_t skip_sub_blocks(const uint8_t *b, size_t len, size_t i)
+{
+    while (i < len && b[i])
+        i += 1 + b[i];
+    return i + 1;
+}
+
+/* Walk the GIF block structure; returns image count, delays in delays[]. */
+static int parse_gif(const uint8_t *b, size_t len, int *delays, int max)
+{
+    size_t i = 13;
+    if (b[10] & 0x80)
+        i += 3u << ((b[10] & 7) + 1);
+    int images = 0, delay = -1;
+    while (i < len) {
+        if (b[i] == 0x3b)
+            return images;
+        if (b[i] == 0x21) {
+            if (b[i + 1] == 0xf9)
+                delay = b[i + 4] | b[i + 5] << 8;
+            i = skip_sub_blocks(b, len, i + 2);
+        } else if (b[i] == 0x2c) {
+            if (images < max)
+                delays[images] = delay;
+            images++;
+            uint8_t flags = b[i + 9];
+            i += 10;
+            if (flags & 0x80)
+                i += 3u << ((flags & 7) + 1);
+            i = skip_sub_blocks(b, len, i + 1); /* after the LZW code size */
+        } else {
+            return -1;
+        }
+    }
+    return -1; /* no trailer */
+}
+
+static void frame_pattern(uint8_t *idx, int w, int h, int k)
+{
+    for (int i = 0; i < w * h; i++)
+        idx[i] = (uint8_t)((i / w + i % w + k) % 3);
+}
+
+static void test_gif_has_every_frame(void **state)
+{
+    struct gif_dir *d = *state;
+    const uint32_t palette[] = {0x000000, 0xffffff, 0xff0000};
+    char *err = NULL;
+    struct gif_writer *w = gif_writer_create(d->path, 16, 8, palette, 3, &err);
+    assert_non_null(w);
+    uint8_t idx[16 * 8];
+    for (int k = 0; k < 3; k++) {
+        frame_pattern(idx, 16, 8, k);
+        idx[k] = 2 - idx[k] % 3;
+        assert_true(gif_writer_add(w, idx, 10 * (k + 1), &err));
+    }
+    assert_true(gif_writer_close(w, &err));
+    assert_int_equal(dir_entries(d->dir), 1); /* no temporary file left */
+
+    size_t len;
+    uint8_t *b = read_file(d->path, &len);
+    assert_non_null(b);
+    assert_memory_equal(b, "GIF89a", 6);
+    assert_int_equal(b[6] | b[7] << 8, 16);
+    assert_int_equal(b[8] | b[9] << 8, 8);
+    int delays[8];
+    assert_int_equal(parse_gif(b, len, delays, 8), 3);
+    assert_int_equal(delays[0], 10);
+    assert_int_equal(delays[1], 20);
+    assert_int_equal(delays[2], 30);
+    free(b);
+}
+
+static void test_gif_repeated_frame_extends_the_delay(void **state)
+{
+    struct gif_dir *d = *state;
+    const uint32_t palette[] = {0x000000, 0xffffff, 0x00ff00};
+    char *err = NULL;
+    struct gif_writer *w = gif_writer_create(d->path, 8, 8, palette, 3, &err);
+    uint8_t idx[64];
+    frame_pattern(idx, 8, 8, 0);
+    assert_true(gif_writer_add(w, idx, 5, &err));
+    assert_true(gif_writer_add(w, idx, 7, &err));
+    frame_pattern(idx, 8, 8, 1);
+    assert_true(gif_writer_add(w, idx, 4, &err));
+    assert_true(gif_writer_close(w, &err));
+    size_t len;
+    uint8_t *b = read_file(d->path, &len);
+    int delays[8];
+    assert_int_equal(parse_gif(b, len, delays, 8), 2);
+    assert_int_equal(delays[0], 12);
+    assert_int_equal(delays[1], 4);
+    free(b);
+}
+
+static void test_aborted_gif_leaves_no_file(void **state)
+{
+    struct gif_dir *d = *state;
+    const uint32_t palette[] = {0x000000, 0xffffff};
+    char *err = NULL;
+    struct gif_writer *w = gif_writer_create(d->path, 8, 8, palette, 2, &err);
+    assert_non_null(w);
+    uint8_t idx[64] = {0};
+    assert_true(gif_writer_add(w, idx, 10, &err));
+    idx[5] = 1;
+    assert_true(gif_writer_add(w, idx, 10, &err));
+    assert_int_equal(dir_entries(d->dir), 1); /* the temporary file */
+    gif_writer_abort(w);
+    assert_int_equal(dir_entries(d->dir), 0);
+    gif_writer_abort(NULL);
+}
+
+static void test_gif_without_frames_is_an_error(void **state)
+{
+    struct gif_dir *d = *state;
+    const uint32_t palette[] = {0x000000, 0xffffff};
+    char *err = NULL;
+    struct gif_writer *w = gif_writer_create(d->path, 8, 8, palette, 2, &err);
+    assert_false(gif_writer_close(w, &err));
+    assert_non_null(err);
+    free(err);
+    assert_int_equal(dir_entries(d->dir), 0);
+}
+
+static void test_gif_in_missing_directory_is_an_error(void **state)
+{
+    const uint32_t palette[] = {0x000000, 0xffffff};
+    char *err = NULL;
+    assert_null(gif_writer_create("/nonexistent/dir/x.gif", 8, 8, palette, 2, &err));
+    assert_non_null(strstr(err, "/nonexistent/dir/x.gif.tmp-"));
+    free(err);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_new_frame_is_opaque_black),
+        cmocka_unit_test(test_format_names),
+        cmocka_unit_test(test_png_decodes_to_the_same_pixels),
+        cmocka_unit_test(test_png_honours_stride),
+        cmocka_unit_test(test_jpeg_has_header_and_size),
+        cmocka_unit_test(test_webp_has_header_and_size),
+        cmocka_unit_test(test_webp_quality_100_is_lossless),
+        cmocka_unit_test(test_bad_requests_are_errors),
+        cmocka_unit_test(test_downscaled_checkerboard_is_grey),
+        cmocka_unit_test(test_downscale_weights_partial_pixels),
+        cmocka_unit_test(test_downscale_to_same_width_copies),
+        cmocka_unit_test_setup_teardown(test_gif_has_every_frame, gif_setup, gif_teardown),
+        cmocka_unit_test_setup_teardown(test_gif_repeated_frame_extends_the_delay, gif_setup,
+                                        gif_teardown),
+        cmocka_unit_test_setup_teardown(test_aborted_gif_leaves_no_file, gif_setup, gif_teardown),
+        cmocka_unit_test_setup_teardown(test_gif_without_frames_is_an_error, gif_setup,
+                                        gif_teardown),
+        cmocka_unit_test(test_gif_in_missing_directory_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
