@@ -120,8 +120,27 @@ static void finish(struct tool_call *call, json_t *result)
     free(call);
 }
 
+/* Before 2025-06-18 there was no resource_link content: say the URI in text. */
+static void downgrade_links(json_t *content)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(content, i, item)
+    {
+        const char *type = json_string_value(json_object_get(item, "type"));
+        if (!type || strcmp(type, "resource_link") != 0)
+            continue;
+        const char *uri = json_string_value(json_object_get(item, "uri"));
+        char *text = xasprintf("resource: %s", uri ? uri : "?");
+        json_array_set_new(content, i, json_pack("{s:s, s:s}", "type", "text", "text", text));
+        free(text);
+    }
+}
+
 void tool_call_done_content(struct tool_call *call, json_t *content, json_t *structured)
 {
+    if (!knows_structured_content(call->p.version))
+        downgrade_links(content);
     json_t *result = json_pack("{s:o}", "content", content);
     if (structured && knows_structured_content(call->p.version))
         json_object_set_new(result, "structuredContent", structured);

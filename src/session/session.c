@@ -93,7 +93,11 @@ struct session *session_resolve(struct session_registry *reg, const char *id_or_
         for (struct session *s = reg->head; s; s = s->next)
             if (s->state == SESSION_LIVE)
                 return s;
-        *err = xstrdup("no live session; start one first (terminal_start, desktop_start, …)");
+        /* None live: the newest one, so the caller can say how it ended (and
+         * its last screen stays readable). */
+        if (reg->head)
+            return reg->head;
+        *err = xstrdup("no session; start one first with terminal_start");
         return NULL;
     }
     for (struct session *s = reg->head; s; s = s->next)

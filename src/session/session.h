@@ -47,8 +47,10 @@ void session_registry_destroy(struct session_registry *reg);
 struct session *session_add(struct session_registry *reg, const struct backend_impl *impl,
                             const char *name);
 /* Find a session for a tool: id (or name) given, else the most recently
- * started live session. NULL with *err set (listing the live sessions) when
- * there is none; an ended session is returned (callers check s->state). */
+ * started live session (or, when none is live, the newest ended one, so the
+ * caller can say how it ended). NULL with *err set (listing the live
+ * sessions) when there is none; an ended session may be returned (callers
+ * check s->state). */
 struct session *session_resolve(struct session_registry *reg, const char *id_or_name,
                                 char **err);
 /* Ask a live session to end. reason is kept for later callers. */

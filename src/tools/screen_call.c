@@ -5,7 +5,7 @@
 #include "core/base64.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
-#include "tools/args.h"
+#include "core/args.h"
 
 #include <string.h>
 
@@ -31,6 +31,20 @@ static void finish(struct backend_call *bc, struct backend_result *r)
             free(b64);
         }
         json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", r->text));
+        tool_call_done_content(call, content, r->data);
+        r->data = NULL;
+    } else if (json_is_string(json_object_get(r->data, "uri"))) {
+        /* A file the client can fetch (a recording): link it, do not inline it. */
+        json_t *content = json_pack("[{s:s, s:s}]", "type", "text", "text", r->text);
+        const char *mime = json_string_value(json_object_get(r->data, "mime_type"));
+        json_array_append_new(content,
+                              json_pack("{s:s, s:O, s:s, s:s}", "type", "resource_link", "uri",
+                                        json_object_get(r->data, "uri"), "name",
+                                        json_string_value(json_object_get(r->data, "recording"))
+                                            ? json_string_value(
+                                                  json_object_get(r->data, "recording"))
+                                            : "file",
+                                        "mimeType", mime ? mime : "application/octet-stream"));
         tool_call_done_content(call, content, r->data);
         r->data = NULL;
     } else {

@@ -2,7 +2,7 @@
  * backend has released it all (processes reaped, connections closed). */
 #include "core/app.h"
 #include "session/session.h"
-#include "tools/args.h"
+#include "core/args.h"
 #include "tools/session_schema.h"
 #include "tools/tools.h"
 

@@ -1,12 +1,24 @@
 #include "tools/tools.h"
 
 #include "mcp/registry.h"
+#include "tools/screen_resources.h"
 
 void tools_register_all(void)
 {
-    /* Sessions first, then perception, action, sync, server: the order a
-     * model meets them in tools/list. */
+    /* Sessions first, then perception, action, sync, recording, server: the
+     * order a model meets them in tools/list. */
+    registry_add(&tool_terminal_start);
     registry_add(&tool_session_list);
     registry_add(&tool_session_stop);
+    registry_add(&tool_resize);
+    registry_add(&tool_screenshot);
+    registry_add(&tool_snapshot);
+    registry_add(&tool_read_text);
+    registry_add(&tool_type_text);
+    registry_add(&tool_press_key);
+    registry_add(&tool_wait_for);
+    registry_add(&tool_record_start);
+    registry_add(&tool_record_stop);
     registry_add(&tool_status);
+    screen_resources_register();
 }

@@ -3,9 +3,25 @@
 #pragma once
 #include "mcp/tool.h"
 
-extern const struct tool tool_status;
+/* sessions */
+extern const struct tool tool_terminal_start;
 extern const struct tool tool_session_list;
 extern const struct tool tool_session_stop;
+extern const struct tool tool_resize;
+/* perceive */
+extern const struct tool tool_screenshot;
+extern const struct tool tool_snapshot;
+extern const struct tool tool_read_text;
+/* act */
+extern const struct tool tool_type_text;
+extern const struct tool tool_press_key;
+/* sync */
+extern const struct tool tool_wait_for;
+/* record */
+extern const struct tool tool_record_start;
+extern const struct tool tool_record_stop;
+/* server */
+extern const struct tool tool_status;
 
-/* Register all tools (and the resource providers backends bring). */
+/* Register all tools and the resource providers. */
 void tools_register_all(void);

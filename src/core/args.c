@@ -1,4 +1,4 @@
-#include "tools/args.h"
+#include "core/args.h"
 
 #include <math.h>
 

@@ -1,0 +1,91 @@
+/* The terminal backend's shared state; private to src/backend/terminal/. */
+#pragma once
+#include "backend/backend.h"
+#include "core/strbuf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <uv.h>
+
+struct app;
+struct session;
+struct term_screen;
+struct term_wait;
+struct term_recording;
+
+/* A type_text/press_key call waiting for its bytes to reach the program. */
+struct term_write {
+    struct backend_call *bc;
+    uint64_t until; /* done when this many bytes in total have been written */
+    json_t *result;
+    char *text;
+    struct term_write *next;
+};
+
+struct terminal {
+    struct session *session;
+    struct app *app;
+    pid_t pid;
+    int master; /* pty master fd; -1 once closed */
+    uv_poll_t poll;
+    bool poll_open;
+    int poll_events;
+    struct term_screen *screen;
+    json_t *command; /* argv as given, for describe */
+    int cols, rows;
+
+    /* Bytes for the program, written as the pty accepts them. */
+    struct strbuf outq;
+    uint64_t queued, written;
+    struct term_write *writes;
+
+    uint64_t last_output_ms; /* uv_now() of the latest output */
+    struct term_wait *waits;
+    struct term_recording *rec;
+
+    bool exited;
+    int exit_status; /* when exited normally; -1 if by signal */
+    int exit_signal; /* when killed by a signal; 0 otherwise */
+    bool stopping;
+    uv_timer_t kill_timer;
+    bool kill_timer_open;
+};
+
+struct terminal *terminal_of(struct session *s);
+/* "exited with status 0", "killed by SIGKILL". Caller frees. */
+char *terminal_exit_text(const struct terminal *t);
+/* Queue bytes for the program; done (if given) completes once written. */
+void terminal_write(struct terminal *t, const char *bytes, size_t len);
+void terminal_write_then_answer(struct terminal *t, struct backend_call *bc, json_t *result,
+                                char *text);
+
+/* Waits (wait.c). */
+void terminal_wait_op(struct backend_call *bc);
+/* Re-check every wait after output, a resize or the program's exit. */
+void terminal_waits_check(struct terminal *t);
+/* Answer every wait: the session is going away. */
+void terminal_waits_abort(struct terminal *t, const char *why);
+
+/* Rendering (render.c). */
+void terminal_screenshot_op(struct backend_call *bc);
+void terminal_capture_op(struct backend_call *bc);
+/* A renderer shared by all terminals, guarded by a mutex: call from the
+ * worker pool. Returns NULL (with *err) if no font can be loaded. */
+struct glyph_renderer *terminal_renderer_lock(char **err);
+void terminal_renderer_unlock(void);
+
+/* Recording (record.c). */
+void terminal_record_start_op(struct backend_call *bc);
+void terminal_record_stop_op(struct backend_call *bc);
+/* The screen changed: maybe take a frame. */
+void terminal_record_changed(struct terminal *t);
+/* The session is being destroyed: write what was recorded, synchronously. */
+void terminal_record_destroy(struct terminal *t);
+
+/* Operations (ops.c). */
+void terminal_read_text_op(struct backend_call *bc);
+void terminal_snapshot_op(struct backend_call *bc);
+void terminal_type_text_op(struct backend_call *bc);
+void terminal_press_key_op(struct backend_call *bc);
+void terminal_resize_op(struct backend_call *bc);

@@ -1,0 +1,202 @@
+/* Reading the terminal and typing into it. */
+#include "backend/terminal/internal.h"
+#include "backend/terminal/term_keys.h"
+#include "backend/terminal/term_pty.h"
+#include "backend/terminal/term_screen.h"
+#include "core/utf8.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+#include "core/args.h"
+
+#include <string.h>
+
+static json_t *screen_lines(struct terminal *t, struct strbuf *all)
+{
+    int cols, rows;
+    term_screen_size(t->screen, &cols, &rows);
+    json_t *lines = json_array();
+    struct strbuf line;
+    strbuf_init(&line);
+    for (int r = 0; r < rows; r++) {
+        strbuf_clear(&line);
+        term_screen_append_line(t->screen, r, &line);
+        json_array_append_new(lines, utf8_json_string(line.data ? line.data : "", line.len));
+    }
+    strbuf_finish(&line);
+    /* The joined text drops trailing empty rows, as a person would copy it. */
+    char *text = term_screen_text(t->screen);
+    strbuf_puts(all, text);
+    free(text);
+    return lines;
+}
+
+static json_t *cursor_json(struct terminal *t)
+{
+    int row, col;
+    bool visible;
+    term_screen_cursor(t->screen, &row, &col, &visible);
+    return json_pack("{s:i, s:i, s:b}", "row", row, "col", col, "visible", visible);
+}
+
+static void add_exit(struct terminal *t, json_t *o)
+{
+    json_object_set_new(o, "exited", json_boolean(t->exited));
+    json_object_set_new(o, "exit_status", t->exited && !t->exit_signal
+                                              ? json_integer(t->exit_status)
+                                              : json_null());
+    json_object_set_new(o, "signal",
+                        t->exit_signal ? json_sprintf("SIG%s", sigabbrev_np(t->exit_signal))
+                                       : json_null());
+}
+
+void terminal_read_text_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    int want = (int)args_int(bc->args, "scrollback", 0);
+    struct strbuf text;
+    strbuf_init(&text);
+    json_t *lines = screen_lines(t, &text);
+    json_t *o = json_pack("{s:s, s:o, s:o}", "session", bc->session->id, "lines", lines,
+                          "cursor", cursor_json(t));
+    json_t *history = NULL;
+    if (want > 0) {
+        int count = term_screen_scrollback_count(t->screen);
+        int first = count > want ? count - want : 0;
+        history = json_array();
+        struct strbuf line;
+        strbuf_init(&line);
+        for (int i = first; i < count; i++) {
+            strbuf_clear(&line);
+            term_screen_append_scrollback_line(t->screen, i, &line);
+            json_array_append_new(history, utf8_json_string(line.data ? line.data : "", line.len));
+        }
+        strbuf_finish(&line);
+        json_object_set_new(o, "scrollback", history);
+    }
+    const char *title = term_screen_title(t->screen);
+    json_object_set_new(o, "title", utf8_json_string(title, strlen(title)));
+    add_exit(t, o);
+    /* The text mirror: scrollback first, then the screen, as it reads. */
+    struct strbuf mirror;
+    strbuf_init(&mirror);
+    if (history) {
+        size_t i;
+        json_t *l;
+        json_array_foreach(history, i, l)
+        {
+            strbuf_puts(&mirror, json_string_value(l));
+            strbuf_putc(&mirror, '\n');
+        }
+    }
+    strbuf_append(&mirror, text.data ? text.data : "", text.len);
+    json_object_set_new(o, "text", utf8_json_string(mirror.data ? mirror.data : "", mirror.len));
+    if (t->exited) {
+        char *why = terminal_exit_text(t);
+        strbuf_printf(&mirror, "\n[program %s]", why);
+        free(why);
+    }
+    backend_call_done(bc, o, "%s", mirror.data ? mirror.data : "");
+    strbuf_finish(&mirror);
+    strbuf_finish(&text);
+}
+
+void terminal_snapshot_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    struct strbuf text;
+    strbuf_init(&text);
+    json_t *lines = screen_lines(t, &text);
+    int cols, rows;
+    term_screen_size(t->screen, &cols, &rows);
+    const char *title = term_screen_title(t->screen);
+    bool alt = term_screen_altscreen(t->screen);
+    json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:i, s:i}", "session",
+                          bc->session->id, "kind", "terminal", "lines", lines, "cursor",
+                          cursor_json(t), "title", utf8_json_string(title, strlen(title)),
+                          "alternate_screen", alt, "cols", cols, "rows", rows);
+    add_exit(t, o);
+    int crow, ccol;
+    bool cvis;
+    term_screen_cursor(t->screen, &crow, &ccol, &cvis);
+    char *state = terminal_exit_text(t);
+    backend_call_done(bc, o, "%s %dx%d%s, cursor %d,%d, title \"%s\", %s\n%s", bc->session->id,
+                      cols, rows, alt ? " (alternate screen)" : "", crow, ccol, title, state,
+                      text.data ? text.data : "");
+    free(state);
+    strbuf_finish(&text);
+}
+
+void terminal_type_text_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    const char *text = args_string(bc->args, "text", "");
+    bool paste = term_screen_bracketed_paste(t->screen);
+    size_t len = strlen(text);
+    struct strbuf bytes;
+    strbuf_init(&bytes);
+    if (paste)
+        strbuf_puts(&bytes, "\x1b[200~");
+    /* A terminal's Enter key sends CR; programs in raw mode expect it. */
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\n' && !(i > 0 && text[i - 1] == '\r'))
+            c = '\r';
+        strbuf_putc(&bytes, c);
+    }
+    if (paste)
+        strbuf_puts(&bytes, "\x1b[201~");
+    size_t n = bytes.len;
+    terminal_write(t, bytes.data, bytes.len);
+    strbuf_finish(&bytes);
+    json_t *o = json_pack("{s:s, s:I, s:b}", "session", bc->session->id, "bytes", (json_int_t)n,
+                          "bracketed_paste", paste);
+    terminal_write_then_answer(t, bc, o,
+                               xasprintf("typed %zu bytes into %s%s", len, bc->session->id,
+                                         paste ? " (bracketed paste)" : ""));
+}
+
+void terminal_press_key_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    const char *spec = args_string(bc->args, "key", "");
+    int repeat = (int)args_int(bc->args, "repeat", 1);
+    struct term_key key;
+    char *err = NULL;
+    if (!term_keys_parse(spec, &key, &err)) {
+        backend_call_fail(bc, "%s", err);
+        free(err);
+        return;
+    }
+    uint64_t before = t->queued;
+    for (int i = 0; i < repeat; i++)
+        term_keys_send(t->screen, &key);
+    /* libvterm wrote the encoded key through the output callback. */
+    uint64_t n = t->queued - before;
+    terminal_write(t, "", 0);
+    json_t *o = json_pack("{s:s, s:s, s:i, s:I}", "session", bc->session->id, "key", spec,
+                          "repeat", repeat, "bytes", (json_int_t)n);
+    terminal_write_then_answer(
+        t, bc, o, xasprintf("pressed %s%s in %s", spec, repeat > 1 ? " repeatedly" : "",
+                            bc->session->id));
+}
+
+void terminal_resize_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    int cols = (int)args_int(bc->args, "cols", t->cols);
+    int rows = (int)args_int(bc->args, "rows", t->rows);
+    term_screen_resize(t->screen, cols, rows);
+    int rc = term_pty_resize(t->master, cols, rows);
+    if (rc < 0) {
+        backend_call_fail(bc, "cannot resize %s: %s", bc->session->id, strerror(-rc));
+        return;
+    }
+    t->cols = cols;
+    t->rows = rows;
+    terminal_waits_check(t);
+    terminal_record_changed(t);
+    backend_call_done(bc,
+                      json_pack("{s:s, s:i, s:i}", "session", bc->session->id, "cols", cols,
+                                "rows", rows),
+                      "%s is now %dx%d", bc->session->id, cols, rows);
+}

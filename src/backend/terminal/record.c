@@ -1,0 +1,342 @@
+/* Recording a terminal: a frame on each change (at most fps per second),
+ * held as rows shared with the previous frame when unchanged, encoded to a
+ * GIF in the terminal's own palette when the recording stops. */
+#define LOG_MODULE "record"
+#include "backend/terminal/internal.h"
+#include "backend/terminal/term_screen.h"
+#include "core/app.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+#include "image/cellgrid.h"
+#include "image/gif.h"
+#include "image/glyphs.h"
+#include "record/recordings.h"
+#include "session/session.h"
+#include "core/args.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* One hour at 10 fps; beyond it the recording keeps its last frame. */
+#define MAX_FRAMES 36000
+
+struct rec_row {
+    int refs;
+    int cols;
+    struct cell cells[];
+};
+
+struct rec_frame {
+    uint64_t at_ms; /* since the recording started */
+    int cols, rows;
+    struct rec_row **row;
+    int cursor_row, cursor_col;
+    bool cursor_visible;
+    uint32_t cursor_color;
+};
+
+struct term_recording {
+    char id[32];
+    struct terminal *t; /* NULL once the terminal is gone */
+    int fps;
+    uint64_t started_ms, last_frame_ms, stopped_ms;
+    uint64_t last_changes; /* term_screen_changes() at the last frame */
+    uv_timer_t timer;
+    bool timer_pending;
+    struct rec_frame *frames;
+    int count, cap;
+    bool truncated;
+    /* encoding results */
+    uv_work_t work;
+    struct backend_call *stop_call;
+    char *path, *err;
+    uint64_t bytes;
+};
+
+static void frame_free_rows(struct rec_frame *f)
+{
+    for (int r = 0; r < f->rows; r++)
+        if (--f->row[r]->refs == 0)
+            free(f->row[r]);
+    free(f->row);
+}
+
+static void capture(struct term_recording *rec)
+{
+    struct terminal *t = rec->t;
+    if (rec->count >= MAX_FRAMES) {
+        rec->truncated = true;
+        return;
+    }
+    struct cell_grid g;
+    term_screen_grid(t->screen, &g);
+    if (t->exited)
+        g.cursor_visible = false;
+    if (rec->count == rec->cap) {
+        rec->cap = rec->cap ? rec->cap * 2 : 64;
+        rec->frames = xrealloc(rec->frames, (size_t)rec->cap * sizeof *rec->frames);
+    }
+    struct rec_frame *prev = rec->count ? &rec->frames[rec->count - 1] : NULL;
+    struct rec_frame *f = &rec->frames[rec->count++];
+    uint64_t now = uv_now(t->app->loop);
+    f->at_ms = now - rec->started_ms;
+    f->cols = g.cols;
+    f->rows = g.rows;
+    f->cursor_row = g.cursor_row;
+    f->cursor_col = g.cursor_col;
+    f->cursor_visible = g.cursor_visible;
+    f->cursor_color = g.cursor_color;
+    f->row = xcalloc((size_t)g.rows, sizeof *f->row);
+    size_t row_bytes = (size_t)g.cols * sizeof(struct cell);
+    for (int r = 0; r < g.rows; r++) {
+        const struct cell *src = g.cells + (size_t)r * (size_t)g.cols;
+        if (prev && prev->cols == g.cols && r < prev->rows &&
+            memcmp(prev->row[r]->cells, src, row_bytes) == 0) {
+            f->row[r] = prev->row[r];
+            f->row[r]->refs++;
+            continue;
+        }
+        struct rec_row *row = xmalloc(sizeof *row + row_bytes);
+        row->refs = 1;
+        row->cols = g.cols;
+        memcpy(row->cells, src, row_bytes);
+        f->row[r] = row;
+    }
+    free(g.cells);
+    rec->last_frame_ms = now;
+    rec->last_changes = term_screen_changes(t->screen);
+}
+
+static void on_timer(uv_timer_t *timer)
+{
+    struct term_recording *rec = timer->data;
+    rec->timer_pending = false;
+    if (rec->t && !rec->stop_call)
+        capture(rec);
+}
+
+void terminal_record_changed(struct terminal *t)
+{
+    struct term_recording *rec = t->rec;
+    if (!rec || rec->stop_call || rec->timer_pending)
+        return;
+    if (term_screen_changes(t->screen) == rec->last_changes && !t->exited)
+        return;
+    uint64_t now = uv_now(t->app->loop);
+    uint64_t interval = 1000u / (uint64_t)rec->fps;
+    if (now - rec->last_frame_ms >= interval) {
+        capture(rec);
+        return;
+    }
+    /* Too soon: take the frame when the interval is up, with whatever the
+     * screen shows then. */
+    rec->timer_pending = true;
+    uv_timer_start(&rec->timer, on_timer, interval - (now - rec->last_frame_ms), 0);
+}
+
+static void grid_of(const struct rec_frame *f, struct cell_grid *g, struct cell *cells)
+{
+    g->cols = f->cols;
+    g->rows = f->rows;
+    g->cells = cells;
+    for (int r = 0; r < f->rows; r++)
+        memcpy(cells + (size_t)r * (size_t)f->cols, f->row[r]->cells,
+               (size_t)f->cols * sizeof(struct cell));
+    g->cursor_row = f->cursor_row;
+    g->cursor_col = f->cursor_col;
+    g->cursor_visible = f->cursor_visible;
+    g->cursor_color = f->cursor_color;
+}
+
+/* Writes the GIF. Runs on the worker pool (or, at exit, on the loop thread). */
+static void encode(struct term_recording *rec)
+{
+    char *err = NULL;
+    struct glyph_renderer *r = terminal_renderer_lock(&err);
+    if (!r) {
+        rec->err = err;
+        return;
+    }
+    uint32_t palette[256];
+    int palette_len = 0;
+    size_t max_cells = 0;
+    for (int i = 0; i < rec->count; i++) {
+        size_t n = (size_t)rec->frames[i].cols * (size_t)rec->frames[i].rows;
+        if (n > max_cells)
+            max_cells = n;
+    }
+    struct cell *cells = xcalloc(max_cells ? max_cells : 1, sizeof *cells);
+    struct cell_grid g;
+    for (int i = 0; i < rec->count; i++) {
+        grid_of(&rec->frames[i], &g, cells);
+        cellgrid_collect_palette(&g, palette, &palette_len);
+    }
+    struct gif_writer *w = NULL;
+    int width = 0, height = 0;
+    for (int i = 0; i < rec->count && !rec->err; i++) {
+        grid_of(&rec->frames[i], &g, cells);
+        uint8_t *indices = NULL;
+        int fw, fh;
+        glyph_renderer_render_indexed(r, &g, palette, &palette_len, &indices, &fw, &fh);
+        if (!w) {
+            width = fw;
+            height = fh;
+            w = gif_writer_create(rec->path, width, height, palette, palette_len, &rec->err);
+        }
+        if (w && (fw != width || fh != height)) {
+            /* The terminal was resized mid-recording: keep the first size. */
+            free(indices);
+            continue;
+        }
+        uint64_t until = i + 1 < rec->count ? rec->frames[i + 1].at_ms : rec->stopped_ms;
+        uint64_t shown = until > rec->frames[i].at_ms ? until - rec->frames[i].at_ms : 0;
+        int delay_cs = (int)(shown / 10);
+        if (delay_cs < 2)
+            delay_cs = 2;
+        if (w && !gif_writer_add(w, indices, delay_cs, &rec->err)) {
+            gif_writer_abort(w);
+            w = NULL;
+        }
+        free(indices);
+    }
+    terminal_renderer_unlock();
+    free(cells);
+    if (w && !rec->err && !gif_writer_close(w, &rec->err))
+        w = NULL;
+    if (!rec->err) {
+        struct stat st;
+        rec->bytes = stat(rec->path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    }
+}
+
+static void encode_work(uv_work_t *work)
+{
+    encode(work->data);
+}
+
+static void timer_closed(uv_handle_t *h)
+{
+    struct term_recording *rec = h->data;
+    for (int i = 0; i < rec->count; i++)
+        frame_free_rows(&rec->frames[i]);
+    free(rec->frames);
+    free(rec->path);
+    free(rec->err);
+    free(rec);
+}
+
+static void encode_done(uv_work_t *work, int status)
+{
+    struct term_recording *rec = work->data;
+    struct backend_call *bc = rec->stop_call;
+    uint64_t duration = rec->stopped_ms;
+    if (rec->err) {
+        backend_call_fail(bc, "cannot write the recording: %s", rec->err);
+    } else {
+        struct recording_info info = {.mime = "image/gif", .bytes = rec->bytes,
+                                      .frames = rec->count, .duration_ms = duration};
+        memcpy(info.id, rec->id, sizeof info.id);
+        info.path = rec->path;
+        recordings_add(&info);
+        char uri[64];
+        snprintf(uri, sizeof uri, "glovebox://recording/%s", rec->id);
+        json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:s, s:s, s:b}", "session",
+                              bc->session->id, "recording", rec->id, "frames", rec->count,
+                              "duration_ms", (json_int_t)duration, "path", rec->path, "bytes",
+                              (json_int_t)rec->bytes, "uri", uri, "mime_type", "image/gif",
+                              "truncated", rec->truncated);
+        backend_call_done(bc, o, "recorded %d frames over %.1f s to %s", rec->count,
+                          (double)duration / 1000.0, rec->path);
+    }
+    uv_close((uv_handle_t *)&rec->timer, timer_closed);
+}
+
+static char *recording_path(struct app *app, const char *id, char **err)
+{
+    if (!app_ensure_data_dir(app, err))
+        return NULL;
+    char *dir = xasprintf("%s/recordings", app->data_dir);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        *err = xasprintf("cannot create %s: %s", dir, strerror(errno));
+        free(dir);
+        return NULL;
+    }
+    char *path = xasprintf("%s/%s.gif", dir, id);
+    free(dir);
+    return path;
+}
+
+void terminal_record_start_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    if (t->rec) {
+        backend_call_fail(bc, "%s is already being recorded (%s); call record_stop first",
+                          bc->session->id, t->rec->id);
+        return;
+    }
+    struct term_recording *rec = xcalloc(1, sizeof *rec);
+    recordings_new_id(rec->id);
+    char *err = NULL;
+    rec->path = recording_path(bc->app, rec->id, &err);
+    if (!rec->path) {
+        backend_call_fail(bc, "cannot record: %s", err);
+        free(err);
+        free(rec);
+        return;
+    }
+    rec->t = t;
+    rec->fps = (int)args_int(bc->args, "fps", 10);
+    rec->started_ms = uv_now(bc->app->loop);
+    uv_timer_init(bc->app->loop, &rec->timer);
+    rec->timer.data = rec;
+    t->rec = rec;
+    capture(rec);
+    backend_call_done(bc,
+                      json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "recording",
+                                rec->id, "fps", rec->fps),
+                      "recording %s as %s at up to %d fps", bc->session->id, rec->id, rec->fps);
+}
+
+void terminal_record_stop_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    struct term_recording *rec = t->rec;
+    if (!rec) {
+        backend_call_fail(bc, "%s is not being recorded; call record_start first",
+                          bc->session->id);
+        return;
+    }
+    t->rec = NULL;
+    uv_timer_stop(&rec->timer);
+    rec->timer_pending = false;
+    /* The last state of the screen, even if it changed within the interval. */
+    if (term_screen_changes(t->screen) != rec->last_changes)
+        capture(rec);
+    rec->stopped_ms = uv_now(bc->app->loop) - rec->started_ms;
+    rec->t = NULL;
+    rec->stop_call = bc;
+    rec->work.data = rec;
+    uv_queue_work(bc->app->loop, &rec->work, encode_work, encode_done);
+}
+
+void terminal_record_destroy(struct terminal *t)
+{
+    struct term_recording *rec = t->rec;
+    if (!rec)
+        return;
+    /* Never lose a recording: write it now, on this thread. */
+    t->rec = NULL;
+    rec->stopped_ms = uv_now(t->app->loop) - rec->started_ms;
+    rec->t = NULL;
+    encode(rec);
+    if (rec->err)
+        log_error("recording %s lost: %s", rec->id, rec->err);
+    else
+        log_warn("recording %s was not stopped; written to %s", rec->id, rec->path);
+    /* At exit the loop may already have closed the timer. */
+    if (uv_is_closing((uv_handle_t *)&rec->timer))
+        timer_closed((uv_handle_t *)&rec->timer);
+    else
+        uv_close((uv_handle_t *)&rec->timer, timer_closed);
+}

@@ -1,0 +1,119 @@
+/* Screenshots of a terminal: the cell grid is copied on the loop thread,
+ * then rendered, scaled and encoded on the worker pool. */
+#include "backend/terminal/internal.h"
+#include "backend/terminal/term_screen.h"
+#include "core/app.h"
+#include "core/xmalloc.h"
+#include "image/encode.h"
+#include "image/glyphs.h"
+#include "image/scale.h"
+#include "session/session.h"
+#include "core/args.h"
+
+#include <pthread.h>
+#include <string.h>
+
+/* Glyph height in pixels: 16 px gives 10×19 px cells, legible when scaled. */
+#define FONT_PIXELS 16
+
+static pthread_mutex_t renderer_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct glyph_renderer *renderer;
+
+struct glyph_renderer *terminal_renderer_lock(char **err)
+{
+    pthread_mutex_lock(&renderer_lock);
+    if (!renderer)
+        renderer = glyph_renderer_create(NULL, FONT_PIXELS, err);
+    if (!renderer)
+        pthread_mutex_unlock(&renderer_lock);
+    return renderer;
+}
+
+void terminal_renderer_unlock(void)
+{
+    pthread_mutex_unlock(&renderer_lock);
+}
+
+struct shot {
+    uv_work_t work;
+    struct backend_call *bc;
+    struct cell_grid grid;
+    enum image_format format;
+    int quality, max_width;
+    /* results */
+    uint8_t *bytes;
+    size_t len;
+    uint32_t width, height, full_width;
+    char *err;
+};
+
+static void shot_run(uv_work_t *work)
+{
+    struct shot *sh = work->data;
+    struct glyph_renderer *r = terminal_renderer_lock(&sh->err);
+    if (!r)
+        return;
+    struct frame full;
+    glyph_renderer_render(r, &sh->grid, &full);
+    terminal_renderer_unlock();
+    sh->full_width = full.width;
+    struct frame *out = &full, scaled;
+    if (sh->max_width > 0 && (uint32_t)sh->max_width < full.width) {
+        image_downscale(&full, (uint32_t)sh->max_width, &scaled);
+        out = &scaled;
+    }
+    sh->width = out->width;
+    sh->height = out->height;
+    image_encode(out, sh->format, sh->quality, &sh->bytes, &sh->len, &sh->err);
+    if (out == &scaled)
+        frame_finish(&scaled);
+    frame_finish(&full);
+}
+
+static void shot_done(uv_work_t *work, int status)
+{
+    struct shot *sh = work->data;
+    struct backend_call *bc = sh->bc;
+    free(sh->grid.cells);
+    if (sh->err || !sh->bytes) {
+        backend_call_fail(bc, "cannot render the screen: %s",
+                          sh->err ? sh->err : "cancelled");
+    } else {
+        const char *name = image_format_extension(sh->format);
+        double scale = (double)sh->width / (double)sh->full_width;
+        json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:I, s:f}", "session", bc->session->id,
+                              "width", (int)sh->width, "height", (int)sh->height, "format", name,
+                              "bytes", (json_int_t)sh->len, "scale", scale);
+        char caption[160];
+        snprintf(caption, sizeof caption, "%s screenshot of %s, %ux%u px%s", name,
+                 bc->session->id, sh->width, sh->height, scale < 1 ? " (scaled)" : "");
+        backend_call_done_image(bc, o, sh->bytes, sh->len, image_format_mime(sh->format),
+                                caption);
+        sh->bytes = NULL;
+    }
+    free(sh->bytes);
+    free(sh->err);
+    free(sh);
+}
+
+void terminal_screenshot_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    struct shot *sh = xcalloc(1, sizeof *sh);
+    sh->bc = bc;
+    if (!image_format_parse(args_string(bc->args, "format", "png"), &sh->format))
+        sh->format = IMAGE_PNG;
+    sh->quality = (int)args_int(bc->args, "quality", 85);
+    sh->max_width = (int)args_int(bc->args, "max_width", 0);
+    term_screen_grid(t->screen, &sh->grid);
+    /* A program that has ended shows no cursor. */
+    if (t->exited)
+        sh->grid.cursor_visible = false;
+    sh->work.data = sh;
+    uv_queue_work(bc->app->loop, &sh->work, shot_run, shot_done);
+}
+
+void terminal_capture_op(struct backend_call *bc)
+{
+    terminal_screenshot_op(bc);
+}

@@ -1,0 +1,357 @@
+/* A terminal session's life: spawn, output, input, exit, stop. */
+#include "backend/terminal/terminal.h"
+
+#define LOG_MODULE "terminal"
+#include "backend/terminal/internal.h"
+#include "backend/terminal/term_pty.h"
+#include "backend/terminal/term_screen.h"
+#include "core/app.h"
+#include "core/children.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A program that ignores SIGTERM/SIGHUP gets SIGKILL after this. */
+#define STOP_GRACE_MS 2000
+/* Output read per wake-up before other work gets a turn. */
+#define READ_BUDGET (1024 * 1024)
+
+static const struct backend_impl terminal_impl;
+
+struct terminal *terminal_of(struct session *s)
+{
+    return s->backend;
+}
+
+char *terminal_exit_text(const struct terminal *t)
+{
+    if (!t->exited)
+        return xstrdup("still running");
+    if (t->exit_signal) {
+        const char *name = sigabbrev_np(t->exit_signal);
+        return xasprintf("killed by SIG%s", name ? name : "?");
+    }
+    return xasprintf("exited with status %d", t->exit_status);
+}
+
+static void update_poll(struct terminal *t);
+
+static void flush_writes(struct terminal *t)
+{
+    while (t->outq.len > 0 && t->master >= 0) {
+        ssize_t n = write(t->master, t->outq.data, t->outq.len);
+        if (n > 0) {
+            strbuf_consume(&t->outq, (size_t)n);
+            t->written += (uint64_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        /* EIO: nothing holds the terminal open any more. */
+        log_debug("%s: write: %s", t->session->id, strerror(errno));
+        strbuf_clear(&t->outq);
+        break;
+    }
+    /* Answer the calls whose bytes are all out. */
+    struct term_write **pp = &t->writes;
+    while (*pp) {
+        struct term_write *w = *pp;
+        if (w->until <= t->written) {
+            *pp = w->next;
+            backend_call_done(w->bc, w->result, "%s", w->text);
+            free(w->text);
+            free(w);
+        } else if (t->outq.len == 0) {
+            /* The queue was dropped (the program closed its terminal). */
+            *pp = w->next;
+            char *why = terminal_exit_text(t);
+            backend_call_fail(w->bc, "the program stopped reading its terminal (%s)", why);
+            free(why);
+            json_decref(w->result);
+            free(w->text);
+            free(w);
+        } else {
+            pp = &w->next;
+        }
+    }
+    update_poll(t);
+}
+
+void terminal_write(struct terminal *t, const char *bytes, size_t len)
+{
+    strbuf_append(&t->outq, bytes, len);
+    t->queued += len;
+    flush_writes(t);
+}
+
+void terminal_write_then_answer(struct terminal *t, struct backend_call *bc, json_t *result,
+                                char *text)
+{
+    struct term_write *w = xcalloc(1, sizeof *w);
+    w->bc = bc;
+    w->until = t->queued;
+    w->result = result;
+    w->text = text;
+    struct term_write **pp = &t->writes;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = w;
+    flush_writes(t);
+}
+
+/* libvterm's answers to queries (DA, DSR) and encoded keys go to the program. */
+static void screen_output(const char *buf, size_t len, void *ud)
+{
+    struct terminal *t = ud;
+    strbuf_append(&t->outq, buf, len);
+    t->queued += len;
+}
+
+static void finalize(struct terminal *t);
+
+static void read_output(struct terminal *t)
+{
+    static char buf[65536];
+    size_t total = 0;
+    bool closed = false;
+    while (total < READ_BUDGET) {
+        ssize_t n = read(t->master, buf, sizeof buf);
+        if (n > 0) {
+            term_screen_feed(t->screen, buf, (size_t)n);
+            total += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        closed = true; /* EIO or EOF: every writer has closed the terminal */
+        break;
+    }
+    if (total > 0) {
+        t->last_output_ms = uv_now(t->app->loop);
+        /* Answers libvterm produced while parsing go out now. */
+        if (t->outq.len)
+            flush_writes(t);
+        terminal_waits_check(t);
+        terminal_record_changed(t);
+    }
+    if (closed && t->poll_open) {
+        uv_poll_stop(&t->poll);
+        t->poll_events = 0;
+    }
+}
+
+static void on_poll(uv_poll_t *p, int status, int events)
+{
+    struct terminal *t = p->data;
+    if (status < 0) {
+        log_debug("%s: poll: %s", t->session->id, uv_strerror(status));
+        uv_poll_stop(p);
+        t->poll_events = 0;
+        return;
+    }
+    if (events & UV_READABLE)
+        read_output(t);
+    if ((events & UV_WRITABLE) && t->master >= 0)
+        flush_writes(t);
+}
+
+static void update_poll(struct terminal *t)
+{
+    if (!t->poll_open || t->master < 0 || t->exited)
+        return;
+    int want = UV_READABLE | (t->outq.len ? UV_WRITABLE : 0);
+    if (want != t->poll_events) {
+        uv_poll_start(&t->poll, want, on_poll);
+        t->poll_events = want;
+    }
+}
+
+static void poll_closed(uv_handle_t *h)
+{
+    struct terminal *t = h->data;
+    t->poll_open = false;
+    if (t->master >= 0) {
+        close(t->master);
+        t->master = -1;
+    }
+}
+
+static void kill_timer_closed(uv_handle_t *h)
+{
+    struct terminal *t = h->data;
+    t->kill_timer_open = false;
+}
+
+/* The program has exited: read what it left, make sure nothing of its
+ * process group lives on, and end the session. */
+static void finalize(struct terminal *t)
+{
+    if (t->master >= 0 && t->poll_open)
+        read_output(t);
+    kill(-t->pid, SIGKILL);
+    if (t->poll_open && !uv_is_closing((uv_handle_t *)&t->poll))
+        uv_close((uv_handle_t *)&t->poll, poll_closed);
+    if (t->kill_timer_open && !uv_is_closing((uv_handle_t *)&t->kill_timer))
+        uv_close((uv_handle_t *)&t->kill_timer, kill_timer_closed);
+    /* Pending input can no longer be delivered. */
+    strbuf_clear(&t->outq);
+    flush_writes(t);
+    terminal_waits_check(t);
+    terminal_record_changed(t);
+    /* A recording outlives its program, but not glovebox: write it now. */
+    if (t->app->shutting_down)
+        terminal_record_destroy(t);
+    char *why = terminal_exit_text(t);
+    log_info("%s: program %s", t->session->id, why);
+    session_ended(t->session, why);
+    free(why);
+}
+
+static void child_exited(pid_t pid, int status, void *ud)
+{
+    struct terminal *t = ud;
+    t->exited = true;
+    if (WIFSIGNALED(status)) {
+        t->exit_signal = WTERMSIG(status);
+        t->exit_status = -1;
+    } else {
+        t->exit_status = WEXITSTATUS(status);
+    }
+    finalize(t);
+}
+
+static void kill_now(uv_timer_t *timer)
+{
+    struct terminal *t = timer->data;
+    if (!t->exited) {
+        log_info("%s: still running %d ms after SIGTERM; sending SIGKILL", t->session->id,
+                 STOP_GRACE_MS);
+        kill(-t->pid, SIGKILL);
+        kill(t->pid, SIGKILL);
+    }
+}
+
+static void terminal_stop(struct session *s)
+{
+    struct terminal *t = terminal_of(s);
+    if (t->exited) {
+        session_ended(s, "stopped");
+        return;
+    }
+    t->stopping = true;
+    terminal_waits_abort(t, "the session is being stopped");
+    /* Interactive shells ignore SIGTERM but not SIGHUP, which is what a
+     * closing terminal sends. */
+    kill(-t->pid, SIGHUP);
+    kill(-t->pid, SIGTERM);
+    kill(-t->pid, SIGCONT);
+    uv_timer_start(&t->kill_timer, kill_now, STOP_GRACE_MS, 0);
+}
+
+static void terminal_destroy(struct session *s)
+{
+    struct terminal *t = terminal_of(s);
+    if (!t)
+        return;
+    if (!t->exited) {
+        /* Only at exit after a failed shutdown: never leave it running. */
+        children_forget(t->pid);
+        kill(-t->pid, SIGKILL);
+        kill(t->pid, SIGKILL);
+    }
+    terminal_waits_abort(t, "the session was removed");
+    terminal_record_destroy(t);
+    if (t->master >= 0)
+        close(t->master);
+    term_screen_destroy(t->screen);
+    strbuf_finish(&t->outq);
+    json_decref(t->command);
+    free(t);
+    s->backend = NULL;
+}
+
+static json_t *terminal_describe(struct session *s)
+{
+    struct terminal *t = terminal_of(s);
+    int cols, rows;
+    term_screen_size(t->screen, &cols, &rows);
+    json_t *o = json_pack("{s:i, s:i, s:i, s:O, s:b}", "pid", (int)t->pid, "cols", cols, "rows",
+                          rows, "command", t->command, "exited", t->exited);
+    if (t->exited) {
+        json_object_set_new(o, "exit_status",
+                            t->exit_signal ? json_null() : json_integer(t->exit_status));
+    }
+    return o;
+}
+
+static void screen_changed(void *ud)
+{
+    (void)ud; /* read_output reacts once per batch instead of per feed */
+}
+
+struct session *terminal_start(struct app *app, const struct terminal_options *o, char **err)
+{
+    struct term_pty_options po = {
+        .argv = o->argv, .cwd = o->cwd, .env = o->env, .cols = o->cols, .rows = o->rows};
+    struct term_pty pty;
+    if (!term_pty_spawn(&po, &pty, err))
+        return NULL;
+    struct terminal *t = xcalloc(1, sizeof *t);
+    t->app = app;
+    t->pid = pty.pid;
+    t->master = pty.master;
+    t->cols = o->cols;
+    t->rows = o->rows;
+    strbuf_init(&t->outq);
+    t->screen = term_screen_create(o->cols, o->rows, o->scrollback);
+    term_screen_set_output(t->screen, screen_output, t);
+    term_screen_set_damage_cb(t->screen, screen_changed, t);
+    t->command = json_array();
+    if (o->argv) {
+        for (const char *const *a = o->argv; *a; a++)
+            json_array_append_new(t->command, json_string(*a));
+    } else {
+        json_array_append_new(t->command, json_string(pty.program));
+    }
+    t->last_output_ms = uv_now(app->loop);
+
+    struct session *s = session_add(app->sessions, &terminal_impl, o->name);
+    s->backend = t;
+    t->session = s;
+    uv_poll_init(app->loop, &t->poll, t->master);
+    t->poll.data = t;
+    t->poll_open = true;
+    uv_timer_init(app->loop, &t->kill_timer);
+    t->kill_timer.data = t;
+    t->kill_timer_open = true;
+    update_poll(t);
+    children_watch(t->pid, child_exited, t);
+    log_info("%s: started pid %d", s->id, (int)t->pid);
+    return s;
+}
+
+static const struct backend_impl terminal_impl = {
+    .kind = "terminal",
+    .stop = terminal_stop,
+    .destroy = terminal_destroy,
+    .describe = terminal_describe,
+    .read_text = terminal_read_text_op,
+    .snapshot = terminal_snapshot_op,
+    .screenshot = terminal_screenshot_op,
+    .type_text = terminal_type_text_op,
+    .press_key = terminal_press_key_op,
+    .wait_for = terminal_wait_op,
+    .resize = terminal_resize_op,
+    .record_start = terminal_record_start_op,
+    .record_stop = terminal_record_stop_op,
+    .capture = terminal_capture_op,
+};

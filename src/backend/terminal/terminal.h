@@ -1,0 +1,21 @@
+/* The terminal backend: a program on a pseudo-terminal behind a libvterm
+ * screen. Output is read on the loop as it arrives; waits are checked when it
+ * does; screenshots and recordings are rendered on the worker pool. */
+#pragma once
+#include <stdbool.h>
+
+struct app;
+struct session;
+
+struct terminal_options {
+    const char *const *argv; /* NULL-terminated; NULL = the user's shell */
+    const char *cwd;         /* NULL = glovebox's working directory */
+    const char *const *env;  /* "KEY=value" added to the environment; may be NULL */
+    int cols, rows;          /* 2..1000 */
+    int scrollback;          /* lines kept above the screen */
+    const char *name;        /* optional session label */
+};
+
+/* Start the program. On failure returns NULL with *err set (the OS reason:
+ * command not found, no such directory, …). */
+struct session *terminal_start(struct app *app, const struct terminal_options *o, char **err);

@@ -1,0 +1,205 @@
+/* wait_for on a terminal: conditions are checked whenever output arrives
+ * (and on resize and exit), never by polling. All the given conditions must
+ * hold together: text/regex (present, or gone), quiet for stable_ms, exited. */
+#include "backend/terminal/internal.h"
+#include "backend/terminal/term_screen.h"
+#include "core/app.h"
+#include "core/utf8.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+#include "core/args.h"
+
+#include <regex.h>
+#include <string.h>
+
+#define DEFAULT_TIMEOUT_MS 10000
+
+struct term_wait {
+    struct backend_call *bc;
+    struct terminal *t;
+    char *text;      /* plain text to find, or NULL */
+    bool use_regex;
+    regex_t re;
+    bool gone;
+    int stable_ms;   /* 0 = no quiet period needed */
+    bool want_exit;
+    uint64_t started_ms;
+    uv_timer_t timeout, quiet;
+    int open_timers; /* freed when both are closed */
+    bool answered;
+    struct term_wait *next;
+};
+
+static void timer_closed(uv_handle_t *h)
+{
+    struct term_wait *w = h->data;
+    if (--w->open_timers == 0) {
+        if (w->use_regex)
+            regfree(&w->re);
+        free(w->text);
+        free(w);
+    }
+}
+
+static void unlink_wait(struct term_wait *w)
+{
+    for (struct term_wait **pp = &w->t->waits; *pp; pp = &(*pp)->next) {
+        if (*pp == w) {
+            *pp = w->next;
+            return;
+        }
+    }
+}
+
+static void answer(struct term_wait *w, bool matched, const char *reason, const char *line,
+                   int row)
+{
+    if (w->answered)
+        return;
+    w->answered = true;
+    unlink_wait(w);
+    struct terminal *t = w->t;
+    uint64_t elapsed = uv_now(t->app->loop) - w->started_ms;
+    json_t *o = json_pack("{s:s, s:b, s:I, s:s}", "session", t->session->id, "matched", matched,
+                          "elapsed_ms", (json_int_t)elapsed, "reason", reason);
+    json_object_set_new(o, "line", line ? utf8_json_string(line, strlen(line)) : json_null());
+    json_object_set_new(o, "row", line ? json_integer(row) : json_null());
+    json_object_set_new(o, "exit_status", t->exited && !t->exit_signal
+                                              ? json_integer(t->exit_status)
+                                              : json_null());
+    if (matched)
+        backend_call_done(w->bc, o, "matched after %llu ms%s%s", (unsigned long long)elapsed,
+                          line ? ": " : "", line ? line : "");
+    else
+        backend_call_done(w->bc, o, "not matched after %llu ms: %s", (unsigned long long)elapsed,
+                          reason);
+    uv_close((uv_handle_t *)&w->timeout, timer_closed);
+    uv_close((uv_handle_t *)&w->quiet, timer_closed);
+}
+
+/* Finds the text/regex on screen. Returns the row or -1; fills line. */
+static int find_on_screen(struct term_wait *w, struct strbuf *line)
+{
+    int cols, rows;
+    term_screen_size(w->t->screen, &cols, &rows);
+    for (int r = 0; r < rows; r++) {
+        strbuf_clear(line);
+        term_screen_append_line(w->t->screen, r, line);
+        const char *s = line->data ? line->data : "";
+        bool hit = w->use_regex ? regexec(&w->re, s, 0, NULL, 0) == 0 : strstr(s, w->text) != NULL;
+        if (hit)
+            return r;
+    }
+    return -1;
+}
+
+static bool quiet_enough(struct term_wait *w)
+{
+    if (!w->stable_ms)
+        return true;
+    return uv_now(w->t->app->loop) - w->t->last_output_ms >= (uint64_t)w->stable_ms;
+}
+
+static void on_quiet(uv_timer_t *timer);
+
+static void check(struct term_wait *w)
+{
+    struct terminal *t = w->t;
+    struct strbuf line;
+    strbuf_init(&line);
+    bool text_ok = true;
+    int row = -1;
+    if (w->text || w->use_regex) {
+        row = find_on_screen(w, &line);
+        text_ok = w->gone ? row < 0 : row >= 0;
+    }
+    bool exit_ok = !w->want_exit || t->exited;
+    if (text_ok && exit_ok && quiet_enough(w)) {
+        answer(w, true, "matched", row >= 0 ? line.data : NULL, row);
+    } else if (t->exited && !text_ok) {
+        /* Nothing will change any more. */
+        answer(w, false, "the program exited", NULL, -1);
+    } else if (text_ok && exit_ok && w->stable_ms) {
+        /* Everything else holds: look again once the quiet period is over. */
+        uint64_t since = uv_now(t->app->loop) - t->last_output_ms;
+        uint64_t left = since >= (uint64_t)w->stable_ms ? 1 : (uint64_t)w->stable_ms - since;
+        uv_timer_start(&w->quiet, on_quiet, left, 0);
+    }
+    strbuf_finish(&line);
+}
+
+static void on_quiet(uv_timer_t *timer)
+{
+    check(timer->data);
+}
+
+static void on_timeout(uv_timer_t *timer)
+{
+    answer(timer->data, false, "timeout", NULL, -1);
+}
+
+static void on_cancel(struct backend_call *bc)
+{
+    answer(bc->backend_data, false, "cancelled", NULL, -1);
+}
+
+void terminal_waits_check(struct terminal *t)
+{
+    /* check() may answer (and unlink) the wait it is looking at. */
+    struct term_wait *w = t->waits;
+    while (w) {
+        struct term_wait *next = w->next;
+        check(w);
+        w = next;
+    }
+}
+
+void terminal_waits_abort(struct terminal *t, const char *why)
+{
+    while (t->waits)
+        answer(t->waits, false, why, NULL, -1);
+}
+
+void terminal_wait_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    struct term_wait *w = xcalloc(1, sizeof *w);
+    w->bc = bc;
+    w->t = t;
+    const char *regex = args_string(bc->args, "regex", NULL);
+    const char *text = args_string(bc->args, "text", NULL);
+    if (regex) {
+        int rc = regcomp(&w->re, regex, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char msg[256];
+            regerror(rc, &w->re, msg, sizeof msg);
+            free(w);
+            backend_call_fail(bc, "argument \"regex\": not a valid POSIX extended regular "
+                                  "expression: %s",
+                              msg);
+            return;
+        }
+        w->use_regex = true;
+    }
+    w->text = text ? xstrdup(text) : NULL;
+    w->gone = args_bool(bc->args, "gone", false);
+    w->stable_ms = (int)args_int(bc->args, "stable_ms", 0);
+    w->want_exit = args_bool(bc->args, "exit", false);
+    if (t->exited && !w->want_exit && !w->text && !w->use_regex && !w->stable_ms) {
+        free(w);
+        backend_call_fail(bc, "session %s has ended", bc->session->id);
+        return;
+    }
+    w->started_ms = uv_now(t->app->loop);
+    uv_timer_init(t->app->loop, &w->timeout);
+    uv_timer_init(t->app->loop, &w->quiet);
+    w->timeout.data = w->quiet.data = w;
+    w->open_timers = 2;
+    bc->backend_data = w;
+    bc->cancel = on_cancel;
+    w->next = t->waits;
+    t->waits = w;
+    uint64_t timeout = (uint64_t)args_int(bc->args, "timeout_ms", DEFAULT_TIMEOUT_MS);
+    uv_timer_start(&w->timeout, on_timeout, timeout, 0);
+    check(w);
+}

@@ -1,0 +1,31 @@
+/* press_key: named keys and chords. */
+#include "backend/backend.h"
+#include "tools/screen_call.h"
+#include "tools/tools.h"
+
+static void handle(struct tool_call *call)
+{
+    screen_call_run(call, BACKEND_OP(press_key), "press keys", true);
+}
+
+const struct tool tool_press_key = {
+    .name = "press_key",
+    .title = "Press a key",
+    .description = "Presses a key or chord: \"Enter\", \"Tab\", \"Escape\", \"Backspace\", "
+                   "\"Delete\", \"Up\"/\"Down\"/\"Left\"/\"Right\", \"Home\", \"End\", "
+                   "\"PageUp\", \"PageDown\", \"Insert\", \"F1\"…\"F12\", \"Space\", a single "
+                   "character, and modifiers joined with +: \"ctrl+c\", \"alt+x\", "
+                   "\"shift+tab\", \"ctrl+shift+t\". Encoded as the program expects "
+                   "(application cursor and keypad modes respected).",
+    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+                    "\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
+                    "\"description\":\"Key or chord, e.g. Enter, ctrl+c, shift+tab\"},"
+                    "\"repeat\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"
+                    "\"description\":\"Press it this many times (default 1)\"}},"
+                    "\"required\":[\"key\"],\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+                     "\"key\":{\"type\":\"string\"},\"repeat\":{\"type\":\"integer\"},"
+                     "\"bytes\":{\"type\":\"integer\"}},\"required\":[\"session\",\"key\"]}",
+    .annotations = {.read_only = false, .destructive = false, .idempotent = false},
+    .handler = handle,
+};

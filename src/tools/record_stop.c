@@ -1,0 +1,30 @@
+/* record_stop: finish a recording and write it out. */
+#include "backend/backend.h"
+#include "tools/screen_call.h"
+#include "tools/tools.h"
+
+static void handle(struct tool_call *call)
+{
+    /* Recordings outlive the program, so ended sessions can be stopped. */
+    screen_call_run(call, BACKEND_OP(record_stop), "stop recording", false);
+}
+
+const struct tool tool_record_stop = {
+    .name = "record_stop",
+    .title = "Stop recording",
+    .description = "Stops the session's recording and writes it to the data directory "
+                   "(terminals: an animated GIF in the terminal's own palette). Returns the "
+                   "frame count, duration, file path and a resource link "
+                   "(glovebox://recording/{id}). The file is written under a temporary name "
+                   "and renamed, so it is never half-written.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY
+                    "},\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+                     "\"recording\":{\"type\":\"string\"},\"frames\":{\"type\":\"integer\"},"
+                     "\"duration_ms\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},"
+                     "\"bytes\":{\"type\":\"integer\"},\"uri\":{\"type\":\"string\"}},"
+                     "\"required\":[\"session\",\"recording\",\"frames\",\"duration_ms\","
+                     "\"path\"]}",
+    .annotations = {.read_only = false, .destructive = false, .idempotent = false},
+    .handler = handle,
+};

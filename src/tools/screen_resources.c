@@ -1,0 +1,183 @@
+#include "tools/screen_resources.h"
+
+#include "backend/backend.h"
+#include "core/app.h"
+#include "core/base64.h"
+#include "core/xmalloc.h"
+#include "mcp/resources.h"
+#include "record/recordings.h"
+#include "session/session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SESSION_PREFIX   "glovebox://session/"
+#define RECORDING_PREFIX "glovebox://recording/"
+/* Recordings larger than this are not inlined; the path is on disk. */
+#define MAX_INLINE_RECORDING (64u * 1024 * 1024)
+
+static void session_list(struct app *app, json_t *list)
+{
+    json_t *sessions = session_registry_list(app->sessions, false);
+    size_t i;
+    json_t *s;
+    json_array_foreach(sessions, i, s)
+    {
+        const char *id = json_string_value(json_object_get(s, "id"));
+        char *screen = xasprintf(SESSION_PREFIX "%s/screen", id);
+        char *text = xasprintf(SESSION_PREFIX "%s/text", id);
+        char *title = xasprintf("%s screen", id);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s}", "uri", screen, "name",
+                                              screen + strlen("glovebox://"), "title", title,
+                                              "mimeType", "image/png"));
+        free(title);
+        title = xasprintf("%s text", id);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s}", "uri", text, "name",
+                                              text + strlen("glovebox://"), "title", title,
+                                              "mimeType", "text/plain"));
+        free(title);
+        free(screen);
+        free(text);
+    }
+    json_decref(sessions);
+}
+
+struct session_read {
+    struct backend_call bc;
+    struct resource_read *r;
+    char *uri;
+    bool text;
+};
+
+static void read_finished(struct backend_call *bc, struct backend_result *res)
+{
+    struct session_read *sr = (struct session_read *)bc;
+    if (res->error) {
+        resource_read_fail(sr->r, "%s", res->error);
+    } else if (sr->text) {
+        const char *text = json_string_value(json_object_get(res->data, "text"));
+        resource_read_done(sr->r, json_pack("[{s:s, s:s, s:s}]", "uri", sr->uri, "mimeType",
+                                            "text/plain", "text", text ? text : ""));
+    } else {
+        char *b64 = base64_encode(res->bytes, res->len);
+        resource_read_done(sr->r, json_pack("[{s:s, s:s, s:s}]", "uri", sr->uri, "mimeType",
+                                            res->mime, "blob", b64));
+        free(b64);
+    }
+    json_decref(res->data);
+    free(res->bytes);
+    free(res->text);
+    free(res->error);
+    json_decref((json_t *)sr->bc.args);
+    free(sr->uri);
+    free(sr);
+}
+
+static void session_read(struct resource_read *r, const char *uri)
+{
+    const char *rest = uri + strlen(SESSION_PREFIX);
+    const char *slash = strchr(rest, '/');
+    if (!slash || (strcmp(slash, "/screen") != 0 && strcmp(slash, "/text") != 0)) {
+        resource_read_not_found(r, "Resource not found: %s (expected " SESSION_PREFIX
+                                   "{id}/screen or /text)", uri);
+        return;
+    }
+    char *id = xstrndup(rest, (size_t)(slash - rest));
+    struct app *app = resource_read_app(r);
+    char *err = NULL;
+    struct session *s = session_resolve(app->sessions, id, &err);
+    free(id);
+    if (!s) {
+        resource_read_not_found(r, "Resource not found: %s", err);
+        free(err);
+        return;
+    }
+    bool text = strcmp(slash, "/text") == 0;
+    backend_op op = text ? s->impl->read_text : s->impl->capture;
+    if (!op) {
+        resource_read_not_found(r, "Resource not found: %s sessions have no %s", s->impl->kind,
+                                text ? "text" : "screen image");
+        return;
+    }
+    struct session_read *sr = xcalloc(1, sizeof *sr);
+    sr->r = r;
+    sr->uri = xstrdup(uri);
+    sr->text = text;
+    sr->bc.session = s;
+    sr->bc.args = json_object();
+    sr->bc.app = app;
+    sr->bc.owner = sr;
+    sr->bc.finish = read_finished;
+    op(&sr->bc);
+}
+
+static const struct resource_provider session_provider = {
+    .uri_template = SESSION_PREFIX "{id}/{view}",
+    .prefix = SESSION_PREFIX,
+    .name = "session",
+    .description = "A live session's screen: {view} is \"screen\" (a PNG rendered when read) "
+                   "or \"text\" (the screen as text)",
+    .mime_type = "image/png",
+    .list = session_list,
+    .read = session_read,
+};
+
+static void recording_list(struct app *app, json_t *list)
+{
+    for (size_t i = 0; i < recordings_count(); i++) {
+        const struct recording_info *info = recordings_at(i);
+        char *uri = xasprintf(RECORDING_PREFIX "%s", info->id);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:I}", "uri", uri, "name",
+                                              info->id, "mimeType", info->mime, "size",
+                                              (json_int_t)info->bytes));
+        free(uri);
+    }
+}
+
+static void recording_read(struct resource_read *r, const char *uri)
+{
+    const struct recording_info *info = recordings_find(uri + strlen(RECORDING_PREFIX));
+    if (!info) {
+        resource_read_not_found(r, "Resource not found: %s (no such recording)", uri);
+        return;
+    }
+    FILE *f = fopen(info->path, "rb");
+    if (!f) {
+        resource_read_fail(r, "cannot read %s: %s", info->path, strerror(errno));
+        return;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    if (size < 0 || (unsigned long)size > MAX_INLINE_RECORDING) {
+        fclose(f);
+        resource_read_fail(r, "%s is too large to send inline (%ld bytes); read it from %s",
+                           info->id, size, info->path);
+        return;
+    }
+    uint8_t *data = xmalloc((size_t)size + 1);
+    size_t got = fread(data, 1, (size_t)size, f);
+    fclose(f);
+    char *b64 = base64_encode(data, got);
+    free(data);
+    resource_read_done(r, json_pack("[{s:s, s:s, s:s}]", "uri", uri, "mimeType", info->mime,
+                                    "blob", b64));
+    free(b64);
+}
+
+static const struct resource_provider recording_provider = {
+    .uri_template = RECORDING_PREFIX "{id}",
+    .prefix = RECORDING_PREFIX,
+    .name = "recording",
+    .description = "A finished recording (animated GIF for terminal sessions)",
+    .mime_type = "image/gif",
+    .list = recording_list,
+    .read = recording_read,
+};
+
+void screen_resources_register(void)
+{
+    resources_add(&session_provider);
+    resources_add(&recording_provider);
+}

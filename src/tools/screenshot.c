@@ -1,0 +1,34 @@
+/* screenshot: the screen as an image. */
+#include "backend/backend.h"
+#include "tools/screen_call.h"
+#include "tools/tools.h"
+
+static void handle(struct tool_call *call)
+{
+    screen_call_run(call, BACKEND_OP(screenshot), "take a screenshot", false);
+}
+
+const struct tool tool_screenshot = {
+    .name = "screenshot",
+    .title = "Screenshot",
+    .description = "The screen as an image. Terminals are rendered from their cells with real "
+                   "fonts (colours, bold, italic, underline, wide characters, cursor). format: "
+                   "png (default), jpeg or webp; max_width scales down (area averaging); "
+                   "as: image returns the picture inline, as: link returns a resource link "
+                   "(glovebox://session/{id}/screen) to read with resources/read.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+                    "\"format\":{\"type\":\"string\",\"enum\":[\"png\",\"jpeg\",\"webp\"]},"
+                    "\"quality\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,"
+                    "\"description\":\"JPEG/WebP quality (default 85)\"},"
+                    "\"max_width\":{\"type\":\"integer\",\"minimum\":16,\"maximum\":16384,"
+                    "\"description\":\"Scale down to at most this many pixels wide\"},"
+                    "\"as\":{\"type\":\"string\",\"enum\":[\"image\",\"link\"]}},"
+                    "\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+                     "\"width\":{\"type\":\"integer\"},\"height\":{\"type\":\"integer\"},"
+                     "\"format\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
+                     "\"scale\":{\"type\":\"number\"},\"uri\":{\"type\":\"string\"}},"
+                     "\"required\":[\"session\",\"width\",\"height\",\"format\",\"bytes\"]}",
+    .annotations = {.read_only = true},
+    .handler = handle,
+};

@@ -1,0 +1,121 @@
+/* terminal_start: run a program in a new terminal session. */
+#include "backend/terminal/terminal.h"
+#include "core/app.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+#include "core/args.h"
+#include "tools/tools.h"
+
+#include <string.h>
+
+/* A NULL-terminated copy of a JSON array of strings; NULL if absent. */
+static char **string_list(const json_t *arr)
+{
+    if (!json_is_array(arr))
+        return NULL;
+    size_t n = json_array_size(arr);
+    char **out = xcalloc(n + 1, sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i] = xstrdup(json_string_value(json_array_get(arr, i)));
+    return out;
+}
+
+static char **env_list(const json_t *obj, char **err)
+{
+    if (!json_is_object(obj))
+        return NULL;
+    char **out = xcalloc(json_object_size(obj) + 1, sizeof *out);
+    const char *key;
+    const json_t *v;
+    size_t i = 0;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        if (!key[0] || strchr(key, '=')) {
+            *err = xasprintf("argument \"env\": variable names must be non-empty and contain no "
+                             "'=', got \"%s\"",
+                             key);
+            for (size_t j = 0; j < i; j++)
+                free(out[j]);
+            free(out);
+            return NULL;
+        }
+        out[i++] = xasprintf("%s=%s", key, json_string_value(v));
+    }
+    return out;
+}
+
+static void free_list(char **l)
+{
+    for (char **p = l; p && *p; p++)
+        free(*p);
+    free(l);
+}
+
+static void handle(struct tool_call *call)
+{
+    const json_t *a = tool_call_args(call);
+    char *err = NULL;
+    char **argv = string_list(json_object_get(a, "command"));
+    char **env = env_list(json_object_get(a, "env"), &err);
+    if (err) {
+        free_list(argv);
+        tool_call_fail(call, "%s", err);
+        free(err);
+        return;
+    }
+    struct terminal_options o = {
+        .argv = (const char *const *)argv,
+        .cwd = args_string(a, "cwd", NULL),
+        .env = (const char *const *)env,
+        .cols = (int)args_int(a, "cols", 120),
+        .rows = (int)args_int(a, "rows", 40),
+        .scrollback = (int)args_int(a, "scrollback", 10000),
+        .name = args_string(a, "name", NULL),
+    };
+    struct session *s = terminal_start(tool_call_app(call), &o, &err);
+    free_list(argv);
+    free_list(env);
+    if (!s) {
+        tool_call_fail(call, "%s", err);
+        free(err);
+        return;
+    }
+    json_t *out = session_to_json(s);
+    json_t *pid = json_object_get(out, "pid");
+    tool_call_done(call, out, "started %s (pid %lld, %dx%d)", s->id,
+                   (long long)json_integer_value(pid), o.cols, o.rows);
+}
+
+const struct tool tool_terminal_start = {
+    .name = "terminal_start",
+    .title = "Start a terminal session",
+    .description = "Runs a program (default: the user's shell) in a new pseudo-terminal with "
+                   "TERM=xterm-256color and returns the session id, pid and size. Then use "
+                   "type_text/press_key to drive it, read_text/snapshot/screenshot to see it, "
+                   "wait_for to wait for output, session_stop to end it.",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,"
+        "\"description\":\"Program and arguments, e.g. [\\\"bash\\\", \\\"-l\\\"] (default: "
+        "$SHELL)\"},"
+        "\"cols\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":1000,\"description\":"
+        "\"Columns (default 120)\"},"
+        "\"rows\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":1000,\"description\":"
+        "\"Rows (default 40)\"},"
+        "\"cwd\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Working directory\"},"
+        "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
+        "\"description\":\"Variables added to the environment\"},"
+        "\"scrollback\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000000,"
+        "\"description\":\"Lines kept above the screen (default 10000)\"},"
+        "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"description\":"
+        "\"A label to find the session by\"}},"
+        "\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
+                     "\"kind\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
+                     "\"pid\":{\"type\":\"integer\"},\"cols\":{\"type\":\"integer\"},"
+                     "\"rows\":{\"type\":\"integer\"},\"command\":{\"type\":\"array\"}},"
+                     "\"required\":[\"id\",\"kind\",\"pid\",\"cols\",\"rows\"]}",
+    .annotations = {.read_only = false, .destructive = false, .idempotent = false,
+                    .open_world = true},
+    .handler = handle,
+};

@@ -1,0 +1,26 @@
+/* type_text: text as if typed. */
+#include "backend/backend.h"
+#include "tools/screen_call.h"
+#include "tools/tools.h"
+
+static void handle(struct tool_call *call)
+{
+    screen_call_run(call, BACKEND_OP(type_text), "type", true);
+}
+
+const struct tool tool_type_text = {
+    .name = "type_text",
+    .title = "Type text",
+    .description = "Types UTF-8 text into the session as a person would. Terminals: the bytes go "
+                   "to the program (as a bracketed paste when the program enabled it); newlines "
+                   "are sent as Enter. Use press_key for keys and chords. Large text is written "
+                   "as the program reads it; the call answers when all of it is written.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+                    "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The text "
+                    "to type\"}},\"required\":[\"text\"],\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+                     "\"bytes\":{\"type\":\"integer\"},\"bracketed_paste\":{\"type\":"
+                     "\"boolean\"}},\"required\":[\"session\",\"bytes\"]}",
+    .annotations = {.read_only = false, .destructive = false, .idempotent = false},
+    .handler = handle,
+};

@@ -1,0 +1,58 @@
+/* wait_for: wait for what you expect instead of sleeping. */
+#include "backend/backend.h"
+#include "core/args.h"
+#include "tools/screen_call.h"
+#include "tools/tools.h"
+
+static void handle(struct tool_call *call)
+{
+    const json_t *a = tool_call_args(call);
+    bool any = json_object_get(a, "text") || json_object_get(a, "regex") ||
+               json_object_get(a, "stable_ms") || args_bool(a, "exit", false);
+    if (!any) {
+        tool_call_fail(call, "wait_for needs something to wait for: \"text\", \"regex\", "
+                             "\"stable_ms\" or \"exit\": true");
+        return;
+    }
+    if (json_object_get(a, "text") && json_object_get(a, "regex")) {
+        tool_call_fail(call, "give either \"text\" or \"regex\", not both");
+        return;
+    }
+    /* Waiting for the exit of an ended session answers at once, so it need
+     * not be live; the backend checks the rest. */
+    screen_call_run(call, BACKEND_OP(wait_for), "wait", false);
+}
+
+const struct tool tool_wait_for = {
+    .name = "wait_for",
+    .title = "Wait for the screen",
+    .description = "Waits until text (or a regular expression, POSIX extended) appears on the "
+                   "screen — or, with gone: true, disappears; or until the screen has been "
+                   "still for stable_ms; or, with exit: true, until the program ends. Checked "
+                   "whenever output arrives, not by polling. Answers with matched true/false, "
+                   "the elapsed time and the matching line; a timeout is not an error "
+                   "(matched: false).",
+    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+                    "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Plain text "
+                    "to find on one line of the screen\"},"
+                    "\"regex\":{\"type\":\"string\",\"minLength\":1,\"description\":\"POSIX "
+                    "extended regular expression matched against each line\"},"
+                    "\"gone\":{\"type\":\"boolean\",\"description\":\"Wait for the text or "
+                    "regex to disappear instead (default false)\"},"
+                    "\"stable_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":600000,"
+                    "\"description\":\"Wait until no output has arrived for this long\"},"
+                    "\"exit\":{\"type\":\"boolean\",\"description\":\"Wait for the program to "
+                    "exit\"},"
+                    "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600000,"
+                    "\"description\":\"Give up after this long (default 10000)\"}},"
+                    "\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+                     "\"matched\":{\"type\":\"boolean\"},\"elapsed_ms\":{\"type\":\"integer\"},"
+                     "\"line\":{\"type\":[\"string\",\"null\"]},"
+                     "\"row\":{\"type\":[\"integer\",\"null\"]},"
+                     "\"reason\":{\"type\":\"string\"},"
+                     "\"exit_status\":{\"type\":[\"integer\",\"null\"]}},"
+                     "\"required\":[\"session\",\"matched\",\"elapsed_ms\"]}",
+    .annotations = {.read_only = true},
+    .handler = handle,
+};
