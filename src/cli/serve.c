@@ -17,10 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* If sessions refuse to end (they are killed after their own grace period)
  * the process still exits. */
 #define SHUTDOWN_DEADLINE_MS 10000
+/* Worker-pool jobs cannot be interrupted; once every reply is out, they get
+ * this long to finish before glovebox exits without them. */
+#define WORK_GRACE_MS 1000
 
 struct server {
     struct app app;
@@ -53,17 +57,28 @@ static void usage(FILE *to)
           to);
 }
 
+/* Closes every handle but arg (which may be NULL). */
 static void close_walk(uv_handle_t *h, void *arg)
 {
-    if (!uv_is_closing(h))
+    if (h != arg && !uv_is_closing(h))
         uv_close(h, NULL);
+}
+
+static void work_deadline(uv_timer_t *t)
+{
+    log_warn("worker-pool jobs still running %d ms after shutdown; exiting without them",
+             WORK_GRACE_MS);
+    uv_stop(t->loop);
 }
 
 static void finish(struct server *srv)
 {
     stdio_transport_destroy(srv->stdio);
     srv->stdio = NULL;
-    uv_walk(srv->app.loop, close_walk, NULL);
+    uv_walk(srv->app.loop, close_walk, &srv->deadline);
+    /* Unreferenced: when no job is left the loop ends at once. */
+    uv_timer_start(&srv->deadline, work_deadline, WORK_GRACE_MS, 0);
+    uv_unref((uv_handle_t *)&srv->deadline);
 }
 
 static void drained(void *ud)
@@ -125,8 +140,10 @@ static int parse_args(struct server *srv, int argc, char **argv)
             continue;
         } else if (strcmp(a, "--max-message") == 0 && v) {
             if (!options_parse_size(v, &srv->app.max_message) || srv->app.max_message < 1024) {
-                fprintf(stderr, "glovebox serve: --max-message expects a size of at least 1K "
-                                "such as 16M, got \"%s\"\n", v);
+                fprintf(stderr,
+                        "glovebox serve: --max-message expects a size of at least 1K "
+                        "such as 16M, got \"%s\"\n",
+                        v);
                 return EXIT_USAGE;
             }
         } else if (strcmp(a, "--data-dir") == 0 && v) {
@@ -149,8 +166,10 @@ static int parse_args(struct server *srv, int argc, char **argv)
                 }
             }
             if (!ok) {
-                fprintf(stderr, "glovebox serve: --log-level expects debug, info, warning or "
-                                "error, got \"%s\"\n", v);
+                fprintf(stderr,
+                        "glovebox serve: --log-level expects debug, info, warning or "
+                        "error, got \"%s\"\n",
+                        v);
                 return EXIT_USAGE;
             }
         } else {
@@ -204,14 +223,24 @@ int cli_serve(int argc, char **argv)
         log_info("glovebox %s serving MCP on stdio", GLOVEBOX_VERSION);
     }
     uv_run(srv.app.loop, UV_RUN_DEFAULT);
-    /* Close anything a late callback opened, then let close callbacks run. */
+    /* Close anything a late callback opened and let close callbacks run; do
+     * not wait again for jobs the deadline gave up on. */
     uv_walk(srv.app.loop, close_walk, NULL);
-    uv_run(srv.app.loop, UV_RUN_DEFAULT);
-    if (uv_loop_close(srv.app.loop) != 0)
-        log_warn("event loop closed with requests still pending");
+    for (int i = 0; i < 16 && uv_run(srv.app.loop, UV_RUN_NOWAIT); i++)
+        ;
+    /* Jobs the deadline gave up on keep their own memory; they never call
+     * back. */
+    bool busy = uv_loop_close(srv.app.loop) != 0;
     children_finish();
     session_registry_destroy(srv.app.sessions);
     mcp_server_finish();
     free(srv.app.data_dir);
+    if (busy) {
+        /* libuv joins its worker threads at exit, which would wait for the
+         * very jobs the deadline gave up on. */
+        log_debug("exiting with worker-pool jobs still running");
+        fflush(NULL);
+        _exit(srv.exit_code);
+    }
     return srv.exit_code;
 }

@@ -16,7 +16,8 @@ int jsonrpc_parse(const char *data, size_t len, struct jsonrpc_message *out, cha
     memset(out, 0, sizeof *out);
     *error_id = NULL;
     json_error_t jerr;
-    json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    json_t *root =
+        json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     if (!root) {
         *err = xasprintf("Parse error: %s (at byte %d)", jerr.text, jerr.position);
         return JSONRPC_PARSE_ERROR;
@@ -130,8 +131,7 @@ char *jsonrpc_describe_value(const json_t *v)
         const char *s = json_string_value(v);
         size_t n = json_string_length(v);
         if (n > 40)
-            return xasprintf("string \"%.*s...\" (%zu bytes)", (int)utf8_truncate(s, n, 37), s,
-                             n);
+            return xasprintf("string \"%.*s...\" (%zu bytes)", (int)utf8_truncate(s, n, 37), s, n);
         return xasprintf("string \"%s\"", s);
     }
     case JSON_INTEGER:
