@@ -1,4 +1,5 @@
 /* glovebox: an MCP server that gives AI agents eyes and hands on screens. */
+#include "backend/backend.h"
 #include "cli/cli.h"
 #include "core/log.h"
 
@@ -41,12 +42,15 @@ int main(int argc, char **argv)
         printf("glovebox %s\n", GLOVEBOX_VERSION);
         return EXIT_OK;
     }
-    if (strcmp(cmd, "serve") == 0)
-        return cli_serve(argc - 1, argv + 1);
-    if (strcmp(cmd, "doctor") == 0)
-        return cli_doctor(argc - 1, argv + 1);
-    if (strcmp(cmd, "tools") == 0)
-        return cli_tools(argc - 1, argv + 1);
+    int (*run)(int, char **) = strcmp(cmd, "serve") == 0    ? cli_serve
+                               : strcmp(cmd, "doctor") == 0 ? cli_doctor
+                               : strcmp(cmd, "tools") == 0  ? cli_tools
+                                                            : NULL;
+    if (run) {
+        int rc = run(argc - 1, argv + 1);
+        backends_finish();
+        return rc;
+    }
     fprintf(stderr, "glovebox: unknown command \"%s\"\n\n", cmd);
     usage(stderr);
     return EXIT_USAGE;

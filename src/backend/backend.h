@@ -95,6 +95,10 @@ struct backend_kind {
     const struct backend_requirement *requirements; /* NULL-terminated by what==NULL */
 };
 
+/* Free what backends share for the life of the process (fonts, caches).
+ * Call once at exit, after every session is gone. */
+void backends_finish(void);
+
 /* Every kind glovebox knows, in a fixed order; *count is set. */
 const struct backend_kind *backend_kinds(int *count);
 /* For each kind: {kind, implemented, available, missing:[{what, package}]}.

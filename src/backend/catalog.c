@@ -1,6 +1,9 @@
 /* The kinds of screen glovebox drives, and what each needs on this machine. */
 #include "backend/backend.h"
 #include "backend/requirements.h"
+#include "backend/terminal/terminal.h"
+
+#include <fontconfig/fontconfig.h>
 
 #include <stddef.h>
 
@@ -114,4 +117,11 @@ json_t *backend_check_all(void)
                                              "missing", missing));
     }
     return out;
+}
+
+void backends_finish(void)
+{
+    terminal_release_shared();
+    /* fontconfig keeps its configuration until told otherwise. */
+    FcFini();
 }

@@ -85,7 +85,9 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params,
                     "Invalid params: \"name\" must be the name of a tool (a string)", NULL);
         return;
     }
-    const struct tool_entry *entry = registry_find(json_string_value(name));
+    /* A NUL inside the name must not select the tool named by its prefix. */
+    bool clean = strlen(json_string_value(name)) == json_string_length(name);
+    const struct tool_entry *entry = clean ? registry_find(json_string_value(name)) : NULL;
     if (!entry) {
         char *msg = xasprintf("Unknown tool: %.200s (tools/list shows the tools)",
                               json_string_value(name));

@@ -212,6 +212,10 @@ static bool check_string(struct ctx *c, const json_t *schema, const json_t *valu
 {
     if (!json_is_string(value))
         return true;
+    /* Handlers read arguments as C strings: an embedded NUL would silently
+     * cut them short, so it is refused here. */
+    if (strlen(json_string_value(value)) != json_string_length(value))
+        return fail(c, schema, value, "must not contain NUL characters (\\u0000)");
     size_t len = utf8_length(json_string_value(value), json_string_length(value));
     const json_t *k;
     char what[96];

@@ -377,6 +377,12 @@ void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *st
         c->transport.send(c, stream, NULL, true, c->transport.ud);
         break;
     case JSONRPC_REQUEST:
+        /* "ping\u0000x" must not be taken for ping. */
+        if (strlen(m.method) != json_string_length(json_object_get(m.root, "method"))) {
+            reply_error(c, stream, m.id, JSONRPC_METHOD_NOT_FOUND,
+                        "Method not found: the method name contains a NUL character", NULL);
+            break;
+        }
         if (pending_find(c, m.id)) {
             reply_error(c, stream, m.id, JSONRPC_INVALID_REQUEST,
                         "Invalid Request: this id is already used by a request in flight", NULL);

@@ -1,6 +1,7 @@
 /* Screenshots of a terminal: the cell grid is copied on the loop thread,
  * then rendered, scaled and encoded on the worker pool. */
 #include "backend/terminal/internal.h"
+#include "backend/terminal/terminal.h"
 #include "backend/terminal/term_screen.h"
 #include "core/app.h"
 #include "core/xmalloc.h"
@@ -31,6 +32,14 @@ struct glyph_renderer *terminal_renderer_lock(char **err)
 
 void terminal_renderer_unlock(void)
 {
+    pthread_mutex_unlock(&renderer_lock);
+}
+
+void terminal_release_shared(void)
+{
+    pthread_mutex_lock(&renderer_lock);
+    glyph_renderer_destroy(renderer);
+    renderer = NULL;
     pthread_mutex_unlock(&renderer_lock);
 }
 
@@ -79,7 +88,8 @@ static void shot_done(uv_work_t *work, int status)
         backend_call_fail(bc, "cannot render the screen: %s",
                           sh->err ? sh->err : "cancelled");
     } else {
-        const char *name = image_format_extension(sh->format);
+        /* The name the caller asked for ("jpeg"), not the file extension ("jpg"). */
+        const char *name = sh->format == IMAGE_JPEG ? "jpeg" : image_format_extension(sh->format);
         double scale = (double)sh->width / (double)sh->full_width;
         json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:I, s:f}", "session", bc->session->id,
                               "width", (int)sh->width, "height", (int)sh->height, "format", name,

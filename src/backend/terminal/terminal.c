@@ -11,8 +11,11 @@
 #include "core/xmalloc.h"
 #include "session/session.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -191,13 +194,55 @@ static void kill_timer_closed(uv_handle_t *h)
     t->kill_timer_open = false;
 }
 
+/* SIGKILL every process left in the program's session (its terminal):
+ * background jobs in process groups of their own that a hangup did not end,
+ * such as `cmd & disown` or nohup. The session id cannot be reused while
+ * any of them holds it. Several passes, in case one forked meanwhile. */
+static void kill_session(pid_t sid)
+{
+    for (int pass = 0; pass < 5; pass++) {
+        DIR *d = opendir("/proc");
+        if (!d)
+            return;
+        int killed = 0;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            char *end;
+            long pid = strtol(e->d_name, &end, 10);
+            if (*end || pid <= 0 || pid == (long)getpid())
+                continue;
+            char path[64], buf[512];
+            snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+            FILE *f = fopen(path, "re");
+            if (!f)
+                continue;
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            fclose(f);
+            buf[n] = '\0';
+            /* pid (comm) state ppid pgrp session ...; comm may hold spaces. */
+            const char *p = strrchr(buf, ')');
+            int ppid, pgrp, session;
+            char state;
+            if (p && sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) == 4 &&
+                session == sid && state != 'Z' && kill((pid_t)pid, SIGKILL) == 0)
+                killed++;
+        }
+        closedir(d);
+        if (!killed)
+            return;
+        log_debug("killed %d leftover process%s of session %d", killed,
+                  killed == 1 ? "" : "es", (int)sid);
+    }
+}
+
 /* The program has exited: read what it left, make sure nothing of its
- * process group lives on, and end the session. */
+ * process group or terminal session lives on, and end the session. */
 static void finalize(struct terminal *t)
 {
     if (t->master >= 0 && t->poll_open)
         read_output(t);
     kill(-t->pid, SIGKILL);
+    kill_session(t->pid);
     if (t->poll_open && !uv_is_closing((uv_handle_t *)&t->poll))
         uv_close((uv_handle_t *)&t->poll, poll_closed);
     if (t->kill_timer_open && !uv_is_closing((uv_handle_t *)&t->kill_timer))

@@ -19,3 +19,6 @@ struct terminal_options {
 /* Start the program. On failure returns NULL with *err set (the OS reason:
  * command not found, no such directory, …). */
 struct session *terminal_start(struct app *app, const struct terminal_options *o, char **err);
+
+/* Free what terminal sessions share (the glyph renderer). At exit. */
+void terminal_release_shared(void);

@@ -77,20 +77,46 @@ static void answer(struct term_wait *w, bool matched, const char *reason, const 
     uv_close((uv_handle_t *)&w->quiet, timer_closed);
 }
 
+/* Whether the text is on the line. Lines come with their trailing blanks
+ * trimmed, but text such as the prompt ">>> " ends in the blank cells after
+ * the last character: count them as spaces. */
+static bool text_on_line(const char *text, const char *line, size_t len, int cols,
+                         struct strbuf *padded)
+{
+    if (strstr(line, text))
+        return true;
+    size_t tlen = strlen(text);
+    if (tlen == 0 || text[tlen - 1] != ' ')
+        return false;
+    int chars = 0; /* at most the cells used: a wide character is one */
+    for (size_t i = 0; i < len; i++)
+        chars += ((unsigned char)line[i] & 0xC0) != 0x80;
+    strbuf_clear(padded);
+    strbuf_append(padded, line, len);
+    for (int i = chars; i < cols; i++)
+        strbuf_putc(padded, ' ');
+    return padded->data && strstr(padded->data, text) != NULL;
+}
+
 /* Finds the text/regex on screen. Returns the row or -1; fills line. */
 static int find_on_screen(struct term_wait *w, struct strbuf *line)
 {
     int cols, rows;
     term_screen_size(w->t->screen, &cols, &rows);
-    for (int r = 0; r < rows; r++) {
+    struct strbuf padded;
+    strbuf_init(&padded);
+    int found = -1;
+    for (int r = 0; r < rows && found < 0; r++) {
         strbuf_clear(line);
         term_screen_append_line(w->t->screen, r, line);
         const char *s = line->data ? line->data : "";
-        bool hit = w->use_regex ? regexec(&w->re, s, 0, NULL, 0) == 0 : strstr(s, w->text) != NULL;
+        bool hit = w->use_regex ? regexec(&w->re, s, 0, NULL, 0) == 0
+                                : text_on_line(w->text, s, line->len, cols, &padded);
         if (hit)
-            return r;
+            found = r;
     }
-    return -1;
+    strbuf_finish(&padded);
+    return found;
 }
 
 static bool quiet_enough(struct term_wait *w)
