@@ -50,7 +50,7 @@ static void tool_json_follows_version(void **state)
     json_decref(full);
     json_decref(old);
     /* Order is registration order, stable across calls. */
-    assert_string_equal(registry_at(0)->tool->name, "session_list");
+    assert_string_equal(registry_at(0)->tool->name, "terminal_start");
     registry_clear();
     assert_int_equal(registry_count(), 0);
 }

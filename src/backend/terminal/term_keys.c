@@ -8,7 +8,7 @@
 #include <vterm.h>
 
 #define HELP                                                                                       \
-    "valid keys: Enter (Return), Tab, Escape (Esc), Backspace, Delete (Del), Insert, Up, Down, "  \
+    "valid keys: Enter (Return), Tab, Escape (Esc), Backspace, Delete (Del), Insert, Up, Down, "   \
     "Left, Right, Home, End, PageUp, PageDown, F1-F12, Space, or a single character; modifiers "   \
     "ctrl, alt (meta, option), shift joined with + (e.g. ctrl+c, shift+tab, ctrl+alt+Delete)"
 
@@ -16,14 +16,30 @@ static const struct {
     const char *name;
     enum term_named_key key;
 } names[] = {
-    {"enter", TERM_KEY_ENTER},       {"return", TERM_KEY_ENTER},     {"tab", TERM_KEY_TAB},
-    {"escape", TERM_KEY_ESCAPE},     {"esc", TERM_KEY_ESCAPE},       {"backspace", TERM_KEY_BACKSPACE},
-    {"delete", TERM_KEY_DELETE},     {"del", TERM_KEY_DELETE},       {"insert", TERM_KEY_INSERT},
-    {"ins", TERM_KEY_INSERT},        {"up", TERM_KEY_UP},            {"down", TERM_KEY_DOWN},
-    {"left", TERM_KEY_LEFT},         {"right", TERM_KEY_RIGHT},      {"arrowup", TERM_KEY_UP},
-    {"arrowdown", TERM_KEY_DOWN},    {"arrowleft", TERM_KEY_LEFT},   {"arrowright", TERM_KEY_RIGHT},
-    {"home", TERM_KEY_HOME},         {"end", TERM_KEY_END},          {"pageup", TERM_KEY_PAGEUP},
-    {"pgup", TERM_KEY_PAGEUP},       {"pagedown", TERM_KEY_PAGEDOWN}, {"pgdn", TERM_KEY_PAGEDOWN},
+    {"enter", TERM_KEY_ENTER},
+    {"return", TERM_KEY_ENTER},
+    {"tab", TERM_KEY_TAB},
+    {"escape", TERM_KEY_ESCAPE},
+    {"esc", TERM_KEY_ESCAPE},
+    {"backspace", TERM_KEY_BACKSPACE},
+    {"delete", TERM_KEY_DELETE},
+    {"del", TERM_KEY_DELETE},
+    {"insert", TERM_KEY_INSERT},
+    {"ins", TERM_KEY_INSERT},
+    {"up", TERM_KEY_UP},
+    {"down", TERM_KEY_DOWN},
+    {"left", TERM_KEY_LEFT},
+    {"right", TERM_KEY_RIGHT},
+    {"arrowup", TERM_KEY_UP},
+    {"arrowdown", TERM_KEY_DOWN},
+    {"arrowleft", TERM_KEY_LEFT},
+    {"arrowright", TERM_KEY_RIGHT},
+    {"home", TERM_KEY_HOME},
+    {"end", TERM_KEY_END},
+    {"pageup", TERM_KEY_PAGEUP},
+    {"pgup", TERM_KEY_PAGEUP},
+    {"pagedown", TERM_KEY_PAGEDOWN},
+    {"pgdn", TERM_KEY_PAGEDOWN},
 };
 
 static const struct {
@@ -111,8 +127,8 @@ bool term_keys_parse(const char *spec, struct term_key *key, char **err)
      * name the plus key. */
     for (const char *plus; p[0] && (plus = strchr(p + 1, '+'));) {
         if (!parse_mod(p, (size_t)(plus - p), &key->mods)) {
-            *err = xasprintf("unknown modifier \"%.*s\" in \"%s\"; " HELP, (int)(plus - p), p,
-                             spec);
+            *err =
+                xasprintf("unknown modifier \"%.*s\" in \"%s\"; " HELP, (int)(plus - p), p, spec);
             return false;
         }
         p = plus + 1;
@@ -140,14 +156,32 @@ static int ctrl_byte(uint32_t c)
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
         return (int)(c & 0x1F);
     switch (c) {
-    case '@': case ' ': case '2': return 0x00;
-    case '[': case '3': return 0x1B;
-    case '\\': case '4': return 0x1C;
-    case ']': case '5': return 0x1D;
-    case '^': case '6': case '~': return 0x1E;
-    case '_': case '7': case '/': return 0x1F;
-    case '?': case '8': return 0x7F;
-    default: return -1;
+    case '@':
+    case ' ':
+    case '2':
+        return 0x00;
+    case '[':
+    case '3':
+        return 0x1B;
+    case '\\':
+    case '4':
+        return 0x1C;
+    case ']':
+    case '5':
+        return 0x1D;
+    case '^':
+    case '6':
+    case '~':
+        return 0x1E;
+    case '_':
+    case '7':
+    case '/':
+        return 0x1F;
+    case '?':
+    case '8':
+        return 0x7F;
+    default:
+        return -1;
     }
 }
 

@@ -7,6 +7,7 @@
 #include "core/xmalloc.h"
 #include "image/cellgrid.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <vterm.h>
 
@@ -29,8 +30,8 @@ struct term_screen {
     bool altscreen;
     char *title; /* never NULL */
 
-    /* While set, output is swallowed and only noted: see bracketed_paste. */
-    bool probing, probe_hit;
+    /* While set, libvterm's output is caught here instead of sent: see ask. */
+    struct strbuf *capture;
 };
 
 /* A dark theme (VS Code's terminal colours) for the 16 ANSI colours. */
@@ -115,8 +116,8 @@ static const VTermScreenCallbacks callbacks = {
 static void on_output(const char *buf, size_t len, void *ud)
 {
     struct term_screen *s = ud;
-    if (s->probing) {
-        s->probe_hit = true;
+    if (s->capture) {
+        strbuf_append(s->capture, buf, len);
         return;
     }
     if (s->out_cb)
@@ -137,13 +138,14 @@ static int clamp(int v, int lo, int hi)
 struct term_screen *term_screen_create(int cols, int rows, int scrollback_lines)
 {
     struct term_screen *s = xcalloc(1, sizeof *s);
-    cols = clamp(cols, 1, TERM_SCREEN_MAX_DIM);
+    cols = clamp(cols, TERM_SCREEN_MIN_COLS, TERM_SCREEN_MAX_DIM);
     rows = clamp(rows, 1, TERM_SCREEN_MAX_DIM);
     s->sb = term_scrollback_create(clamp(scrollback_lines, 0, TERM_SCREEN_MAX_SCROLLBACK));
     term_feed_init(&s->feed, on_feed_write, on_output, s);
     s->title = xstrdup("");
     s->cursor_visible = true;
 
+    s->feed.rep_max = cols;
     s->vt = vterm_new(rows, cols);
     if (!s->vt)
         abort(); /* vterm_new only fails when out of memory */
@@ -204,16 +206,139 @@ void term_screen_feed(struct term_screen *s, const char *bytes, size_t len)
     finish_change(s, before);
 }
 
+/* Ask libvterm a question (a DECRQSS query) and catch its answer. */
+static void ask(struct term_screen *s, const char *query, struct strbuf *answer)
+{
+    strbuf_clear(answer);
+    strbuf_append(answer, "", 0);
+    s->capture = answer;
+    term_feed_inject(&s->feed, query, strlen(query));
+    s->capture = NULL;
+}
+
+/* A DEC private mode's state, asked with DECRQM. */
+static bool mode_set(struct term_screen *s, int mode, struct strbuf *a)
+{
+    char q[32];
+    snprintf(q, sizeof q, "\x1b[?%d$p", mode);
+    ask(s, q, a);
+    /* The answer starts with CSI, 7- or 8-bit (after S8C1T). */
+    const char *p = strchr(a->data, '?');
+    int m, v;
+    return p && sscanf(p, "?%d;%d$y", &m, &v) == 2 && v == 1;
+}
+
+/* Two numbers from a DECRQSS answer ("r": scroll region, "s": margins). */
+static bool ask_pair(struct term_screen *s, char what, int *first, int *last, struct strbuf *a)
+{
+    char q[16], final = 0;
+    snprintf(q, sizeof q, "\x1bP$q%c\x1b\\", what);
+    ask(s, q, a);
+    const char *p = strstr(a->data, "1$r"); /* after DCS, 7- or 8-bit */
+    return p && sscanf(p, "1$r%d;%d%c", first, last, &final) == 3 && final == what;
+}
+
+static void inject(struct term_screen *s, const char *seq)
+{
+    term_feed_inject(&s->feed, seq, strlen(seq));
+}
+
+/* CUP to an absolute position, whether or not origin mode is on. */
+static void move_cursor(struct term_screen *s, VTermPos pos, struct strbuf *a)
+{
+    int top = 1, left = 1, last;
+    if (mode_set(s, 6, a)) {
+        ask_pair(s, 'r', &top, &last, a);
+        ask_pair(s, 's', &left, &last, a);
+    }
+    char cup[32];
+    int row = pos.row + 2 - top, col = pos.col + 2 - left;
+    snprintf(cup, sizeof cup, "\x1b[%d;%dH", row < 1 ? 1 : row, col < 1 ? 1 : col);
+    inject(s, cup);
+}
+
+/* DECRC puts back a position saved before the screen shrank, unchecked. Move
+ * the saved position inside, keeping the current pen and cursor. */
+static void repair_saved_cursor(struct term_screen *s, int cols, int rows, struct strbuf *a)
+{
+    ask(s, "\x1bP$qm\x1b\\", a);
+    char *pen = NULL;
+    const char *p = strstr(a->data, "1$r");
+    const char *m = p ? strchr(p, 'm') : NULL;
+    if (m)
+        pen = xasprintf("\x1b[0;%.*sm", (int)(m - p - 3), p + 3);
+    ask(s, "\x1bP$q q\x1b\\", a);
+    int shape = 0;
+    p = strstr(a->data, "1$r");
+    if (!p || sscanf(p, "1$r%d q", &shape) != 1)
+        shape = 0;
+    bool visible = mode_set(s, 25, a);
+
+    inject(s, "\x1b"
+              "8");
+    VTermPos saved;
+    vterm_state_get_cursorpos(s->state, &saved);
+    saved.row = clamp(saved.row, 0, rows - 1);
+    saved.col = clamp(saved.col, 0, cols - 1);
+    move_cursor(s, saved, a);
+    inject(s, "\x1b"
+              "7");
+
+    if (pen)
+        inject(s, pen);
+    free(pen);
+    if (shape > 0) {
+        char scusr[16];
+        snprintf(scusr, sizeof scusr, "\x1b[%d q", shape);
+        inject(s, scusr);
+    }
+    inject(s, visible ? "\x1b[?25h" : "\x1b[?25l");
+}
+
+/* Shrinking in 0.1.4 (fixed upstream in 0.2) can leave the cursor above the
+ * screen, when lines below it scroll off; the scroll region or margins past
+ * its edge; and a saved cursor outside it. Printing, scrolling or restoring
+ * then reads and writes outside libvterm's buffers. Put them all back in. */
+static void repair_after_resize(struct term_screen *s, int cols, int rows, bool shrunk)
+{
+    VTermPos pos;
+    vterm_state_get_cursorpos(s->state, &pos);
+    bool moved = pos.row < 0 || pos.col < 0;
+    pos.row = clamp(pos.row, 0, rows - 1);
+    pos.col = clamp(pos.col, 0, cols - 1);
+
+    struct strbuf a;
+    strbuf_init(&a);
+    int first, last;
+    if (ask_pair(s, 'r', &first, &last, &a) && (last < first || first > rows)) {
+        inject(s, "\x1b[r");
+        moved = true;
+    }
+    /* Margins only show (and only matter) while DECLRMM is on, and then CSI s
+     * resets them. */
+    if (ask_pair(s, 's', &first, &last, &a) && (last < first || first > cols)) {
+        inject(s, "\x1b[s");
+        moved = true;
+    }
+    if (shrunk)
+        repair_saved_cursor(s, cols, rows, &a);
+    if (moved || shrunk)
+        move_cursor(s, pos, &a);
+    strbuf_finish(&a);
+}
+
 void term_screen_resize(struct term_screen *s, int cols, int rows)
 {
     uint64_t before = s->changes;
-    cols = clamp(cols, 1, TERM_SCREEN_MAX_DIM);
+    cols = clamp(cols, TERM_SCREEN_MIN_COLS, TERM_SCREEN_MAX_DIM);
     rows = clamp(rows, 1, TERM_SCREEN_MAX_DIM);
     int old_cols, old_rows;
     term_screen_size(s, &old_cols, &old_rows);
     if (cols == old_cols && rows == old_rows)
         return;
     vterm_set_size(s->vt, rows, cols);
+    s->feed.rep_max = cols;
+    repair_after_resize(s, cols, rows, cols < old_cols || rows < old_rows);
     s->changes++;
     finish_change(s, before);
 }
@@ -279,8 +404,7 @@ int term_screen_scrollback_count(const struct term_screen *s)
     return term_scrollback_count(s->sb);
 }
 
-void term_screen_append_scrollback_line(const struct term_screen *s, int index,
-                                        struct strbuf *out)
+void term_screen_append_scrollback_line(const struct term_screen *s, int index, struct strbuf *out)
 {
     term_scrollback_append_text(s->sb, index, out);
 }
@@ -325,11 +449,14 @@ bool term_screen_bracketed_paste(struct term_screen *s)
     /* libvterm 0.1.4 tracks DECSET 2004 but has no way to read it. Starting
      * a paste writes ESC[200~ exactly when it is on, so try one and keep the
      * bytes: the answer is libvterm's own, resets and all. */
-    s->probing = true;
-    s->probe_hit = false;
+    struct strbuf out;
+    strbuf_init(&out);
+    s->capture = &out;
     vterm_keyboard_start_paste(s->vt);
-    s->probing = false;
-    return s->probe_hit;
+    s->capture = NULL;
+    bool on = out.len > 0;
+    strbuf_finish(&out);
+    return on;
 }
 
 static uint32_t to_rgb(const struct term_screen *s, VTermColor c)

@@ -15,7 +15,10 @@ struct VTerm;
 #define TERM_SCREEN_DEFAULT_BG 0x1E1E1E
 #define TERM_SCREEN_CURSOR     0xAEAFAD
 
-#define TERM_SCREEN_MAX_DIM        1000    /* cols and rows are clamped to 1..this */
+/* Sizes are clamped to these. libvterm 0.1.4 writes a wide character's right
+ * half past the edge of a one-column screen. */
+#define TERM_SCREEN_MIN_COLS       2
+#define TERM_SCREEN_MAX_DIM        1000    /* cols and rows */
 #define TERM_SCREEN_MAX_SCROLLBACK 1000000 /* lines */
 
 struct term_screen;
@@ -53,8 +56,7 @@ char *term_screen_text(const struct term_screen *s);
 
 /* Lines held in scrollback; index 0 is the oldest. */
 int term_screen_scrollback_count(const struct term_screen *s);
-void term_screen_append_scrollback_line(const struct term_screen *s, int index,
-                                        struct strbuf *out);
+void term_screen_append_scrollback_line(const struct term_screen *s, int index, struct strbuf *out);
 /* The newest n scrollback lines, oldest first, joined by '\n'. Caller frees. */
 char *term_screen_scrollback_text(const struct term_screen *s, int n);
 

@@ -116,11 +116,11 @@ static struct sb_line *line_from_cells(int cols, const VTermScreenCell *cells)
         d->fg = c->fg;
         d->bg = c->bg;
         d->width = c->width == 2 ? 2 : 1;
-        d->attrs = (uint16_t)((c->attrs.bold ? A_BOLD : 0) | (c->attrs.italic ? A_ITALIC : 0) |
-                              (c->attrs.blink ? A_BLINK : 0) | (c->attrs.reverse ? A_REVERSE : 0) |
-                              (c->attrs.strike ? A_STRIKE : 0) |
-                              c->attrs.underline << A_UNDERLINE_SHIFT |
-                              c->attrs.font << A_FONT_SHIFT);
+        d->attrs =
+            (uint16_t)((c->attrs.bold ? A_BOLD : 0) | (c->attrs.italic ? A_ITALIC : 0) |
+                       (c->attrs.blink ? A_BLINK : 0) | (c->attrs.reverse ? A_REVERSE : 0) |
+                       (c->attrs.strike ? A_STRIKE : 0) | c->attrs.underline << A_UNDERLINE_SHIFT |
+                       c->attrs.font << A_FONT_SHIFT);
     }
     return l;
 }
