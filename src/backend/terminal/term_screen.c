@@ -32,6 +32,13 @@ struct term_screen {
 
     /* While set, libvterm's output is caught here instead of sent: see ask. */
     struct strbuf *capture;
+
+    /* Plain-line floods skip libvterm's per-line scrolling (see feed). Off
+     * for good once the program touches character sets, since then "q"
+     * might print a line-drawing glyph. */
+    bool fast_scroll;
+    bool charsets_touched;
+    int scrollback_capacity;
 };
 
 /* A dark theme (VS Code's terminal colours) for the 16 ANSI colours. */
@@ -146,6 +153,8 @@ struct term_screen *term_screen_create(int cols, int rows, int scrollback_lines)
     s->cursor_visible = true;
 
     s->feed.rep_max = cols;
+    s->fast_scroll = true;
+    s->scrollback_capacity = clamp(scrollback_lines, 0, TERM_SCREEN_MAX_SCROLLBACK);
     s->vt = vterm_new(rows, cols);
     if (!s->vt)
         abort(); /* vterm_new only fails when out of memory */
@@ -199,11 +208,179 @@ static void finish_change(struct term_screen *s, uint64_t before)
         s->damage_cb(s->damage_ud);
 }
 
+static bool ask_pair(struct term_screen *s, char what, int *first, int *last, struct strbuf *a);
+
+/* Length of the plain line at p (printable ASCII, at most cols, then
+ * CR LF) including its CR LF, or 0 if it is not one. */
+static size_t plain_line(const char *p, size_t n, int cols)
+{
+    size_t i = 0;
+    while (i < n && i <= (size_t)cols && p[i] >= 0x20 && p[i] <= 0x7e)
+        i++;
+    if (i > (size_t)cols || i + 1 >= n || p[i] != '\r' || p[i + 1] != '\n')
+        return 0;
+    return i + 2;
+}
+
+static bool pen_is_default(struct term_screen *s)
+{
+    VTermValue v;
+    static const VTermAttr flags[] = {VTERM_ATTR_BOLD,  VTERM_ATTR_UNDERLINE, VTERM_ATTR_ITALIC,
+                                      VTERM_ATTR_BLINK, VTERM_ATTR_REVERSE,   VTERM_ATTR_STRIKE};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        if (vterm_state_get_penattr(s->state, flags[i], &v) && (v.boolean || v.number))
+            return false;
+    }
+    if (vterm_state_get_penattr(s->state, VTERM_ATTR_FONT, &v) && v.number)
+        return false;
+    vterm_state_get_penattr(s->state, VTERM_ATTR_FOREGROUND, &v);
+    if (!VTERM_COLOR_IS_DEFAULT_FG(&v.color))
+        return false;
+    vterm_state_get_penattr(s->state, VTERM_ATTR_BACKGROUND, &v);
+    return VTERM_COLOR_IS_DEFAULT_BG(&v.color);
+}
+
+/* Whether printing plain lines from here is the same as the fast path: the
+ * parser at rest, the normal screen, the cursor at the start of a line with
+ * only blank rows from it down, the default pen, the whole screen scrolling. */
+static bool can_fast_scroll(struct term_screen *s, int *cursor_row)
+{
+    if (!s->fast_scroll || s->charsets_touched || s->altscreen || s->feed.held.len ||
+        s->feed.utf8_held.len)
+        return false;
+    VTermPos pos;
+    vterm_state_get_cursorpos(s->state, &pos);
+    if (pos.col != 0 || !pen_is_default(s))
+        return false;
+    int rows, cols;
+    vterm_get_size(s->vt, &rows, &cols);
+    for (int r = pos.row; r < rows; r++) {
+        for (int c = 0; c < cols; c++) {
+            VTermScreenCell cell;
+            vterm_screen_get_cell(s->vs, (VTermPos){r, c}, &cell);
+            if (cell.chars[0] && cell.chars[0] != ' ')
+                return false;
+        }
+    }
+    struct strbuf a;
+    strbuf_init(&a);
+    int top = 1, bottom = rows;
+    bool region = ask_pair(s, 'r', &top, &bottom, &a);
+    strbuf_finish(&a);
+    if (region && (top != 1 || bottom != rows))
+        return false;
+    *cursor_row = pos.row;
+    return true;
+}
+
+/* Prints count plain lines (lines[0..len)) the fast way: the rows that would
+ * scroll off the top, then all but the last rows-1 lines, go straight to
+ * scrollback; the screen is cleared and given only the last rows-1 lines.
+ * The result is the same as feeding them, without libvterm moving the whole
+ * screen once per line. */
+static void fast_scroll(struct term_screen *s, int cursor_row, const char *lines, size_t len,
+                        size_t count)
+{
+    int rows, cols;
+    vterm_get_size(s->vt, &rows, &cols);
+    VTermScreenCell *cells = xcalloc((size_t)cols, sizeof *cells);
+    /* The rows above the cursor scroll off first. */
+    for (int r = 0; r < cursor_row; r++) {
+        for (int c = 0; c < cols; c++)
+            vterm_screen_get_cell(s->vs, (VTermPos){r, c}, &cells[c]);
+        term_scrollback_push(s->sb, cols, cells);
+    }
+    term_feed_inject(&s->feed, "\x1b[H\x1b[2J", 7);
+    VTermScreenCell blank_cell;
+    vterm_screen_get_cell(s->vs, (VTermPos){0, 0}, &blank_cell);
+    /* Then the lines that do not stay on screen; only the newest the
+     * scrollback can hold are worth building. */
+    size_t off_screen = count - (size_t)(rows - 1);
+    size_t skip = off_screen > (size_t)s->scrollback_capacity
+                      ? off_screen - (size_t)s->scrollback_capacity
+                      : 0;
+    const char *p = lines;
+    for (size_t i = 0; i < off_screen; i++) {
+        size_t n = plain_line(p, len - (size_t)(p - lines), cols);
+        if (i >= skip) {
+            for (int c = 0; c < cols; c++) {
+                cells[c] = blank_cell;
+                if ((size_t)c < n - 2)
+                    cells[c].chars[0] = (uint32_t)(unsigned char)p[c];
+            }
+            term_scrollback_push(s->sb, cols, cells);
+        }
+        p += n;
+    }
+    free(cells);
+    /* The rest is printed as usual, from the top-left of the cleared screen. */
+    term_feed_bytes(&s->feed, p, len - (size_t)(p - lines));
+    s->changes++;
+}
+
+/* Feeds bytes, taking runs of many plain lines the fast way when the screen
+ * allows it. Anything else goes through term_feed. */
+static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
+{
+    int rows, cols;
+    vterm_get_size(s->vt, &rows, &cols);
+    /* Worth it only when libvterm would scroll a lot. */
+    size_t threshold = (size_t)rows * 2 + 64;
+    size_t done = 0, i = 0;
+    /* The first bytes may end a line an earlier read began. */
+    VTermPos pos;
+    vterm_state_get_cursorpos(s->state, &pos);
+    bool at_line_start = pos.col == 0 && !s->feed.held.len;
+    while (i < len) {
+        bool line_start = i == 0 ? at_line_start : bytes[i - 1] == '\n';
+        size_t count = 0, j = i;
+        if (line_start) {
+            size_t n;
+            while ((n = plain_line(bytes + j, len - j, cols)) > 0) {
+                j += n;
+                count++;
+            }
+        }
+        if (count < threshold) {
+            const char *nl = memchr(bytes + i, '\n', len - i);
+            i = nl ? (size_t)(nl - bytes) + 1 : len;
+            continue;
+        }
+        term_feed_bytes(&s->feed, bytes + done, i - done);
+        int cursor_row;
+        if (can_fast_scroll(s, &cursor_row))
+            fast_scroll(s, cursor_row, bytes + i, j - i, count);
+        else
+            term_feed_bytes(&s->feed, bytes + i, j - i);
+        done = i = j;
+    }
+    term_feed_bytes(&s->feed, bytes + done, len - done);
+}
+
+static void note_charsets(struct term_screen *s, const char *bytes, size_t len)
+{
+    /* SO/SI, or ESC ( ) * + designating a character set. */
+    if (memchr(bytes, 0x0e, len) || memchr(bytes, 0x0f, len))
+        s->charsets_touched = true;
+    for (const char *p = bytes;
+         !s->charsets_touched && (p = memchr(p, 0x1b, len - (size_t)(p - bytes))); p++) {
+        if ((size_t)(p - bytes) + 1 < len && strchr("()*+", p[1]) && p[1])
+            s->charsets_touched = true;
+    }
+}
+
 void term_screen_feed(struct term_screen *s, const char *bytes, size_t len)
 {
     uint64_t before = s->changes;
-    term_feed_bytes(&s->feed, bytes, len);
+    if (!s->charsets_touched)
+        note_charsets(s, bytes, len);
+    feed_bytes(s, bytes, len);
     finish_change(s, before);
+}
+
+void term_screen_set_fast_scroll(struct term_screen *s, bool on)
+{
+    s->fast_scroll = on;
 }
 
 /* Ask libvterm a question (a DECRQSS query) and catch its answer. */

@@ -37,6 +37,9 @@ void term_screen_set_damage_cb(struct term_screen *s, void (*cb)(void *ud), void
 
 /* Program output, any bytes at all. */
 void term_screen_feed(struct term_screen *s, const char *bytes, size_t len);
+/* Floods of plain lines skip libvterm's line-by-line scrolling (on by
+ * default; the result is the same). Off only to compare in tests. */
+void term_screen_set_fast_scroll(struct term_screen *s, bool on);
 /* Lines scrolled off the top return from scrollback when rows grow. libvterm
  * 0.1.4 does not reflow: narrowing cuts lines, widening pads them. */
 void term_screen_resize(struct term_screen *s, int cols, int rows);

@@ -121,13 +121,15 @@ static void finalize(struct terminal *t);
 
 static void read_output(struct terminal *t)
 {
-    static char buf[65536];
+    /* A pty hands out at most a few KiB per read; the screen is fed once
+     * per wake-up so a flood is parsed in large runs (see term_screen's
+     * fast scrolling), up to a budget so other work gets its turn. */
+    static char buf[READ_BUDGET];
     size_t total = 0;
     bool closed = false;
-    while (total < READ_BUDGET) {
-        ssize_t n = read(t->master, buf, sizeof buf);
+    while (total < sizeof buf) {
+        ssize_t n = read(t->master, buf + total, sizeof buf - total);
         if (n > 0) {
-            term_screen_feed(t->screen, buf, (size_t)n);
             total += (size_t)n;
             continue;
         }
@@ -139,6 +141,7 @@ static void read_output(struct terminal *t)
         break;
     }
     if (total > 0) {
+        term_screen_feed(t->screen, buf, total);
         t->last_output_ms = uv_now(t->app->loop);
         /* Answers libvterm produced while parsing go out now. */
         if (t->outq.len)
@@ -169,13 +172,19 @@ static void on_poll(uv_poll_t *p, int status, int events)
 
 static void update_poll(struct terminal *t)
 {
-    if (!t->poll_open || t->master < 0 || t->exited)
+    if (!t->poll_open || t->master < 0 || t->exited || uv_is_closing((uv_handle_t *)&t->poll))
         return;
     int want = UV_READABLE | (t->outq.len ? UV_WRITABLE : 0);
     if (want != t->poll_events) {
         uv_poll_start(&t->poll, want, on_poll);
         t->poll_events = want;
     }
+}
+
+static void handle_closed(struct terminal *t)
+{
+    if (--t->closing == 0 && t->destroyed)
+        free(t);
 }
 
 static void poll_closed(uv_handle_t *h)
@@ -186,12 +195,14 @@ static void poll_closed(uv_handle_t *h)
         close(t->master);
         t->master = -1;
     }
+    handle_closed(t);
 }
 
 static void kill_timer_closed(uv_handle_t *h)
 {
     struct terminal *t = h->data;
     t->kill_timer_open = false;
+    handle_closed(t);
 }
 
 /* SIGKILL every process left in the program's session (its terminal):
@@ -230,8 +241,8 @@ static void kill_session(pid_t sid)
         closedir(d);
         if (!killed)
             return;
-        log_debug("killed %d leftover process%s of session %d", killed,
-                  killed == 1 ? "" : "es", (int)sid);
+        log_debug("killed %d leftover process%s of session %d", killed, killed == 1 ? "" : "es",
+                  (int)sid);
     }
 }
 
@@ -243,10 +254,14 @@ static void finalize(struct terminal *t)
         read_output(t);
     kill(-t->pid, SIGKILL);
     kill_session(t->pid);
-    if (t->poll_open && !uv_is_closing((uv_handle_t *)&t->poll))
+    if (t->poll_open && !uv_is_closing((uv_handle_t *)&t->poll)) {
+        t->closing++;
         uv_close((uv_handle_t *)&t->poll, poll_closed);
-    if (t->kill_timer_open && !uv_is_closing((uv_handle_t *)&t->kill_timer))
+    }
+    if (t->kill_timer_open && !uv_is_closing((uv_handle_t *)&t->kill_timer)) {
+        t->closing++;
         uv_close((uv_handle_t *)&t->kill_timer, kill_timer_closed);
+    }
     /* Pending input can no longer be delivered. */
     strbuf_clear(&t->outq);
     flush_writes(t);
@@ -277,12 +292,19 @@ static void child_exited(pid_t pid, int status, void *ud)
 static void kill_now(uv_timer_t *timer)
 {
     struct terminal *t = timer->data;
-    if (!t->exited) {
+    if (t->exited)
+        return;
+    if (uv_timer_get_repeat(timer) == 0) {
         log_info("%s: still running %d ms after SIGTERM; sending SIGKILL", t->session->id,
                  STOP_GRACE_MS);
-        kill(-t->pid, SIGKILL);
-        kill(t->pid, SIGKILL);
+        /* Look again until SIGCHLD reports the exit: once the terminal has
+         * closed, nothing else may keep the loop running (at shutdown the
+         * SIGCHLD watcher does not), and the session would never end. The
+         * unreaped child keeps its pid, so this cannot hit another process. */
+        uv_timer_start(timer, kill_now, 100, 100);
     }
+    kill(-t->pid, SIGKILL);
+    kill(t->pid, SIGKILL);
 }
 
 static void terminal_stop(struct session *s)
@@ -315,13 +337,22 @@ static void terminal_destroy(struct session *s)
     }
     terminal_waits_abort(t, "the session was removed");
     terminal_record_destroy(t);
-    if (t->master >= 0)
+    if (t->master >= 0) {
         close(t->master);
+        t->master = -1;
+    }
     term_screen_destroy(t->screen);
+    t->screen = NULL;
     strbuf_finish(&t->outq);
     json_decref(t->command);
-    free(t);
+    t->command = NULL;
     s->backend = NULL;
+    /* A session ended this very turn of the loop can be pruned at once:
+     * its handles' close callbacks have yet to run, and they free it. */
+    if (t->closing > 0)
+        t->destroyed = true;
+    else
+        free(t);
 }
 
 static json_t *terminal_describe(struct session *s)
