@@ -1,19 +1,21 @@
 /* Screenshots and recordings as files a user opens: PNG, JPEG, WebP, GIF. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
 #include "image/encode.h"
 #include "image/gif.h"
 #include "image/scale.h"
 
 #include <dirent.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 #include <spng.h>
 #include <turbojpeg.h>
 #include <webp/decode.h>

@@ -1,14 +1,15 @@
 /* Terminal cells rendered to pixels: what a user sees in a screenshot. */
-#include "image/glyphs.h"
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <cmocka.h>
+
+#include "image/glyphs.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define BG     0x102030u
 #define FG     0xf0e0d0u

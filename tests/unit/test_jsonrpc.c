@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <string.h>
 
 #include "core/strbuf.h"
@@ -25,9 +27,8 @@ static void request_notification_response(void **state)
     assert_string_equal(m.method, "ping");
     assert_int_equal(json_integer_value(m.id), 7);
     jsonrpc_message_finish(&m);
-    assert_int_equal(parse("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", &m,
-                           &err, &id),
-                     0);
+    assert_int_equal(
+        parse("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", &m, &err, &id), 0);
     assert_int_equal(m.kind, JSONRPC_NOTIFICATION);
     assert_null(m.id);
     jsonrpc_message_finish(&m);
@@ -109,8 +110,8 @@ static void ids_echo_exactly(void **state)
         json_t *id;
         assert_int_equal(parse(text, &m, &err, &id), 0);
         json_t *reply = jsonrpc_result(m.id, json_object());
-        char *out = json_dumps(json_object_get(reply, "id"), JSON_ENCODE_ANY | JSON_COMPACT |
-                                                                 JSON_ENSURE_ASCII);
+        char *out = json_dumps(json_object_get(reply, "id"),
+                               JSON_ENCODE_ANY | JSON_COMPACT | JSON_ENSURE_ASCII);
         assert_string_equal(out, i == 2 ? "\"req-\\u00E9\"" : ids[i]);
         free(out);
         json_decref(reply);

@@ -4,7 +4,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <string.h>
 
 #include "mcp/registry.h"
@@ -42,8 +44,8 @@ static void tool_json_follows_version(void **state)
     json_t *full = registry_tool_json(e, true, true);
     assert_non_null(json_object_get(full, "outputSchema"));
     assert_non_null(json_object_get(full, "title"));
-    assert_true(json_is_true(
-        json_object_get(json_object_get(full, "annotations"), "readOnlyHint")));
+    assert_true(
+        json_is_true(json_object_get(json_object_get(full, "annotations"), "readOnlyHint")));
     json_t *old = registry_tool_json(e, false, false);
     assert_null(json_object_get(old, "outputSchema"));
     assert_null(json_object_get(old, "annotations"));

@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <string.h>
 
 #include "mcp/schema.h"
@@ -60,7 +62,7 @@ static void valid_arguments_pass(void **state)
     expect_ok("{\"command\":[\"bash\"]}");
     expect_ok("{\"command\":[\"vim\",\"x\"],\"cols\":80,\"format\":\"png\",\"env\":{\"A\":\"b\"},"
               "\"target\":3,\"id\":\"terminal-1\"}");
-    expect_ok("{\"command\":[\"a\"],\"cols\":80.0}"); /* 80.0 is an integer in JSON Schema */
+    expect_ok("{\"command\":[\"a\"],\"cols\":80.0}");        /* 80.0 is an integer in JSON Schema */
     expect_ok("{\"command\":[\"a\"],\"name\":\"日本語x\"}"); /* length counts characters */
 }
 

@@ -1,11 +1,13 @@
 /* Floods of plain lines take a fast path past libvterm's line-by-line
  * scrolling. It must be invisible: the same screen, cursor, cells and
  * scrollback as feeding the bytes the slow way, however they are split. */
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <cmocka.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

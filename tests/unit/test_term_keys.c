@@ -4,10 +4,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "backend/terminal/term_keys.h"
 #include "backend/terminal/term_screen.h"

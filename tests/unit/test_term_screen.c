@@ -4,11 +4,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <cmocka.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cmocka.h>
 
 #include "backend/terminal/term_screen.h"
 #include "core/strbuf.h"
