@@ -50,6 +50,10 @@ struct terminal {
     bool stopping;
     uv_timer_t kill_timer;
     bool kill_timer_open;
+    /* Handle closes still in flight: the session may be destroyed before
+     * they finish (pruned as soon as it ends), so the last one frees it. */
+    int closing;
+    bool destroyed;
 };
 
 struct terminal *terminal_of(struct session *s);

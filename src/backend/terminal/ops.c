@@ -130,20 +130,28 @@ void terminal_type_text_op(struct backend_call *bc)
 {
     struct terminal *t = terminal_of(bc->session);
     const char *text = args_string(bc->args, "text", "");
-    bool paste = term_screen_bracketed_paste(t->screen);
     size_t len = strlen(text);
+    /* Newlines that end the text are Enter pressed after the paste: inside
+     * a paste, bash, python and vim insert a newline instead of running
+     * the line. */
+    size_t body = len;
+    while (body > 0 && (text[body - 1] == '\n' || text[body - 1] == '\r'))
+        body--;
+    bool paste = body > 0 && term_screen_bracketed_paste(t->screen);
     struct strbuf bytes;
     strbuf_init(&bytes);
     if (paste)
         strbuf_puts(&bytes, "\x1b[200~");
     /* A terminal's Enter key sends CR; programs in raw mode expect it. */
     for (size_t i = 0; i < len; i++) {
+        if (paste && i == body)
+            strbuf_puts(&bytes, "\x1b[201~");
         char c = text[i];
         if (c == '\n' && !(i > 0 && text[i - 1] == '\r'))
             c = '\r';
         strbuf_putc(&bytes, c);
     }
-    if (paste)
+    if (paste && body == len)
         strbuf_puts(&bytes, "\x1b[201~");
     size_t n = bytes.len;
     terminal_write(t, bytes.data, bytes.len);
