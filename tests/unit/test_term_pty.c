@@ -244,8 +244,8 @@ static void the_program_starts_with_no_signals_ignored_or_blocked(void **state)
     int status;
     char *out = run(argv, NULL, NULL, &status);
     sigprocmask(SIG_SETMASK, &old, NULL);
-    assert_non_null(strstr(out, "SigIgn:\t0000000000000000"));
-    assert_non_null(strstr(out, "SigBlk:\t0000000000000000"));
+    if (!strstr(out, "SigIgn:\t0000000000000000") || !strstr(out, "SigBlk:\t0000000000000000"))
+        fail_msg("the program did not start with clean signals; its status was:\n%s", out);
     free(out);
 }
 
