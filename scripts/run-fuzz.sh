@@ -25,11 +25,8 @@ if ! command -v clang >/dev/null 2>&1; then
 fi
 
 if [ ! -f "$FUZZ_BUILD/build.ninja" ]; then
-  # werror is off here only: clang warns about things gcc (the compiler of
-  # the normal build, which keeps -Werror) does not, and that should not stop
-  # a fuzz run.
   CC=clang meson setup "$FUZZ_BUILD" -Dfuzz=true -Db_sanitize=address,undefined \
-    -Db_lundef=false -Dwerror=false -Dc_args=-fsanitize=fuzzer-no-link >"$FUZZ_BUILD.setup.log" 2>&1 ||
+    -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link >"$FUZZ_BUILD.setup.log" 2>&1 ||
     { cat "$FUZZ_BUILD.setup.log"; rm -f "$FUZZ_BUILD.setup.log"; exit 1; }
   rm -f "$FUZZ_BUILD.setup.log"
 fi
@@ -63,7 +60,8 @@ for h in "${harnesses[@]}"; do
 
   echo "== $name: $per s, seeds from $seeds"
   start=$(date +%s.%N)
-  "$FUZZ_BUILD/fuzz/$name" "$corpus" "${dict[@]}" \
+  # TMPDIR: the harness keeps its data directory there; gone with $work.
+  TMPDIR="$work" "$FUZZ_BUILD/fuzz/$name" "$corpus" "${dict[@]}" \
     -max_len=65536 -max_total_time="$per" -timeout=20 -print_final_stats=1 \
     -artifact_prefix="fuzz/findings/$name-" >"$log" 2>&1
   rc=$?

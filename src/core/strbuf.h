@@ -16,7 +16,8 @@ void strbuf_append(struct strbuf *sb, const void *data, size_t len);
 void strbuf_puts(struct strbuf *sb, const char *s);
 void strbuf_putc(struct strbuf *sb, char c);
 void strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Drop the first n bytes (consumed input). */
 void strbuf_consume(struct strbuf *sb, size_t n);
 void strbuf_clear(struct strbuf *sb);

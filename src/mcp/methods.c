@@ -144,6 +144,9 @@ void resource_read_done(struct resource_read *r, json_t *contents)
 }
 
 static void read_error(struct resource_read *r, int code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void read_error(struct resource_read *r, int code, const char *fmt, va_list ap)
 {
     char *msg = NULL;
     if (vasprintf(&msg, fmt, ap) < 0)
