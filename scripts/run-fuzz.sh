@@ -17,6 +17,7 @@ FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 harnesses=(
   "fuzz_framing_dispatch:framing"
   "fuzz_schema:schema"
+  "fuzz_term_screen:term_screen"
 )
 
 if ! command -v clang >/dev/null 2>&1; then

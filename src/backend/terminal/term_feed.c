@@ -3,8 +3,13 @@
 #include <string.h>
 
 /* The parser states of libvterm 0.1.4 (its parser.c), as far as they matter
- * here: only ESC starts anything held back, and ESC acts the same from all. */
-enum { GROUND, ESC, CSI, STR, STR_ESC };
+ * here: only ESC starts anything held back, and ESC acts the same from all.
+ * CSI_DROP: a CSI with too many parameters, dropped up to its final byte. */
+enum { GROUND, ESC, CSI, STR, STR_ESC, CSI_DROP };
+
+/* libvterm keeps a CSI's parameters in 16 slots and does not bound the
+ * count: the 16th separator writes past them (and crashes). */
+#define CSI_SEPARATORS_MAX 15
 
 #define BEL      0x07
 #define CAN      0x18
@@ -34,15 +39,26 @@ static void emit(struct term_feed *f, const char *b, size_t from, size_t to)
         f->write(b + from, to - from, f->ud);
 }
 
+/* Emits b[from..to) where b[to] is the ESC of a sequence libvterm will not
+ * get, then CAN: it ends what that ESC would have ended (an escape or string
+ * it abandoned, written now or with an earlier feed), so that what is
+ * written next is not read as its rest (text as CSI parameters, say). */
+static void emit_cut(struct term_feed *f, const char *b, size_t from, size_t to)
+{
+    emit(f, b, from, to);
+    f->write("\x18", 1, f->ud);
+}
+
 /* A DECRQSS query libvterm would answer wrongly: all but the five it knows.
- * Controls inside a string are executed, not part of it, as in libvterm. */
+ * Controls inside a string are executed, not part of it, as in libvterm;
+ * an ESC in it (one not directly followed by its \) is. */
 static bool bad_decrqss(const char *b, size_t from, size_t to)
 {
     char s[8];
     size_t n = 0;
     for (size_t i = from; i < to; i++) {
         unsigned char c = (unsigned char)b[i];
-        if (c < 0x20 || c == 0x7f)
+        if ((c < 0x20 && c != ESC_BYTE) || c == 0x7f)
             continue;
         if (n == sizeof s)
             return s[0] == '$' && s[1] == 'q';
@@ -56,6 +72,20 @@ static bool bad_decrqss(const char *b, size_t from, size_t to)
             return false;
     }
     return true;
+}
+
+/* Whether b[from..to) is exactly a DECRQSS query libvterm answers: the only
+ * DCS it acts on. Anything else (sixel, tmux passthrough, a string with an
+ * ESC or a control inside) it ignores at best, and some such strings reach
+ * a broken printf in 0.1.4: those are dropped before it sees them. */
+static bool known_dcs(const char *b, size_t from, size_t to)
+{
+    static const char *const known[] = {"$qm", "$qr", "$qs", "$q q", "$q\"q"};
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+        if (strlen(known[k]) == to - from && !memcmp(b + from, known[k], to - from))
+            return true;
+    }
+    return false;
 }
 
 /* Remember the last character printed, for REP. Input is valid UTF-8 here,
@@ -102,7 +132,7 @@ static bool repeat(struct term_feed *f, const char *b, size_t hold, size_t i, si
     }
     if (count <= 0)
         count = 1;
-    emit(f, b, start, hold);
+    emit_cut(f, b, start, hold);
     for (size_t j = hold; j < i; j++) {
         if (b[j] != ESC_BYTE && ((unsigned char)b[j] < 0x20 || b[j] == 0x7f))
             f->write(b + j, 1, f->ud); /* controls inside run as libvterm would */
@@ -145,6 +175,7 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
     int st = f->state;
     bool esc_long = f->esc_long, swallow = f->swallow;
     char kind = f->kind;
+    int separators = f->separators;
     size_t hold = f->hold, esc = f->esc, content = f->content;
     size_t start = 0; /* b[start..i) is still to be written */
     for (; i < n; i++) {
@@ -155,7 +186,7 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
             start = i;
             esc_long = true;
         } else if ((st == STR || st == STR_ESC) && !swallow && i - hold >= TERM_FEED_HOLD_MAX) {
-            emit(f, b, start, hold);
+            emit_cut(f, b, start, hold);
             start = st == STR_ESC ? esc : i; /* an ESC may still start something */
             swallow = true;
         } else if (st == STR_ESC && swallow && i - esc >= TERM_FEED_HOLD_MAX) {
@@ -199,11 +230,25 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
                 content = i + 1;
             } else if (c == '[') {
                 st = CSI;
+                separators = 0;
             } else if (!control && c >= 0x30 && c < 0x7f) {
                 st = GROUND;
             }
             break;
         case CSI:
+            if ((c == ';' || c == ':') && ++separators > CSI_SEPARATORS_MAX) {
+                /* Let libvterm have the sequence up to here, then CAN: it
+                 * ends the CSI unexecuted (xterm would ignore the extra
+                 * parameters), and whatever came before (a string the ESC
+                 * abandoned, say) ends as it would have. The rest of the
+                 * sequence is dropped. */
+                emit(f, b, start, i);
+                f->write("\x18", 1, f->ud);
+                start = i + 1;
+                st = CSI_DROP;
+                esc_long = false;
+                break;
+            }
             /* Parameters and intermediates continue it; controls run inside. */
             if (control || (c >= 0x20 && c <= 0x3f))
                 break;
@@ -216,9 +261,14 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
             } else if (c == 'b' && repeat(f, b, hold, i, start)) {
                 start = i + 1;
             } else if (c == 'h' && !esc_long && margins_on(b, hold, i)) {
-                emit(f, b, start, hold);
+                emit_cut(f, b, start, hold);
                 start = i + 1;
             }
+            break;
+        case CSI_DROP:
+            start = i + 1;
+            if (!control && c >= 0x40)
+                st = GROUND; /* the final byte, dropped with the rest */
             break;
         case STR:
             if (c == BEL)
@@ -227,13 +277,34 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
                 start = i + 1;
             break;
         case STR_ESC:
-            if (control)
+            if (c == BEL) {
+                /* libvterm ends the string at a BEL even after an ESC, and
+                 * keeps that ESC in it (as when controls come between an
+                 * ESC and its \): such a DECRQSS is not one it knows. */
+                ends = true;
                 break;
+            }
+            if (control) {
+                /* ESC then a control inside a string: xterm abandons the
+                 * string there, and libvterm 0.1.4 mis-sizes it (a DCS so
+                 * ended reaches a broken printf). Drop it; run the control. */
+                if (!swallow)
+                    emit(f, b, start, hold);
+                start = i;
+                swallow = false;
+                st = GROUND;
+                break;
+            }
             if (c == '\\') {
                 ends = true;
                 break;
             }
-            /* The string is abandoned and c follows a plain ESC. */
+            /* The string is abandoned and c follows a plain ESC. Its bytes
+             * never reach libvterm (a cut DCS can crash it): text before
+             * it goes out, the string is dropped. */
+            if (!swallow)
+                emit(f, b, start, hold);
+            start = esc;
             swallow = false;
             hold = esc;
             esc_long = false;
@@ -243,6 +314,7 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
                 content = i + 1;
             } else {
                 st = c == '[' ? CSI : c >= 0x30 && c < 0x7f ? GROUND : ESC;
+                separators = 0;
             }
             break;
         default:
@@ -251,10 +323,14 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
         if (ends) {
             if (swallow) {
                 start = i + 1;
-            } else if (kind == 'P' && bad_decrqss(b, content, st == STR ? i : esc)) {
-                emit(f, b, start, hold);
-                f->reply("\x1bP0$r\x1b\\", 7, f->ud);
-                start = i + 1;
+            } else if (kind == 'P') {
+                size_t end = st == STR_ESC && esc + 1 == i ? esc : i;
+                if (!known_dcs(b, content, end)) {
+                    emit_cut(f, b, start, hold);
+                    if (bad_decrqss(b, content, end))
+                        f->reply("\x1bP0$r\x1b\\", 7, f->ud);
+                    start = i + 1;
+                }
             }
             swallow = false;
             st = GROUND;
@@ -276,6 +352,7 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
     f->esc_long = esc_long;
     f->swallow = swallow;
     f->kind = kind;
+    f->separators = separators;
     f->hold = hold >= keep ? hold - keep : 0;
     f->esc = esc >= keep ? esc - keep : 0;
     f->content = content >= keep ? content - keep : 0;

@@ -13,7 +13,9 @@
  *    would lose it anyway), longer escapes pass in pieces;
  *  - unknown DECRQSS queries are answered here, as xterm does;
  *  - REP (CSI Ps b), which hangs or overruns in 0.1.4, is done here by
- *    printing the character again, at most rep_max times.
+ *    printing the character again, at most rep_max times;
+ *  - a CSI of more than 16 parameters, which overruns libvterm's argument
+ *    array (0.1.4 to 0.3.3), is dropped.
  * Everything else passes in order, unchanged. As nothing incomplete reaches
  * libvterm, its parser is at rest between feeds and the screen can inject
  * sequences of its own (term_feed_inject). */
@@ -38,6 +40,7 @@ struct term_feed {
     bool esc_long;                   /* an escape or CSI outgrew the hold: passes in pieces */
     bool swallow;                    /* a string outgrew the hold and is being dropped */
     char kind;                       /* the current string's introducer: ']' OSC, 'P' DCS */
+    int separators;                  /* ';' and ':' in the current CSI so far */
     size_t hold, esc, content;       /* offsets in held: escape start, last ESC, string text */
     char last[4], rep[4];            /* the last character printed (UTF-8), and before ESC */
     unsigned char last_len, rep_len; /* bytes; 0 = none */
