@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds glovebox for speed (build-bench/, --buildtype=release), installs the
+# pinned reference server (npm ci in bench/), then runs every
+# bench/*_bench.mjs in turn. Benchmarks print figures and never assert on
+# them; the script fails only if a build fails or a benchmark reports that
+# glovebox misbehaved. Results also land as JSON in build-bench/bench-results/.
+#
+# Usage: scripts/run-bench.sh [name ...]   e.g. scripts/run-bench.sh stdio
+# Knobs: BENCH_SPAWNS (20), BENCH_CALLS (1000), BENCH_WARMUP (50).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+BENCH_BUILD=${BENCH_BUILD:-build-bench}
+
+if [ ! -f "$BENCH_BUILD/build.ninja" ]; then
+  meson setup "$BENCH_BUILD" --buildtype=release >"$BENCH_BUILD.setup.log" 2>&1 ||
+    { cat "$BENCH_BUILD.setup.log"; rm -f "$BENCH_BUILD.setup.log"; exit 1; }
+  rm -f "$BENCH_BUILD.setup.log"
+fi
+ninja -C "$BENCH_BUILD" glovebox >/dev/null || { ninja -C "$BENCH_BUILD" glovebox; exit 1; }
+
+(cd bench && npm ci --no-audit --no-fund --loglevel=error) || { echo "run-bench: npm ci failed in bench/" >&2; exit 1; }
+
+echo "machine: $(nproc) cores, $(grep -m1 '^model name' /proc/cpuinfo | sed 's/^model name\s*:\s*//')," \
+  "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") ($(uname -r)), node $(node --version)"
+echo "glovebox: $("$BENCH_BUILD/glovebox" version 2>/dev/null | head -1) ($BENCH_BUILD, release)"
+
+if [ $# -gt 0 ]; then
+  benches=()
+  for n in "$@"; do benches+=("bench/${n%_bench.mjs}_bench.mjs"); done
+else
+  benches=(bench/*_bench.mjs)
+fi
+
+export GLOVEBOX_BUILD="$PWD/$BENCH_BUILD"
+export BENCH_RESULTS_DIR="$PWD/$BENCH_BUILD/bench-results"
+status=0
+for b in "${benches[@]}"; do
+  [ -f "$b" ] || { echo "run-bench: no such benchmark: $b" >&2; status=1; continue; }
+  echo
+  echo "== $(basename "$b" .mjs)"
+  node "$b" || status=1
+done
+exit $status
