@@ -33,11 +33,11 @@ struct backend_call {
 
 /* An operation's answer, handed to finish (which owns its contents). */
 struct backend_result {
-    char *error;     /* failure: the message for the user; else NULL */
-    json_t *data;    /* structured result; may be NULL */
-    char *text;      /* short readable summary */
-    uint8_t *bytes;  /* an encoded image, or NULL */
-    size_t len;      /* bytes */
+    char *error;      /* failure: the message for the user; else NULL */
+    json_t *data;     /* structured result; may be NULL */
+    char *text;       /* short readable summary */
+    uint8_t *bytes;   /* an encoded image, or NULL */
+    size_t len;       /* bytes */
     const char *mime; /* of bytes: "image/png", … */
 };
 

@@ -106,15 +106,14 @@ json_t *backend_check_all(void)
         json_t *missing = json_array();
         for (const struct backend_requirement *r = k[i].requirements; r->what; r++) {
             if (!r->present())
-                json_array_append_new(missing,
-                                      json_pack("{s:s, s:s}", "what", r->what, "package",
-                                                r->package));
+                json_array_append_new(
+                    missing, json_pack("{s:s, s:s}", "what", r->what, "package", r->package));
         }
         bool available = k[i].implemented && json_array_size(missing) == 0;
-        json_array_append_new(out, json_pack("{s:s, s:s, s:b, s:b, s:o}", "kind", k[i].kind,
-                                             "summary", k[i].summary, "implemented",
-                                             k[i].implemented, "available", available,
-                                             "missing", missing));
+        json_array_append_new(out,
+                              json_pack("{s:s, s:s, s:b, s:b, s:o}", "kind", k[i].kind, "summary",
+                                        k[i].summary, "implemented", k[i].implemented, "available",
+                                        available, "missing", missing));
     }
     return out;
 }

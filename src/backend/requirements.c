@@ -18,8 +18,7 @@ bool requirement_program(const char *name)
     char *copy = xstrdup(path);
     bool found = false;
     char *save = NULL;
-    for (char *dir = strtok_r(copy, ":", &save); dir && !found;
-         dir = strtok_r(NULL, ":", &save)) {
+    for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
         char *full = xasprintf("%s/%s", dir, name);
         found = access(full, X_OK) == 0;
         free(full);

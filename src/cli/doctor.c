@@ -47,7 +47,7 @@ int cli_doctor(int argc, char **argv)
             const char *kind = json_string_value(json_object_get(b, "kind"));
             bool implemented = json_is_true(json_object_get(b, "implemented"));
             json_t *missing = json_object_get(b, "missing");
-            const char *state = !implemented                   ? "not in this build yet"
+            const char *state = !implemented                    ? "not in this build yet"
                                 : json_array_size(missing) == 0 ? "ready"
                                                                 : "missing requirements";
             printf("%-10s %s\n", kind, state);

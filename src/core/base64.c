@@ -4,8 +4,7 @@
 
 char *base64_encode(const uint8_t *data, size_t len)
 {
-    static const char table[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     size_t out_len = 4 * ((len + 2) / 3);
     char *out = xmalloc(out_len + 1);
     size_t o = 0, i = 0;

@@ -1,9 +1,9 @@
 /* A tool call in flight: what a handler sees (mcp/tool.h). */
+#include "mcp/call.h"
 #include "core/app.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
-#include "mcp/call.h"
 #include "mcp/jsonrpc.h"
 
 #include <stdarg.h>
@@ -51,14 +51,13 @@ void tool_call_on_cancel(struct tool_call *call, void (*hook)(struct tool_call *
     call->cancel_hook = hook;
 }
 
-void tool_call_progress(struct tool_call *call, double progress, double total,
-                        const char *message)
+void tool_call_progress(struct tool_call *call, double progress, double total, const char *message)
 {
     struct mcp_conn *c = call->p.conn;
     if (!c || !call->p.progress_token || call->p.cancelled)
         return;
-    json_t *params = json_pack("{s:O, s:f}", "progressToken", call->p.progress_token,
-                               "progress", progress);
+    json_t *params =
+        json_pack("{s:O, s:f}", "progressToken", call->p.progress_token, "progress", progress);
     if (total > 0)
         json_object_set_new(params, "total", json_real(total));
     if (message)
@@ -96,9 +95,9 @@ void tool_call_log(struct tool_call *call, enum log_level level, const char *fmt
     va_start(ap, fmt);
     strbuf_vprintf(&sb, fmt, ap);
     va_end(ap);
-    json_t *params = json_pack("{s:s, s:s, s:o}", "level", mcp_level_name(ml), "logger",
-                               call->entry->tool->name, "data",
-                               utf8_json_string(sb.data ? sb.data : "", sb.len));
+    json_t *params =
+        json_pack("{s:s, s:s, s:o}", "level", mcp_level_name(ml), "logger", call->entry->tool->name,
+                  "data", utf8_json_string(sb.data ? sb.data : "", sb.len));
     strbuf_finish(&sb);
     conn_send(c, call->p.stream, jsonrpc_notification("notifications/message", params), false);
 }
@@ -177,9 +176,8 @@ void tool_call_fail(struct tool_call *call, const char *fmt, ...)
     finish(call, result);
 }
 
-struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry,
-                                   json_t *args, json_t *id, void *stream,
-                                   const struct request_ctx *rc)
+struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry, json_t *args,
+                                   json_t *id, void *stream, const struct request_ctx *rc)
 {
     struct tool_call *call = xcalloc(1, sizeof *call);
     pending_start(&call->p, c, id, stream, rc);

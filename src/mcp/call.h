@@ -12,6 +12,5 @@ struct tool_call {
     void (*cancel_hook)(struct tool_call *call);
 };
 
-struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry,
-                                   json_t *args, json_t *id, void *stream,
-                                   const struct request_ctx *rc);
+struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry, json_t *args,
+                                   json_t *id, void *stream, const struct request_ctx *rc);

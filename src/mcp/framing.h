@@ -22,10 +22,10 @@ enum framing_event {
 
 struct framing {
     enum framing_mode mode;
-    size_t max_message; /* bytes; bodies larger than this are skipped */
-    struct strbuf buf;  /* bytes received, not yet returned */
-    size_t scan;        /* NDJSON: bytes of buf already searched for '\n' */
-    size_t skipping;    /* bytes still to discard (Content-Length body over the limit) */
+    size_t max_message;   /* bytes; bodies larger than this are skipped */
+    struct strbuf buf;    /* bytes received, not yet returned */
+    size_t scan;          /* NDJSON: bytes of buf already searched for '\n' */
+    size_t skipping;      /* bytes still to discard (Content-Length body over the limit) */
     bool discarding_line; /* NDJSON: dropping an oversized line until '\n' */
     size_t discarded;     /* bytes dropped of the current oversized message */
     size_t consumed;      /* bytes of buf to drop before the next call */

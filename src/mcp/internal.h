@@ -29,9 +29,9 @@ const char *mcp_level_name(enum mcp_level level);
 
 /* What one request arrived with: its era, version and options. */
 struct request_ctx {
-    bool modern;             /* stateless 2026-07-28 request */
-    const char *version;     /* static string from the supported lists */
-    json_t *progress_token;  /* borrowed from the request; NULL if none */
+    bool modern;            /* stateless 2026-07-28 request */
+    const char *version;    /* static string from the supported lists */
+    json_t *progress_token; /* borrowed from the request; NULL if none */
     enum mcp_level log_level;
 };
 
@@ -84,10 +84,10 @@ void pending_cancel(struct pending *p);
 /* Methods. Each replies itself (possibly later). */
 void method_initialize(struct mcp_conn *c, json_t *id, json_t *params, void *stream);
 void method_discover(struct mcp_conn *c, json_t *id, const struct request_ctx *rc, void *stream);
-void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params,
-                       const struct request_ctx *rc, void *stream);
-void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params,
-                       const struct request_ctx *rc, void *stream);
+void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params, const struct request_ctx *rc,
+                       void *stream);
+void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const struct request_ctx *rc,
+                       void *stream);
 void method_resources_list(struct mcp_conn *c, json_t *id, json_t *params,
                            const struct request_ctx *rc, void *stream);
 void method_resources_templates(struct mcp_conn *c, json_t *id, json_t *params,

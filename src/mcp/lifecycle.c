@@ -67,8 +67,7 @@ void method_initialize(struct mcp_conn *c, json_t *id, json_t *params, void *str
     const json_t *info = json_object_get(params, "clientInfo");
     if (info && !json_is_object(info)) {
         reply_error(c, stream, id, JSONRPC_INVALID_PARAMS,
-                    "Invalid params: \"clientInfo\" must be an object with name and version",
-                    NULL);
+                    "Invalid params: \"clientInfo\" must be an object with name and version", NULL);
         return;
     }
     c->legacy_version = negotiate(json_string_value(pv));
@@ -76,8 +75,8 @@ void method_initialize(struct mcp_conn *c, json_t *id, json_t *params, void *str
     c->client_info = info ? json_deep_copy(info) : json_object();
     c->client_capabilities = caps ? json_deep_copy(caps) : json_object();
     json_t *result = json_pack("{s:s, s:o, s:o, s:s}", "protocolVersion", c->legacy_version,
-                               "capabilities", server_capabilities(), "serverInfo",
-                               server_info(), "instructions", server_instructions());
+                               "capabilities", server_capabilities(), "serverInfo", server_info(),
+                               "instructions", server_instructions());
     reply_result(c, stream, id, NULL, result);
 }
 

@@ -51,8 +51,8 @@ static void cacheable(const struct request_ctx *rc, json_t *result, int ttl_ms)
     json_object_set_new(result, "cacheScope", json_string("private"));
 }
 
-void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params,
-                       const struct request_ctx *rc, void *stream)
+void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params, const struct request_ctx *rc,
+                       void *stream)
 {
     size_t total = registry_count(), offset;
     char *err = NULL;
@@ -76,8 +76,8 @@ void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params,
     reply_result(c, stream, id, rc, result);
 }
 
-void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params,
-                       const struct request_ctx *rc, void *stream)
+void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const struct request_ctx *rc,
+                       void *stream)
 {
     const json_t *name = json_object_get(params, "name");
     if (!json_is_string(name)) {
@@ -89,8 +89,8 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params,
     bool clean = strlen(json_string_value(name)) == json_string_length(name);
     const struct tool_entry *entry = clean ? registry_find(json_string_value(name)) : NULL;
     if (!entry) {
-        char *msg = xasprintf("Unknown tool: %.200s (tools/list shows the tools)",
-                              json_string_value(name));
+        char *msg =
+            xasprintf("Unknown tool: %.200s (tools/list shows the tools)", json_string_value(name));
         reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, msg, NULL);
         free(msg);
         return;

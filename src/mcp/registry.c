@@ -34,8 +34,8 @@ void registry_add(const struct tool *tool)
     struct tool_entry *e = &entries[count++];
     e->tool = tool;
     e->input_schema = parse_schema(tool, tool->input_schema, "input");
-    e->output_schema = tool->output_schema ? parse_schema(tool, tool->output_schema, "output")
-                                           : NULL;
+    e->output_schema =
+        tool->output_schema ? parse_schema(tool, tool->output_schema, "output") : NULL;
 }
 
 void registry_clear(void)

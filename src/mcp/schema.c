@@ -317,8 +317,7 @@ static bool check_object(struct ctx *c, const json_t *schema, const json_t *valu
         push_key(c, key);
         const json_t *ps = json_object_get(props, key);
         char *expected = ps ? schema_describe(ps) : xstrdup("a value");
-        c->err = xasprintf("missing required argument \"%s\": expected %s", c->path.data,
-                           expected);
+        c->err = xasprintf("missing required argument \"%s\": expected %s", c->path.data, expected);
         free(expected);
         return false;
     }
@@ -373,8 +372,7 @@ static bool check_alternatives(struct ctx *c, const json_t *schema, const json_t
         strbuf_finish(&sub.path);
     }
     if (matches == 0 || (one && matches > 1))
-        return fail(c, schema, value,
-                    matches ? "matches more than one allowed form" : NULL);
+        return fail(c, schema, value, matches ? "matches more than one allowed form" : NULL);
     return true;
 }
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 const char *const mcp_modern_versions[] = {"2026-07-28", NULL};
-const char *const mcp_legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
-                                           "2024-11-05", NULL};
+const char *const mcp_legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+                                           NULL};
 
 static const char *const level_names[] = {"debug", "info",     "notice", "warning",
                                           "error", "critical", "alert",  "emergency"};
@@ -244,8 +244,7 @@ static int read_modern_meta(const json_t *meta, struct request_ctx *rc, char **m
     return 0;
 }
 
-static void method_ping(struct mcp_conn *c, json_t *id, const struct request_ctx *rc,
-                        void *stream)
+static void method_ping(struct mcp_conn *c, json_t *id, const struct request_ctx *rc, void *stream)
 {
     reply_result(c, stream, id, rc, json_object());
 }

@@ -47,8 +47,7 @@ void tool_call_on_cancel(struct tool_call *call, void (*hook)(struct tool_call *
 
 /* Progress notification, sent only when the client asked for progress.
  * total <= 0 means unknown; message may be NULL. */
-void tool_call_progress(struct tool_call *call, double progress, double total,
-                        const char *message);
+void tool_call_progress(struct tool_call *call, double progress, double total, const char *message);
 /* A log message to the client (notifications/message), if its level is wanted. */
 void tool_call_log(struct tool_call *call, enum log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -86,8 +86,7 @@ char *session_registry_live_ids(const struct session_registry *reg)
     return strbuf_steal(&sb);
 }
 
-struct session *session_resolve(struct session_registry *reg, const char *id_or_name,
-                                char **err)
+struct session *session_resolve(struct session_registry *reg, const char *id_or_name, char **err)
 {
     if (!id_or_name) {
         for (struct session *s = reg->head; s; s = s->next)

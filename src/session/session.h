@@ -18,12 +18,12 @@ enum session_state {
 };
 
 struct session {
-    char id[32];   /* "terminal-1": kind and a number never reused in this process */
-    char *name;    /* optional label given by the client; NULL if none */
+    char id[32]; /* "terminal-1": kind and a number never reused in this process */
+    char *name;  /* optional label given by the client; NULL if none */
     const struct backend_impl *impl;
     void *backend; /* the backend's state, owned by it */
     enum session_state state;
-    char *end_reason; /* why it ended, for messages; NULL while live */
+    char *end_reason;              /* why it ended, for messages; NULL while live */
     uint64_t started_ms, ended_ms; /* uv_now() times */
     struct session_registry *registry;
     struct session_waiter *waiters; /* run once when the session ends */
@@ -51,8 +51,7 @@ struct session *session_add(struct session_registry *reg, const struct backend_i
  * caller can say how it ended). NULL with *err set (listing the live
  * sessions) when there is none; an ended session may be returned (callers
  * check s->state). */
-struct session *session_resolve(struct session_registry *reg, const char *id_or_name,
-                                char **err);
+struct session *session_resolve(struct session_registry *reg, const char *id_or_name, char **err);
 /* Ask a live session to end. reason is kept for later callers. */
 void session_stop(struct session *s, const char *reason);
 /* Run ended(s, ud) once the session has ended (at once if it has). */

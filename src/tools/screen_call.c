@@ -2,10 +2,10 @@
 
 #include "backend/backend.h"
 #include "core/app.h"
+#include "core/args.h"
 #include "core/base64.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
-#include "core/args.h"
 
 #include <string.h>
 
@@ -20,8 +20,8 @@ static void finish(struct backend_call *bc, struct backend_result *r)
         if (strcmp(as, "link") == 0) {
             char *uri = xasprintf("glovebox://session/%s/screen", bc->session->id);
             json_array_append_new(content,
-                                  json_pack("{s:s, s:s, s:s, s:s}", "type", "resource_link",
-                                            "uri", uri, "name", "screen", "mimeType", r->mime));
+                                  json_pack("{s:s, s:s, s:s, s:s}", "type", "resource_link", "uri",
+                                            uri, "name", "screen", "mimeType", r->mime));
             json_object_set_new(r->data, "uri", json_string(uri));
             free(uri);
         } else {
@@ -39,14 +39,13 @@ static void finish(struct backend_call *bc, struct backend_result *r)
         /* A file the client can fetch (a recording): link it, do not inline it. */
         json_t *content = json_pack("[{s:s, s:s}]", "type", "text", "text", r->text);
         const char *mime = json_string_value(json_object_get(r->data, "mime_type"));
-        json_array_append_new(content,
-                              json_pack("{s:s, s:O, s:s, s:s}", "type", "resource_link", "uri",
-                                        json_object_get(r->data, "uri"), "name",
-                                        json_string_value(json_object_get(r->data, "recording"))
-                                            ? json_string_value(
-                                                  json_object_get(r->data, "recording"))
-                                            : "file",
-                                        "mimeType", mime ? mime : "application/octet-stream"));
+        json_array_append_new(
+            content, json_pack("{s:s, s:O, s:s, s:s}", "type", "resource_link", "uri",
+                               json_object_get(r->data, "uri"), "name",
+                               json_string_value(json_object_get(r->data, "recording"))
+                                   ? json_string_value(json_object_get(r->data, "recording"))
+                                   : "file",
+                               "mimeType", mime ? mime : "application/octet-stream"));
         tool_call_done_content(call, content, r->data);
         r->data = NULL;
     } else {

@@ -13,6 +13,6 @@
 void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb, bool needs_live);
 
 /* The "session" property every screen tool has, for input schemas. */
-#define SESSION_PROPERTY                                                                        \
-    "\"session\":{\"type\":\"string\",\"minLength\":1,\"description\":"                         \
+#define SESSION_PROPERTY                                                                           \
+    "\"session\":{\"type\":\"string\",\"minLength\":1,\"description\":"                            \
     "\"Session id or name (default: the most recently started live session)\"}"

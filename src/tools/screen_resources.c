@@ -79,8 +79,8 @@ static void session_read(struct resource_read *r, const char *uri)
     const char *rest = uri + strlen(SESSION_PREFIX);
     const char *slash = strchr(rest, '/');
     if (!slash || (strcmp(slash, "/screen") != 0 && strcmp(slash, "/text") != 0)) {
-        resource_read_not_found(r, "Resource not found: %s (expected " SESSION_PREFIX
-                                   "{id}/screen or /text)", uri);
+        resource_read_not_found(
+            r, "Resource not found: %s (expected " SESSION_PREFIX "{id}/screen or /text)", uri);
         return;
     }
     char *id = xstrndup(rest, (size_t)(slash - rest));
@@ -128,9 +128,9 @@ static void recording_list(struct app *app, json_t *list)
     for (size_t i = 0; i < recordings_count(); i++) {
         const struct recording_info *info = recordings_at(i);
         char *uri = xasprintf(RECORDING_PREFIX "%s", info->id);
-        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:I}", "uri", uri, "name",
-                                              info->id, "mimeType", info->mime, "size",
-                                              (json_int_t)info->bytes));
+        json_array_append_new(list,
+                              json_pack("{s:s, s:s, s:s, s:I}", "uri", uri, "name", info->id,
+                                        "mimeType", info->mime, "size", (json_int_t)info->bytes));
         free(uri);
     }
 }
@@ -161,8 +161,8 @@ static void recording_read(struct resource_read *r, const char *uri)
     fclose(f);
     char *b64 = base64_encode(data, got);
     free(data);
-    resource_read_done(r, json_pack("[{s:s, s:s, s:s}]", "uri", uri, "mimeType", info->mime,
-                                    "blob", b64));
+    resource_read_done(
+        r, json_pack("[{s:s, s:s, s:s}]", "uri", uri, "mimeType", info->mime, "blob", b64));
     free(b64);
 }
 

@@ -1,7 +1,7 @@
 /* session_list: the screens glovebox is driving. */
 #include "core/app.h"
-#include "session/session.h"
 #include "core/args.h"
+#include "session/session.h"
 #include "tools/session_schema.h"
 #include "tools/tools.h"
 

@@ -1,8 +1,8 @@
 /* session_stop: end a session and everything it started. Answers once the
  * backend has released it all (processes reaped, connections closed). */
 #include "core/app.h"
-#include "session/session.h"
 #include "core/args.h"
+#include "session/session.h"
 #include "tools/session_schema.h"
 #include "tools/tools.h"
 

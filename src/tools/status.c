@@ -12,11 +12,10 @@ static void handle(struct tool_call *call)
     json_t *backends = backend_check_all();
     json_t *sessions = session_registry_list(app->sessions, false);
     int live = session_registry_live_count(app->sessions);
-    json_t *out = json_pack("{s:s, s:s, s:I, s:s, s:i, s:O, s:o}", "server", "glovebox",
-                            "version", GLOVEBOX_VERSION, "uptime_ms",
-                            (json_int_t)app_uptime_ms(app), "protocol_version",
-                            tool_call_protocol_version(call), "live_sessions", live, "sessions",
-                            sessions, "backends", backends);
+    json_t *out = json_pack("{s:s, s:s, s:I, s:s, s:i, s:O, s:o}", "server", "glovebox", "version",
+                            GLOVEBOX_VERSION, "uptime_ms", (json_int_t)app_uptime_ms(app),
+                            "protocol_version", tool_call_protocol_version(call), "live_sessions",
+                            live, "sessions", sessions, "backends", backends);
     char usable[256] = "";
     size_t i;
     json_t *b;

@@ -1,9 +1,9 @@
 /* terminal_start: run a program in a new terminal session. */
 #include "backend/terminal/terminal.h"
 #include "core/app.h"
+#include "core/args.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
-#include "core/args.h"
 #include "tools/tools.h"
 
 #include <string.h>
@@ -115,7 +115,9 @@ const struct tool tool_terminal_start = {
                      "\"pid\":{\"type\":\"integer\"},\"cols\":{\"type\":\"integer\"},"
                      "\"rows\":{\"type\":\"integer\"},\"command\":{\"type\":\"array\"}},"
                      "\"required\":[\"id\",\"kind\",\"pid\",\"cols\",\"rows\"]}",
-    .annotations = {.read_only = false, .destructive = false, .idempotent = false,
+    .annotations = {.read_only = false,
+                    .destructive = false,
+                    .idempotent = false,
                     .open_world = true},
     .handler = handle,
 };

@@ -253,8 +253,8 @@ static uv_stream_t *open_stream(uv_loop_t *loop, int fd, void *data, char **err)
     return s;
 }
 
-struct stdio_transport *stdio_transport_start(struct app *app, void (*closed)(void *ud),
-                                              void *ud, char **err)
+struct stdio_transport *stdio_transport_start(struct app *app, void (*closed)(void *ud), void *ud,
+                                              char **err)
 {
     struct stdio_transport *t = xcalloc(1, sizeof *t);
     t->app = app;

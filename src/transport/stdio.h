@@ -8,8 +8,8 @@ struct app;
 struct stdio_transport;
 
 /* Start reading stdin. closed(ud) runs once when stdin reaches EOF or fails. */
-struct stdio_transport *stdio_transport_start(struct app *app, void (*closed)(void *ud),
-                                              void *ud, char **err);
+struct stdio_transport *stdio_transport_start(struct app *app, void (*closed)(void *ud), void *ud,
+                                              char **err);
 /* Stop reading and cancel requests in flight; replies already queued are
  * still written. drained(ud) runs once everything queued is on stdout (or
  * stdout is gone). Then destroy. */

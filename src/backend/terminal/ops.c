@@ -3,10 +3,10 @@
 #include "backend/terminal/term_keys.h"
 #include "backend/terminal/term_pty.h"
 #include "backend/terminal/term_screen.h"
+#include "core/args.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
-#include "core/args.h"
 
 #include <string.h>
 
@@ -41,9 +41,8 @@ static json_t *cursor_json(struct terminal *t)
 static void add_exit(struct terminal *t, json_t *o)
 {
     json_object_set_new(o, "exited", json_boolean(t->exited));
-    json_object_set_new(o, "exit_status", t->exited && !t->exit_signal
-                                              ? json_integer(t->exit_status)
-                                              : json_null());
+    json_object_set_new(o, "exit_status",
+                        t->exited && !t->exit_signal ? json_integer(t->exit_status) : json_null());
     json_object_set_new(o, "signal",
                         t->exit_signal ? json_sprintf("SIG%s", sigabbrev_np(t->exit_signal))
                                        : json_null());
@@ -56,8 +55,8 @@ void terminal_read_text_op(struct backend_call *bc)
     struct strbuf text;
     strbuf_init(&text);
     json_t *lines = screen_lines(t, &text);
-    json_t *o = json_pack("{s:s, s:o, s:o}", "session", bc->session->id, "lines", lines,
-                          "cursor", cursor_json(t));
+    json_t *o = json_pack("{s:s, s:o, s:o}", "session", bc->session->id, "lines", lines, "cursor",
+                          cursor_json(t));
     json_t *history = NULL;
     if (want > 0) {
         int count = term_screen_scrollback_count(t->screen);
@@ -110,10 +109,10 @@ void terminal_snapshot_op(struct backend_call *bc)
     term_screen_size(t->screen, &cols, &rows);
     const char *title = term_screen_title(t->screen);
     bool alt = term_screen_altscreen(t->screen);
-    json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:i, s:i}", "session",
-                          bc->session->id, "kind", "terminal", "lines", lines, "cursor",
-                          cursor_json(t), "title", utf8_json_string(title, strlen(title)),
-                          "alternate_screen", alt, "cols", cols, "rows", rows);
+    json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:i, s:i}", "session", bc->session->id,
+                          "kind", "terminal", "lines", lines, "cursor", cursor_json(t), "title",
+                          utf8_json_string(title, strlen(title)), "alternate_screen", alt, "cols",
+                          cols, "rows", rows);
     add_exit(t, o);
     int crow, ccol;
     bool cvis;
@@ -137,7 +136,12 @@ void terminal_type_text_op(struct backend_call *bc)
     size_t body = len;
     while (body > 0 && (text[body - 1] == '\n' || text[body - 1] == '\r'))
         body--;
-    bool paste = body > 0 && term_screen_bracketed_paste(t->screen);
+    /* One line is typed key by key, as a person would (":wq" in vim's
+     * normal mode is a command, pasted it would be text); several lines
+     * go as one paste so editors do not auto-indent them and shells take
+     * them whole. */
+    bool multiline = memchr(text, '\n', body) || memchr(text, '\r', body);
+    bool paste = multiline && term_screen_bracketed_paste(t->screen);
     struct strbuf bytes;
     strbuf_init(&bytes);
     if (paste)
@@ -181,11 +185,11 @@ void terminal_press_key_op(struct backend_call *bc)
     /* libvterm wrote the encoded key through the output callback. */
     uint64_t n = t->queued - before;
     terminal_write(t, "", 0);
-    json_t *o = json_pack("{s:s, s:s, s:i, s:I}", "session", bc->session->id, "key", spec,
-                          "repeat", repeat, "bytes", (json_int_t)n);
+    json_t *o = json_pack("{s:s, s:s, s:i, s:I}", "session", bc->session->id, "key", spec, "repeat",
+                          repeat, "bytes", (json_int_t)n);
     terminal_write_then_answer(
-        t, bc, o, xasprintf("pressed %s%s in %s", spec, repeat > 1 ? " repeatedly" : "",
-                            bc->session->id));
+        t, bc, o,
+        xasprintf("pressed %s%s in %s", spec, repeat > 1 ? " repeatedly" : "", bc->session->id));
 }
 
 void terminal_resize_op(struct backend_call *bc)
@@ -203,8 +207,7 @@ void terminal_resize_op(struct backend_call *bc)
     t->rows = rows;
     terminal_waits_check(t);
     terminal_record_changed(t);
-    backend_call_done(bc,
-                      json_pack("{s:s, s:i, s:i}", "session", bc->session->id, "cols", cols,
-                                "rows", rows),
-                      "%s is now %dx%d", bc->session->id, cols, rows);
+    backend_call_done(
+        bc, json_pack("{s:s, s:i, s:i}", "session", bc->session->id, "cols", cols, "rows", rows),
+        "%s is now %dx%d", bc->session->id, cols, rows);
 }

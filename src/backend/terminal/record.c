@@ -5,6 +5,7 @@
 #include "backend/terminal/internal.h"
 #include "backend/terminal/term_screen.h"
 #include "core/app.h"
+#include "core/args.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "image/cellgrid.h"
@@ -12,7 +13,6 @@
 #include "image/glyphs.h"
 #include "record/recordings.h"
 #include "session/session.h"
-#include "core/args.h"
 
 #include <errno.h>
 #include <string.h>
@@ -234,18 +234,20 @@ static void encode_done(uv_work_t *work, int status)
     if (rec->err) {
         backend_call_fail(bc, "cannot write the recording: %s", rec->err);
     } else {
-        struct recording_info info = {.mime = "image/gif", .bytes = rec->bytes,
-                                      .frames = rec->count, .duration_ms = duration};
+        struct recording_info info = {.mime = "image/gif",
+                                      .bytes = rec->bytes,
+                                      .frames = rec->count,
+                                      .duration_ms = duration};
         memcpy(info.id, rec->id, sizeof info.id);
         info.path = rec->path;
         recordings_add(&info);
         char uri[64];
         snprintf(uri, sizeof uri, "glovebox://recording/%s", rec->id);
-        json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:s, s:s, s:b}", "session",
-                              bc->session->id, "recording", rec->id, "frames", rec->count,
-                              "duration_ms", (json_int_t)duration, "path", rec->path, "bytes",
-                              (json_int_t)rec->bytes, "uri", uri, "mime_type", "image/gif",
-                              "truncated", rec->truncated);
+        json_t *o =
+            json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:s, s:s, s:b}", "session", bc->session->id,
+                      "recording", rec->id, "frames", rec->count, "duration_ms",
+                      (json_int_t)duration, "path", rec->path, "bytes", (json_int_t)rec->bytes,
+                      "uri", uri, "mime_type", "image/gif", "truncated", rec->truncated);
         backend_call_done(bc, o, "recorded %d frames over %.1f s to %s", rec->count,
                           (double)duration / 1000.0, rec->path);
     }
@@ -293,8 +295,8 @@ void terminal_record_start_op(struct backend_call *bc)
     t->rec = rec;
     capture(rec);
     backend_call_done(bc,
-                      json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "recording",
-                                rec->id, "fps", rec->fps),
+                      json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "recording", rec->id,
+                                "fps", rec->fps),
                       "recording %s as %s at up to %d fps", bc->session->id, rec->id, rec->fps);
 }
 
@@ -303,8 +305,7 @@ void terminal_record_stop_op(struct backend_call *bc)
     struct terminal *t = terminal_of(bc->session);
     struct term_recording *rec = t->rec;
     if (!rec) {
-        backend_call_fail(bc, "%s is not being recorded; call record_start first",
-                          bc->session->id);
+        backend_call_fail(bc, "%s is not being recorded; call record_start first", bc->session->id);
         return;
     }
     t->rec = NULL;

@@ -1,15 +1,15 @@
 /* Screenshots of a terminal: the cell grid is copied on the loop thread,
  * then rendered, scaled and encoded on the worker pool. */
 #include "backend/terminal/internal.h"
-#include "backend/terminal/terminal.h"
 #include "backend/terminal/term_screen.h"
+#include "backend/terminal/terminal.h"
 #include "core/app.h"
+#include "core/args.h"
 #include "core/xmalloc.h"
 #include "image/encode.h"
 #include "image/glyphs.h"
 #include "image/scale.h"
 #include "session/session.h"
-#include "core/args.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -85,20 +85,18 @@ static void shot_done(uv_work_t *work, int status)
     struct backend_call *bc = sh->bc;
     free(sh->grid.cells);
     if (sh->err || !sh->bytes) {
-        backend_call_fail(bc, "cannot render the screen: %s",
-                          sh->err ? sh->err : "cancelled");
+        backend_call_fail(bc, "cannot render the screen: %s", sh->err ? sh->err : "cancelled");
     } else {
         /* The name the caller asked for ("jpeg"), not the file extension ("jpg"). */
         const char *name = sh->format == IMAGE_JPEG ? "jpeg" : image_format_extension(sh->format);
         double scale = (double)sh->width / (double)sh->full_width;
-        json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:I, s:f}", "session", bc->session->id,
-                              "width", (int)sh->width, "height", (int)sh->height, "format", name,
-                              "bytes", (json_int_t)sh->len, "scale", scale);
+        json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:I, s:f}", "session", bc->session->id, "width",
+                              (int)sh->width, "height", (int)sh->height, "format", name, "bytes",
+                              (json_int_t)sh->len, "scale", scale);
         char caption[160];
-        snprintf(caption, sizeof caption, "%s screenshot of %s, %ux%u px%s", name,
-                 bc->session->id, sh->width, sh->height, scale < 1 ? " (scaled)" : "");
-        backend_call_done_image(bc, o, sh->bytes, sh->len, image_format_mime(sh->format),
-                                caption);
+        snprintf(caption, sizeof caption, "%s screenshot of %s, %ux%u px%s", name, bc->session->id,
+                 sh->width, sh->height, scale < 1 ? " (scaled)" : "");
+        backend_call_done_image(bc, o, sh->bytes, sh->len, image_format_mime(sh->format), caption);
         sh->bytes = NULL;
     }
     free(sh->bytes);

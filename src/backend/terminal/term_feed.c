@@ -324,7 +324,8 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
             if (swallow) {
                 start = i + 1;
             } else if (kind == 'P') {
-                size_t end = st == STR_ESC && esc + 1 == i ? esc : i;
+                /* Up to the ESC of an ESC \; a BEL after an ESC keeps it. */
+                size_t end = st == STR_ESC && c == '\\' && esc + 1 == i ? esc : i;
                 if (!known_dcs(b, content, end)) {
                     emit_cut(f, b, start, hold);
                     if (bad_decrqss(b, content, end))

@@ -4,10 +4,10 @@
 #include "backend/terminal/internal.h"
 #include "backend/terminal/term_screen.h"
 #include "core/app.h"
+#include "core/args.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
-#include "core/args.h"
 
 #include <regex.h>
 #include <string.h>
@@ -17,11 +17,11 @@
 struct term_wait {
     struct backend_call *bc;
     struct terminal *t;
-    char *text;      /* plain text to find, or NULL */
+    char *text; /* plain text to find, or NULL */
     bool use_regex;
     regex_t re;
     bool gone;
-    int stable_ms;   /* 0 = no quiet period needed */
+    int stable_ms; /* 0 = no quiet period needed */
     bool want_exit;
     uint64_t started_ms;
     uv_timer_t timeout, quiet;
@@ -51,8 +51,7 @@ static void unlink_wait(struct term_wait *w)
     }
 }
 
-static void answer(struct term_wait *w, bool matched, const char *reason, const char *line,
-                   int row)
+static void answer(struct term_wait *w, bool matched, const char *reason, const char *line, int row)
 {
     if (w->answered)
         return;
@@ -64,9 +63,8 @@ static void answer(struct term_wait *w, bool matched, const char *reason, const 
                           "elapsed_ms", (json_int_t)elapsed, "reason", reason);
     json_object_set_new(o, "line", line ? utf8_json_string(line, strlen(line)) : json_null());
     json_object_set_new(o, "row", line ? json_integer(row) : json_null());
-    json_object_set_new(o, "exit_status", t->exited && !t->exit_signal
-                                              ? json_integer(t->exit_status)
-                                              : json_null());
+    json_object_set_new(o, "exit_status",
+                        t->exited && !t->exit_signal ? json_integer(t->exit_status) : json_null());
     if (matched)
         backend_call_done(w->bc, o, "matched after %llu ms%s%s", (unsigned long long)elapsed,
                           line ? ": " : "", line ? line : "");
@@ -200,8 +198,9 @@ void terminal_wait_op(struct backend_call *bc)
             char msg[256];
             regerror(rc, &w->re, msg, sizeof msg);
             free(w);
-            backend_call_fail(bc, "argument \"regex\": not a valid POSIX extended regular "
-                                  "expression: %s",
+            backend_call_fail(bc,
+                              "argument \"regex\": not a valid POSIX extended regular "
+                              "expression: %s",
                               msg);
             return;
         }

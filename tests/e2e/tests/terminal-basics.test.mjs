@@ -205,15 +205,16 @@ test('resize changes the size the program sees', topts(), async (t) => {
   assert.equal((await srv.snapshot(s.id)).cols, 100);
 });
 
-test('type_text pastes into bash (bracketed paste) and a trailing newline runs the line', topts(), async (t) => {
+test('type_text types one line as keys and pastes several (bracketed paste) into bash', topts(), async (t) => {
   const srv = await startServer(t);
   const s = await srv.bash({ cols: 80, rows: 20 });
-  const typed = await srv.type(s.id, `printf '%s-%s\\n' pasted line\n`);
-  assert.equal(typed.bracketed_paste, true);
+  const typed = await srv.type(s.id, `printf '%s-%s\\n' typed line\n`);
+  assert.equal(typed.bracketed_paste, false);
   assert.ok(typed.bytes > 'printf'.length, JSON.stringify(typed));
-  await srv.waitFor(s.id, { regex: '^pasted-line$' });
+  await srv.waitFor(s.id, { regex: '^typed-line$' });
   // Several lines pasted at once: bash runs them all after the Enter.
-  await srv.type(s.id, `printf '%s-%s\\n' multi one\nprintf '%s-%s\\n' multi two\n`);
+  const pasted = await srv.type(s.id, `printf '%s-%s\\n' multi one\nprintf '%s-%s\\n' multi two\n`);
+  assert.equal(pasted.bracketed_paste, true);
   await srv.waitFor(s.id, { regex: '^multi-two$' });
   const r = await srv.readText(s.id);
   assert.ok(r.lines.includes('multi-one'), JSON.stringify(r.lines));

@@ -131,6 +131,9 @@ test('broken and hostile escape sequences are survived', topts(), async (t) => {
     '\x1b[1;80H日本\x1b[1;79H🙂',
     '\x1b[8;5000;5000t\x1b[?1049h\x1b[?1049l\x1b[?1049h',
     '\x1b[5n\x1b[6n\x1b[c\x1b[>c\x1b[?u\x1bP$qm\x1b\\',
+    // DCS strings cut by ESC and a control reached a broken printf in libvterm.
+    '\x1bP$qr\x1b\x07\\', '\x1bP$qr\x1b\n\\', '\x1bP$qr\x1b\x07', '\x1bP$q\x1b[1m\x1b\\', '\x1bPq#0;2;0;0;0#0~~@@\x1b\\',
+    ';\x1b[\x1b[35b', // an abandoned CSI, then REP: the repeated ';' must not become its parameters
     '\x1b]52;c;' + 'A'.repeat(1000) + '\x07',
     '\x1b]8;;http://example.com\x1b\\link\x1b]8;;\x1b\\',
     '\x1b[?2004h\x1b[?1000h\x1b[?1006h\x1b[?25l',
