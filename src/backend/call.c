@@ -1,19 +1,16 @@
 /* Answering a backend call: build the result and hand it to its owner. */
 #include "backend/backend.h"
-#include "core/strbuf.h"
 #include "core/xmalloc.h"
 
 #include <stdarg.h>
 
 void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, ...)
 {
-    struct strbuf sb;
-    strbuf_init(&sb);
     va_list ap;
     va_start(ap, fmt);
-    strbuf_vprintf(&sb, fmt, ap);
+    char *text = xvasprintf(fmt, ap);
     va_end(ap);
-    struct backend_result r = {.data = data, .text = strbuf_steal(&sb)};
+    struct backend_result r = {.data = data, .text = text};
     bc->finish(bc, &r);
 }
 
@@ -27,12 +24,10 @@ void backend_call_done_image(struct backend_call *bc, json_t *data, uint8_t *byt
 
 void backend_call_fail(struct backend_call *bc, const char *fmt, ...)
 {
-    struct strbuf sb;
-    strbuf_init(&sb);
     va_list ap;
     va_start(ap, fmt);
-    strbuf_vprintf(&sb, fmt, ap);
+    char *text = xvasprintf(fmt, ap);
     va_end(ap);
-    struct backend_result r = {.error = strbuf_steal(&sb)};
+    struct backend_result r = {.error = text};
     bc->finish(bc, &r);
 }

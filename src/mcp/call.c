@@ -1,7 +1,6 @@
 /* A tool call in flight: what a handler sees (mcp/tool.h). */
 #include "mcp/call.h"
 #include "core/app.h"
-#include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "mcp/jsonrpc.h"
@@ -65,6 +64,17 @@ void tool_call_progress(struct tool_call *call, double progress, double total, c
     conn_send(c, call->p.stream, jsonrpc_notification("notifications/progress", params), false);
 }
 
+/* printf into a JSON string; text from programs may not be valid UTF-8. */
+static json_t *vformat_json(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+static json_t *vformat_json(const char *fmt, va_list ap)
+{
+    char *s = xvasprintf(fmt, ap);
+    json_t *j = utf8_json_string(s, strlen(s));
+    free(s);
+    return j;
+}
+
 static enum mcp_level to_mcp_level(enum log_level level)
 {
     switch (level) {
@@ -89,16 +99,12 @@ void tool_call_log(struct tool_call *call, enum log_level level, const char *fmt
     enum mcp_level wanted = call->p.modern ? call->p.log_level : (c ? c->log_level : LEVEL_NONE);
     if (!c || call->p.cancelled || wanted == LEVEL_NONE || ml < wanted)
         return;
-    struct strbuf sb;
-    strbuf_init(&sb);
     va_list ap;
     va_start(ap, fmt);
-    strbuf_vprintf(&sb, fmt, ap);
+    json_t *text = vformat_json(fmt, ap);
     va_end(ap);
-    json_t *params =
-        json_pack("{s:s, s:s, s:o}", "level", mcp_level_name(ml), "logger", call->entry->tool->name,
-                  "data", utf8_json_string(sb.data ? sb.data : "", sb.len));
-    strbuf_finish(&sb);
+    json_t *params = json_pack("{s:s, s:s, s:o}", "level", mcp_level_name(ml), "logger",
+                               call->entry->tool->name, "data", text);
     conn_send(c, call->p.stream, jsonrpc_notification("notifications/message", params), false);
 }
 
@@ -150,29 +156,22 @@ void tool_call_done_content(struct tool_call *call, json_t *content, json_t *str
 
 void tool_call_done(struct tool_call *call, json_t *structured, const char *fmt, ...)
 {
-    struct strbuf sb;
-    strbuf_init(&sb);
     va_list ap;
     va_start(ap, fmt);
-    strbuf_vprintf(&sb, fmt, ap);
+    json_t *text = vformat_json(fmt, ap);
     va_end(ap);
-    json_t *content = json_pack("[{s:s, s:o}]", "type", "text", "text",
-                                utf8_json_string(sb.data ? sb.data : "", sb.len));
-    strbuf_finish(&sb);
+    json_t *content = json_pack("[{s:s, s:o}]", "type", "text", "text", text);
     tool_call_done_content(call, content, structured);
 }
 
 void tool_call_fail(struct tool_call *call, const char *fmt, ...)
 {
-    struct strbuf sb;
-    strbuf_init(&sb);
     va_list ap;
     va_start(ap, fmt);
-    strbuf_vprintf(&sb, fmt, ap);
+    json_t *text = vformat_json(fmt, ap);
     va_end(ap);
-    json_t *result = json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text",
-                               utf8_json_string(sb.data ? sb.data : "", sb.len), "isError", 1);
-    strbuf_finish(&sb);
+    json_t *result =
+        json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", text, "isError", 1);
     finish(call, result);
 }
 

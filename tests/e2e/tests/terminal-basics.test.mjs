@@ -212,6 +212,9 @@ test('type_text types one line as keys and pastes several (bracketed paste) into
   assert.equal(typed.bracketed_paste, false);
   assert.ok(typed.bytes > 'printf'.length, JSON.stringify(typed));
   await srv.waitFor(s.id, { regex: '^typed-line$' });
+  // bash turns bracketed paste off while a command runs and on again at its
+  // next prompt: wait for that prompt.
+  await srv.waitFor(s.id, { regex: '^gb\\$$' });
   // Several lines pasted at once: bash runs them all after the Enter.
   const pasted = await srv.type(s.id, `printf '%s-%s\\n' multi one\nprintf '%s-%s\\n' multi two\n`);
   assert.equal(pasted.bracketed_paste, true);
