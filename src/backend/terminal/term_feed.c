@@ -217,14 +217,40 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
             st = ESC;
             hold = i;
             esc_long = false;
+            separators = 0; /* counts intermediates while in ESC */
             continue;
         }
         bool control = c < 0x20 || c == 0x7f;
         bool ends = false;
         switch (st) {
         case ESC:
-            /* Controls, intermediates and bytes >= 0x80 keep libvterm in ESC. */
-            if (c == ']' || c == 'P') {
+            /* libvterm runs a control or a byte >= 0x80 met inside an
+             * escape and stays in it; strings it then opens or ends that
+             * way overflow its buffers (ESC NUL \). No program sends that:
+             * the escape is cancelled and the byte goes on as itself. */
+            if (control || c >= 0x80) {
+                /* CAN also ends a sequence this ESC interrupted, which
+                 * libvterm would otherwise still be in. */
+                emit(f, b, start, esc_long ? i : hold);
+                f->write("\x18", 1, f->ud);
+                start = i;
+                esc_long = false;
+                st = GROUND;
+                break;
+            }
+            if (c >= 0x20 && c <= 0x2f) {
+                separators++;
+            } else if (separators && (c == '[' || c == ']' || c == 'P')) {
+                /* ESC ! [ and the like: no program sends them, and libvterm
+                 * 0.1.4 reads them its own way (ESC ! [ 5 b hangs it). The
+                 * sequence is dropped; CAN ends what libvterm saw of it. */
+                emit(f, b, start, esc_long ? i : hold);
+                if (esc_long)
+                    f->write("\x18", 1, f->ud);
+                start = i + 1;
+                esc_long = false;
+                st = c == '[' ? CSI_DROP : GROUND;
+            } else if (c == ']' || c == 'P') {
                 st = STR;
                 kind = (char)c;
                 content = i + 1;
@@ -290,6 +316,7 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
                  * ended reaches a broken printf). Drop it; run the control. */
                 if (!swallow)
                     emit(f, b, start, hold);
+                f->write("\x18", 1, f->ud); /* and whatever came before */
                 start = i;
                 swallow = false;
                 st = GROUND;
@@ -304,6 +331,7 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
              * it goes out, the string is dropped. */
             if (!swallow)
                 emit(f, b, start, hold);
+            f->write("\x18", 1, f->ud);
             start = esc;
             swallow = false;
             hold = esc;
