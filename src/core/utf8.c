@@ -5,26 +5,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Length of the valid sequence at s (1..4), or 0 if invalid. */
-static size_t sequence_length(const unsigned char *s, size_t n)
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
-    unsigned char c = s[0];
     size_t len;
-    uint32_t cp, min;
-    if (c < 0x80)
+    uint32_t c = s[0], min;
+    if (c < 0x80) {
+        *cp = c;
         return 1;
-    if ((c & 0xE0) == 0xC0) {
-        len = 2;
-        cp = c & 0x1F;
-        min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-        len = 3;
-        cp = c & 0x0F;
-        min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-        len = 4;
-        cp = c & 0x07;
-        min = 0x10000;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+        len = 2, c &= 0x1F, min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3, c &= 0x0F, min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4, c &= 0x07, min = 0x10000;
     } else {
         return 0;
     }
@@ -33,10 +26,11 @@ static size_t sequence_length(const unsigned char *s, size_t n)
     for (size_t i = 1; i < len; i++) {
         if ((s[i] & 0xC0) != 0x80)
             return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
+        c = c << 6 | (s[i] & 0x3F);
     }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
         return 0;
+    *cp = c;
     return len;
 }
 
@@ -58,7 +52,8 @@ json_t *utf8_json_string(const char *s, size_t n)
     strbuf_init(&sb);
     size_t i = 0, clean = 0;
     while (i < n) {
-        size_t len = sequence_length(p + i, n - i);
+        uint32_t cp;
+        size_t len = utf8_decode(p + i, n - i, &cp);
         if (len) {
             i += len;
             continue;

@@ -5,7 +5,12 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+/* Length of the valid UTF-8 sequence at s (of n > 0 bytes) with its code
+ * point in *cp, or 0 when the bytes there are not one (overlong forms,
+ * surrogates and values past U+10FFFF are not). */
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 /* Length of the longest prefix of s[0..n) that is at most max bytes and ends
  * on a character boundary. */
 size_t utf8_truncate(const char *s, size_t n, size_t max);

@@ -1,6 +1,7 @@
 #include "backend/terminal/term_text.h"
 
 #include "core/strbuf.h"
+#include "core/utf8.h"
 
 #include <stdbool.h>
 
@@ -46,44 +47,13 @@ void term_text_trim(struct strbuf *out, size_t from)
         out->data[out->len] = '\0';
 }
 
-/* Length of the valid UTF-8 sequence at s (of n bytes) and its code point, or
- * 0 when the bytes there are not one. */
-static size_t decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    size_t len;
-    uint32_t c = s[0], min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-        len = 2, c &= 0x1F, min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3, c &= 0x0F, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4, c &= 0x07, min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        c = c << 6 | (s[i] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return 0;
-    *cp = c;
-    return len;
-}
-
 void term_text_append_clean(struct strbuf *out, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
         uint32_t cp;
-        size_t len = decode(p + i, n - i, &cp);
+        size_t len = utf8_decode(p + i, n - i, &cp);
         if (!len) {
             put_utf8(out, 0xFFFD);
             i++;
