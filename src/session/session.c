@@ -131,7 +131,7 @@ static void prune_ended(struct session_registry *reg)
     struct session **pp = &reg->head;
     while (*pp) {
         struct session *s = *pp;
-        if (s->state == SESSION_ENDED && ++kept > MAX_ENDED_KEPT) {
+        if (s->state == SESSION_ENDED && ++kept > MAX_ENDED_KEPT && s->in_use == 0) {
             *pp = s->next;
             free_session(s);
             continue;

@@ -27,6 +27,8 @@ struct session {
     uint64_t started_ms, ended_ms; /* uv_now() times */
     struct session_registry *registry;
     struct session_waiter *waiters; /* run once when the session ends */
+    int in_use;                     /* operations in flight on it; an ended session in use is
+                                       not pruned (a worker job may still read it) */
     struct session *next;
 };
 

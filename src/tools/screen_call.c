@@ -12,6 +12,7 @@
 static void finish(struct backend_call *bc, struct backend_result *r)
 {
     struct tool_call *call = bc->owner;
+    bc->session->in_use--;
     if (r->error) {
         tool_call_fail(call, "%s", r->error);
     } else if (r->bytes) {
@@ -95,5 +96,6 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     bc->finish = finish;
     tool_call_set_data(call, bc);
     tool_call_on_cancel(call, cancel);
+    s->in_use++;
     op(bc);
 }

@@ -53,6 +53,7 @@ struct session_read {
 static void read_finished(struct backend_call *bc, struct backend_result *res)
 {
     struct session_read *sr = (struct session_read *)bc;
+    bc->session->in_use--;
     if (res->error) {
         resource_read_fail(sr->r, "%s", res->error);
     } else if (sr->text) {
@@ -109,6 +110,7 @@ static void session_read(struct resource_read *r, const char *uri)
     sr->bc.app = app;
     sr->bc.owner = sr;
     sr->bc.finish = read_finished;
+    s->in_use++;
     op(&sr->bc);
 }
 
