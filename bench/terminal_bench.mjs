@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectResult, initializeParams, StdioPeer } from './lib/stdio_peer.mjs';
-import { formatKiB, formatMs, median, percentile, saveResults } from './lib/report.mjs';
+import { formatKiB, formatMs, median, percentile, printComparison, saveResults } from './lib/report.mjs';
 import { benchDir, gloveboxBinary } from './lib/servers.mjs';
 
 const COLS = 120;
@@ -362,29 +362,6 @@ const peer = {
 
 // ---------------------------------------------------------------- report
 
-function formatRatio(r) {
-  if (!Number.isFinite(r)) return 'n/a';
-  if (r < 0.1) return `${r.toFixed(3)}× (1/${(1 / r).toFixed(0)})`;
-  return `${r.toFixed(2)}×`;
-}
-
-/** Like report.mjs's printComparison, but the issue's targets are absolute
- * limits on glovebox's figure: target {max, text}, met when a < max. */
-function printTable(title, names, rows) {
-  const header = ['metric', names[0], names[1], 'ratio', 'target', 'met'];
-  const table = rows.map((r) => {
-    const met = r.target && Number.isFinite(r.a) ? (r.a < r.target.max ? 'yes' : 'NO') : '';
-    return [r.metric, r.format(r.a), r.format(r.b), formatRatio(r.a / r.b), r.target?.text ?? '', met];
-  });
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
-  const line = (cells) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-  console.log(`\n${title}\n`);
-  console.log(line(header));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
-  for (const row of table) console.log(line(row));
-  console.log('\nratio = glovebox / peer (lower is better); targets are limits on glovebox, not asserted.');
-}
-
 async function main() {
   const names = ['glovebox', 'node-pty+xterm peer'];
   const failures = []; // glovebox problems: fail the run
@@ -430,7 +407,7 @@ async function main() {
 
   const stat = (r, key, pc) => (r[key]?.times ?? r[key])?.length ? percentile(r[key].times ?? r[key], pc) : NaN;
   const perSession = (m) => (m ? (m.afterKiB - m.beforeKiB) / m.sessions : NaN);
-  printTable('terminal benchmark', names, [
+  printComparison('terminal benchmark', names, [
     { metric: `echo round trip p50 (${ECHO})`, a: stat(g, 'echo', 50), b: stat(p, 'echo', 50), format: formatMs,
       target: { max: 2, text: '< 2 ms' } },
     { metric: 'echo round trip p99', a: stat(g, 'echo', 99), b: stat(p, 'echo', 99), format: formatMs },
@@ -441,7 +418,7 @@ async function main() {
     { metric: 'screenshot PNG p99', a: stat(g, 'screenshot', 99), b: stat(p, 'screenshot', 99), format: formatMs },
     { metric: `RSS per idle session (${SESSIONS})`, a: perSession(g.memory), b: perSession(p.memory),
       format: formatKiB, target: { max: 2048, text: '< 2 MiB' } },
-  ]);
+  ], 'ratio = glovebox / peer (lower is better); targets are limits on glovebox, not asserted.');
 
   const range = (v) => (v?.length ? `${formatMs(Math.min(...v))}–${formatMs(Math.max(...v))}` : 'n/a');
   console.log(`flood runs: glovebox ${range(g.flood)}, peer ${range(p.flood)}`);
