@@ -33,6 +33,8 @@ struct request_ctx {
     const char *version;    /* static string from the supported lists */
     json_t *progress_token; /* borrowed from the request; NULL if none */
     enum mcp_level log_level;
+    json_t *client_caps; /* borrowed: 2026-07-28 _meta clientCapabilities */
+    json_t *client_info; /* borrowed: 2026-07-28 _meta clientInfo; may be NULL */
 };
 
 /* An in-flight request: a tool call or a resource read. */
@@ -44,6 +46,8 @@ struct pending {
     const char *version;
     json_t *progress_token; /* owned; NULL if none */
     enum mcp_level log_level;
+    json_t *client_caps; /* owned; 2026-07-28 requests only */
+    json_t *client_info; /* owned; 2026-07-28 requests only; may be NULL */
     bool cancelled;
     void (*on_cancel)(struct pending *p);
     struct pending *prev, *next;
@@ -60,7 +64,21 @@ struct mcp_conn {
     const char *last_version;    /* for status */
     struct pending *pending;     /* in-flight requests */
     int in_flight;
+    char *remote;     /* peer address ("127.0.0.1:5123"); NULL for stdio */
+    char *session_id; /* transport session (HTTP MCP-Session-Id); NULL if none */
+    struct ask *asks; /* server-to-client requests awaiting an answer */
+    json_int_t next_ask_id;
 };
+
+/* Server-to-client requests (ask.c). */
+struct ask;
+/* A response arrived: route it to its ask. False if no ask has this id. */
+bool ask_receive(struct mcp_conn *c, const json_t *id, const json_t *result, const json_t *error);
+/* Answer every ask of this pending request with error (the request is being
+ * cancelled or its connection is gone). Returns how many there were. */
+int ask_abort_for(struct mcp_conn *c, const struct pending *p, const char *error);
+/* Forget the asks of a request that finished without waiting for them. */
+void ask_forget_for(struct mcp_conn *c, const struct pending *p);
 
 /* Sending. msg is consumed. */
 void conn_send(struct mcp_conn *c, void *stream, json_t *msg, bool final);

@@ -64,12 +64,33 @@ void mcp_conn_destroy(struct mcp_conn *c)
     }
     c->pending = NULL;
     c->in_flight = 0;
-    for (int j = 0; j < i; j++)
-        pending_cancel(list[j]);
+    /* A call waiting for the client's answer hears that none will come; its
+     * answer callback finishes it (silently: the connection is gone). */
+    for (int j = 0; j < i; j++) {
+        list[j]->cancelled = true;
+        if (ask_abort_for(c, list[j], "the connection to the client closed"))
+            list[j] = NULL;
+    }
+    for (int j = 0; j < i; j++) {
+        if (list[j]) {
+            list[j]->cancelled = false;
+            pending_cancel(list[j]);
+        }
+    }
     free(list);
+    free(c->remote);
+    free(c->session_id);
     json_decref(c->client_info);
     json_decref(c->client_capabilities);
     free(c);
+}
+
+void mcp_conn_set_peer(struct mcp_conn *c, const char *remote, const char *session_id)
+{
+    free(c->remote);
+    free(c->session_id);
+    c->remote = remote ? xstrdup(remote) : NULL;
+    c->session_id = session_id ? xstrdup(session_id) : NULL;
 }
 
 int mcp_conn_in_flight(const struct mcp_conn *c)
@@ -129,6 +150,8 @@ void pending_start(struct pending *p, struct mcp_conn *c, json_t *id, void *stre
     p->version = rc->version;
     p->progress_token = rc->progress_token ? json_incref(rc->progress_token) : NULL;
     p->log_level = rc->log_level;
+    p->client_caps = rc->modern && rc->client_caps ? json_incref(rc->client_caps) : NULL;
+    p->client_info = rc->modern && rc->client_info ? json_incref(rc->client_info) : NULL;
     p->prev = NULL;
     p->next = c->pending;
     if (c->pending)
@@ -165,6 +188,8 @@ void pending_finish(struct pending *p, json_t *msg)
     json_decref(msg);
     json_decref(p->id);
     json_decref(p->progress_token);
+    json_decref(p->client_caps);
+    json_decref(p->client_info);
 }
 
 void pending_cancel(struct pending *p)
@@ -233,6 +258,8 @@ static int read_modern_meta(const json_t *meta, struct request_ctx *rc, char **m
         *msg = xstrdup("Invalid params: _meta." META_CLIENT_INFO " must be an object");
         return JSONRPC_INVALID_PARAMS;
     }
+    rc->client_caps = (json_t *)caps;
+    rc->client_info = (json_t *)info;
     rc->log_level = LEVEL_NONE;
     const json_t *lvl = json_object_get(meta, META_LOG_LEVEL);
     if (lvl && (!json_is_string(lvl) || !mcp_level_parse(json_string_value(lvl), &rc->log_level))) {
@@ -370,9 +397,9 @@ void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *st
         c->transport.send(c, stream, NULL, true, c->transport.ud);
         break;
     case JSONRPC_RESPONSE:
-        /* Answers to server-to-client requests (elicitation, …) arrive here;
-         * this server sends none yet. */
-        log_debug("ignoring a response the server did not ask for");
+        /* Answers to server-to-client requests (elicitation, …). */
+        if (!ask_receive(c, m.id, m.result, m.error))
+            log_debug("ignoring a response the server did not ask for");
         c->transport.send(c, stream, NULL, true, c->transport.ud);
         break;
     case JSONRPC_REQUEST:

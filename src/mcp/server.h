@@ -33,6 +33,8 @@ void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *st
  * JSON-RPC error with a null id. */
 void mcp_conn_report(struct mcp_conn *c, int code, const char *message);
 int mcp_conn_in_flight(const struct mcp_conn *c);
+/* Who is on the other end, for the audit log and status (copied). */
+void mcp_conn_set_peer(struct mcp_conn *c, const char *remote, const char *session_id);
 
 /* Supported versions, newest first; NULL-terminated. */
 extern const char *const mcp_modern_versions[];
