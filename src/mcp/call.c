@@ -75,6 +75,13 @@ json_t *tool_call_client(const struct tool_call *call)
     return o;
 }
 
+void tool_call_disconnect(struct tool_call *call)
+{
+    struct mcp_conn *c = call->p.conn;
+    if (c && c->transport.disconnect && !call->p.modern)
+        c->transport.disconnect(c, call->p.stream, c->transport.ud);
+}
+
 bool tool_call_cancelled(const struct tool_call *call)
 {
     return call->p.cancelled;

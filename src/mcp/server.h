@@ -18,6 +18,9 @@ struct mcp_transport {
      * final marks the request's last message (its response); msg is NULL
      * when a cancelled request ends without an answer. */
     void (*send)(struct mcp_conn *c, void *stream, json_t *msg, bool final, void *ud);
+    /* Optional: close the connection carrying stream without ending the
+     * stream (HTTP: the client comes back with Last-Event-ID). */
+    void (*disconnect)(struct mcp_conn *c, void *stream, void *ud);
     void *ud;
 };
 

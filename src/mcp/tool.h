@@ -60,6 +60,11 @@ typedef void (*tool_call_answer_fn)(struct tool_call *call, const json_t *result
 bool tool_call_ask(struct tool_call *call, const char *method, json_t *params, uint64_t timeout_ms,
                    tool_call_answer_fn fn, void *ud);
 
+/* Close the network connection that carries this call's answer, keeping the
+ * answer for the client to resume (HTTP SSE with Last-Event-ID). Nothing
+ * happens on transports without resumption (stdio). */
+void tool_call_disconnect(struct tool_call *call);
+
 /* Per-call state a handler may attach (freed by the handler itself). */
 void tool_call_set_data(struct tool_call *call, void *data);
 void *tool_call_data(const struct tool_call *call);
