@@ -282,7 +282,7 @@ static int load_token(struct server *srv)
         }
         buf[n] = '\0';
         token = xstrdup(buf);
-    } else if (getenv("GLOVEBOX_TOKEN")) {
+    } else if (getenv("GLOVEBOX_TOKEN") && *getenv("GLOVEBOX_TOKEN")) {
         token = xstrdup(getenv("GLOVEBOX_TOKEN"));
     }
     if (!token)

@@ -1,0 +1,74 @@
+// Clients that come and go: 1,000 connect/disconnect cycles leave file
+// descriptors and memory where they were; clients that vanish mid-stream
+// leave nothing behind; idle sessions expire.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { JSON_AND_SSE, openSession, post, processFootprint, startHttp } from '../lib/http.mjs';
+import { SANITIZED, deadline, ms, sleep } from '../lib/server.mjs';
+
+async function cycle(url, i) {
+  const sid = await openSession(url);
+  const h = { 'mcp-session-id': sid };
+  const r = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fixture_echo', arguments: { text: `c${i}` } } }, h);
+  assert.equal(r.status, 200);
+  if (i % 2) {
+    const d = await fetch(url, { method: 'DELETE', headers: h });
+    assert.equal(d.status, 200);
+  } else {
+    // Vanish mid-stream: open a progress stream and drop it.
+    const ac = new AbortController();
+    const res = await fetch(url, {
+      method: 'POST',
+      signal: ac.signal,
+      headers: { 'content-type': 'application/json', accept: JSON_AND_SSE, ...h },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fixture_sleep', arguments: { ms: 50, steps: 5 }, _meta: { progressToken: 1 } } }),
+    });
+    const reader = res.body.getReader();
+    await reader.read();
+    ac.abort();
+    const d = await fetch(url, { method: 'DELETE', headers: h });
+    assert.equal(d.status, 200);
+  }
+}
+
+test('1,000 connect/disconnect cycles keep fds and memory flat', { timeout: ms(240000) }, async (t) => {
+  const srv = await startHttp(t);
+  for (let i = 0; i < 100; i++) await cycle(srv.url, i);
+  await sleep(300);
+  const before = await processFootprint(srv.child.pid);
+  for (let i = 100; i < 1100; i++) await cycle(srv.url, i);
+  await sleep(500);
+  const after = await processFootprint(srv.child.pid);
+  assert.ok(after.fds <= before.fds + 2, `fds grew from ${before.fds} to ${after.fds}`);
+  // ASan's allocator keeps freed memory in quarantine; judge growth there loosely.
+  const allowedKiB = SANITIZED ? 64 * 1024 : 4 * 1024;
+  assert.ok(after.rss - before.rss < allowedKiB, `RSS grew from ${before.rss} KiB to ${after.rss} KiB`);
+  t.diagnostic(`fds ${before.fds} → ${after.fds}, RSS ${before.rss} → ${after.rss} KiB`);
+  await srv.stop();
+});
+
+test('an MCP session unused for --session-idle ends; its id then gets 404', async (t) => {
+  const srv = await startHttp(t, { args: ['--session-idle', '1'] });
+  const sid = await openSession(srv.url);
+  const h = { 'mcp-session-id': sid };
+  assert.equal((await post(srv.url, { jsonrpc: '2.0', id: 2, method: 'ping' }, h)).status, 200);
+  await sleep(2600);
+  const r = await post(srv.url, { jsonrpc: '2.0', id: 3, method: 'ping' }, h);
+  assert.equal(r.status, 404);
+  await srv.stop();
+});
+
+test('a session with a call in flight does not expire under it', async (t) => {
+  const srv = await startHttp(t, { args: ['--session-idle', '1'] });
+  const sid = await openSession(srv.url);
+  const h = { 'mcp-session-id': sid };
+  const r = await deadline(
+    post(srv.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fixture_sleep', arguments: { ms: 2500, steps: 1 } } }, h),
+    ms(10000),
+    'the long call',
+  );
+  assert.equal(r.status, 200);
+  assert.equal(r.json.result.structuredContent.steps, 1);
+  await srv.stop();
+});
