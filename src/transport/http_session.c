@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "mcp/server.h"
+#include "session/session.h"
 #include "transport/http_internal.h"
 
 #include <stdio.h>
@@ -186,7 +187,10 @@ void http_sessions_sweep(struct http_transport *t, uint64_t now_ms)
         struct mcp_session *next = s->next;
         if (!s->legacy && mcp_conn_in_flight(s->conn) == 0 && !has_connection(s) &&
             now_ms - s->last_used_ms >= idle_ms) {
-            log_info("MCP session %.8s… unused for %d s; ending it", s->id, t->opts.session_idle_s);
+            int released = session_registry_release_owner(t->app->sessions, s->id);
+            log_info("MCP session %.8s… unused for %d s; ending it and the %d screen session(s) "
+                     "it alone started",
+                     s->id, t->opts.session_idle_s, released);
             session_close(s);
         }
         s = next;

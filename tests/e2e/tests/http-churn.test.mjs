@@ -72,3 +72,27 @@ test('a session with a call in flight does not expire under it', async (t) => {
   assert.equal(r.json.result.structuredContent.steps, 1);
   await srv.stop();
 });
+
+test('an expired MCP session releases the screens it alone started, not shared ones', async (t) => {
+  const srv = await startHttp(t, { args: ['--session-idle', '1'] });
+  const call = async (sid, name, args) => {
+    const r = await post(srv.url, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: args } }, { 'mcp-session-id': sid });
+    assert.equal(r.status, 200, r.text);
+    assert.notEqual(r.json.result.isError, true, r.text);
+    return r.json.result.structuredContent;
+  };
+  const a = await openSession(srv.url);
+  const b = await openSession(srv.url);
+  const alone = (await call(a, 'terminal_start', { command: ['sleep', '300'] })).id;
+  const shared = (await call(a, 'terminal_start', { command: ['sleep', '300'] })).id;
+  await call(b, 'read_text', { session: shared });
+  await sleep(2600);
+  const c = await openSession(srv.url);
+  const { sessions } = await call(c, 'session_list', { include_ended: true });
+  const byId = Object.fromEntries(sessions.map((s) => [s.id, s]));
+  assert.equal(byId[alone].state, 'ended');
+  assert.match(byId[alone].end_reason, /MCP session that started it expired/);
+  assert.equal(byId[shared].state, 'live');
+  await call(c, 'session_stop', { session: shared });
+  await srv.stop();
+});
