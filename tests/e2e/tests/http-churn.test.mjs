@@ -41,9 +41,9 @@ test('1,000 connect/disconnect cycles keep fds and memory flat', { timeout: ms(2
   await sleep(500);
   const after = await processFootprint(srv.child.pid);
   assert.ok(after.fds <= before.fds + 2, `fds grew from ${before.fds} to ${after.fds}`);
-  // ASan's allocator keeps freed memory in quarantine; judge growth there loosely.
-  const allowedKiB = SANITIZED ? 64 * 1024 : 4 * 1024;
-  assert.ok(after.rss - before.rss < allowedKiB, `RSS grew from ${before.rss} KiB to ${after.rss} KiB`);
+  // ASan's allocator holds up to 256 MiB of freed memory in quarantine, so RSS
+  // says nothing there; the sanitized run relies on LeakSanitizer at exit.
+  if (!SANITIZED) assert.ok(after.rss - before.rss < 4 * 1024, `RSS grew from ${before.rss} KiB to ${after.rss} KiB`);
   t.diagnostic(`fds ${before.fds} → ${after.fds}, RSS ${before.rss} → ${after.rss} KiB`);
   await srv.stop();
 });
