@@ -123,6 +123,7 @@ static void sessions_stopped(void *ud)
     if (srv->http) {
         struct http_transport *t = srv->http;
         srv->http = NULL;
+        srv->app.http = NULL;
         http_transport_shutdown(t, http_done, srv);
     } else {
         http_done(srv);
@@ -326,11 +327,12 @@ static bool start_transports(struct server *srv)
             free(err);
             return false;
         }
-        bool v6 = strchr(srv->http_opts.host, ':') != NULL;
-        fprintf(stderr, "glovebox %s serving MCP on %s://%s%s%s:%d/mcp%s\n", GLOVEBOX_VERSION,
-                srv->http_opts.tls_cert ? "https" : "http", v6 ? "[" : "", srv->http_opts.host,
-                v6 ? "]" : "", http_transport_port(srv->http),
+        srv->app.http = srv->http;
+        json_t *d = http_transport_describe(srv->http);
+        fprintf(stderr, "glovebox %s serving MCP on %s%s\n", GLOVEBOX_VERSION,
+                json_string_value(json_object_get(d, "url")),
                 srv->http_opts.token ? " (bearer token required)" : "");
+        json_decref(d);
     }
     return true;
 }

@@ -4,6 +4,7 @@
  * Requests pass the guard (Host, Origin, bearer token, rate and size limits)
  * before anything else sees them. */
 #pragma once
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,5 +39,5 @@ int http_transport_port(const struct http_transport *t);
 /* End every MCP session (requests in flight are cancelled), stop listening;
  * done(ud) runs once libwebsockets has let go of the loop. */
 void http_transport_shutdown(struct http_transport *t, void (*done)(void *ud), void *ud);
-/* Counts for status: MCP sessions and open HTTP requests. */
-void http_transport_counts(const struct http_transport *t, int *sessions, int *requests);
+/* For status: {url, mcp_sessions, open_requests, token_required, tls}. */
+json_t *http_transport_describe(const struct http_transport *t);

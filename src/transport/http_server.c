@@ -631,10 +631,16 @@ int http_transport_port(const struct http_transport *t)
     return t->port;
 }
 
-void http_transport_counts(const struct http_transport *t, int *sessions, int *requests)
+json_t *http_transport_describe(const struct http_transport *t)
 {
-    *sessions = t->n_sessions;
-    *requests = t->n_requests;
+    bool v6 = strchr(t->opts.host, ':') != NULL;
+    char *url = xasprintf("%s://%s%s%s:%d/mcp", t->opts.tls_cert ? "https" : "http", v6 ? "[" : "",
+                          t->opts.host, v6 ? "]" : "", t->port);
+    json_t *o = json_pack("{s:s, s:i, s:i, s:b, s:b}", "url", url, "mcp_sessions", t->n_sessions,
+                          "open_requests", t->n_requests, "token_required", t->opts.token != NULL,
+                          "tls", t->opts.tls_cert != NULL);
+    free(url);
+    return o;
 }
 
 static void reaper_closed(uv_handle_t *h)

@@ -22,6 +22,9 @@ test('SDK client over Streamable HTTP: list tools, call one, structured result',
   assert.equal(r.isError, undefined);
   assert.match(textOf(r), /glovebox .*protocol 2025-11-25/);
   assert.equal(r.structuredContent.server, 'glovebox');
+  assert.equal(r.structuredContent.http.url, srv.url);
+  assert.equal(r.structuredContent.http.mcp_sessions, 1);
+  assert.equal(r.structuredContent.http.token_required, false);
   await transport.terminateSession();
   await client.close();
   await srv.stop();
