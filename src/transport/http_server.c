@@ -281,36 +281,13 @@ static int write_headers(struct http_req *req)
     return rc;
 }
 
-static int on_writeable(struct lws *wsi, struct pss *pss)
+/* Everything is out. A streamed response ends by closing; a sized one
+ * hands the connection back at once, in this same callback: the client has
+ * the whole answer and may already be sending its next request, which
+ * libwebsockets must read as a new request, not as more of this one. */
+static int complete(struct lws *wsi, struct pss *pss)
 {
     struct http_req *req = pss->req;
-    if (!req || !req->responding)
-        return 0;
-    if (!req->headers_sent) {
-        if (write_headers(req) < 0)
-            return -1;
-        if (req->out.len || req->ended)
-            lws_callback_on_writable(req->wsi);
-        return 0;
-    }
-    if (req->out.len) {
-        size_t n = req->out.len < WRITE_CHUNK ? req->out.len : WRITE_CHUNK;
-        bool last = req->ended && n == req->out.len && !req->streaming;
-        unsigned char *buf = xmalloc(LWS_PRE + n);
-        memcpy(buf + LWS_PRE, req->out.data, n);
-        int w = lws_write(req->wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
-        free(buf);
-        if (w < (int)n)
-            return -1;
-        strbuf_consume(&req->out, n);
-        if (req->out.len || req->ended)
-            lws_callback_on_writable(req->wsi);
-        return 0;
-    }
-    if (!req->ended)
-        return 0;
-    /* Everything is out. A streamed response ends by closing; a sized one
-     * lets the connection carry the next request. */
     bool close = req->streaming || req->close_after;
     pss->req = NULL;
     req->wsi = NULL;
@@ -318,6 +295,31 @@ static int on_writeable(struct lws *wsi, struct pss *pss)
     if (close)
         return -1;
     return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+static int on_writeable(struct lws *wsi, struct pss *pss)
+{
+    struct http_req *req = pss->req;
+    if (!req || !req->responding)
+        return 0;
+    if (!req->headers_sent && write_headers(req) < 0)
+        return -1;
+    if (req->out.len && !lws_send_pipe_choked(wsi)) {
+        size_t n = req->out.len < WRITE_CHUNK ? req->out.len : WRITE_CHUNK;
+        bool last = req->ended && n == req->out.len && !req->streaming;
+        unsigned char *buf = xmalloc(LWS_PRE + n);
+        memcpy(buf + LWS_PRE, req->out.data, n);
+        int w = lws_write(wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
+        free(buf);
+        if (w < (int)n)
+            return -1;
+        strbuf_consume(&req->out, n);
+    }
+    if (!req->out.len && req->ended)
+        return complete(wsi, pss);
+    if (req->out.len)
+        lws_callback_on_writable(wsi);
+    return 0;
 }
 
 /* Routing, once the guard passed and the body is in. */
