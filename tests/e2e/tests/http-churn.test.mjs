@@ -96,3 +96,33 @@ test('an expired MCP session releases the screens it alone started, not shared o
   await call(c, 'session_stop', { session: shared });
   await srv.stop();
 });
+
+test('500 back-to-back requests on one keep-alive connection are each read as a request', async (t) => {
+  const http = await import('node:http');
+  const srv = await startHttp(t);
+  const sid = await openSession(srv.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const sockets = new Set();
+  const one = (id) =>
+    new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: srv.port, path: '/mcp', method: 'POST', agent, headers: { 'content-type': 'application/json', accept: JSON_AND_SSE, 'mcp-session-id': sid } },
+        (res) => {
+          sockets.add(res.socket);
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }));
+    });
+  for (let i = 0; i < 500; i++) {
+    const r = await deadline(one(i), ms(5000), `request ${i}`);
+    assert.equal(r.status, 200, r.body);
+    assert.equal(JSON.parse(r.body).id, i);
+  }
+  assert.equal(sockets.size, 1, 'all requests went over one connection');
+  agent.destroy();
+  await srv.stop();
+});
