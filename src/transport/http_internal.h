@@ -42,6 +42,9 @@ struct http_req {
     bool ended;       /* nothing more will be added to out */
     bool close_after; /* the request body was not read: close, never reuse */
     bool counted;     /* counted in the client's open requests */
+    bool routed;      /* handed to its endpoint: waiting for, or streaming, its answer */
+    bool hung_up;     /* the client went away; the connection is being closed */
+    struct http_req *prev, *next; /* the transport's open requests */
 
     void *owner;
     void (*on_detach)(struct http_req *req); /* connection closed before the end */
@@ -89,6 +92,9 @@ struct http_transport {
     int n_sessions;
     int n_requests;
     struct client_slot *clients;
+    struct http_req *reqs; /* open requests */
+    uv_check_t hangups;    /* finds clients that hung up mid-answer */
+    uint64_t hangup_scan_ms;
     bool shutting_down;
     int shutdown_ticks;
     uv_timer_t reaper; /* runs deferred closes */

@@ -13,9 +13,11 @@
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /* A response may queue this much before its client counts as stalled and is
  * disconnected (SSE streams of a client that stopped reading). */
@@ -119,6 +121,10 @@ static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
     strbuf_init(&req->out);
     strbuf_init(&req->resp_headers);
     t->n_requests++;
+    req->next = t->reqs;
+    if (t->reqs)
+        t->reqs->prev = req;
+    t->reqs = req;
     return req;
 }
 
@@ -131,6 +137,12 @@ static void req_free(struct http_req *req)
     }
     http_guard_close(req);
     req->t->n_requests--;
+    if (req->prev)
+        req->prev->next = req->next;
+    else
+        req->t->reqs = req->next;
+    if (req->next)
+        req->next->prev = req->prev;
     free(req->host);
     free(req->origin);
     free(req->authorization);
@@ -276,8 +288,14 @@ static int write_headers(struct http_req *req)
         rc = -1;
     free(buf);
     req->headers_sent = true;
-    if (req->streaming)
-        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0); /* streams live as long as they need */
+    if (req->streaming) {
+        /* Streams live as long as they need. Letting go of the request
+         * headers also lets libwebsockets read from the socket again, so it
+         * sees the client hang up; with them held it leaves the socket
+         * unread in CLOSE-WAIT and the loop spins on it. */
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
+        lws_http_headers_detach(wsi);
+    }
     return rc;
 }
 
@@ -323,7 +341,7 @@ static int on_writeable(struct lws *wsi, struct pss *pss)
 }
 
 /* Routing, once the guard passed and the body is in. */
-static void route(struct http_req *req)
+static void dispatch(struct http_req *req)
 {
     if (strcmp(req->path, "/mcp") == 0) {
         http_mcp_handle(req);
@@ -347,6 +365,19 @@ static void route(struct http_req *req)
         http_req_fail(req, 404, JSONRPC_INVALID_REQUEST,
                       "Not found: %.200s (the MCP endpoint is /mcp)", req->path);
     }
+}
+
+/* While a request waits for its answer or streams one, libwebsockets 4.1
+ * does not read its socket (the connection is "in a transaction") yet keeps
+ * it in the poll set: when such a client hangs up, the socket stays
+ * readable, nobody reads it, and the loop spins. (Pausing reading instead
+ * would also stop its writes: HTTP/1 output is driven from the same
+ * handler.) So routed requests are watched for hang-ups; see
+ * watch_hangups. */
+static void route(struct http_req *req)
+{
+    req->routed = true;
+    dispatch(req);
 }
 
 static void close_req(struct pss *pss)
@@ -547,6 +578,31 @@ bool http_host_is_loopback(const char *host)
 
 /* Lifecycle. */
 
+/* A routed request's client hung up if its socket reads as end of file (or
+ * fails); more data (a pipelined request) is left for later. Runs after
+ * every poll of the loop, at most once per millisecond: a hang-up makes the
+ * loop spin, so this is what ends the spin, within a millisecond or two. */
+static void watch_hangups(uv_check_t *check)
+{
+    struct http_transport *t = check->data;
+    uint64_t now = uv_now(check->loop);
+    if (now == t->hangup_scan_ms)
+        return;
+    t->hangup_scan_ms = now;
+    for (struct http_req *req = t->reqs; req; req = req->next) {
+        if (!req->routed || !req->wsi || req->hung_up)
+            continue;
+        char c;
+        ssize_t n = recv(lws_get_socket_fd(req->wsi), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            log_debug("client %s hung up", req->remote);
+            req->hung_up = true;
+            lws_set_timeout(req->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        }
+    }
+}
+
+/* Every second: idle sessions, old rate buckets. */
 static void on_sweep(uv_timer_t *timer)
 {
     struct http_transport *t = timer->data;
@@ -620,6 +676,10 @@ struct http_transport *http_transport_start(struct app *app, const struct http_o
     t->port = vh ? lws_get_vhost_listen_port(vh) : opts->port;
     uv_timer_init(app->loop, &t->sweep);
     t->sweep.data = t;
+    uv_check_init(app->loop, &t->hangups);
+    t->hangups.data = t;
+    uv_check_start(&t->hangups, watch_hangups);
+    uv_unref((uv_handle_t *)&t->hangups);
     uv_timer_init(app->loop, &t->reaper);
     t->reaper.data = t;
     uv_unref((uv_handle_t *)&t->reaper);
@@ -674,6 +734,8 @@ static void wait_for_lws(uv_timer_t *timer)
     log_debug("libwebsockets closed after %d ms", t->shutdown_ticks * 10);
     uv_timer_stop(&t->sweep);
     uv_close((uv_handle_t *)&t->sweep, NULL);
+    uv_check_stop(&t->hangups);
+    uv_close((uv_handle_t *)&t->hangups, NULL);
     uv_timer_stop(&t->reaper);
     uv_close((uv_handle_t *)&t->reaper, reaper_closed);
 }

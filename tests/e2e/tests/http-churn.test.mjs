@@ -148,3 +148,37 @@ test('answers nobody comes back for are kept per session only up to a bound (the
   assert.equal(JSON.parse(events[0].data).id, 119);
   await srv.stop();
 });
+
+test('clients that hang up mid-stream leave an idle server idle (no spinning on their sockets)', async (t) => {
+  const { readFile } = await import('node:fs/promises');
+  const { connectHttpClient } = await import('../lib/http.mjs');
+  const cpuTicks = async (pid) => {
+    const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+    return Number(f[11]) + Number(f[12]);
+  };
+  const srv = await startHttp(t);
+  for (let i = 0; i < 3; i++) {
+    // The SDK opens the session's GET stream by itself and drops it on close.
+    const c = await connectHttpClient(srv.url);
+    await c.client.listTools();
+    await c.client.close();
+  }
+  // And a POST whose answer is still pending when its client leaves.
+  const sid = await openSession(srv.url);
+  const ac = new AbortController();
+  const pending = fetch(srv.url, {
+    method: 'POST',
+    signal: ac.signal,
+    headers: { 'content-type': 'application/json', accept: JSON_AND_SSE, 'mcp-session-id': sid },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fixture_sleep', arguments: { ms: 3000 } } }),
+  }).catch(() => {});
+  await sleep(200);
+  ac.abort();
+  await pending;
+  await sleep(500);
+  const before = await cpuTicks(srv.child.pid);
+  await sleep(1000);
+  const used = (await cpuTicks(srv.child.pid)) - before;
+  assert.ok(used < 20, `the idle server used ${used} clock ticks of CPU in 1 s`);
+  await srv.stop();
+});
