@@ -2,8 +2,10 @@
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
 # server scenarios, the "active" suite) against glovebox-testing serving
 # Streamable HTTP on a free loopback port. Prints one line per scenario,
-# "PASS <scenario>" or "FAIL <scenario>: <check>: <message>", and exits
-# non-zero if any check failed.
+# "PASS <scenario>" or "FAIL <scenario>: <check>: <message>", then one for
+# the server itself ("PASS server-exit": it shut down cleanly on SIGTERM with
+# no sanitizer report), and exits non-zero if anything failed. Results:
+# build-logs/conformance[-NAME]/ (NAME from CONFORMANCE_NAME).
 #   usage: scripts/run-conformance.sh [BUILD_DIR] [-- extra conformance options]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +20,7 @@ for f in "$binary" "$node" "$suite"; do
   [ -x "$f" ] || [ -f "$f" ] || { echo "run-conformance: $f is missing (build, and npm ci in tests/e2e)" >&2; exit 2; }
 done
 
-results="build-logs/conformance"
+results="build-logs/conformance${CONFORMANCE_NAME:+-$CONFORMANCE_NAME}"
 rm -rf "$results"
 mkdir -p "$results"
 
@@ -27,7 +29,13 @@ mkdir -p "$results"
 port=$("$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 "$binary" serve --http "127.0.0.1:$port" 2>"$results/server.log" &
 server=$!
-stop_server() { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; }
+server_status=
+stop_server() {
+  [ -n "$server_status" ] && return
+  kill -TERM "$server" 2>/dev/null
+  wait "$server" 2>/dev/null
+  server_status=$?
+}
 trap stop_server EXIT
 
 # Wait until it answers (up to 10 s).
@@ -65,5 +73,21 @@ for (const d of fs.readdirSync(dir).sort()) {
 process.exit(failed ? 1 : 0);
 JS
 parse_status=$?
+if [ ! -s "$results/suite.log" ] || ! grep -q '=== SUMMARY ===' "$results/suite.log"; then
+  echo "FAIL suite: the conformance suite did not finish (exit $suite_status); see $results/suite.log"
+  parse_status=1
+fi
+
+stop_server
+exit_status=0
+if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$results/server.log"; then
+  echo "FAIL server-exit: sanitizer report in $results/server.log"
+  exit_status=1
+elif [ "$server_status" -ne 0 ]; then
+  echo "FAIL server-exit: the server exited $server_status after SIGTERM; see $results/server.log"
+  exit_status=1
+else
+  echo "PASS server-exit (clean shutdown)"
+fi
 sed -n '/=== SUMMARY ===/,$p' "$results/suite.log" | tail -1
-[ "$suite_status" -eq 0 ] && [ "$parse_status" -eq 0 ]
+[ "$suite_status" -eq 0 ] && [ "$parse_status" -eq 0 ] && [ "$exit_status" -eq 0 ]
