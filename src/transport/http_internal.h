@@ -130,6 +130,7 @@ struct mcp_stream {
     bool creates_session; /* an initialize: its answer carries MCP-Session-Id */
     bool sse;             /* the answer became an event stream */
     bool done;            /* the final message is in */
+    bool orphan;          /* its client left before it became resumable */
     uint64_t next_seq;
     uint64_t delivered; /* highest seq written to some connection */
     struct sse_event *events;

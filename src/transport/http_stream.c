@@ -153,9 +153,13 @@ static void req_detached(struct http_req *req)
         mcp_conn_destroy(st->conn);
         st->conn = NULL;
         stream_free(st);
+    } else if (st->kind == STREAM_POST && !st->sse) {
+        /* The client left before any event id reached it: it cannot come
+         * back for this answer, so nothing of it is kept. */
+        st->orphan = true;
     }
-    /* Otherwise the stream waits: an SSE answer for a client that comes
-     * back with Last-Event-ID, a JSON answer to be dropped when it comes. */
+    /* Otherwise the stream waits for a client that comes back with
+     * Last-Event-ID. */
 }
 
 void stream_bind(struct mcp_stream *st, struct http_req *req)
@@ -241,8 +245,31 @@ static void become_sse(struct mcp_stream *st)
     stream_attach(st, req, 0);
 }
 
+/* Finished answers nobody has fetched yet, per session; beyond this the
+ * oldest is dropped, so a client that keeps leaving cannot pile them up. */
+#define MAX_UNCLAIMED 16
+
+static void limit_unclaimed(struct mcp_session *s)
+{
+    int n = 0;
+    struct mcp_stream *oldest = NULL;
+    for (struct mcp_stream *st = s->streams; st; st = st->next) {
+        if (st->done && !st->req) {
+            n++;
+            oldest = st; /* the list is newest first */
+        }
+    }
+    if (n > MAX_UNCLAIMED)
+        stream_free(oldest);
+}
+
 void stream_deliver(struct mcp_stream *st, json_t *msg, bool final)
 {
+    if (st->orphan) {
+        if (final)
+            stream_free(st);
+        return;
+    }
     if (st->kind == STREAM_POST && !st->sse && final) {
         if (st->req)
             answer_json(st, msg);
@@ -271,6 +298,8 @@ void stream_deliver(struct mcp_stream *st, json_t *msg, bool final)
      * kept until the client comes back or the session ends. */
     if (st->req)
         stream_free(st);
+    else if (st->session)
+        limit_unclaimed(st->session);
 }
 
 /* The test fixture's "close the stream mid-call" (conformance SSE polling):

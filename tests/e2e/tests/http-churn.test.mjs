@@ -126,3 +126,25 @@ test('500 back-to-back requests on one keep-alive connection are each read as a 
   agent.destroy();
   await srv.stop();
 });
+
+test('answers nobody comes back for are kept per session only up to a bound (the newest 16)', async (t) => {
+  const { parseSse } = await import('../lib/http.mjs');
+  const srv = await startHttp(t);
+  const sid = await openSession(srv.url);
+  const h = { 'mcp-session-id': sid };
+  const ids = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await post(srv.url, { jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }, h);
+    ids.push(parseSse(r.text)[0].id);
+  }
+  await sleep(800); // every call has answered into its stream by now
+  const resume = (id) => fetch(srv.url, { headers: { ...h, accept: 'text/event-stream', 'last-event-id': id } });
+  const oldest = await resume(ids[0]);
+  assert.equal(oldest.status, 404);
+  await oldest.text();
+  const newest = await resume(ids[19]);
+  assert.equal(newest.status, 200);
+  const events = parseSse(await newest.text()).filter((e) => e.data);
+  assert.equal(JSON.parse(events[0].data).id, 119);
+  await srv.stop();
+});
