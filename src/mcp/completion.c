@@ -61,6 +61,23 @@ static char *complete_ref(const json_t *ref, const char *arg, const char *value,
     return xstrdup("Invalid params: \"ref.type\" must be \"ref/prompt\" or \"ref/resource\"");
 }
 
+/* context.arguments is optional; when present, an object of strings. */
+static bool context_ok(const json_t *context)
+{
+    if (!context)
+        return true;
+    if (!json_is_object(context))
+        return false;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)context, key, v)
+    {
+        if (!json_is_string(v))
+            return false;
+    }
+    return true;
+}
+
 void method_completion_complete(struct mcp_conn *c, json_t *id, json_t *params,
                                 const struct request_ctx *rc, void *stream)
 {
@@ -69,13 +86,13 @@ void method_completion_complete(struct mcp_conn *c, json_t *id, json_t *params,
     const json_t *name = json_object_get(argument, "name");
     const json_t *value = json_object_get(argument, "value");
     const json_t *context = json_object_get(json_object_get(params, "context"), "arguments");
-    const char *bad =
-        !json_is_object(ref)    ? "\"ref\" must be an object {type, name | uri}"
-        : !json_is_string(name) ? "\"argument.name\" must be the name of the argument (a string)"
-        : !json_is_string(value)
-            ? "\"argument.value\" must be what the user typed so far (a string)"
-        : context && !json_is_object(context) ? "\"context.arguments\" must be an object of strings"
-                                              : NULL;
+    const char *bad = !json_is_object(ref) ? "\"ref\" must be an object {type, name | uri}"
+                      : !json_is_string(name)
+                          ? "\"argument.name\" must be the name of the argument (a string)"
+                      : !json_is_string(value)
+                          ? "\"argument.value\" must be what the user typed so far (a string)"
+                      : !context_ok(context) ? "\"context.arguments\" must be an object of strings"
+                                             : NULL;
     if (bad) {
         char *msg = xasprintf("Invalid params: %s", bad);
         reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, msg, NULL);

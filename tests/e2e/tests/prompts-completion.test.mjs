@@ -122,6 +122,12 @@ describe('completion/complete', () => {
     assert.match(r.error?.message ?? '', /"ref.type" must be "ref\/prompt" or "ref\/resource"/);
     const r2 = await s.request(2, 'completion/complete', { ref: { type: 'ref/prompt', name: 'test_simple_prompt' }, argument: { name: 'a' } });
     assert.match(r2.error?.message ?? '', /"argument.value"/);
+    const r3 = await s.request(3, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+      argument: { name: 'arg1', value: '' },
+      context: { arguments: { arg2: 5 } },
+    });
+    assert.match(r3.error?.message ?? '', /"context.arguments" must be an object of strings/);
     await s.close();
   });
 });
