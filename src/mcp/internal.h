@@ -124,6 +124,11 @@ void method_prompts_get(struct mcp_conn *c, json_t *id, json_t *params,
 void method_completion_complete(struct mcp_conn *c, json_t *id, json_t *params,
                                 const struct request_ctx *rc, void *stream);
 
+void method_subscriptions_listen(struct mcp_conn *c, json_t *id, json_t *params,
+                                 const struct request_ctx *rc, void *stream);
+/* Tell the 2026-07-28 listen streams that carry uri that it changed. */
+void listen_resource_updated(const char *uri);
+
 /* Forget a connection's subscriptions (it is closing). */
 void subscriptions_drop(struct mcp_conn *c);
 struct prompt;

@@ -377,6 +377,8 @@ static void dispatch(struct mcp_conn *c, const char *method, json_t *id, json_t 
         method_resources_subscribe(c, id, params, &rc, stream);
     else if (strcmp(method, "resources/unsubscribe") == 0 && resources_subscribable())
         method_resources_unsubscribe(c, id, params, &rc, stream);
+    else if (strcmp(method, "subscriptions/listen") == 0)
+        method_subscriptions_listen(c, id, params, &rc, stream);
     else if (strcmp(method, "prompts/list") == 0 && prompts_count() > 0)
         method_prompts_list(c, id, params, &rc, stream);
     else if (strcmp(method, "prompts/get") == 0 && prompts_count() > 0)

@@ -1,10 +1,10 @@
 /* resources/subscribe and resources/unsubscribe, and the provider-facing
  * resources_updated that tells subscribers a resource changed.
  *
- * Subscriptions belong to a legacy-era connection (one initialize, one MCP
- * session): the notification needs somewhere to go that outlives the
- * request. Stateless 2026-07-28 requests have no such place, so they are
- * told to use an initialize-era connection instead. */
+ * These subscriptions belong to a legacy-era connection (one initialize, one
+ * MCP session): the notification needs somewhere to go that outlives the
+ * request. 2026-07-28 clients subscribe with subscriptions/listen instead
+ * (listen.c), so their resources/subscribe is refused with a pointer to it. */
 #define LOG_MODULE "mcp"
 #include "core/log.h"
 #include "core/xmalloc.h"
@@ -62,8 +62,9 @@ static const char *subscription_uri(struct mcp_conn *c, json_t *id, json_t *para
 {
     if (rc->modern) {
         reply_error(c, stream, id, JSONRPC_METHOD_NOT_FOUND,
-                    "Method not found: resource subscriptions need an initialize-era "
-                    "connection; stateless 2026-07-28 requests cannot subscribe",
+                    "Method not found: resources/subscribe is not part of protocol "
+                    "2026-07-28; send subscriptions/listen with "
+                    "notifications.resourceSubscriptions",
                     NULL);
         return NULL;
     }
@@ -127,4 +128,5 @@ void resources_updated(const char *uri)
             jsonrpc_notification("notifications/resources/updated", json_pack("{s:s}", "uri", uri)),
             false);
     }
+    listen_resource_updated(uri);
 }

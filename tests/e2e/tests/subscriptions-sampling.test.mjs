@@ -60,11 +60,60 @@ describe('resource subscriptions', () => {
     await srv.close();
   });
 
-  test('a 2026-07-28 request to subscribe is told to use an initialize-era connection', opts(), async (t) => {
+  test('a 2026-07-28 request to subscribe is pointed to subscriptions/listen', opts(), async (t) => {
     const s = RawServer.start(t);
     const r = await s.request(1, 'resources/subscribe', modernParams({ uri: WATCHED }));
     assert.equal(r.error?.code, -32601, JSON.stringify(r));
-    assert.match(r.error.message, /initialize-era connection/);
+    assert.match(r.error.message, /send subscriptions\/listen/);
+    await s.close();
+  });
+});
+
+describe('subscriptions/listen (2026-07-28)', () => {
+  const isNote = (method, id) => (m) => m.json.method === method && m.json.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === id;
+
+  test('acknowledges what it honours, tags updates with the listen id, and ends silently on cancel', opts(), async (t) => {
+    const s = RawServer.start(t);
+    await s.send({
+      jsonrpc: '2.0',
+      id: 'L1',
+      method: 'subscriptions/listen',
+      params: modernParams({ notifications: { toolsListChanged: true, resourceSubscriptions: [WATCHED, 'test://static-text'] } }),
+    });
+    const ack = await s.take(isNote('notifications/subscriptions/acknowledged', 'L1'), { what: 'the acknowledgement' });
+    // Only the watched resource can change; the lists never do.
+    assert.deepEqual(ack.json.params.notifications, { resourceSubscriptions: [WATCHED] });
+    const touched = await s.request(2, 'tools/call', modernParams({ name: 'fixture_touch_resource', arguments: {} }));
+    assert.ok(touched.result, JSON.stringify(touched));
+    const upd = await s.take(isNote('notifications/resources/updated', 'L1'), { what: 'the update' });
+    assert.equal(upd.json.params.uri, WATCHED);
+
+    await s.notify('notifications/cancelled', { requestId: 'L1' });
+    await s.request(3, 'tools/call', modernParams({ name: 'fixture_touch_resource', arguments: {} }));
+    await s.assertNoReply((m) => m.json.params?.uri === WATCHED && m !== upd, 200, 'an update after the cancel');
+    await s.assertNoReply((m) => m.json.id === 'L1', 0, 'an answer to the cancelled listen');
+    await s.close();
+  });
+
+  test('a bad filter is invalid params naming the field; legacy clients are pointed to resources/subscribe', opts(), async (t) => {
+    const s = RawServer.start(t);
+    const r1 = await s.request(1, 'subscriptions/listen', modernParams({ notifications: { toolsListChanged: 'yes' } }));
+    assert.match(r1.error?.message ?? '', /"notifications.toolsListChanged" must be a boolean/);
+    const r2 = await s.request(2, 'subscriptions/listen', modernParams({ notifications: { resourceSubscriptions: [1] } }));
+    assert.match(r2.error?.message ?? '', /"notifications.resourceSubscriptions" must be an array of URIs/);
+    const r3 = await s.request(3, 'subscriptions/listen', modernParams({}));
+    assert.match(r3.error?.message ?? '', /"notifications" must be an object/);
+    await s.initialize();
+    const r4 = await s.request(4, 'subscriptions/listen', { notifications: {} });
+    assert.equal(r4.error?.code, -32601);
+    assert.match(r4.error.message, /use resources\/subscribe/);
+    await s.close();
+  });
+
+  test('closing stdin while a listen is open exits cleanly', opts(), async (t) => {
+    const s = RawServer.start(t);
+    await s.send({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: modernParams({ notifications: { resourceSubscriptions: [WATCHED] } }) });
+    await s.take(isNote('notifications/subscriptions/acknowledged', 9), { what: 'the acknowledgement' });
     await s.close();
   });
 });
