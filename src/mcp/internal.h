@@ -68,6 +68,7 @@ struct mcp_conn {
     char *session_id; /* transport session (HTTP MCP-Session-Id); NULL if none */
     struct ask *asks; /* server-to-client requests awaiting an answer */
     json_int_t next_ask_id;
+    json_t *subscriptions; /* resources/subscribe: {uri: true}; NULL if none */
 };
 
 /* Server-to-client requests (ask.c). */
@@ -112,8 +113,33 @@ void method_resources_templates(struct mcp_conn *c, json_t *id, json_t *params,
                                 const struct request_ctx *rc, void *stream);
 void method_resources_read(struct mcp_conn *c, json_t *id, json_t *params,
                            const struct request_ctx *rc, void *stream);
+void method_resources_subscribe(struct mcp_conn *c, json_t *id, json_t *params,
+                                const struct request_ctx *rc, void *stream);
+void method_resources_unsubscribe(struct mcp_conn *c, json_t *id, json_t *params,
+                                  const struct request_ctx *rc, void *stream);
+void method_prompts_list(struct mcp_conn *c, json_t *id, json_t *params,
+                         const struct request_ctx *rc, void *stream);
+void method_prompts_get(struct mcp_conn *c, json_t *id, json_t *params,
+                        const struct request_ctx *rc, void *stream);
+void method_completion_complete(struct mcp_conn *c, json_t *id, json_t *params,
+                                const struct request_ctx *rc, void *stream);
+
+void method_subscriptions_listen(struct mcp_conn *c, json_t *id, json_t *params,
+                                 const struct request_ctx *rc, void *stream);
+/* Tell the 2026-07-28 listen streams that carry uri that it changed. */
+void listen_resource_updated(const char *uri);
+
+/* Forget a connection's subscriptions (it is closing). */
+void subscriptions_drop(struct mcp_conn *c);
+struct prompt;
+/* The prompt's argument called name, or NULL. */
+const struct prompt_argument *prompt_argument_find(const struct prompt *p, const char *name);
+/* 2026-07-28 caching hints (ttlMs, cacheScope) on a list or read result. */
+void cacheable(const struct request_ctx *rc, json_t *result, int ttl_ms);
 
 json_t *server_capabilities(void);
+/* Whether any prompt or resource template offers completion/complete. */
+bool completions_available(void);
 json_t *server_info(void);
 const char *server_instructions(void);
 /* Cursor for list pagination: "<prefix><offset>"; false if not one we issued. */

@@ -7,6 +7,7 @@
 #include "core/xmalloc.h"
 #include "mcp/internal.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/prompt.h"
 #include "mcp/resources.h"
 
 #include <string.h>
@@ -38,6 +39,7 @@ void mcp_server_finish(void)
 {
     registry_clear();
     resources_clear();
+    prompts_clear();
 }
 
 struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t)
@@ -78,6 +80,7 @@ void mcp_conn_destroy(struct mcp_conn *c)
         }
     }
     free(list);
+    subscriptions_drop(c);
     free(c->remote);
     free(c->session_id);
     json_decref(c->client_info);
@@ -370,6 +373,18 @@ static void dispatch(struct mcp_conn *c, const char *method, json_t *id, json_t 
         method_resources_templates(c, id, params, &rc, stream);
     else if (strcmp(method, "resources/read") == 0)
         method_resources_read(c, id, params, &rc, stream);
+    else if (strcmp(method, "resources/subscribe") == 0 && resources_subscribable())
+        method_resources_subscribe(c, id, params, &rc, stream);
+    else if (strcmp(method, "resources/unsubscribe") == 0 && resources_subscribable())
+        method_resources_unsubscribe(c, id, params, &rc, stream);
+    else if (strcmp(method, "subscriptions/listen") == 0)
+        method_subscriptions_listen(c, id, params, &rc, stream);
+    else if (strcmp(method, "prompts/list") == 0 && prompts_count() > 0)
+        method_prompts_list(c, id, params, &rc, stream);
+    else if (strcmp(method, "prompts/get") == 0 && prompts_count() > 0)
+        method_prompts_get(c, id, params, &rc, stream);
+    else if (strcmp(method, "completion/complete") == 0 && completions_available())
+        method_completion_complete(c, id, params, &rc, stream);
     else {
         char *msg = xasprintf("Method not found: %s", method);
         reply_error(c, stream, id, JSONRPC_METHOD_NOT_FOUND, msg, NULL);
