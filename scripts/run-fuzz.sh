@@ -18,6 +18,7 @@ harnesses=(
   "fuzz_framing_dispatch:framing"
   "fuzz_schema:schema"
   "fuzz_term_screen:term_screen"
+  "fuzz_http:http"
 )
 
 if ! command -v clang >/dev/null 2>&1; then

@@ -50,6 +50,12 @@ struct http_req {
     void (*on_detach)(struct http_req *req); /* connection closed before the end */
 };
 
+/* A request with no connection details yet (the server fills them in from
+ * libwebsockets; the HTTP fuzz harness from its input). */
+struct http_req *http_req_alloc(struct http_transport *t);
+/* The connection is gone: tell whoever streams into req, then free it. */
+void http_req_destroy(struct http_req *req);
+
 /* Response building, in order: headers, then respond/stream. */
 void http_req_header(struct http_req *req, const char *name, const char *value);
 /* A complete response; body may be NULL. */

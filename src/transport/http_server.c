@@ -95,10 +95,25 @@ static void read_query(struct lws *wsi, char *query, size_t cap)
     }
 }
 
-static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
+struct http_req *http_req_alloc(struct http_transport *t)
 {
     struct http_req *req = xcalloc(1, sizeof *req);
     req->t = t;
+    req->content_length = -1;
+    strbuf_init(&req->body);
+    strbuf_init(&req->out);
+    strbuf_init(&req->resp_headers);
+    t->n_requests++;
+    req->next = t->reqs;
+    if (t->reqs)
+        t->reqs->prev = req;
+    t->reqs = req;
+    return req;
+}
+
+static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
+{
+    struct http_req *req = http_req_alloc(t);
     req->wsi = wsi;
     req->method = read_method(wsi, req->path, sizeof req->path);
     read_query(wsi, req->query, sizeof req->query);
@@ -117,18 +132,10 @@ static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
     char *cl = copy_header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH);
     req->content_length = cl ? strtol(cl, NULL, 10) : -1;
     free(cl);
-    strbuf_init(&req->body);
-    strbuf_init(&req->out);
-    strbuf_init(&req->resp_headers);
-    t->n_requests++;
-    req->next = t->reqs;
-    if (t->reqs)
-        t->reqs->prev = req;
-    t->reqs = req;
     return req;
 }
 
-static void req_free(struct http_req *req)
+void http_req_destroy(struct http_req *req)
 {
     if (req->on_detach) {
         void (*cb)(struct http_req *) = req->on_detach;
@@ -309,7 +316,7 @@ static int complete(struct lws *wsi, struct pss *pss)
     bool close = req->streaming || req->close_after;
     pss->req = NULL;
     req->wsi = NULL;
-    req_free(req);
+    http_req_destroy(req);
     if (close)
         return -1;
     return lws_http_transaction_completed(wsi) ? -1 : 0;
@@ -387,7 +394,7 @@ static void close_req(struct pss *pss)
         return;
     pss->req = NULL;
     req->wsi = NULL;
-    req_free(req);
+    http_req_destroy(req);
 }
 
 static int on_http(struct lws *wsi, struct pss *pss, struct http_transport *t)
