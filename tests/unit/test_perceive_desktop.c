@@ -261,6 +261,27 @@ static void a_desktop_without_accessibility_bus_fails_in_time(void **state)
     perceive_destroy(dead);
 }
 
+static void a_frozen_application_costs_a_time_limit_not_a_hang(void **state)
+{
+    const char *const argv[] = {"zenity", "--info", "--text", "Frozen soon", NULL};
+    int out;
+    pid_t pid = test_desktop_spawn(&desk, argv, &out);
+    await_element("zenity", "push button", "OK");
+    kill(pid, SIGSTOP);
+    uint64_t t0 = uv_hrtime();
+    run_op(perceive_snapshot, json_pack("{}"));
+    double ms = (double)(uv_hrtime() - t0) / 1e6;
+    assert_null(got_error);
+    assert_true(ms < 4500);
+    assert_true(json_is_true(json_object_get(got_data, "truncated")));
+    assert_non_null(strstr(json_string_value(json_object_get(got_data, "truncation")),
+                           "did not answer in time"));
+    kill(pid, SIGCONT);
+    kill(pid, SIGTERM);
+    exit_of(pid);
+    close(out);
+}
+
 static int setup(void **state)
 {
     test_desktop_start(&desk);
@@ -291,6 +312,7 @@ int main(void)
         cmocka_unit_test(a_question_dialog_is_answered_by_button_text),
         cmocka_unit_test(a_window_is_read_by_ocr),
         cmocka_unit_test(refs_that_never_existed_are_refused),
+        cmocka_unit_test(a_frozen_application_costs_a_time_limit_not_a_hang),
         cmocka_unit_test(a_desktop_without_accessibility_bus_fails_in_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
