@@ -2,6 +2,7 @@
 #include "backend/backend.h"
 #include "backend/requirements.h"
 #include "backend/terminal/terminal.h"
+#include "perceive/ocr.h"
 
 #include <fontconfig/fontconfig.h>
 
@@ -121,6 +122,7 @@ json_t *backend_check_all(void)
 void backends_finish(void)
 {
     terminal_release_shared();
+    ocr_shutdown(); /* Tesseract engines, kept per language */
     /* fontconfig keeps its configuration until told otherwise. */
     FcFini();
 }
