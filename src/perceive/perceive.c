@@ -265,6 +265,7 @@ static void find_run(struct job *j)
         j->error = NULL;
     }
     const char *source = "accessibility";
+    char *note = NULL;
     if (json_array_size(matches) == 0 && text && !role) {
         /* Nothing accessible says it: look at the pixels. */
         struct ocr_result r;
@@ -273,10 +274,13 @@ static void find_run(struct job *j)
             matches = perceive_ocr_matches(&r, text, exact, limit);
             ocr_result_finish(&r);
             source = "ocr";
-        } else if (tree_err) {
+        } else {
             char *ocr_fail = j->error;
             j->error = NULL;
-            job_fail(j, "cannot search: %s; and OCR failed: %s", tree_err, ocr_fail);
+            if (tree_err)
+                job_fail(j, "cannot search: %s; and OCR failed: %s", tree_err, ocr_fail);
+            else /* the tree answered: no match is the answer, OCR's trouble a note */
+                note = xasprintf("no accessible element matches; OCR failed: %s", ocr_fail);
             free(ocr_fail);
         }
     } else if (tree_err) {
@@ -285,6 +289,7 @@ static void find_run(struct job *j)
     free(tree_err);
     if (j->error) {
         json_decref(matches);
+        free(note);
         return;
     }
     size_t n = json_array_size(matches);
@@ -311,6 +316,9 @@ static void find_run(struct job *j)
     j->text = strbuf_steal(&sb);
     j->data = json_pack("{s:s, s:s, s:I, s:o}", "session", j->session, "source", source, "count",
                         (json_int_t)n, "matches", matches);
+    if (note)
+        json_object_set_new(j->data, "note", json_string(note));
+    free(note);
 }
 
 void perceive_find(struct perceive *p, struct backend_call *bc)

@@ -43,7 +43,7 @@ const struct tool tool_find = {
     .output_schema = "{\"type\":\"object\",\"properties\":{"
                      "\"session\":{\"type\":\"string\"},"
                      "\"source\":{\"type\":\"string\",\"enum\":[\"accessibility\",\"ocr\"]},"
-                     "\"count\":{\"type\":\"integer\"},"
+                     "\"count\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"},"
                      "\"matches\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
                      "\"properties\":{\"ref\":{\"type\":\"string\"},\"role\":{\"type\":"
                      "\"string\"},\"name\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"},"
