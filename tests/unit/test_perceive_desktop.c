@@ -230,11 +230,31 @@ static void a_window_is_read_by_ocr(void **state)
     assert_null(got_error);
     assert_true(json_integer_value(json_object_get(got_data, "count")) >= 1);
 
+    /* A region of the screen: the dialog's bounds, given as numbers. */
+    run_op(perceive_snapshot, json_pack("{s:s}", "app", "zenity"));
+    json_t *b = json_object_get(element("dialog", NULL), "bounds");
+    run_op(perceive_read_text,
+           json_pack("{s:{s:O, s:O, s:O, s:O}}", "region", "x", json_object_get(b, "x"), "y",
+                     json_object_get(b, "y"), "width", json_object_get(b, "width"), "height",
+                     json_object_get(b, "height")));
+    assert_null(got_error);
+    assert_non_null(strstr(json_string_value(json_object_get(got_data, "text")), "report ready"));
+    run_op(perceive_read_text, json_pack("{s:{s:i, s:i, s:i, s:i}}", "region", "x", 1000, "y", 0,
+                                         "width", 100, "height", 10));
+    assert_non_null(strstr(got_error, "not inside the 1024x768 screen"));
+
     run_op(perceive_read_text, json_pack("{s:s}", "lang", "xyz"));
     assert_non_null(strstr(got_error, "tesseract-ocr-xyz"));
     run_op(perceive_read_text, json_pack("{s:s}", "lang", "../etc"));
     assert_non_null(strstr(got_error, "\"lang\""));
+    /* The dialog, by ref, goes when the program ends. */
+    run_op(perceive_snapshot, json_pack("{s:s}", "app", "zenity"));
+    snprintf(ref, sizeof ref, "%s",
+             json_string_value(json_object_get(element("dialog", NULL), "ref")));
     kill(pid, SIGTERM);
+    run_op(perceive_wait_for,
+           json_pack("{s:s, s:b, s:i}", "ref", ref, "gone", 1, "timeout_ms", 5000));
+    assert_true(json_is_true(json_object_get(got_data, "matched")));
     exit_of(pid);
     close(out);
 }
