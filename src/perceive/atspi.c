@@ -291,12 +291,21 @@ static void expand(struct walker *w, int i)
     g_variant_iter_free(it);
 }
 
+/* Left out by the app or window filter: an application whose name does not
+ * contain app, or a top-level window whose name does not contain window. */
+static bool filtered(const struct walker *w, const struct raw *r)
+{
+    if (r->app_root)
+        return w->o->app && !strstr(raw_name(r), w->o->app);
+    return w->o->window && w->raw[r->parent].app_root && !strstr(raw_name(r), w->o->window);
+}
+
 static void emit(struct walker *w, int i, int parent, int depth)
 {
     struct raw *r = &w->raw[i];
     if (!r->a[ASK_PROPS] || !raw_visible(w, r))
         return;
-    if (r->app_root && w->o->app && !strstr(raw_name(r), w->o->app))
+    if (filtered(w, r))
         return;
     int me = parent;
     if (!raw_folded(r)) {
@@ -369,7 +378,7 @@ static void fetch(struct walker *w)
             r->mdepth = raw_folded(r) ? md : md + 1;
             if (!raw_visible(w, r) || !r->a[ASK_CHILDREN] || r->mdepth > w->o->max_depth + 1)
                 continue;
-            if (r->app_root && w->o->app && !strstr(raw_name(r), w->o->app))
+            if (filtered(w, r))
                 continue;
             if (w->nraw >= w->o->max_nodes * 4 + 64) {
                 truncate_for(w->t, "more elements than max_nodes");

@@ -54,6 +54,7 @@ struct atspi_tree {
 
 struct atspi_walk_opts {
     const char *app;     /* only applications whose name contains this, or NULL */
+    const char *window;  /* only top-level windows whose name contains this, or NULL */
     int max_depth;       /* meaningful levels below the top, e.g. 30 */
     int max_nodes;       /* cap on returned elements */
     int deadline_ms;     /* the whole walk */

@@ -102,6 +102,7 @@ struct atspi_walk_opts perceive_walk_opts(const json_t *args)
 {
     return (struct atspi_walk_opts){
         .app = args_string(args, "app", NULL),
+        .window = args_string(args, "window", NULL),
         .max_depth = (int)args_int(args, "depth", 30),
         .max_nodes = (int)args_int(args, "max_nodes", 500),
         .deadline_ms = WALK_DEADLINE_MS,

@@ -4,7 +4,9 @@
 
 #define PERCEIVE_APP_PROPERTY                                                                      \
     "\"app\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":\"Desktop: "   \
-    "only applications whose accessible name contains this (e.g. zenity)\"}"
+    "only applications whose accessible name contains this (e.g. zenity)\"},"                      \
+    "\"window\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":"           \
+    "\"Desktop: only top-level windows whose title contains this\"}"
 
 #define PERCEIVE_LANG_PROPERTY                                                                     \
     "\"lang\":{\"type\":\"string\",\"pattern\":\"^[a-z_]{3,}(\\\\+[a-z_]{3,})*$\","                \

@@ -160,6 +160,13 @@ static void an_entry_dialog_is_read_and_pressed_through_its_tree(void **state)
     assert_non_null(strstr(got_text, "push button \"OK\""));
     assert_non_null(strstr(got_text, "label \"Your name\""));
     assert_non_null(strstr(got_text, "dialog \"Who\""));
+    /* One window by its title; another title leaves everything out. */
+    run_op(perceive_snapshot, json_pack("{s:s}", "window", "Who"));
+    assert_non_null(element("push button", "OK"));
+    run_op(perceive_snapshot, json_pack("{s:s}", "window", "Nobody"));
+    assert_null(element("push button", "OK"));
+    run_op(perceive_snapshot, json_pack("{s:s}", "app", "zenity"));
+    ok = element("push button", "OK");
     char ok_ref[24];
     snprintf(ok_ref, sizeof ok_ref, "%s", json_string_value(json_object_get(ok, "ref")));
 
