@@ -13,7 +13,8 @@
 
 /* Screen text is small (a 13-pixel font); Tesseract reads best when letters
  * are about three times that, so the region is enlarged before reading. */
-#define SCALE 3
+#define SCALE           3
+#define MIN_WORD_HEIGHT 6 /* screen pixels */
 
 struct engine {
     char lang[64];
@@ -147,7 +148,10 @@ static void read_words(TessBaseAPI *api, int x, int y, struct ocr_result *out)
         if (TessPageIteratorIsAtBeginningOf(pit, RIL_TEXTLINE) || line < 0)
             line++;
         int l, t, r, b;
-        if (*word && TessPageIteratorBoundingBox(pit, RIL_WORD, &l, &t, &r, &b)) {
+        /* Specks under MIN_WORD_HEIGHT screen pixels are icon and border
+         * details that Tesseract reads as "=" or "()", not text. */
+        if (*word && TessPageIteratorBoundingBox(pit, RIL_WORD, &l, &t, &r, &b) &&
+            (b - t) >= MIN_WORD_HEIGHT * SCALE) {
             if (out->count == cap) {
                 cap = cap ? cap * 2 : 32;
                 out->words = xrealloc(out->words, (size_t)cap * sizeof *out->words);
