@@ -161,3 +161,12 @@ void perceive_focus(struct perceive *p, struct backend_call *bc, perceive_then t
 {
     job_start(p, bc, focus_run, then);
 }
+
+json_t *perceive_target_json(const struct perceive_target *t)
+{
+    json_t *o = json_pack("{s:i, s:i, s:s, s:b}", "x", t->x, "y", t->y, "by", t->by, "done",
+                          t->done);
+    if (t->ref)
+        json_object_set_new(o, "ref", json_string(t->ref));
+    return o;
+}

@@ -7,6 +7,7 @@
  * after work on the libuv worker pool: the loop never waits for D-Bus or
  * Tesseract. Operations on one session run one at a time. */
 #pragma once
+#include <jansson.h>
 #include <stdbool.h>
 
 struct backend_call;
@@ -45,6 +46,8 @@ struct perceive_target {
     const char *by;  /* "action", "focus", "pointer": how it was or is to be done */
     const char *ref; /* the element's ref, or NULL for an OCR match */
 };
+/* {ref?, x, y, by, done}: for the answer of click or type_text. */
+json_t *perceive_target_json(const struct perceive_target *t);
 /* Continues an operation on the loop thread; answers bc itself. */
 typedef void (*perceive_then)(struct backend_call *bc, const struct perceive_target *t);
 
