@@ -31,22 +31,73 @@ static GVariant *call(GDBusConnection *c, const char *dest, const char *path, co
                                        G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, e);
 }
 
+/* A connection attempt; on a timeout it is abandoned (and leaked) rather
+ * than waited for. */
+struct pending_connect {
+    GDBusConnection *c;
+    GError *e;
+    bool done;
+};
+
+static void connected(GObject *src, GAsyncResult *res, void *ud)
+{
+    struct pending_connect *pc = ud;
+    pc->c = g_dbus_connection_new_for_address_finish(res, &pc->e);
+    pc->done = true;
+}
+
+static gboolean give_up(void *ud)
+{
+    *(bool *)ud = true;
+    return G_SOURCE_REMOVE;
+}
+
+/* g_dbus_connection_new_for_address_sync has no timeout, and a bus daemon
+ * that accepts but never authenticates (stopped, overloaded) would hold this
+ * worker thread forever. */
+static GDBusConnection *connect_bus(const char *address, int timeout_ms, const char *what,
+                                    char **err)
+{
+    GMainContext *ctx = g_main_context_new();
+    g_main_context_push_thread_default(ctx);
+    struct pending_connect *pc = g_new0(struct pending_connect, 1);
+    bool timed_out = false;
+    GSource *timer = g_timeout_source_new((guint)timeout_ms);
+    g_source_set_callback(timer, give_up, &timed_out, NULL);
+    g_source_attach(timer, ctx);
+    g_dbus_connection_new_for_address(address,
+                                      G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                          G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                      NULL, NULL, connected, pc);
+    while (!pc->done && !timed_out)
+        g_main_context_iteration(ctx, TRUE);
+    g_source_destroy(timer);
+    g_source_unref(timer);
+    g_main_context_pop_thread_default(ctx);
+    g_main_context_unref(ctx);
+    if (!pc->done) {
+        *err = xasprintf("%s: no answer within %d ms", what, timeout_ms);
+        return NULL; /* pc stays with the abandoned attempt */
+    }
+    GDBusConnection *c = pc->c;
+    if (!c)
+        *err = gerror_take(pc->e, what);
+    g_free(pc);
+    return c;
+}
+
 struct atspi *atspi_connect(const char *session_bus_address, int timeout_ms, char **err)
 {
     GError *e = NULL;
-    GDBusConnection *session =
-        g_dbus_connection_new_for_address_sync(session_bus_address,
-                                               G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                                   G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-                                               NULL, NULL, &e);
-    if (!session) {
-        *err = gerror_take(e, "cannot connect to the desktop's session bus");
+    GDBusConnection *session = connect_bus(session_bus_address, timeout_ms,
+                                           "cannot connect to the desktop's session bus", err);
+    if (!session)
         return NULL;
-    }
     /* GetAddress may start the bus launcher (D-Bus activation): allow it. */
     GVariant *r = g_dbus_connection_call_sync(
         session, "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", NULL,
         G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, timeout_ms, NULL, &e);
+    g_dbus_connection_close_sync(session, NULL, NULL);
     g_object_unref(session);
     if (!r) {
         *err = gerror_take(e, "the accessibility bus (org.a11y.Bus) did not answer");
@@ -55,15 +106,10 @@ struct atspi *atspi_connect(const char *session_bus_address, int timeout_ms, cha
     const char *addr = NULL;
     g_variant_get(r, "(&s)", &addr);
     GDBusConnection *a11y =
-        g_dbus_connection_new_for_address_sync(addr,
-                                               G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                                   G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-                                               NULL, NULL, &e);
+        connect_bus(addr, timeout_ms, "cannot connect to the accessibility bus", err);
     g_variant_unref(r);
-    if (!a11y) {
-        *err = gerror_take(e, "cannot connect to the accessibility bus");
+    if (!a11y)
         return NULL;
-    }
     struct atspi *a = xcalloc(1, sizeof *a);
     a->bus = a11y;
     return a;

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -309,6 +311,35 @@ static void a_frozen_application_costs_a_time_limit_not_a_hang(void **state)
     close(out);
 }
 
+static void a_bus_that_never_answers_fails_in_time(void **state)
+{
+    /* A socket that accepts connections and never says a word. */
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/glovebox-mute-bus-%d", (int)getpid());
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    unlink(path);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(fd, 4), 0);
+    char addr[96];
+    snprintf(addr, sizeof addr, "unix:path=%s", path);
+    struct perceive_host host = {0};
+    struct perceive *mute = perceive_create(addr, &host);
+    struct perceive *keep = perc;
+    perc = mute;
+    uint64_t t0 = uv_hrtime();
+    run_op(perceive_snapshot, json_pack("{}"));
+    double ms = (double)(uv_hrtime() - t0) / 1e6;
+    perc = keep;
+    assert_non_null(got_error);
+    assert_non_null(strstr(got_error, "no answer within"));
+    assert_true(ms < 3500);
+    perceive_destroy(mute);
+    close(fd);
+    unlink(path);
+}
+
 static int setup(void **state)
 {
     test_desktop_start(&desk);
@@ -341,6 +372,7 @@ int main(void)
         cmocka_unit_test(refs_that_never_existed_are_refused),
         cmocka_unit_test(a_frozen_application_costs_a_time_limit_not_a_hang),
         cmocka_unit_test(a_desktop_without_accessibility_bus_fails_in_time),
+        cmocka_unit_test(a_bus_that_never_answers_fails_in_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
