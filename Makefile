@@ -5,6 +5,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+LISTEN     ?= 127.0.0.1:7800
 
 .PHONY: all deps build run test bench fuzz clean format
 
@@ -20,8 +21,8 @@ build: deps $(BUILD)/build.ninja
 	@ninja -C $(BUILD)
 
 run: build
-	@scripts/connect-help.sh "$(abspath $(BUILD))/glovebox"
-	@exec $(BUILD)/glovebox serve
+	@scripts/connect-help.sh "$(abspath $(BUILD))/glovebox" "$(LISTEN)"
+	@exec $(BUILD)/glovebox serve --http $(LISTEN)
 
 test:
 	@scripts/deps.sh test

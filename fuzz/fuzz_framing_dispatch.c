@@ -17,7 +17,11 @@
  * (so the terminal, its screen, waits, screenshots and recordings are still
  * exercised), $SHELL is /bin/cat too, and the data directory is a private
  * temporary one, removed at exit. Every session is stopped, and the session
- * registry replaced, after each input. */
+ * registry replaced, after each input.
+ *
+ * The conformance suite's prompts and resources are registered too, so
+ * prompts/get, completion/complete and subscriptions are reachable. */
+#include "../tests/fixtures/fixtures.h"
 #include "backend/backend.h"
 #include "core/app.h"
 #include "core/children.h"
@@ -178,6 +182,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     app.sessions = session_registry_create(&app);
     children_init(&loop);
     register_sandboxed_tools();
+    conformance_prompts_register();
+    conformance_resources_register();
     /* Load what the status tool loads once per process (fontconfig), so the
      * first input that calls it is not charged with a one-time allocation. */
     json_decref(backend_check_all());

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# Prints, on stderr, how to connect an MCP client to this glovebox binary.
+# Prints, on stderr, how to connect an MCP client to glovebox: the HTTP
+# endpoint `make run` serves, and the stdio alternative.
 bin="$1"
+listen="${2:-127.0.0.1:7800}"
+url="http://${listen}/mcp"
 cat >&2 <<MSG
 
-glovebox is starting on stdio (MCP over stdin/stdout).
-Most clients start glovebox themselves; point them at this binary:
+glovebox is starting on ${url} (MCP Streamable HTTP, loopback only).
 
   Claude Code:
-    claude mcp add glovebox -- $bin serve
+    claude mcp add --transport http glovebox ${url}
 
-  Other clients (Cursor, Claude Desktop, MCP SDKs), JSON configuration:
+  Cursor, Claude Desktop and MCP SDKs, JSON configuration:
     {
       "mcpServers": {
-        "glovebox": { "command": "$bin", "args": ["serve"] }
+        "glovebox": { "type": "http", "url": "${url}" }
       }
     }
 
-Waiting for an MCP client on stdin (Ctrl-C or Ctrl-D to stop).
+  2024-11-05 clients (HTTP+SSE):  http://${listen}/sse
+
+  Or let the client start glovebox itself on stdio:
+    claude mcp add glovebox -- $bin serve
+    { "mcpServers": { "glovebox": { "command": "$bin", "args": ["serve"] } } }
+
+Serving until Ctrl-C.
 MSG

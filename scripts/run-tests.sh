@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds glovebox (plain and ASan+UBSan), then runs every suite: cmocka unit
-# tests, end-to-end tests with the official MCP SDK and inspector, and a
-# short fuzz run. Ends with one line: "N passed, N failed".
+# tests, end-to-end tests with the official MCP SDK and inspector, the
+# official MCP conformance suite over HTTP, and a short fuzz run. Ends with
+# one line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,17 @@ count_tap() { # $1 = label, $2 = log file
   failed=$((failed + ${fail:-0}))
   [ "${fail:-0}" -gt 0 ] && failures+=("$1")
   [ -z "$ok" ] && { failed=$((failed + 1)); failures+=("$1 (did not run)"); }
+  return 0
+}
+
+count_lines() { # $1 = label, $2 = log file: one "PASS …" or "FAIL …" line per check
+  local ok fail
+  ok=$(grep -c '^PASS ' "$2")
+  fail=$(grep -c '^FAIL ' "$2")
+  passed=$((passed + ok))
+  failed=$((failed + fail))
+  [ "$fail" -gt 0 ] && failures+=("$1")
+  [ "$ok" -eq 0 ] && [ "$fail" -eq 0 ] && { failed=$((failed + 1)); failures+=("$1 (did not run)"); }
   return 0
 }
 
@@ -75,6 +87,19 @@ echo "== end-to-end tests"
 run_e2e plain build
 echo "== end-to-end tests (ASan+UBSan)"
 GLOVEBOX_SANITIZED=1 run_e2e asan build-asan
+
+# The official MCP conformance suite over Streamable HTTP: one line per
+# scenario, plus whether the server shut down cleanly.
+run_conformance() { # $1 = label, $2 = build dir
+  CONFORMANCE_NAME=$1 scripts/run-conformance.sh "$2" >"$logs/conformance-$1.log" 2>&1
+  grep -E '^FAIL|^Total' "$logs/conformance-$1.log" | head -40
+  count_lines "conformance ($1)" "$logs/conformance-$1.log"
+}
+
+echo "== MCP conformance suite (HTTP)"
+run_conformance plain build
+echo "== MCP conformance suite (HTTP, ASan+UBSan)"
+run_conformance asan build-asan
 
 echo "== fuzz (30 s)"
 FUZZ_SECONDS=30 scripts/run-fuzz.sh >"$logs/fuzz.log" 2>&1

@@ -7,6 +7,8 @@
 #include <fontconfig/fontconfig.h>
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
 static bool has_ptmx(void)
 {
@@ -98,7 +100,20 @@ const struct backend_kind *backend_kinds(int *count)
     return kinds;
 }
 
-json_t *backend_check_all(void)
+/* The checks search PATH and ask fontconfig; a status call should not pay
+ * for that every time, and what is installed changes rarely. */
+#define CHECK_CACHE_MS 2000
+static json_t *cached_checks;
+static struct timespec cached_at;
+
+static int64_t ms_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+static json_t *check_all_now(void)
 {
     json_t *out = json_array();
     int n;
@@ -119,8 +134,20 @@ json_t *backend_check_all(void)
     return out;
 }
 
+json_t *backend_check_all(void)
+{
+    if (!cached_checks || ms_since(&cached_at) >= CHECK_CACHE_MS) {
+        json_decref(cached_checks);
+        cached_checks = check_all_now();
+        clock_gettime(CLOCK_MONOTONIC, &cached_at);
+    }
+    return json_deep_copy(cached_checks);
+}
+
 void backends_finish(void)
 {
+    json_decref(cached_checks);
+    cached_checks = NULL;
     terminal_release_shared();
     ocr_shutdown(); /* Tesseract engines, kept per language */
     /* fontconfig keeps its configuration until told otherwise. */

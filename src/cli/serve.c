@@ -12,8 +12,10 @@
 #include "mcp/server.h"
 #include "session/session.h"
 #include "tools/tools.h"
+#include "transport/http.h"
 #include "transport/stdio.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +31,14 @@
 struct server {
     struct app app;
     struct stdio_transport *stdio;
+    struct http_transport *http;
+    bool want_stdio, want_http;
+    struct http_options http_opts;
+    char *token_file;
     uv_signal_t sigint, sigterm;
     uv_timer_t deadline;
     bool stopping;
+    bool finished;
     int exit_code;
 };
 
@@ -43,7 +50,17 @@ static void usage(FILE *to)
           "(newline-delimited JSON, or Content-Length framing if the client starts with it).\n"
           "\n"
           "Options:\n"
-          "  --stdio              serve on stdin/stdout (the default)\n"
+          "  --stdio              serve on stdin/stdout (the default without --http)\n"
+          "  --http [HOST:]PORT   serve Streamable HTTP on http://HOST:PORT/mcp (default host\n"
+          "                       127.0.0.1; also /sse + /messages for 2024-11-05 clients)\n"
+          "  --token-file PATH    require \"Authorization: Bearer <token>\" with the token in\n"
+          "                       PATH (also GLOVEBOX_TOKEN); needed for non-loopback HOST\n"
+          "  --allow-origin URL   also accept this Origin (repeatable; default: localhost)\n"
+          "  --allow-host NAME    also accept this Host name (repeatable)\n"
+          "  --tls-cert PEM, --tls-key PEM   serve HTTPS\n"
+          "  --session-idle SECS  end MCP sessions unused this long (default 1800)\n"
+          "  --rate-limit N       requests per second per client address (default 2000,\n"
+          "                       0 = unlimited)\n"
           "  --max-message SIZE   largest accepted message, e.g. 16M (default 16M)\n"
           "  --data-dir DIR       recordings, screenshots, audit log\n"
           "                       (default $XDG_DATA_HOME/glovebox)\n"
@@ -73,8 +90,12 @@ static void work_deadline(uv_timer_t *t)
 
 static void finish(struct server *srv)
 {
+    srv->finished = true;
     stdio_transport_destroy(srv->stdio);
     srv->stdio = NULL;
+    http_options_finish(&srv->http_opts);
+    free(srv->token_file);
+    srv->token_file = NULL;
     uv_walk(srv->app.loop, close_walk, &srv->deadline);
     /* Unreferenced: when no job is left the loop ends at once. */
     uv_timer_start(&srv->deadline, work_deadline, WORK_GRACE_MS, 0);
@@ -86,14 +107,27 @@ static void drained(void *ud)
     finish(ud);
 }
 
-static void sessions_stopped(void *ud)
+static void http_done(void *ud)
 {
     struct server *srv = ud;
-    log_info("all sessions ended");
     if (srv->stdio)
         stdio_transport_shutdown(srv->stdio, drained, srv);
     else
         finish(srv);
+}
+
+static void sessions_stopped(void *ud)
+{
+    struct server *srv = ud;
+    log_info("all sessions ended");
+    if (srv->http) {
+        struct http_transport *t = srv->http;
+        srv->http = NULL;
+        srv->app.http = NULL;
+        http_transport_shutdown(t, http_done, srv);
+    } else {
+        http_done(srv);
+    }
 }
 
 static void deadline_hit(uv_timer_t *t)
@@ -137,7 +171,46 @@ static int parse_args(struct server *srv, int argc, char **argv)
             usage(stdout);
             return -1;
         } else if (strcmp(a, "--stdio") == 0) {
+            srv->want_stdio = true;
             continue;
+        } else if (strcmp(a, "--http") == 0 && v) {
+            char *err = NULL;
+            srv->want_http = true;
+            if (!http_options_parse_listen(&srv->http_opts, v, &err)) {
+                fprintf(stderr, "glovebox serve: --http %s\n", err);
+                free(err);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(a, "--token-file") == 0 && v) {
+            free(srv->token_file);
+            srv->token_file = xstrdup(v);
+        } else if ((strcmp(a, "--allow-origin") == 0 || strcmp(a, "--allow-host") == 0) && v) {
+            char ***list =
+                a[8] == 'o' ? &srv->http_opts.allow_origins : &srv->http_opts.allow_hosts;
+            size_t n = 0;
+            while (*list && (*list)[n])
+                n++;
+            *list = xrealloc(*list, (n + 2) * sizeof **list);
+            (*list)[n] = xstrdup(v);
+            (*list)[n + 1] = NULL;
+        } else if (strcmp(a, "--tls-cert") == 0 && v) {
+            free(srv->http_opts.tls_cert);
+            srv->http_opts.tls_cert = xstrdup(v);
+        } else if (strcmp(a, "--tls-key") == 0 && v) {
+            free(srv->http_opts.tls_key);
+            srv->http_opts.tls_key = xstrdup(v);
+        } else if ((strcmp(a, "--session-idle") == 0 || strcmp(a, "--rate-limit") == 0) && v) {
+            bool idle = a[2] == 's';
+            long n;
+            if (!options_parse_int(v, idle ? 1 : 0, idle ? 604800 : 1000000, &n)) {
+                fprintf(stderr, "glovebox serve: %s expects %s, got \"%s\"\n", a,
+                        idle ? "seconds (1..604800)" : "a number (0..1000000)", v);
+                return EXIT_USAGE;
+            }
+            if (idle)
+                srv->http_opts.session_idle_s = (int)n;
+            else
+                srv->http_opts.rate_per_s = (int)n;
         } else if (strcmp(a, "--max-message") == 0 && v) {
             if (!options_parse_size(v, &srv->app.max_message) || srv->app.max_message < 1024) {
                 fprintf(stderr,
@@ -173,8 +246,14 @@ static int parse_args(struct server *srv, int argc, char **argv)
                 return EXIT_USAGE;
             }
         } else {
-            bool needs_value = strcmp(a, "--max-message") == 0 || strcmp(a, "--data-dir") == 0 ||
-                               strcmp(a, "--page-size") == 0 || strcmp(a, "--log-level") == 0;
+            static const char *const valued[] = {
+                "--max-message", "--data-dir",   "--page-size",    "--log-level",
+                "--http",        "--token-file", "--allow-origin", "--allow-host",
+                "--tls-cert",    "--tls-key",    "--session-idle", "--rate-limit",
+            };
+            bool needs_value = false;
+            for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+                needs_value |= strcmp(a, valued[k]) == 0;
             if (needs_value)
                 fprintf(stderr, "glovebox serve: %s needs a value\n", a);
             else
@@ -186,16 +265,93 @@ static int parse_args(struct server *srv, int argc, char **argv)
     return 0;
 }
 
+/* The token comes from --token-file or GLOVEBOX_TOKEN; surrounding
+ * whitespace (a trailing newline) is not part of it. */
+static int load_token(struct server *srv)
+{
+    char *token = NULL;
+    if (srv->token_file) {
+        FILE *f = fopen(srv->token_file, "r");
+        char buf[4096];
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        if (!f) {
+            fprintf(stderr, "glovebox serve: --token-file %s: cannot read it: %s\n",
+                    srv->token_file, strerror(errno));
+            return EXIT_USAGE;
+        }
+        buf[n] = '\0';
+        token = xstrdup(buf);
+    } else if (getenv("GLOVEBOX_TOKEN") && *getenv("GLOVEBOX_TOKEN")) {
+        token = xstrdup(getenv("GLOVEBOX_TOKEN"));
+    }
+    if (!token)
+        return 0;
+    char *start = token;
+    while (*start == ' ' || *start == '\t' || *start == '\n' || *start == '\r')
+        start++;
+    size_t len = strlen(start);
+    while (len && (start[len - 1] == ' ' || start[len - 1] == '\t' || start[len - 1] == '\n' ||
+                   start[len - 1] == '\r'))
+        len--;
+    if (len < 16) {
+        fprintf(stderr,
+                "glovebox serve: the token must be at least 16 characters (got %zu); make one "
+                "with: head -c 32 /dev/urandom | base64\n",
+                len);
+        free(token);
+        return EXIT_USAGE;
+    }
+    srv->http_opts.token = xstrndup(start, len);
+    free(token);
+    return 0;
+}
+
+static bool start_transports(struct server *srv)
+{
+    char *err = NULL;
+    if (srv->want_stdio || !srv->want_http) {
+        srv->stdio = stdio_transport_start(&srv->app, stdin_closed, srv, &err);
+        if (!srv->stdio) {
+            fprintf(stderr, "glovebox serve: %s\n", err);
+            free(err);
+            return false;
+        }
+        log_info("glovebox %s serving MCP on stdio", GLOVEBOX_VERSION);
+    }
+    if (srv->want_http) {
+        srv->http = http_transport_start(&srv->app, &srv->http_opts, &err);
+        if (!srv->http) {
+            fprintf(stderr, "glovebox serve: %s\n", err);
+            free(err);
+            return false;
+        }
+        srv->app.http = srv->http;
+        json_t *d = http_transport_describe(srv->http);
+        fprintf(stderr, "glovebox %s serving MCP on %s%s\n", GLOVEBOX_VERSION,
+                json_string_value(json_object_get(d, "url")),
+                srv->http_opts.token ? " (bearer token required)" : "");
+        json_decref(d);
+    }
+    return true;
+}
+
 int cli_serve(int argc, char **argv)
 {
     struct server srv = {0};
+    http_options_defaults(&srv.http_opts);
     srv.app.loop = uv_default_loop();
     srv.app.max_message = 16u * 1024 * 1024;
     srv.app.page_size = 100;
     srv.app.data_dir = paths_default_data_dir();
     int rc = parse_args(&srv, argc, argv);
+    if (rc == 0)
+        rc = load_token(&srv);
     if (rc != 0) {
         free(srv.app.data_dir);
+        http_options_finish(&srv.http_opts);
+        free(srv.token_file);
         return rc < 0 ? EXIT_OK : rc;
     }
     srv.app.started_ms = uv_now(srv.app.loop);
@@ -212,17 +368,17 @@ int cli_serve(int argc, char **argv)
     uv_timer_init(srv.app.loop, &srv.deadline);
     srv.deadline.data = &srv;
 
-    char *err = NULL;
-    srv.stdio = stdio_transport_start(&srv.app, stdin_closed, &srv, &err);
-    if (!srv.stdio) {
-        fprintf(stderr, "glovebox serve: %s\n", err);
-        free(err);
+    if (!start_transports(&srv)) {
         srv.exit_code = EXIT_FAILURE_RUNTIME;
+        stdio_transport_destroy(srv.stdio);
+        srv.stdio = NULL;
         finish(&srv);
-    } else {
-        log_info("glovebox %s serving MCP on stdio", GLOVEBOX_VERSION);
     }
-    uv_run(srv.app.loop, UV_RUN_DEFAULT);
+    /* libwebsockets stops the loop while it tears down; go on until the
+     * shutdown has run its course. */
+    do
+        uv_run(srv.app.loop, UV_RUN_DEFAULT);
+    while (!srv.finished && uv_loop_alive(srv.app.loop));
     /* Close anything a late callback opened and let close callbacks run; do
      * not wait again for jobs the deadline gave up on. */
     uv_walk(srv.app.loop, close_walk, NULL);

@@ -7,6 +7,7 @@
 #include <uv.h>
 
 struct session_registry;
+struct http_transport;
 
 struct app {
     uv_loop_t *loop;
@@ -16,6 +17,7 @@ struct app {
     size_t max_message;  /* bytes; larger incoming messages are refused */
     int page_size;       /* list results per page */
     bool shutting_down;
+    struct http_transport *http; /* NULL when not serving HTTP */
 };
 
 /* Milliseconds since the app started. */

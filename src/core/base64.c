@@ -27,3 +27,50 @@ char *base64_encode(const uint8_t *data, size_t len)
     out[o] = '\0';
     return out;
 }
+
+static int decode_char(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+char *base64_decode(const char *text, size_t len, size_t *out_len)
+{
+    if (len % 4)
+        return NULL;
+    char *out = xmalloc(len / 4 * 3 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 4) {
+        int v[4];
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            char c = text[i + k];
+            if (c == '=' && i + 4 == len && k >= 2) {
+                v[k] = 0;
+                pad++;
+            } else if (pad || (v[k] = decode_char(c)) < 0) {
+                free(out);
+                return NULL;
+            }
+        }
+        uint32_t w =
+            (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        out[o++] = (char)(w >> 16);
+        if (pad < 2)
+            out[o++] = (char)(w >> 8 & 0xff);
+        if (pad < 1)
+            out[o++] = (char)(w & 0xff);
+    }
+    out[o] = '\0';
+    *out_len = o;
+    return out;
+}

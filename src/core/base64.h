@@ -5,3 +5,6 @@
 
 /* A new NUL-terminated string the caller frees. */
 char *base64_encode(const uint8_t *data, size_t len);
+/* Decode padded base64; NULL if text is not valid base64. The result is
+ * NUL-terminated (not counted in *out_len); the caller frees it. */
+char *base64_decode(const char *text, size_t len, size_t *out_len);

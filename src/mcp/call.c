@@ -33,6 +33,55 @@ void *tool_call_data(const struct tool_call *call)
     return call->data;
 }
 
+const char *tool_call_tool_name(const struct tool_call *call)
+{
+    return call->entry->tool->name;
+}
+
+bool tool_call_is_modern(const struct tool_call *call)
+{
+    return call->p.modern;
+}
+
+bool tool_call_client_can(const struct tool_call *call, const char *capability)
+{
+    const json_t *caps = call->p.modern ? call->p.client_caps
+                         : call->p.conn ? call->p.conn->client_capabilities
+                                        : NULL;
+    return json_is_object(json_object_get(caps, capability));
+}
+
+json_t *tool_call_client(const struct tool_call *call)
+{
+    const struct mcp_conn *c = call->p.conn;
+    const json_t *info = call->p.modern ? call->p.client_info : c ? c->client_info : NULL;
+    json_t *o = json_object();
+    json_object_set_new(o, "transport", json_string(c ? c->transport.name : "gone"));
+    json_t *client = json_null();
+    if (json_is_object(info)) {
+        client = json_object();
+        const json_t *name = json_object_get(info, "name");
+        const json_t *version = json_object_get(info, "version");
+        if (json_is_string(name))
+            json_object_set(client, "name", (json_t *)name);
+        if (json_is_string(version))
+            json_object_set(client, "version", (json_t *)version);
+    }
+    json_object_set_new(o, "client", client);
+    if (c && c->remote)
+        json_object_set_new(o, "remote", json_string(c->remote));
+    if (c && c->session_id)
+        json_object_set_new(o, "mcp_session", json_string(c->session_id));
+    return o;
+}
+
+void tool_call_disconnect(struct tool_call *call)
+{
+    struct mcp_conn *c = call->p.conn;
+    if (c && c->transport.disconnect && !call->p.modern)
+        c->transport.disconnect(c, call->p.stream, c->transport.ud);
+}
+
 bool tool_call_cancelled(const struct tool_call *call)
 {
     return call->p.cancelled;
@@ -41,6 +90,10 @@ bool tool_call_cancelled(const struct tool_call *call)
 static void run_cancel_hook(struct pending *p)
 {
     struct tool_call *call = (struct tool_call *)p;
+    /* A call waiting for the client's answer stops waiting; the answer
+     * callback finishes it. */
+    if (p->conn && ask_abort_for(p->conn, p, "the request was cancelled"))
+        return;
     if (call->cancel_hook)
         call->cancel_hook(call);
 }
@@ -120,6 +173,8 @@ static void finish(struct tool_call *call, json_t *result)
     struct request_ctx rc = {.modern = call->p.modern, .version = call->p.version};
     decorate_result(&rc, result);
     json_t *msg = jsonrpc_result(call->p.id, result);
+    if (call->p.conn)
+        ask_forget_for(call->p.conn, &call->p);
     pending_finish(&call->p, msg);
     json_decref(call->args);
     free(call);

@@ -33,6 +33,8 @@ struct request_ctx {
     const char *version;    /* static string from the supported lists */
     json_t *progress_token; /* borrowed from the request; NULL if none */
     enum mcp_level log_level;
+    json_t *client_caps; /* borrowed: 2026-07-28 _meta clientCapabilities */
+    json_t *client_info; /* borrowed: 2026-07-28 _meta clientInfo; may be NULL */
 };
 
 /* An in-flight request: a tool call or a resource read. */
@@ -44,6 +46,8 @@ struct pending {
     const char *version;
     json_t *progress_token; /* owned; NULL if none */
     enum mcp_level log_level;
+    json_t *client_caps; /* owned; 2026-07-28 requests only */
+    json_t *client_info; /* owned; 2026-07-28 requests only; may be NULL */
     bool cancelled;
     void (*on_cancel)(struct pending *p);
     struct pending *prev, *next;
@@ -60,7 +64,22 @@ struct mcp_conn {
     const char *last_version;    /* for status */
     struct pending *pending;     /* in-flight requests */
     int in_flight;
+    char *remote;     /* peer address ("127.0.0.1:5123"); NULL for stdio */
+    char *session_id; /* transport session (HTTP MCP-Session-Id); NULL if none */
+    struct ask *asks; /* server-to-client requests awaiting an answer */
+    json_int_t next_ask_id;
+    json_t *subscriptions; /* resources/subscribe: {uri: true}; NULL if none */
 };
+
+/* Server-to-client requests (ask.c). */
+struct ask;
+/* A response arrived: route it to its ask. False if no ask has this id. */
+bool ask_receive(struct mcp_conn *c, const json_t *id, const json_t *result, const json_t *error);
+/* Answer every ask of this pending request with error (the request is being
+ * cancelled or its connection is gone). Returns how many there were. */
+int ask_abort_for(struct mcp_conn *c, const struct pending *p, const char *error);
+/* Forget the asks of a request that finished without waiting for them. */
+void ask_forget_for(struct mcp_conn *c, const struct pending *p);
 
 /* Sending. msg is consumed. */
 void conn_send(struct mcp_conn *c, void *stream, json_t *msg, bool final);
@@ -94,8 +113,33 @@ void method_resources_templates(struct mcp_conn *c, json_t *id, json_t *params,
                                 const struct request_ctx *rc, void *stream);
 void method_resources_read(struct mcp_conn *c, json_t *id, json_t *params,
                            const struct request_ctx *rc, void *stream);
+void method_resources_subscribe(struct mcp_conn *c, json_t *id, json_t *params,
+                                const struct request_ctx *rc, void *stream);
+void method_resources_unsubscribe(struct mcp_conn *c, json_t *id, json_t *params,
+                                  const struct request_ctx *rc, void *stream);
+void method_prompts_list(struct mcp_conn *c, json_t *id, json_t *params,
+                         const struct request_ctx *rc, void *stream);
+void method_prompts_get(struct mcp_conn *c, json_t *id, json_t *params,
+                        const struct request_ctx *rc, void *stream);
+void method_completion_complete(struct mcp_conn *c, json_t *id, json_t *params,
+                                const struct request_ctx *rc, void *stream);
+
+void method_subscriptions_listen(struct mcp_conn *c, json_t *id, json_t *params,
+                                 const struct request_ctx *rc, void *stream);
+/* Tell the 2026-07-28 listen streams that carry uri that it changed. */
+void listen_resource_updated(const char *uri);
+
+/* Forget a connection's subscriptions (it is closing). */
+void subscriptions_drop(struct mcp_conn *c);
+struct prompt;
+/* The prompt's argument called name, or NULL. */
+const struct prompt_argument *prompt_argument_find(const struct prompt *p, const char *name);
+/* 2026-07-28 caching hints (ttlMs, cacheScope) on a list or read result. */
+void cacheable(const struct request_ctx *rc, json_t *result, int ttl_ms);
 
 json_t *server_capabilities(void);
+/* Whether any prompt or resource template offers completion/complete. */
+bool completions_available(void);
 json_t *server_info(void);
 const char *server_instructions(void);
 /* Cursor for list pagination: "<prefix><offset>"; false if not one we issued. */

@@ -3,6 +3,7 @@
 #include "core/xmalloc.h"
 #include "mcp/internal.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/prompt.h"
 #include "mcp/resources.h"
 
 #include <string.h>
@@ -16,10 +17,21 @@ json_t *server_info(void)
 json_t *server_capabilities(void)
 {
     json_t *caps = json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 0, "logging");
+    /* Advertise only what something registered actually provides. */
     if (resources_count() > 0)
-        json_object_set_new(caps, "resources",
-                            json_pack("{s:b, s:b}", "subscribe", 0, "listChanged", 0));
+        json_object_set_new(
+            caps, "resources",
+            json_pack("{s:b, s:b}", "subscribe", resources_subscribable(), "listChanged", 0));
+    if (prompts_count() > 0)
+        json_object_set_new(caps, "prompts", json_pack("{s:b}", "listChanged", 0));
+    if (completions_available())
+        json_object_set_new(caps, "completions", json_object());
     return caps;
+}
+
+bool completions_available(void)
+{
+    return prompts_complete() || resources_complete();
 }
 
 const char *server_instructions(void)

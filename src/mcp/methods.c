@@ -41,7 +41,7 @@ bool cursor_parse(const json_t *params, char prefix, size_t total, size_t *offse
     return false;
 }
 
-static void cacheable(const struct request_ctx *rc, json_t *result, int ttl_ms)
+void cacheable(const struct request_ctx *rc, json_t *result, int ttl_ms)
 {
     /* 2026-07-28 list and read results carry caching hints. Tool lists are
      * per-policy, so never shared between users. */

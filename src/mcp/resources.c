@@ -35,3 +35,19 @@ const struct resource_provider *resources_find(const char *uri)
             return providers[i];
     return NULL;
 }
+
+bool resources_subscribable(void)
+{
+    for (int i = 0; i < count; i++)
+        if (providers[i]->subscribable)
+            return true;
+    return false;
+}
+
+bool resources_complete(void)
+{
+    for (int i = 0; i < count; i++)
+        if (providers[i]->complete)
+            return true;
+    return false;
+}

@@ -18,6 +18,13 @@ struct resource_provider {
     void (*list)(struct app *app, json_t *list);
     /* Start reading uri; finish with resource_read_done/_not_found/_fail. */
     void (*read)(struct resource_read *r, const char *uri);
+    /* Clients may subscribe to this provider's URIs (resources/subscribe);
+     * the provider then calls resources_updated when one changes. */
+    bool subscribable;
+    /* Optional, for completion/complete on the template's variables: append
+     * to values (a JSON array) the strings that could complete value for
+     * the variable named var. */
+    void (*complete)(const char *var, const char *value, json_t *values);
 };
 
 void resources_add(const struct resource_provider *p);
@@ -25,6 +32,14 @@ void resources_clear(void);
 int resources_count(void);
 const struct resource_provider *resources_at(int i);
 const struct resource_provider *resources_find(const char *uri);
+
+/* Whether any provider can be subscribed to / offers completions. */
+bool resources_subscribable(void);
+bool resources_complete(void);
+
+/* A resource changed: every connection subscribed to uri hears
+ * notifications/resources/updated. Call on the loop thread. */
+void resources_updated(const char *uri);
 
 struct app *resource_read_app(const struct resource_read *r);
 /* contents: array of {uri, mimeType, text | blob} (stolen). */

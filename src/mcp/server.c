@@ -7,6 +7,7 @@
 #include "core/xmalloc.h"
 #include "mcp/internal.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/prompt.h"
 #include "mcp/resources.h"
 
 #include <string.h>
@@ -38,6 +39,7 @@ void mcp_server_finish(void)
 {
     registry_clear();
     resources_clear();
+    prompts_clear();
 }
 
 struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t)
@@ -64,12 +66,34 @@ void mcp_conn_destroy(struct mcp_conn *c)
     }
     c->pending = NULL;
     c->in_flight = 0;
-    for (int j = 0; j < i; j++)
-        pending_cancel(list[j]);
+    /* A call waiting for the client's answer hears that none will come; its
+     * answer callback finishes it (silently: the connection is gone). */
+    for (int j = 0; j < i; j++) {
+        list[j]->cancelled = true;
+        if (ask_abort_for(c, list[j], "the connection to the client closed"))
+            list[j] = NULL;
+    }
+    for (int j = 0; j < i; j++) {
+        if (list[j]) {
+            list[j]->cancelled = false;
+            pending_cancel(list[j]);
+        }
+    }
     free(list);
+    subscriptions_drop(c);
+    free(c->remote);
+    free(c->session_id);
     json_decref(c->client_info);
     json_decref(c->client_capabilities);
     free(c);
+}
+
+void mcp_conn_set_peer(struct mcp_conn *c, const char *remote, const char *session_id)
+{
+    free(c->remote);
+    free(c->session_id);
+    c->remote = remote ? xstrdup(remote) : NULL;
+    c->session_id = session_id ? xstrdup(session_id) : NULL;
 }
 
 int mcp_conn_in_flight(const struct mcp_conn *c)
@@ -129,6 +153,8 @@ void pending_start(struct pending *p, struct mcp_conn *c, json_t *id, void *stre
     p->version = rc->version;
     p->progress_token = rc->progress_token ? json_incref(rc->progress_token) : NULL;
     p->log_level = rc->log_level;
+    p->client_caps = rc->modern && rc->client_caps ? json_incref(rc->client_caps) : NULL;
+    p->client_info = rc->modern && rc->client_info ? json_incref(rc->client_info) : NULL;
     p->prev = NULL;
     p->next = c->pending;
     if (c->pending)
@@ -165,6 +191,8 @@ void pending_finish(struct pending *p, json_t *msg)
     json_decref(msg);
     json_decref(p->id);
     json_decref(p->progress_token);
+    json_decref(p->client_caps);
+    json_decref(p->client_info);
 }
 
 void pending_cancel(struct pending *p)
@@ -233,6 +261,8 @@ static int read_modern_meta(const json_t *meta, struct request_ctx *rc, char **m
         *msg = xstrdup("Invalid params: _meta." META_CLIENT_INFO " must be an object");
         return JSONRPC_INVALID_PARAMS;
     }
+    rc->client_caps = (json_t *)caps;
+    rc->client_info = (json_t *)info;
     rc->log_level = LEVEL_NONE;
     const json_t *lvl = json_object_get(meta, META_LOG_LEVEL);
     if (lvl && (!json_is_string(lvl) || !mcp_level_parse(json_string_value(lvl), &rc->log_level))) {
@@ -343,6 +373,18 @@ static void dispatch(struct mcp_conn *c, const char *method, json_t *id, json_t 
         method_resources_templates(c, id, params, &rc, stream);
     else if (strcmp(method, "resources/read") == 0)
         method_resources_read(c, id, params, &rc, stream);
+    else if (strcmp(method, "resources/subscribe") == 0 && resources_subscribable())
+        method_resources_subscribe(c, id, params, &rc, stream);
+    else if (strcmp(method, "resources/unsubscribe") == 0 && resources_subscribable())
+        method_resources_unsubscribe(c, id, params, &rc, stream);
+    else if (strcmp(method, "subscriptions/listen") == 0)
+        method_subscriptions_listen(c, id, params, &rc, stream);
+    else if (strcmp(method, "prompts/list") == 0 && prompts_count() > 0)
+        method_prompts_list(c, id, params, &rc, stream);
+    else if (strcmp(method, "prompts/get") == 0 && prompts_count() > 0)
+        method_prompts_get(c, id, params, &rc, stream);
+    else if (strcmp(method, "completion/complete") == 0 && completions_available())
+        method_completion_complete(c, id, params, &rc, stream);
     else {
         char *msg = xasprintf("Method not found: %s", method);
         reply_error(c, stream, id, JSONRPC_METHOD_NOT_FOUND, msg, NULL);
@@ -370,9 +412,9 @@ void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *st
         c->transport.send(c, stream, NULL, true, c->transport.ud);
         break;
     case JSONRPC_RESPONSE:
-        /* Answers to server-to-client requests (elicitation, …) arrive here;
-         * this server sends none yet. */
-        log_debug("ignoring a response the server did not ask for");
+        /* Answers to server-to-client requests (elicitation, …). */
+        if (!ask_receive(c, m.id, m.result, m.error))
+            log_debug("ignoring a response the server did not ask for");
         c->transport.send(c, stream, NULL, true, c->transport.ud);
         break;
     case JSONRPC_REQUEST:

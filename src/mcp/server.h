@@ -18,6 +18,9 @@ struct mcp_transport {
      * final marks the request's last message (its response); msg is NULL
      * when a cancelled request ends without an answer. */
     void (*send)(struct mcp_conn *c, void *stream, json_t *msg, bool final, void *ud);
+    /* Optional: close the connection carrying stream without ending the
+     * stream (HTTP: the client comes back with Last-Event-ID). */
+    void (*disconnect)(struct mcp_conn *c, void *stream, void *ud);
     void *ud;
 };
 
@@ -33,6 +36,8 @@ void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *st
  * JSON-RPC error with a null id. */
 void mcp_conn_report(struct mcp_conn *c, int code, const char *message);
 int mcp_conn_in_flight(const struct mcp_conn *c);
+/* Who is on the other end, for the audit log and status (copied). */
+void mcp_conn_set_peer(struct mcp_conn *c, const char *remote, const char *session_id);
 
 /* Supported versions, newest first; NULL-terminated. */
 extern const char *const mcp_modern_versions[];

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct app;
 struct tool_call;
@@ -34,6 +35,35 @@ const json_t *tool_call_args(const struct tool_call *call);
 struct app *tool_call_app(const struct tool_call *call);
 /* The protocol version this call arrived under ("2025-11-25", "2026-07-28"). */
 const char *tool_call_protocol_version(const struct tool_call *call);
+
+const char *tool_call_tool_name(const struct tool_call *call);
+/* Who is calling, for the audit log: a new object {"transport": "stdio" |
+ * "http", "client": {"name", "version"} or null, "remote": "addr:port"
+ * (HTTP), "mcp_session": "…" (HTTP sessions)}. */
+json_t *tool_call_client(const struct tool_call *call);
+/* Whether the client declared a capability ("elicitation", "sampling",
+ * "roots") in initialize or, for 2026-07-28 requests, in the request's _meta. */
+bool tool_call_client_can(const struct tool_call *call, const char *capability);
+/* A stateless 2026-07-28 request (which cannot be asked anything). */
+bool tool_call_is_modern(const struct tool_call *call);
+
+/* Ask the client something on this call's connection (a server-to-client
+ * request such as "elicitation/create"; params stolen). fn runs exactly once,
+ * on the loop: with the client's result (borrowed), or with result NULL and
+ * error saying why (the client answered with an error, timeout_ms passed, the
+ * call was cancelled, the connection closed). A cancelled call with an
+ * outstanding question hears it through fn, not through its cancel hook.
+ * Returns false, without calling fn, when nothing can be asked: 2026-07-28
+ * requests (they use multi round-trip results) or a connection already gone. */
+typedef void (*tool_call_answer_fn)(struct tool_call *call, const json_t *result, const char *error,
+                                    void *ud);
+bool tool_call_ask(struct tool_call *call, const char *method, json_t *params, uint64_t timeout_ms,
+                   tool_call_answer_fn fn, void *ud);
+
+/* Close the network connection that carries this call's answer, keeping the
+ * answer for the client to resume (HTTP SSE with Last-Event-ID). Nothing
+ * happens on transports without resumption (stdio). */
+void tool_call_disconnect(struct tool_call *call);
 
 /* Per-call state a handler may attach (freed by the handler itself). */
 void tool_call_set_data(struct tool_call *call, void *data);

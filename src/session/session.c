@@ -35,6 +35,7 @@ static void free_session(struct session *s)
         s->impl->destroy(s);
     free(s->name);
     free(s->end_reason);
+    free(s->owner);
     free(s);
 }
 
@@ -109,6 +110,31 @@ struct session *session_resolve(struct session_registry *reg, const char *id_or_
     *err = xasprintf("unknown session \"%s\"; live sessions: %s", id_or_name, live);
     free(live);
     return NULL;
+}
+
+void session_set_owner(struct session *s, const char *owner)
+{
+    free(s->owner);
+    s->owner = owner ? xstrdup(owner) : NULL;
+}
+
+void session_note_user(struct session *s, const char *user)
+{
+    /* A caller without an MCP session (stdio, stateless) could be anyone. */
+    if (s->owner && (!user || strcmp(user, s->owner) != 0))
+        s->shared = true;
+}
+
+int session_registry_release_owner(struct session_registry *reg, const char *owner)
+{
+    int n = 0;
+    for (struct session *s = reg->head; s; s = s->next) {
+        if (s->state == SESSION_LIVE && s->owner && !s->shared && strcmp(s->owner, owner) == 0) {
+            session_stop(s, "the MCP session that started it expired");
+            n++;
+        }
+    }
+    return n;
 }
 
 void session_stop(struct session *s, const char *reason)

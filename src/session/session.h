@@ -29,6 +29,8 @@ struct session {
     struct session_waiter *waiters; /* run once when the session ends */
     int in_use;                     /* operations in flight on it; an ended session in use is
                                        not pruned (a worker job may still read it) */
+    char *owner; /* the MCP session (HTTP) that started it; NULL: nobody in particular */
+    bool shared; /* another MCP session has used it: it is no longer its owner's alone */
     struct session *next;
 };
 
@@ -54,6 +56,13 @@ struct session *session_add(struct session_registry *reg, const struct backend_i
  * sessions) when there is none; an ended session may be returned (callers
  * check s->state). */
 struct session *session_resolve(struct session_registry *reg, const char *id_or_name, char **err);
+/* Who started it, and who uses it: owner is an MCP session id (NULL for
+ * stdio and stateless requests, which no client can lose). */
+void session_set_owner(struct session *s, const char *owner);
+void session_note_user(struct session *s, const char *user);
+/* An MCP session expired: stop the live sessions it alone started. Returns
+ * how many. */
+int session_registry_release_owner(struct session_registry *reg, const char *owner);
 /* Ask a live session to end. reason is kept for later callers. */
 void session_stop(struct session *s, const char *reason);
 /* Run ended(s, ud) once the session has ended (at once if it has). */

@@ -67,6 +67,30 @@ static void cancel(struct tool_call *call)
         bc->cancel(bc);
 }
 
+/* The caller's MCP session id (HTTP), or NULL. Caller frees. */
+static char *caller_session(struct tool_call *call)
+{
+    json_t *who = tool_call_client(call);
+    const char *id = json_string_value(json_object_get(who, "mcp_session"));
+    char *copy = id ? xstrdup(id) : NULL;
+    json_decref(who);
+    return copy;
+}
+
+void screen_call_claim(struct tool_call *call, struct session *s)
+{
+    char *id = caller_session(call);
+    session_set_owner(s, id);
+    free(id);
+}
+
+void screen_call_note_user(struct tool_call *call, struct session *s)
+{
+    char *id = caller_session(call);
+    session_note_user(s, id);
+    free(id);
+}
+
 void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb, bool needs_live)
 {
     struct app *app = tool_call_app(call);
@@ -78,6 +102,7 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
         free(err);
         return;
     }
+    screen_call_note_user(call, s);
     backend_op op = *(const backend_op *)((const char *)s->impl + op_offset);
     if (!op) {
         tool_call_fail(call, "cannot %s: not supported by %s sessions", verb, s->impl->kind);

@@ -16,3 +16,10 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
 #define SESSION_PROPERTY                                                                           \
     "\"session\":{\"type\":\"string\",\"minLength\":1,\"description\":"                            \
     "\"Session id or name (default: the most recently started live session)\"}"
+
+struct session;
+/* The calling MCP session started s (kept so that session's expiry can
+ * release it). */
+void screen_call_claim(struct tool_call *call, struct session *s);
+/* The calling MCP session used s; if it is not the owner, s is shared. */
+void screen_call_note_user(struct tool_call *call, struct session *s);

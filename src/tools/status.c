@@ -3,6 +3,7 @@
 #include "core/app.h"
 #include "session/session.h"
 #include "tools/tools.h"
+#include "transport/http.h"
 
 #include <string.h>
 
@@ -29,6 +30,8 @@ static void handle(struct tool_call *call)
                 sizeof usable - strlen(usable) - 1);
     }
     json_decref(sessions);
+    if (app->http)
+        json_object_set_new(out, "http", http_transport_describe(app->http));
     tool_call_done(call, out,
                    "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
                    "here: %s",
@@ -55,7 +58,10 @@ const struct tool tool_status = {
         "\"implemented\":{\"type\":\"boolean\"},\"available\":{\"type\":\"boolean\"},"
         "\"missing\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
         "\"what\":{\"type\":\"string\"},\"package\":{\"type\":\"string\"}}}}},"
-        "\"required\":[\"kind\",\"implemented\",\"available\",\"missing\"]}}},"
+        "\"required\":[\"kind\",\"implemented\",\"available\",\"missing\"]}},"
+        "\"http\":{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"},"
+        "\"mcp_sessions\":{\"type\":\"integer\"},\"open_requests\":{\"type\":\"integer\"},"
+        "\"token_required\":{\"type\":\"boolean\"},\"tls\":{\"type\":\"boolean\"}}}},"
         "\"required\":[\"server\",\"version\",\"uptime_ms\",\"protocol_version\","
         "\"live_sessions\",\"sessions\",\"backends\"]}",
     .annotations = {.read_only = true, .open_world = false},

@@ -4,6 +4,7 @@
 #include "core/args.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "tools/screen_call.h"
 #include "tools/tools.h"
 
 #include <string.h>
@@ -80,6 +81,7 @@ static void handle(struct tool_call *call)
         free(err);
         return;
     }
+    screen_call_claim(call, s);
     json_t *out = session_to_json(s);
     json_t *pid = json_object_get(out, "pid");
     tool_call_done(call, out, "started %s (pid %lld, %dx%d)", s->id,

@@ -172,10 +172,14 @@ describe('lifecycle errors', () => {
     const r = await s.request('nm', 'tools/frobnicate', {});
     assert.equal(r.error?.code, -32601, JSON.stringify(r));
     assert.match(r.error.message, /tools\/frobnicate/);
-    const prompts = await s.request('pl', 'prompts/list', {});
-    assert.equal(prompts.error?.code, -32601, 'no prompts: prompts/list is not a method');
     await s.assertServing();
     await s.close();
+    // The real binary registers no prompts, so prompts/list is not a method there.
+    const real = RawServer.start(t, { bin: 'glovebox' });
+    await real.initialize();
+    const prompts = await real.request('pl', 'prompts/list', {});
+    assert.equal(prompts.error?.code, -32601, 'no prompts: prompts/list is not a method');
+    await real.close();
   });
 
   test('responses the server did not ask for are ignored', opts(), async (t) => {

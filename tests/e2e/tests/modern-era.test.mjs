@@ -31,7 +31,8 @@ describe('2026-07-28 stateless requests (no initialize)', () => {
     assertModernResult(r.result, 'server/discover');
     assert.ok(r.result.supportedVersions.includes(MODERN), `supportedVersions: ${r.result.supportedVersions}`);
     assert.ok(r.result.capabilities.tools);
-    assert.equal(r.result.capabilities.prompts, undefined);
+    // glovebox-testing registers the conformance suite's prompts.
+    assert.deepEqual(r.result.capabilities.prompts, { listChanged: false });
     assert.equal(typeof r.result.instructions, 'string');
     assert.ok(Number.isInteger(r.result.ttlMs) && r.result.ttlMs >= 0, `ttlMs ${r.result.ttlMs}`);
     assert.ok(['public', 'private'].includes(r.result.cacheScope), `cacheScope ${r.result.cacheScope}`);

@@ -28,12 +28,11 @@ describe('initialize with the official SDK client', () => {
   });
 
   for (const bin of ['glovebox-testing', 'glovebox']) {
-    test(`${bin}: capabilities are honest (tools, logging; resources only with providers; no prompts)`, opts(), async (t) => {
+    test(`${bin}: capabilities are honest (tools, logging; resources and prompts only when registered)`, opts(), async (t) => {
       const srv = await connectClient(t, { bin });
       const caps = srv.client.getServerCapabilities();
       assert.ok(caps.tools, 'tools capability');
       assert.ok(caps.logging, 'logging capability');
-      assert.equal(caps.prompts, undefined, 'no prompts capability');
       await srv.close();
 
       // Whether resource providers exist is visible in resources/templates/list,
@@ -43,6 +42,11 @@ describe('initialize with the official SDK client', () => {
       const templates = (await s.request(2, 'resources/templates/list')).result.resourceTemplates;
       assert.equal(Boolean(caps.resources), templates.length > 0, `resources capability ${JSON.stringify(caps.resources)} with ${templates.length} templates`);
       if (bin === 'glovebox-testing') assert.ok(caps.resources, 'glovebox-testing has the fixture resource provider');
+      // prompts/list exists exactly when prompts are advertised.
+      const prompts = await s.request(3, 'prompts/list');
+      assert.equal(Boolean(caps.prompts), Boolean(prompts.result?.prompts?.length), `prompts capability ${JSON.stringify(caps.prompts)}, prompts/list ${JSON.stringify(prompts)}`);
+      if (bin === 'glovebox') assert.equal(caps.prompts, undefined, 'the real binary registers no prompts');
+      else assert.ok(caps.prompts, 'glovebox-testing has the conformance prompts');
       await s.close();
     });
   }

@@ -1,0 +1,191 @@
+/* Shared by the files of the HTTP transport. */
+#pragma once
+#include "core/app.h"
+#include "core/strbuf.h"
+#include "transport/http.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+struct lws;
+struct lws_context;
+struct mcp_session;
+
+enum http_method { HTTP_GET, HTTP_POST, HTTP_DELETE, HTTP_OPTIONS, HTTP_OTHER };
+
+/* One HTTP request and its response. It lives while its connection does;
+ * whoever streams into it (an SSE stream) is told through on_detach when the
+ * client goes away. */
+struct http_req {
+    struct http_transport *t;
+    struct lws *wsi; /* NULL once the connection is gone */
+    enum http_method method;
+    char path[256];
+    char query[512];
+    char remote[64];
+    /* Headers, copied at arrival (libwebsockets drops them later). */
+    char *host, *origin, *authorization, *accept, *content_type;
+    char *session_id, *protocol_version, *last_event_id, *mcp_method, *mcp_name;
+    long content_length; /* -1 if absent */
+    struct strbuf body;
+
+    /* Response. */
+    int status;
+    const char *resp_type;      /* static string; NULL for none */
+    struct strbuf resp_headers; /* "name:\nvalue\n" pairs added to the response */
+    struct strbuf out;          /* body bytes not yet written */
+    bool responding;            /* headers decided; waiting to be written */
+    bool headers_sent;
+    bool streaming;   /* SSE: no content length, ends by closing */
+    bool ended;       /* nothing more will be added to out */
+    bool close_after; /* the request body was not read: close, never reuse */
+    bool counted;     /* counted in the client's open requests */
+    bool routed;      /* handed to its endpoint: waiting for, or streaming, its answer */
+    bool hung_up;     /* the client went away; the connection is being closed */
+    struct http_req *prev, *next; /* the transport's open requests */
+
+    void *owner;
+    void (*on_detach)(struct http_req *req); /* connection closed before the end */
+};
+
+/* Response building, in order: headers, then respond/stream. */
+void http_req_header(struct http_req *req, const char *name, const char *value);
+/* A complete response; body may be NULL. */
+void http_req_respond(struct http_req *req, int status, const char *type, const char *body,
+                      size_t len);
+/* A JSON-RPC error with a null id (transport-level failures). */
+void http_req_fail(struct http_req *req, int status, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Start an SSE response (200, text/event-stream). */
+void http_req_stream(struct http_req *req);
+/* Add bytes to a streaming response. */
+void http_req_write(struct http_req *req, const char *data, size_t len);
+/* End a streaming response. */
+void http_req_end(struct http_req *req);
+/* The Accept header lists this type (or a wildcard covering it). */
+bool http_req_accepts(const struct http_req *req, const char *type);
+
+/* Routing (after the guard and the body). */
+void http_mcp_handle(struct http_req *req);
+void http_legacy_sse(struct http_req *req);
+void http_legacy_message(struct http_req *req);
+
+/* The guard: false when it already answered (403, 401, 429, 413…). */
+bool http_guard_check(struct http_req *req);
+/* Per-client (remote address) accounting. */
+bool http_guard_open(struct http_req *req);
+void http_guard_close(struct http_req *req);
+void http_guard_sweep(struct http_transport *t, uint64_t now_ms);
+
+struct client_slot;
+struct doomed_conn;
+
+struct http_transport {
+    struct app *app;
+    struct http_options opts;
+    struct lws_context *ctx;
+    int port;
+    uv_timer_t sweep; /* idle sessions, old rate buckets */
+    struct mcp_session *sessions;
+    int n_sessions;
+    int n_requests;
+    struct client_slot *clients;
+    struct http_req *reqs; /* open requests */
+    uv_check_t hangups;    /* finds clients that hung up mid-answer */
+    uint64_t hangup_scan_ms;
+    bool shutting_down;
+    int shutdown_ticks;
+    uv_timer_t reaper; /* runs deferred closes */
+    struct mcp_session *doomed;
+    struct doomed_conn *doomed_conns;
+    void (*done)(void *ud);
+    void *done_ud;
+};
+
+/* MCP sessions (http_mcp.c). */
+void http_sessions_sweep(struct http_transport *t, uint64_t now_ms);
+void http_sessions_close_all(struct http_transport *t);
+void http_guard_finish(struct http_transport *t);
+
+/* A logical MCP response stream: the answer to one POST (JSON or SSE), the
+ * standalone GET stream of a session, or a 2024-11-05 /sse stream. It can
+ * outlive the HTTP request it is written to: a client that reconnects with
+ * Last-Event-ID gets the events it missed from a bounded replay buffer. */
+struct sse_event {
+    uint64_t seq;
+    char *text; /* the whole event, "id: …\ndata: …\n\n" */
+    size_t len;
+};
+
+enum stream_kind {
+    STREAM_POST,       /* one request's answer */
+    STREAM_STANDALONE, /* GET /mcp: messages tied to no request */
+    STREAM_LEGACY,     /* GET /sse of the 2024-11-05 transport: everything */
+};
+
+struct mcp_stream {
+    struct http_transport *t;
+    enum stream_kind kind;
+    struct mcp_session *session; /* NULL for a stateless 2026-07-28 request */
+    struct mcp_conn *conn;       /* the session's, or the stateless request's own */
+    struct http_req *req;        /* where events go now; NULL while disconnected */
+    int number;                  /* names the stream in event ids */
+    bool modern;
+    bool creates_session; /* an initialize: its answer carries MCP-Session-Id */
+    bool sse;             /* the answer became an event stream */
+    bool done;            /* the final message is in */
+    bool orphan;          /* its client left before it became resumable */
+    uint64_t next_seq;
+    uint64_t delivered; /* highest seq written to some connection */
+    struct sse_event *events;
+    size_t n_events, cap_events, bytes;
+    struct mcp_stream *next; /* in the session's list */
+};
+
+struct mcp_session {
+    struct http_transport *t;
+    char id[40];
+    struct mcp_conn *conn;
+    struct mcp_stream *streams; /* kept for resumption, and the standalone one */
+    int next_stream;
+    uint64_t last_used_ms;
+    bool legacy; /* 2024-11-05 HTTP+SSE: everything goes on its /sse stream */
+    bool doomed; /* to be closed once the current callback is over */
+    struct mcp_session *next;
+};
+
+/* Streams (http_stream.c). */
+struct mcp_stream *stream_create(struct http_transport *t, enum stream_kind kind,
+                                 struct mcp_session *s, struct mcp_conn *conn);
+/* End the connection but keep the stream for Last-Event-ID. */
+void http_stream_disconnect(struct mcp_stream *st);
+/* The request waiting for this stream's answer (it stays plain JSON until
+ * something comes before the answer). */
+void stream_bind(struct mcp_stream *st, struct http_req *req);
+/* Route the stream's output to req (SSE), replaying events after seq. */
+void stream_attach(struct mcp_stream *st, struct http_req *req, uint64_t after_seq);
+/* Add one message; final ends the stream. msg may be NULL. */
+void stream_deliver(struct mcp_stream *st, json_t *msg, bool final);
+void stream_free(struct mcp_stream *st);
+struct mcp_stream *stream_find(struct mcp_session *s, int number);
+/* Event ids are "<stream>-<seq>". */
+bool stream_parse_event_id(const char *id, int *number, uint64_t *seq);
+
+/* Sessions (http_session.c). */
+struct mcp_session *session_open(struct http_transport *t, bool legacy, const char *remote);
+struct mcp_session *session_lookup(struct http_transport *t, const char *id);
+/* Ends the session now: requests in flight are cancelled, streams end. */
+void session_close(struct mcp_session *s);
+/* Close it once the current callback has returned (from inside its
+ * connection's own send). */
+void session_close_later(struct mcp_session *s);
+/* Destroy a stateless request's connection once the current callback has
+ * returned. */
+void conn_destroy_later(struct http_transport *t, struct mcp_conn *c);
+/* The stream given with notifications and responses: answered 202 already. */
+extern char http_no_answer;
+/* The send callback every HTTP mcp_conn uses. */
+void http_conn_send(struct mcp_conn *c, void *stream, json_t *msg, bool final, void *ud);
+void http_conn_disconnect(struct mcp_conn *c, void *stream, void *ud);
