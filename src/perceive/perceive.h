@@ -5,7 +5,22 @@
  * owned by the desktop backend; the operations below are what its vtable
  * entries call. Each answers bc exactly once (backend_call_done/fail), later,
  * after work on the libuv worker pool: the loop never waits for D-Bus or
- * Tesseract. Operations on one session run one at a time. */
+ * Tesseract. Operations on one session run one at a time.
+ *
+ * Wiring into a desktop backend:
+ *   start:   d->perceive = perceive_create(bus_address, &(struct perceive_host){
+ *                .ud = d, .capture = <full-screen capture, thread-safe>});
+ *            Start the session's dbus-daemon with DISPLAY set: the a11y bus
+ *            launcher names its socket after $DISPLAY, and without it every
+ *            desktop's launcher would share ~/.cache/at-spi/bus.
+ *            Apps get DBUS_SESSION_BUS_ADDRESS, DISPLAY and NO_AT_BRIDGE=0.
+ *   vtable:  .snapshot/.find/.read_text/.wait_for = a one-line call each.
+ *   click:   with "ref" or "text": perceive_click(p, bc, then); then() clicks
+ *            t->x, t->y unless t->done, and answers with
+ *            perceive_target_json(t).
+ *   type:    with "ref": perceive_focus(p, bc, then); then() clicks the
+ *            centre unless t->done, then types.
+ *   destroy: perceive_destroy(d->perceive) once no operation is in flight. */
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
