@@ -71,6 +71,7 @@ struct backend_impl {
     backend_op type_text;
     backend_op press_key;
     backend_op wait_for;
+    backend_op find; /* elements by text/role (desktops) */
     backend_op resize;
     backend_op record_start;
     backend_op record_stop;

@@ -2,6 +2,7 @@
 #include "backend/backend.h"
 #include "backend/requirements.h"
 #include "backend/terminal/terminal.h"
+#include "perceive/ocr.h"
 
 #include <fontconfig/fontconfig.h>
 
@@ -148,6 +149,7 @@ void backends_finish(void)
     json_decref(cached_checks);
     cached_checks = NULL;
     terminal_release_shared();
+    ocr_shutdown(); /* Tesseract engines, kept per language */
     /* fontconfig keeps its configuration until told otherwise. */
     FcFini();
 }

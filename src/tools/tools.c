@@ -14,6 +14,7 @@ void tools_register_all(void)
     registry_add(&tool_screenshot);
     registry_add(&tool_snapshot);
     registry_add(&tool_read_text);
+    registry_add(&tool_find);
     registry_add(&tool_type_text);
     registry_add(&tool_press_key);
     registry_add(&tool_wait_for);

@@ -12,6 +12,7 @@ extern const struct tool tool_resize;
 extern const struct tool tool_screenshot;
 extern const struct tool tool_snapshot;
 extern const struct tool tool_read_text;
+extern const struct tool tool_find;
 /* act */
 extern const struct tool tool_type_text;
 extern const struct tool tool_press_key;

@@ -1,6 +1,7 @@
 /* wait_for: wait for what you expect instead of sleeping. */
 #include "backend/backend.h"
 #include "core/args.h"
+#include "tools/perceive_schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -8,10 +9,11 @@ static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
     bool any = json_object_get(a, "text") || json_object_get(a, "regex") ||
-               json_object_get(a, "stable_ms") || args_bool(a, "exit", false);
+               json_object_get(a, "ref") || json_object_get(a, "stable_ms") ||
+               args_bool(a, "exit", false);
     if (!any) {
         tool_call_fail(call, "wait_for needs something to wait for: \"text\", \"regex\", "
-                             "\"stable_ms\" or \"exit\": true");
+                             "\"ref\", \"stable_ms\" or \"exit\": true");
         return;
     }
     if (json_object_get(a, "text") && json_object_get(a, "regex")) {
@@ -31,26 +33,34 @@ const struct tool tool_wait_for = {
                    "still for stable_ms; or, with exit: true, until the program ends. Checked "
                    "whenever output arrives, not by polling. Answers with matched true/false, "
                    "the elapsed time and the matching line; a timeout is not an error "
-                   "(matched: false).",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Plain text "
-                    "to find on one line of the screen\"},"
-                    "\"regex\":{\"type\":\"string\",\"minLength\":1,\"description\":\"POSIX "
-                    "extended regular expression matched against each line\"},"
-                    "\"gone\":{\"type\":\"boolean\",\"description\":\"Wait for the text or "
-                    "regex to disappear instead (default false)\"},"
-                    "\"stable_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":600000,"
-                    "\"description\":\"Wait until no output has arrived for this long\"},"
-                    "\"exit\":{\"type\":\"boolean\",\"description\":\"Wait for the program to "
-                    "exit\"},"
-                    "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600000,"
-                    "\"description\":\"Give up after this long (default 10000)\"}},"
-                    "\"additionalProperties\":false}",
+                   "(matched: false). Desktop sessions: text or regex in the accessible names "
+                   "and values (ignoring case), with OCR of the screen when no accessible "
+                   "element has it; or, with ref, the element of a snapshot still being there "
+                   "(gone: true, until it is not); checked every 250 ms.",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+        "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Plain text "
+        "to find on one line of the screen\"},"
+        "\"regex\":{\"type\":\"string\",\"minLength\":1,\"description\":\"POSIX "
+        "extended regular expression matched against each line\"},"
+        "\"gone\":{\"type\":\"boolean\",\"description\":\"Wait for the text or "
+        "regex to disappear instead (default false)\"},"
+        "\"stable_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":600000,"
+        "\"description\":\"Wait until no output has arrived for this long\"},"
+        "\"exit\":{\"type\":\"boolean\",\"description\":\"Wait for the program to "
+        "exit\"},"
+        "\"ref\":{\"type\":\"string\",\"pattern\":\"^e[0-9]+$\","
+        "\"description\":\"Desktop: wait while/until this element exists\"}," PERCEIVE_LANG_PROPERTY
+        ","
+        "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600000,"
+        "\"description\":\"Give up after this long (default 10000)\"}},"
+        "\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
                      "\"matched\":{\"type\":\"boolean\"},\"elapsed_ms\":{\"type\":\"integer\"},"
                      "\"line\":{\"type\":[\"string\",\"null\"]},"
                      "\"row\":{\"type\":[\"integer\",\"null\"]},"
                      "\"reason\":{\"type\":\"string\"},"
+                     "\"source\":{\"type\":\"string\"},"
                      "\"exit_status\":{\"type\":[\"integer\",\"null\"]}},"
                      "\"required\":[\"session\",\"matched\",\"elapsed_ms\"]}",
     .annotations = {.read_only = true},

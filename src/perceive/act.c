@@ -1,0 +1,172 @@
+/* click and type_text on an element: found by ref or text, pressed or
+ * focused through accessibility when a real user's plain click would do the
+ * same, else handed back to the desktop to use the pointer. */
+#include "perceive/internal.h"
+
+#include "core/args.h"
+#include "core/xmalloc.h"
+#include "perceive/tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The element to act on: from a ref, else the best text match in a fresh
+ * walk (one with an action first), else OCR. false with j->error. */
+static bool resolve(struct job *j, struct atspi_node *copy, bool *from_ocr)
+{
+    const char *ref = args_string(j->args, "ref", NULL);
+    const char *text = args_string(j->args, "text", NULL);
+    const char *role = args_string(j->args, "role", NULL);
+    bool exact = args_bool(j->args, "exact", false);
+    *from_ocr = false;
+    memset(copy, 0, sizeof *copy);
+    if (ref) {
+        const struct atspi_node *n = perceive_ref(j, ref);
+        if (!n)
+            return false;
+        *copy = *n;
+        snprintf(j->target_ref, sizeof j->target_ref, "%s", ref);
+        return true;
+    }
+    if (!text && !role) {
+        job_fail(j, "give \"ref\" (from snapshot or find) or \"text\" to say which element");
+        return false;
+    }
+    struct atspi_walk_opts o = perceive_walk_opts(j->args);
+    struct atspi_tree t;
+    int best = -1;
+    if (perceive_walk(j, &o, &t)) {
+        for (int i = 0; i < t.count; i++) {
+            if (!tree_matches(&t.nodes[i], text, exact, role) || t.nodes[i].w <= 0)
+                continue;
+            if (best < 0 || (t.nodes[i].has_action && !t.nodes[best].has_action))
+                best = i;
+        }
+        if (best >= 0) {
+            /* Keep the strings: the tree goes, the copy stays in the job. */
+            *copy = t.nodes[best];
+            t.nodes[best].bus_name = t.nodes[best].path = NULL;
+            copy->role = copy->name = copy->value = NULL;
+        }
+        atspi_tree_finish(&t);
+    }
+    free(j->error);
+    j->error = NULL;
+    if (best >= 0)
+        return true;
+    if (role || !text) {
+        job_fail(j, "no element matches%s%s%s%s", text ? " text \"" : "", text ? text : "",
+                 text ? "\"" : "", role ? " with that role" : "");
+        return false;
+    }
+    struct ocr_result r;
+    const char *lang = args_string(j->args, "lang", "eng");
+    if (!perceive_ocr(j, 0, 0, 0, 0, lang, &r))
+        return false;
+    json_t *m = perceive_ocr_matches(&r, text, exact, 1);
+    ocr_result_finish(&r);
+    json_t *b = json_object_get(json_array_get(m, 0), "bounds");
+    if (!b) {
+        json_decref(m);
+        job_fail(j,
+                 "no element or visible text matches \"%s\" (searched the accessibility tree "
+                 "and OCR)",
+                 text);
+        return false;
+    }
+    copy->x = (int)json_integer_value(json_object_get(b, "x"));
+    copy->y = (int)json_integer_value(json_object_get(b, "y"));
+    copy->w = (int)json_integer_value(json_object_get(b, "width"));
+    copy->h = (int)json_integer_value(json_object_get(b, "height"));
+    json_decref(m);
+    *from_ocr = true;
+    return true;
+}
+
+static void set_centre(struct job *j, const struct atspi_node *n)
+{
+    j->has_target = true;
+    j->target.x = n->x + n->w / 2;
+    j->target.y = n->y + n->h / 2;
+    j->target.by = "pointer";
+}
+
+/* A ref's copy borrows the snapshot's strings; a text match owns its two. */
+static void drop_copy(struct job *j, struct atspi_node *n)
+{
+    if (!j->target_ref[0]) {
+        free(n->bus_name);
+        free(n->path);
+    }
+}
+
+static void click_run(struct job *j)
+{
+    struct atspi_node n;
+    bool from_ocr;
+    if (!resolve(j, &n, &from_ocr))
+        return;
+    if (n.w <= 0 && !n.has_action) {
+        job_fail(j, "the element has no position on screen and no action to press it");
+        drop_copy(j, &n);
+        return;
+    }
+    set_centre(j, &n);
+    bool plain = strcmp(args_string(j->args, "button", "left"), "left") == 0 &&
+                 args_int(j->args, "count", 1) == 1 && args_int(j->args, "hold_ms", 0) == 0;
+    if (plain && !from_ocr && j->p->atspi) {
+        char *err = NULL;
+        /* Clicking a text field focuses it; its action would "activate" it
+         * (submit the dialog) instead. */
+        if (ATSPI_HAS(n.states, ATSPI_STATE_EDITABLE)) {
+            if (atspi_grab_focus(j->p->atspi, n.bus_name, n.path, &err))
+                j->target.done = true, j->target.by = "focus";
+        } else if (n.has_action) {
+            if (atspi_do_action(j->p->atspi, n.bus_name, n.path, &err))
+                j->target.done = true, j->target.by = "action";
+        }
+        free(err); /* the pointer is the fallback */
+    }
+    if (n.w <= 0 && !j->target.done) {
+        j->has_target = false;
+        job_fail(j, "the element's action failed and it has no position on screen to click");
+    }
+    drop_copy(j, &n);
+}
+
+static void focus_run(struct job *j)
+{
+    struct atspi_node n;
+    bool from_ocr;
+    if (!resolve(j, &n, &from_ocr))
+        return;
+    set_centre(j, &n);
+    char *err = NULL;
+    if (!from_ocr && j->p->atspi && atspi_grab_focus(j->p->atspi, n.bus_name, n.path, &err))
+        j->target.done = true, j->target.by = "focus";
+    free(err);
+    if (n.w <= 0 && !j->target.done) {
+        j->has_target = false;
+        job_fail(j, "cannot focus the element and it has no position on screen to click");
+    }
+    drop_copy(j, &n);
+}
+
+void perceive_click(struct perceive *p, struct backend_call *bc, perceive_then then)
+{
+    job_start(p, bc, click_run, then);
+}
+
+void perceive_focus(struct perceive *p, struct backend_call *bc, perceive_then then)
+{
+    job_start(p, bc, focus_run, then);
+}
+
+json_t *perceive_target_json(const struct perceive_target *t)
+{
+    json_t *o = json_pack("{s:i, s:i, s:s, s:b}", "x", t->x, "y", t->y, "by", t->by, "done",
+                          t->done);
+    if (t->ref)
+        json_object_set_new(o, "ref", json_string(t->ref));
+    return o;
+}

@@ -1,0 +1,70 @@
+/* Shared by the perceive/ files: the per-session state and the worker-pool
+ * job every operation runs as. */
+#pragma once
+#include "perceive/atspi.h"
+#include "perceive/ocr.h"
+#include "perceive/perceive.h"
+
+#include <jansson.h>
+#include <uv.h>
+
+struct perceive {
+    char *bus_address;
+    struct perceive_host host;
+    uv_mutex_t lock;        /* held by the running job: one operation at a time */
+    struct atspi *atspi;    /* connected on first use; dropped when it stops answering */
+    struct atspi_tree last; /* the latest snapshot, which refs point into */
+    int first_ref;          /* ref number of last.nodes[0] */
+    int next_ref;           /* the next snapshot's first ref */
+    bool have_snapshot;
+};
+
+struct job;
+typedef void (*job_fn)(struct job *j);
+
+/* One operation: run() on a worker thread with p->lock held, then the
+ * answer on the loop thread. run() sets error, or data + text, or target
+ * (continued by then()). */
+struct job {
+    uv_work_t work;
+    struct perceive *p;
+    struct backend_call *bc;
+    const json_t *args; /* bc->args; read only, on the worker */
+    char session[32];
+    job_fn run;
+    char *error;
+    json_t *data;
+    char *text;
+    bool has_target;
+    struct perceive_target target;
+    char target_ref[24];
+    perceive_then then;
+    void (*after)(struct job *j); /* instead of answering (waits); NULL normally */
+    void *ud;
+};
+
+#define WALK_DEADLINE_MS   4000
+#define CONNECT_TIMEOUT_MS 2000
+
+/* Queue run for bc. */
+void job_start(struct perceive *p, struct backend_call *bc, job_fn run, perceive_then then);
+struct job *job_new(struct perceive *p, struct backend_call *bc, job_fn run);
+void job_queue(struct job *j);
+void job_fail(struct job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Walk the tree (connecting if needed). false with j->error set. */
+bool perceive_walk(struct job *j, const struct atspi_walk_opts *o, struct atspi_tree *out);
+/* Default walk options from the tool arguments (app, depth, max_nodes, include_hidden). */
+struct atspi_walk_opts perceive_walk_opts(const json_t *args);
+/* Make tree the latest snapshot (taking it) and number its refs. */
+void perceive_adopt(struct perceive *p, struct atspi_tree *tree);
+/* The element a ref names in the latest snapshot; NULL with j->error
+ * (older snapshot, unknown ref, no snapshot yet). */
+const struct atspi_node *perceive_ref(struct job *j, const char *ref);
+/* Capture and OCR the rectangle (w == 0: the screen). */
+bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang,
+                  struct ocr_result *out);
+/* OCR phrases matching text: bounds unions of consecutive words on a line.
+ * Returns a JSON array of {text, bounds, confidence, source:"ocr"}. */
+json_t *perceive_ocr_matches(const struct ocr_result *r, const char *text, bool exact, int limit);
+json_t *perceive_bounds_json(int x, int y, int w, int h);

@@ -1,0 +1,34 @@
+/* Optical character recognition with Tesseract, for screens whose
+ * applications expose no accessible text. Thread-safe: recognitions are
+ * serialised, and one engine per language is kept (starting one takes a
+ * good fraction of a second). Call from a worker thread: a recognition
+ * takes tens to hundreds of milliseconds. */
+#pragma once
+#include <stdbool.h>
+
+struct frame;
+
+struct ocr_word {
+    char *text;
+    int x, y, w, h;   /* screen pixels, in the frame's coordinates */
+    int line;         /* 0-based line number within the result */
+    float confidence; /* 0..100 */
+};
+
+struct ocr_result {
+    struct ocr_word *words;
+    int count;
+    char *text; /* words joined by spaces, lines by newlines; never NULL */
+};
+
+/* Is lang a well-formed Tesseract language list ("eng", "eng+deu") whose
+ * data is installed? false with *err naming the field, or the Debian
+ * package to install (tesseract-ocr-<lang>). */
+bool ocr_lang_check(const char *lang, char **err);
+/* Recognise the words in the rectangle (x, y, w, h) of f (w == 0: all of
+ * it). false with *err on failure; no words is a success. */
+bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char *lang,
+                   struct ocr_result *out, char **err);
+void ocr_result_finish(struct ocr_result *r);
+/* Free the cached engines; at exit. */
+void ocr_shutdown(void);

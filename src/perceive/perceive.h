@@ -1,0 +1,76 @@
+/* Perception for desktop sessions: accessibility snapshots with element
+ * refs, search by text and role, reading text (accessible text, else OCR),
+ * waiting for text or elements, and pressing elements the way assistive
+ * technology does. One struct perceive per desktop session, created and
+ * owned by the desktop backend; the operations below are what its vtable
+ * entries call. Each answers bc exactly once (backend_call_done/fail), later,
+ * after work on the libuv worker pool: the loop never waits for D-Bus or
+ * Tesseract. Operations on one session run one at a time.
+ *
+ * Wiring into a desktop backend:
+ *   start:   d->perceive = perceive_create(bus_address, &(struct perceive_host){
+ *                .ud = d, .capture = <full-screen capture, thread-safe>});
+ *            Start the session's dbus-daemon with DISPLAY set: the a11y bus
+ *            launcher names its socket after $DISPLAY, and without it every
+ *            desktop's launcher would share ~/.cache/at-spi/bus.
+ *            Apps get DBUS_SESSION_BUS_ADDRESS, DISPLAY and NO_AT_BRIDGE=0.
+ *   vtable:  .snapshot/.find/.read_text/.wait_for = a one-line call each.
+ *   click:   with "ref" or "text": perceive_click(p, bc, then); then() clicks
+ *            t->x, t->y unless t->done, and answers with
+ *            perceive_target_json(t).
+ *   type:    with "ref": perceive_focus(p, bc, then); then() clicks the
+ *            centre unless t->done, then types.
+ *   destroy: perceive_destroy(d->perceive) once no operation is in flight. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+
+struct backend_call;
+struct frame;
+struct perceive;
+
+/* What the desktop lends to perception. */
+struct perceive_host {
+    void *ud;
+    /* Capture the whole screen into out (the callee initialises it); false
+     * with *err. Called on a worker thread, never two at once per session. */
+    bool (*capture)(void *ud, struct frame *out, char **err);
+};
+
+/* session_bus_address: the desktop's D-Bus session bus, whose org.a11y.Bus
+ * leads to its accessibility bus. Nothing is connected until first use. */
+struct perceive *perceive_create(const char *session_bus_address, const struct perceive_host *host);
+/* Only once no operation is in flight (the session is not in use). NULL ok. */
+void perceive_destroy(struct perceive *p);
+
+/* snapshot: {app?, depth?, max_nodes?, include_hidden?}. New refs; the
+ * previous snapshot's refs stop working. */
+void perceive_snapshot(struct perceive *p, struct backend_call *bc);
+/* find: {text?, role?, exact?, app?, limit?, lang?}. Accessibility matches
+ * come with new refs (a new snapshot generation); with none, OCR words. */
+void perceive_find(struct perceive *p, struct backend_call *bc);
+/* read_text: {ref? | region?, lang?, ocr?}. */
+void perceive_read_text(struct perceive *p, struct backend_call *bc);
+/* wait_for: {text? | regex? | ref?, gone?, timeout_ms?}. */
+void perceive_wait_for(struct perceive *p, struct backend_call *bc);
+
+/* Where an element is, for an action the desktop performs itself. */
+struct perceive_target {
+    int x, y;        /* the element's centre, screen pixels */
+    bool done;       /* already pressed (click) or focused (type_text) */
+    const char *by;  /* "action", "focus", "pointer": how it was or is to be done */
+    const char *ref; /* the element's ref, or NULL for an OCR match */
+};
+/* {ref?, x, y, by, done}: for the answer of click or type_text. */
+json_t *perceive_target_json(const struct perceive_target *t);
+/* Continues an operation on the loop thread; answers bc itself. */
+typedef void (*perceive_then)(struct backend_call *bc, const struct perceive_target *t);
+
+/* click on {ref | text (+role)}: a plain left click is tried as the
+ * element's accessibility action (focus for editable text); then() runs
+ * with done set, or with the centre to click (other buttons, counts, holds,
+ * elements without actions, OCR matches). Errors answer bc directly. */
+void perceive_click(struct perceive *p, struct backend_call *bc, perceive_then then);
+/* type_text with {ref}: focus the element, then then() types (clicking the
+ * centre first when done is false). */
+void perceive_focus(struct perceive *p, struct backend_call *bc, perceive_then then);

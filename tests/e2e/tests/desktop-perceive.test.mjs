@@ -1,0 +1,97 @@
+// Desktop perception through MCP only: zenity dialogs read with snapshot
+// and find, filled in with type_text, answered with click on refs and text,
+// and read with OCR. What is checked is what a user would see: zenity's
+// output, the outline a model reads, the words on the screen.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
+import { ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
+
+/** Skips the test when this build has no desktop sessions yet. */
+async function desktopServer(t) {
+  const srv = await startServer(t);
+  const { tools } = await srv.client.listTools();
+  if (!tools.some((x) => x.name === 'desktop_start')) {
+    t.skip('this build has no desktop_start');
+    return null;
+  }
+  return srv;
+}
+
+test('an entry dialog is filled in and confirmed through refs', topts(), async (t) => {
+  const srv = await desktopServer(t);
+  if (!srv) return;
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  const out = await launchShell(srv, session, dir, 'entry', `zenity --entry --title Who --text 'Your name'`);
+
+  const seen = await srv.ok('wait_for', { session, text: 'Your name', timeout_ms: ms(15000) });
+  assert.equal(seen.sc.matched, true);
+  assert.equal(seen.sc.source, 'accessibility');
+
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  assert.match(snap.sc.outline, /dialog "Who"/);
+  assert.match(snap.sc.outline, /label "Your name"/);
+  assert.match(snap.sc.outline, /push button "OK"/);
+  const entry = element(snap.sc, 'text');
+  assert.ok(entry.states.includes('editable'));
+  assert.ok(entry.bounds.width > 0 && entry.bounds.height > 0);
+  const okFromSnapshot = element(snap.sc, 'push button', 'OK').ref;
+
+  await srv.ok('type_text', { session, ref: entry.ref, text: 'Grace Hopper' });
+  const typed = await srv.ok('read_text', { session, ref: entry.ref });
+  assert.equal(typed.sc.text, 'Grace Hopper');
+
+  // find takes a fresh look: new refs, and the snapshot's stop working.
+  const found = await srv.ok('find', { session, text: 'ok', role: 'push button' });
+  assert.equal(found.sc.source, 'accessibility');
+  assert.equal(found.sc.count, 1);
+  await srv.err('click', { session, ref: okFromSnapshot }, /is from an older snapshot; take a new snapshot/);
+
+  await srv.ok('click', { session, ref: found.sc.matches[0].ref });
+  assert.equal(await outputOf(out), 'Grace Hopper\nstatus=0\n');
+  const gone = await srv.ok('wait_for', { session, text: 'Your name', gone: true, timeout_ms: ms(5000) });
+  assert.equal(gone.sc.matched, true);
+});
+
+test('a question dialog is answered by the text on its button', topts(), async (t) => {
+  const srv = await desktopServer(t);
+  if (!srv) return;
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  const out = await launchShell(srv, session, dir, 'question', `zenity --question --text 'Delete the draft?'`);
+  await srv.ok('wait_for', { session, text: 'Delete the draft?', timeout_ms: ms(15000) });
+  const found = await srv.ok('find', { session, role: 'push button' });
+  assert.deepEqual(found.sc.matches.map((m) => m.name).sort(), ['No', 'Yes']);
+  await srv.ok('click', { session, text: 'No', role: 'push button' });
+  assert.equal(await outputOf(out), 'status=1\n');
+});
+
+test('the words of a window are read with OCR, with their boxes', topts(), async (t) => {
+  const srv = await desktopServer(t);
+  if (!srv) return;
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  await launchShell(srv, session, dir, 'info', `zenity --info --title Report --text 'Quarterly report ready'`);
+  await srv.ok('wait_for', { session, text: 'Quarterly report ready', timeout_ms: ms(15000) });
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const dialog = element(snap.sc, 'dialog');
+  const r = await srv.ok('read_text', { session, ref: dialog.ref, ocr: true });
+  assert.equal(r.sc.source, 'ocr');
+  assert.match(r.sc.text, /Quarterly report ready/);
+  const word = r.sc.words.find((w) => w.text === 'Quarterly');
+  assert.ok(word, JSON.stringify(r.sc.words));
+  // The word lies inside the dialog, in screen pixels.
+  assert.ok(word.bounds.x >= dialog.bounds.x && word.bounds.x + word.bounds.width <= dialog.bounds.x + dialog.bounds.width);
+  assert.ok(word.confidence > 50);
+  await srv.err('read_text', { session, ocr: true, lang: 'klingon' }, /tesseract-ocr-klingon/);
+});
+
+test('find is for desktops; terminals say so', topts(), async (t) => {
+  const srv = await startServer(t);
+  const s = await srv.start({ command: ['sleep', '30'] });
+  await srv.err('find', { session: s.id, text: 'x' }, /cannot find elements: not supported by terminal sessions/);
+  await srv.err('find', { session: s.id }, /find needs "text"/);
+  await srv.err('find', { session: s.id, text: 'x', lang: '../../etc/passwd' }, /lang/);
+});
