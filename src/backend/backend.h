@@ -4,6 +4,8 @@
  * sessions". Operations that take time answer through a callback so the loop
  * never blocks. Nothing here knows about JSON-RPC. */
 #pragma once
+#include "image/encode.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,6 +48,11 @@ void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, .
 /* An encoded image (bytes stolen) with a caption. */
 void backend_call_done_image(struct backend_call *bc, json_t *data, uint8_t *bytes, size_t len,
                              const char *mime, const char *caption);
+/* A screenshot (bytes stolen): {session, width, height, format, bytes,
+ * scale} plus the fields of extra (stolen; may be NULL), and a caption. */
+void backend_call_done_screenshot(struct backend_call *bc, uint8_t *bytes, size_t len,
+                                  enum image_format format, uint32_t width, uint32_t height,
+                                  double scale, json_t *extra);
 void backend_call_fail(struct backend_call *bc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

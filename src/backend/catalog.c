@@ -87,8 +87,7 @@ static const struct backend_requirement android_needs[] = {
 
 static const struct backend_kind kinds[] = {
     {"terminal", "programs in a pseudo-terminal, rendered with libvterm", true, terminal_needs},
-    {"desktop", "X11 desktops: private Xvfb sandboxes or an existing display", false,
-     desktop_needs},
+    {"desktop", "X11 desktops: private Xvfb sandboxes or an existing display", true, desktop_needs},
     {"vnc", "remote desktops over RFB", false, vnc_needs},
     {"webdriver", "browsers and devices through WebDriver or Appium", false, webdriver_needs},
     {"android", "Android devices and emulators through adb", false, android_needs},

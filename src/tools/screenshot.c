@@ -22,12 +22,21 @@ const struct tool tool_screenshot = {
                     "\"description\":\"JPEG/WebP quality (default 85)\"},"
                     "\"max_width\":{\"type\":\"integer\",\"minimum\":16,\"maximum\":16384,"
                     "\"description\":\"Scale down to at most this many pixels wide\"},"
+                    "\"region\":{\"type\":\"object\",\"description\":\"Desktops: only this "
+                    "rectangle of the screen\",\"properties\":{"
+                    "\"x\":{\"type\":\"integer\",\"minimum\":0},"
+                    "\"y\":{\"type\":\"integer\",\"minimum\":0},"
+                    "\"width\":{\"type\":\"integer\",\"minimum\":1},"
+                    "\"height\":{\"type\":\"integer\",\"minimum\":1}},"
+                    "\"required\":[\"x\",\"y\",\"width\",\"height\"],"
+                    "\"additionalProperties\":false},"
                     "\"as\":{\"type\":\"string\",\"enum\":[\"image\",\"link\"]}},"
                     "\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
                      "\"width\":{\"type\":\"integer\"},\"height\":{\"type\":\"integer\"},"
                      "\"format\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
-                     "\"scale\":{\"type\":\"number\"},\"uri\":{\"type\":\"string\"}},"
+                     "\"scale\":{\"type\":\"number\"},\"uri\":{\"type\":\"string\"},"
+                     "\"region\":{\"type\":\"object\"}},"
                      "\"required\":[\"session\",\"width\",\"height\",\"format\",\"bytes\"]}",
     .annotations = {.read_only = true},
     .handler = handle,

@@ -8,6 +8,8 @@ void tools_register_all(void)
     /* Sessions first, then perception, action, sync, recording, server: the
      * order a model meets them in tools/list. */
     registry_add(&tool_terminal_start);
+    registry_add(&tool_desktop_start);
+    registry_add(&tool_launch_app);
     registry_add(&tool_session_list);
     registry_add(&tool_session_stop);
     registry_add(&tool_resize);

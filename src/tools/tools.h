@@ -5,6 +5,8 @@
 
 /* sessions */
 extern const struct tool tool_terminal_start;
+extern const struct tool tool_desktop_start;
+extern const struct tool tool_launch_app;
 extern const struct tool tool_session_list;
 extern const struct tool tool_session_stop;
 extern const struct tool tool_resize;

@@ -87,16 +87,8 @@ static void shot_done(uv_work_t *work, int status)
     if (sh->err || !sh->bytes) {
         backend_call_fail(bc, "cannot render the screen: %s", sh->err ? sh->err : "cancelled");
     } else {
-        /* The name the caller asked for ("jpeg"), not the file extension ("jpg"). */
-        const char *name = sh->format == IMAGE_JPEG ? "jpeg" : image_format_extension(sh->format);
-        double scale = (double)sh->width / (double)sh->full_width;
-        json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:I, s:f}", "session", bc->session->id, "width",
-                              (int)sh->width, "height", (int)sh->height, "format", name, "bytes",
-                              (json_int_t)sh->len, "scale", scale);
-        char caption[160];
-        snprintf(caption, sizeof caption, "%s screenshot of %s, %ux%u px%s", name, bc->session->id,
-                 sh->width, sh->height, scale < 1 ? " (scaled)" : "");
-        backend_call_done_image(bc, o, sh->bytes, sh->len, image_format_mime(sh->format), caption);
+        backend_call_done_screenshot(bc, sh->bytes, sh->len, sh->format, sh->width, sh->height,
+                                     (double)sh->width / (double)sh->full_width, NULL);
         sh->bytes = NULL;
     }
     free(sh->bytes);
@@ -106,6 +98,11 @@ static void shot_done(uv_work_t *work, int status)
 
 void terminal_screenshot_op(struct backend_call *bc)
 {
+    if (json_object_get(bc->args, "region")) {
+        backend_call_fail(bc, "region is for desktop sessions; a terminal screenshot is the whole "
+                              "screen (use max_width to make it smaller)");
+        return;
+    }
     struct terminal *t = terminal_of(bc->session);
     struct shot *sh = xcalloc(1, sizeof *sh);
     sh->bc = bc;

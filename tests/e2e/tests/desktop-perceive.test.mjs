@@ -8,19 +8,21 @@ import { test } from 'node:test';
 import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
 import { ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
 
-/** Skips the test when this build has no desktop sessions yet. */
-async function desktopServer(t) {
+/** Skips the test when this build lacks a tool it needs (desktop input —
+ * click, and type_text on desktops — is not built yet). */
+async function desktopServer(t, needs = ['desktop_start']) {
   const srv = await startServer(t);
   const { tools } = await srv.client.listTools();
-  if (!tools.some((x) => x.name === 'desktop_start')) {
-    t.skip('this build has no desktop_start');
+  const missing = needs.filter((n) => !tools.some((x) => x.name === n));
+  if (missing.length) {
+    t.skip(`this build has no ${missing.join(', ')} yet`);
     return null;
   }
   return srv;
 }
 
 test('an entry dialog is filled in and confirmed through refs', topts(), async (t) => {
-  const srv = await desktopServer(t);
+  const srv = await desktopServer(t, ['desktop_start', 'click']);
   if (!srv) return;
   const dir = tempDir(t);
   const session = await startDesktop(srv);
@@ -56,7 +58,7 @@ test('an entry dialog is filled in and confirmed through refs', topts(), async (
 });
 
 test('a question dialog is answered by the text on its button', topts(), async (t) => {
-  const srv = await desktopServer(t);
+  const srv = await desktopServer(t, ['desktop_start', 'click']);
   if (!srv) return;
   const dir = tempDir(t);
   const session = await startDesktop(srv);

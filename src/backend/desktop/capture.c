@@ -1,0 +1,159 @@
+/* Pixels of a desktop: the root window through xcb GetImage, on the worker
+ * pool with a connection of its own, cropped to a region, scaled down by
+ * area averaging and encoded. */
+#include "backend/desktop/internal.h"
+#include "core/app.h"
+#include "core/args.h"
+#include "core/xmalloc.h"
+#include "image/encode.h"
+#include "image/frame.h"
+#include "image/scale.h"
+#include "session/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xcb/xcb.h>
+
+bool desktop_capture(void *ud, struct frame *out, char **err)
+{
+    const struct desktop *d = ud;
+    int screen = 0;
+    xcb_connection_t *c = xcb_connect(d->display, &screen);
+    if (xcb_connection_has_error(c)) {
+        xcb_disconnect(c);
+        *err = xasprintf("cannot connect to X display %s", d->display);
+        return false;
+    }
+    xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(c));
+    for (int i = 0; i < screen && it.rem; i++)
+        xcb_screen_next(&it);
+    xcb_screen_t *s = it.data;
+    xcb_get_image_reply_t *img =
+        xcb_get_image_reply(c,
+                            xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, s->root, 0, 0,
+                                          s->width_in_pixels, s->height_in_pixels, ~0u),
+                            NULL);
+    if (!img || s->root_depth < 24 ||
+        (size_t)xcb_get_image_data_length(img) <
+            (size_t)s->width_in_pixels * s->height_in_pixels * 4) {
+        free(img);
+        xcb_disconnect(c);
+        *err = xasprintf("cannot read the screen of %s (GetImage failed or depth %d is not 24/32)",
+                         d->display, s->root_depth);
+        return false;
+    }
+    frame_init(out, s->width_in_pixels, s->height_in_pixels);
+    const uint8_t *src = xcb_get_image_data(img);
+    for (uint32_t y = 0; y < out->height; y++) {
+        const uint8_t *row = src + (size_t)y * out->width * 4;
+        uint8_t *dst = out->rgba + (size_t)y * out->stride;
+        for (uint32_t x = 0; x < out->width; x++) {
+            /* 24-bit depth arrives as B, G, R, X. */
+            dst[x * 4 + 0] = row[x * 4 + 2];
+            dst[x * 4 + 1] = row[x * 4 + 1];
+            dst[x * 4 + 2] = row[x * 4 + 0];
+            dst[x * 4 + 3] = 255;
+        }
+    }
+    free(img);
+    xcb_disconnect(c);
+    return true;
+}
+
+struct shot {
+    uv_work_t work;
+    struct backend_call *bc;
+    struct desktop *d;
+    enum image_format format;
+    int quality, max_width;
+    int rx, ry, rw, rh; /* region; rw == 0 for the whole screen */
+    uint8_t *bytes;
+    size_t len;
+    uint32_t width, height, source_width;
+    char *err;
+};
+
+static void crop(const struct frame *src, int x, int y, int w, int h, struct frame *dst)
+{
+    frame_init(dst, (uint32_t)w, (uint32_t)h);
+    for (int row = 0; row < h; row++)
+        memcpy(dst->rgba + (size_t)row * dst->stride,
+               src->rgba + (size_t)(y + row) * src->stride + (size_t)x * 4, (size_t)w * 4);
+}
+
+static void shot_run(uv_work_t *work)
+{
+    struct shot *sh = work->data;
+    struct frame full;
+    if (!desktop_capture(sh->d, &full, &sh->err))
+        return;
+    struct frame *src = &full, region, scaled;
+    if (sh->rw) {
+        if (sh->rx + sh->rw > (int)full.width || sh->ry + sh->rh > (int)full.height) {
+            sh->err = xasprintf("region %dx%d at %d,%d is off the screen (%ux%u)", sh->rw, sh->rh,
+                                sh->rx, sh->ry, full.width, full.height);
+            frame_finish(&full);
+            return;
+        }
+        crop(&full, sh->rx, sh->ry, sh->rw, sh->rh, &region);
+        src = &region;
+    }
+    sh->source_width = src->width;
+    struct frame *out = src;
+    if (sh->max_width > 0 && (uint32_t)sh->max_width < src->width) {
+        image_downscale(src, (uint32_t)sh->max_width, &scaled);
+        out = &scaled;
+    }
+    sh->width = out->width;
+    sh->height = out->height;
+    image_encode(out, sh->format, sh->quality, &sh->bytes, &sh->len, &sh->err);
+    if (out == &scaled)
+        frame_finish(&scaled);
+    if (src == &region)
+        frame_finish(&region);
+    frame_finish(&full);
+}
+
+static void shot_done(uv_work_t *work, int status)
+{
+    (void)status;
+    struct shot *sh = work->data;
+    struct backend_call *bc = sh->bc;
+    if (sh->err || !sh->bytes) {
+        backend_call_fail(bc, "cannot take a screenshot: %s", sh->err ? sh->err : "cancelled");
+    } else {
+        /* Coordinates in the image divided by scale, plus the region's
+         * origin, are screen coordinates. */
+        json_t *extra = NULL;
+        if (sh->rw)
+            extra = json_pack("{s:{s:i, s:i, s:i, s:i}}", "region", "x", sh->rx, "y", sh->ry,
+                              "width", sh->rw, "height", sh->rh);
+        backend_call_done_screenshot(bc, sh->bytes, sh->len, sh->format, sh->width, sh->height,
+                                     (double)sh->width / (double)sh->source_width, extra);
+        sh->bytes = NULL;
+    }
+    free(sh->bytes);
+    free(sh->err);
+    free(sh);
+}
+
+void desktop_screenshot_op(struct backend_call *bc)
+{
+    struct shot *sh = xcalloc(1, sizeof *sh);
+    sh->bc = bc;
+    sh->d = desktop_of(bc->session);
+    if (!image_format_parse(args_string(bc->args, "format", "png"), &sh->format))
+        sh->format = IMAGE_PNG;
+    sh->quality = (int)args_int(bc->args, "quality", 85);
+    sh->max_width = (int)args_int(bc->args, "max_width", 0);
+    const json_t *r = json_object_get(bc->args, "region");
+    if (json_is_object(r)) {
+        sh->rx = (int)args_int(r, "x", 0);
+        sh->ry = (int)args_int(r, "y", 0);
+        sh->rw = (int)args_int(r, "width", 0);
+        sh->rh = (int)args_int(r, "height", 0);
+    }
+    sh->work.data = sh;
+    uv_queue_work(bc->app->loop, &sh->work, shot_run, shot_done);
+}

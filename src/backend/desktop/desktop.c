@@ -1,0 +1,453 @@
+/* A desktop session's life: Xvfb and its D-Bus session bus started (or an
+ * existing display attached to), programs launched inside, everything
+ * glovebox started ended and reaped on stop — and nothing it did not start
+ * ever touched. */
+#define LOG_MODULE "desktop"
+#include "backend/desktop/desktop.h"
+
+#include "backend/backend.h"
+#include "backend/desktop/internal.h"
+#include "core/app.h"
+#include "core/children.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+#include "perceive/perceive.h"
+#include "session/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xcb/xcb.h>
+
+/* How long Xvfb and dbus-daemon get to say they are ready. */
+#define READY_TIMEOUT_MS 10000
+/* After SIGTERM, the processes get this long before SIGKILL. */
+#define KILL_AFTER_MS 2000
+
+static const struct backend_impl desktop_impl;
+
+bool desktop_is(const struct session *s)
+{
+    return s && s->impl == &desktop_impl;
+}
+
+struct desktop *desktop_of(struct session *s)
+{
+    return s->backend;
+}
+
+/* fork + exec argv in its own process group with env_extra set; fd_keep
+ * (or -1) stays open in the child. -1 with *err on failure. */
+static pid_t spawn(const char *const *argv, const char *const *env_extra, int fd_keep, char **err)
+{
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) < 0) {
+        *err = xasprintf("pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        *err = xasprintf("fork: %s", strerror(errno));
+        close(report[0]);
+        close(report[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        for (const char *const *e = env_extra; e && *e; e += 2)
+            setenv(e[0], e[1], 1);
+        if (fd_keep >= 0)
+            fcntl(fd_keep, F_SETFD, 0);
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            if (fd_keep != STDOUT_FILENO)
+                dup2(devnull, STDOUT_FILENO);
+        }
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execvp(argv[0], (char *const *)argv);
+        int e = errno;
+        (void)!write(report[1], &e, sizeof e);
+        _exit(127);
+    }
+    close(report[1]);
+    int child_errno = 0;
+    ssize_t n = read(report[0], &child_errno, sizeof child_errno);
+    close(report[0]);
+    if (n == (ssize_t)sizeof child_errno) {
+        *err = xasprintf("cannot run %s: %s", argv[0], strerror(child_errno));
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    return pid;
+}
+
+/* Reads a line from fd within the time limit (Xvfb's display number,
+ * dbus-daemon's address). Blocks the loop for that long at most, once per
+ * desktop start. */
+static bool read_line(int fd, char *buf, size_t cap)
+{
+    size_t used = 0;
+    int waited = 0;
+    while (used + 1 < cap && waited < READY_TIMEOUT_MS) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, 100);
+        if (r == 0) {
+            waited += 100;
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        ssize_t n = read(fd, buf + used, cap - 1 - used);
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+        buf[used] = '\0';
+        char *nl = strchr(buf, '\n');
+        if (nl) {
+            *nl = '\0';
+            return true;
+        }
+    }
+    buf[used] = '\0';
+    return false;
+}
+
+static void child_exited(pid_t pid, int status, void *ud);
+
+static void watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
+{
+    if (d->n_children == DESKTOP_MAX_CHILDREN) {
+        /* Not tracked: end it rather than leave it unowned. */
+        kill(-pid, SIGKILL);
+        return;
+    }
+    d->children[d->n_children++] = (struct desktop_child){pid, kind, true};
+    children_watch(pid, child_exited, d);
+}
+
+static int live_children(const struct desktop *d)
+{
+    int n = 0;
+    for (int i = 0; i < d->n_children; i++)
+        n += d->children[i].alive;
+    return n;
+}
+
+static void free_desktop(struct desktop *d)
+{
+    perceive_destroy(d->perceive);
+    free(d->bus);
+    free(d);
+}
+
+static void timer_closed(uv_handle_t *h)
+{
+    struct desktop *d = h->data;
+    d->kill_timer_open = false;
+    if (d->destroyed)
+        free_desktop(d);
+}
+
+/* Everything glovebox started is gone: the session has ended. */
+static void end_session(struct desktop *d)
+{
+    if (d->kill_timer_open && !uv_is_closing((uv_handle_t *)&d->kill_timer)) {
+        uv_timer_stop(&d->kill_timer);
+        uv_close((uv_handle_t *)&d->kill_timer, timer_closed);
+    }
+    session_ended(d->session, d->session->end_reason ? d->session->end_reason : "stopped");
+}
+
+static void finish_if_done(struct desktop *d)
+{
+    if (d->stopping && !live_children(d))
+        end_session(d);
+}
+
+static void child_exited(pid_t pid, int status, void *ud)
+{
+    struct desktop *d = ud;
+    for (int i = 0; i < d->n_children; i++) {
+        if (d->children[i].pid != pid)
+            continue;
+        d->children[i].alive = false;
+        if (d->children[i].kind == CHILD_XVFB && !d->stopping) {
+            log_warn("%s: Xvfb exited (status %d); ending the session", d->session->id, status);
+            session_stop(d->session, "its X server (Xvfb) exited");
+        }
+    }
+    finish_if_done(d);
+}
+
+static void signal_all(struct desktop *d, int sig)
+{
+    /* Programs first, then the bus, then the X server they draw on. */
+    for (int kind = CHILD_APP; kind >= CHILD_XVFB; kind--)
+        for (int i = 0; i < d->n_children; i++)
+            if (d->children[i].alive && (int)d->children[i].kind == kind)
+                kill(-d->children[i].pid, sig);
+}
+
+static void kill_now(uv_timer_t *t)
+{
+    struct desktop *d = t->data;
+    log_info("%s: processes still running %d ms after SIGTERM; killing them", d->session->id,
+             KILL_AFTER_MS);
+    signal_all(d, SIGKILL);
+}
+
+static void desktop_stop(struct session *s)
+{
+    struct desktop *d = desktop_of(s);
+    d->stopping = true;
+    if (!live_children(d)) {
+        end_session(d);
+        return;
+    }
+    signal_all(d, SIGTERM);
+    signal_all(d, SIGCONT);
+    uv_timer_start(&d->kill_timer, kill_now, KILL_AFTER_MS, 0);
+}
+
+static void desktop_destroy(struct session *s)
+{
+    struct desktop *d = desktop_of(s);
+    if (!d)
+        return;
+    for (int i = 0; i < d->n_children; i++) {
+        if (d->children[i].alive) {
+            /* Only at exit after a failed shutdown: never leave them running. */
+            children_forget(d->children[i].pid);
+            kill(-d->children[i].pid, SIGKILL);
+        }
+    }
+    s->backend = NULL;
+    /* The timer's close callback may still be to come; it frees then. */
+    if (d->kill_timer_open)
+        d->destroyed = true;
+    else
+        free_desktop(d);
+}
+
+static json_t *desktop_describe(struct session *s)
+{
+    struct desktop *d = desktop_of(s);
+    json_t *o = json_pack("{s:s, s:i, s:i, s:b}", "display", d->display, "width", d->width,
+                          "height", d->height, "private", d->owned);
+    json_t *pids = json_array();
+    for (int i = 0; i < d->n_children; i++)
+        if (d->children[i].alive && d->children[i].kind == CHILD_APP)
+            json_array_append_new(pids, json_integer(d->children[i].pid));
+    json_object_set_new(o, "app_pids", pids);
+    return o;
+}
+
+/* Display names glovebox accepts: ":N" or ":N.S" (a local server). */
+static bool valid_display(const char *s)
+{
+    if (s[0] != ':' || !s[1])
+        return false;
+    const char *p = s + 1;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (p == s + 1)
+        return false;
+    if (*p == '.') {
+        const char *q = ++p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (p == q)
+            return false;
+    }
+    return *p == '\0' && strlen(s) < sizeof(((struct desktop *)0)->display);
+}
+
+/* Screen size, or false when the display cannot be reached. */
+static bool probe_display(const char *display, int *w, int *h, char **err)
+{
+    int screen = 0;
+    xcb_connection_t *c = xcb_connect(display, &screen);
+    int e = xcb_connection_has_error(c);
+    if (e) {
+        xcb_disconnect(c);
+        *err = xasprintf("cannot reach X display %s (xcb error %d: no server there, or no "
+                         "permission — is XAUTHORITY set?)",
+                         display, e);
+        return false;
+    }
+    xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(c));
+    for (int i = 0; i < screen && it.rem; i++)
+        xcb_screen_next(&it);
+    *w = it.data->width_in_pixels;
+    *h = it.data->height_in_pixels;
+    xcb_disconnect(c);
+    return true;
+}
+
+static bool start_private(struct desktop *d, const struct desktop_options *o, char **err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        *err = xasprintf("pipe: %s", strerror(errno));
+        return false;
+    }
+    char size[48], fdarg[48];
+    snprintf(size, sizeof size, "%dx%dx24", o->width, o->height);
+    snprintf(fdarg, sizeof fdarg, "%d", fds[1]);
+    const char *const xvfb[] = {"Xvfb", "-screen",    "0",   size, "-nolisten",
+                                "tcp",  "-displayfd", fdarg, NULL};
+    char *spawn_err = NULL;
+    pid_t x = spawn(xvfb, NULL, fds[1], &spawn_err);
+    close(fds[1]);
+    if (x < 0) {
+        close(fds[0]);
+        *err = xasprintf("%s (private desktops need Xvfb: apt-get install xvfb)", spawn_err);
+        free(spawn_err);
+        return false;
+    }
+    watch(d, x, CHILD_XVFB);
+    char line[64];
+    bool ok = read_line(fds[0], line, sizeof line);
+    close(fds[0]);
+    if (!ok || !line[0]) {
+        *err = xstrdup("Xvfb did not report a display within 10 s");
+        return false;
+    }
+    snprintf(d->display, sizeof d->display, ":%.16s", line);
+
+    /* The bus gets DISPLAY: the accessibility bus it starts on demand names
+     * its socket after it, so desktops do not share one. */
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        *err = xasprintf("pipe: %s", strerror(errno));
+        return false;
+    }
+    snprintf(fdarg, sizeof fdarg, "--print-address=%d", fds[1]);
+    const char *const dbus[] = {"dbus-daemon", "--session", "--nofork", fdarg, NULL};
+    const char *const env[] = {"DISPLAY", d->display, NULL};
+    x = spawn(dbus, env, fds[1], &spawn_err);
+    close(fds[1]);
+    if (x < 0) {
+        close(fds[0]);
+        *err =
+            xasprintf("%s (private desktops need a D-Bus daemon: apt-get install dbus)", spawn_err);
+        free(spawn_err);
+        return false;
+    }
+    watch(d, x, CHILD_DBUS);
+    char addr[512];
+    ok = read_line(fds[0], addr, sizeof addr);
+    close(fds[0]);
+    if (!ok || !addr[0]) {
+        *err = xstrdup("dbus-daemon did not report its address within 10 s");
+        return false;
+    }
+    d->bus = xstrdup(addr);
+    return probe_display(d->display, &d->width, &d->height, err);
+}
+
+int desktop_launch(struct session *s, const char *const *argv, char **err)
+{
+    struct desktop *d = desktop_of(s);
+    const char *const env[] = {"DISPLAY",
+                               d->display,
+                               "DBUS_SESSION_BUS_ADDRESS",
+                               d->bus ? d->bus
+                               : getenv("DBUS_SESSION_BUS_ADDRESS")
+                                   ? getenv("DBUS_SESSION_BUS_ADDRESS")
+                                   : "",
+                               "NO_AT_BRIDGE",
+                               "0",
+                               "GTK_A11Y",
+                               "atspi",
+                               NULL};
+    pid_t pid = spawn(argv, env, -1, err);
+    if (pid < 0)
+        return -1;
+    watch(d, pid, CHILD_APP);
+    log_info("%s: started %s (pid %d)", s->id, argv[0], (int)pid);
+    return pid;
+}
+
+struct session *desktop_start(struct app *app, const struct desktop_options *o, char **err)
+{
+    if (o->display && !valid_display(o->display)) {
+        *err = xasprintf("display must look like \":0\" or \":1.0\" (a local X server), got \"%s\"",
+                         o->display);
+        return NULL;
+    }
+    struct desktop *d = xcalloc(1, sizeof *d);
+    d->app = app;
+    uv_timer_init(app->loop, &d->kill_timer);
+    d->kill_timer.data = d;
+    d->kill_timer_open = true;
+    struct session *s = session_add(app->sessions, &desktop_impl, o->name);
+    s->backend = d;
+    d->session = s;
+    bool ok;
+    if (o->display) {
+        snprintf(d->display, sizeof d->display, "%s", o->display);
+        ok = probe_display(d->display, &d->width, &d->height, err);
+    } else {
+        d->owned = true;
+        ok = start_private(d, o, err);
+    }
+    if (ok && o->command && o->command[0] && desktop_launch(s, o->command, err) < 0)
+        ok = false;
+    if (!ok) {
+        session_stop(s, "could not start");
+        return NULL;
+    }
+    /* An attached display uses the user's session bus; without one the
+     * accessibility tree is unreachable (the error says so) and OCR still
+     * works. */
+    const char *bus = d->bus ? d->bus : getenv("DBUS_SESSION_BUS_ADDRESS");
+    if (!bus)
+        bus = "";
+    d->perceive =
+        perceive_create(bus, &(struct perceive_host){.ud = d, .capture = desktop_capture});
+    log_info("%s: %s desktop on %s (%dx%d)", s->id, d->owned ? "private" : "attached", d->display,
+             d->width, d->height);
+    return s;
+}
+
+static void snapshot_op(struct backend_call *bc)
+{
+    perceive_snapshot(desktop_of(bc->session)->perceive, bc);
+}
+
+static void find_op(struct backend_call *bc)
+{
+    perceive_find(desktop_of(bc->session)->perceive, bc);
+}
+
+static void read_text_op(struct backend_call *bc)
+{
+    perceive_read_text(desktop_of(bc->session)->perceive, bc);
+}
+
+static void wait_for_op(struct backend_call *bc)
+{
+    perceive_wait_for(desktop_of(bc->session)->perceive, bc);
+}
+
+static const struct backend_impl desktop_impl = {
+    .kind = "desktop",
+    .stop = desktop_stop,
+    .destroy = desktop_destroy,
+    .describe = desktop_describe,
+    .snapshot = snapshot_op,
+    .find = find_op,
+    .read_text = read_text_op,
+    .wait_for = wait_for_op,
+    .screenshot = desktop_screenshot_op,
+    .capture = desktop_screenshot_op,
+};

@@ -1,0 +1,25 @@
+/* Desktop sessions: a private X desktop (Xvfb with its own D-Bus session bus,
+ * so its applications' accessibility trees are its own), or an existing X
+ * display glovebox attaches to and never kills. Perception (snapshot, find,
+ * read_text, wait_for) comes from src/perceive; pixels from xcb. */
+#pragma once
+#include <stdbool.h>
+
+struct app;
+struct session;
+
+struct desktop_options {
+    const char *display;        /* ":0" to attach; NULL for a private desktop */
+    int width, height;          /* private desktops only */
+    const char *const *command; /* argv started inside (NULL-terminated), or NULL */
+    const char *name;           /* session label, or NULL */
+};
+
+/* Start (or attach to) a desktop. NULL with *err (caller frees) when it
+ * cannot: Xvfb or dbus-daemon missing (the Debian package is named), the
+ * display unreachable, the program not startable. */
+struct session *desktop_start(struct app *app, const struct desktop_options *o, char **err);
+/* Start argv inside a live desktop session; its pid, or -1 with *err. */
+int desktop_launch(struct session *s, const char *const *argv, char **err);
+/* Whether s is a desktop session. */
+bool desktop_is(const struct session *s);

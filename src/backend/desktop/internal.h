@@ -1,0 +1,46 @@
+/* Shared by the files of the desktop backend. */
+#pragma once
+#include "backend/backend.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <uv.h>
+
+struct app;
+struct frame;
+struct perceive;
+struct session;
+
+#define DESKTOP_MAX_CHILDREN 64
+
+/* In the order they are started; stopped in reverse. */
+enum desktop_child_kind { CHILD_XVFB, CHILD_DBUS, CHILD_APP };
+
+struct desktop_child {
+    pid_t pid; /* also its process group */
+    enum desktop_child_kind kind;
+    bool alive;
+};
+
+struct desktop {
+    struct app *app;
+    struct session *session;
+    char display[32]; /* ":5" */
+    char *bus;        /* the private desktop's session bus; NULL when attached */
+    int width, height;
+    bool owned; /* glovebox started the X server (a private desktop) */
+    bool stopping;
+    struct desktop_child children[DESKTOP_MAX_CHILDREN];
+    int n_children;
+    uv_timer_t kill_timer;
+    bool kill_timer_open; /* until its close callback has run */
+    bool destroyed;       /* the session is gone; free when the timer has closed */
+    struct perceive *perceive;
+};
+
+struct desktop *desktop_of(struct session *s);
+/* The whole screen into out (initialised here), from any thread: each call
+ * opens its own X connection. ud is the struct desktop. */
+bool desktop_capture(void *ud, struct frame *out, char **err);
+/* screenshot: {format, quality, max_width, region} on the worker pool. */
+void desktop_screenshot_op(struct backend_call *bc);

@@ -1,0 +1,83 @@
+/* desktop_start: a private X desktop (Xvfb + its own session bus), or an
+ * existing display, as a new session. */
+#include "backend/desktop/desktop.h"
+#include "core/app.h"
+#include "core/args.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+#include "tools/screen_call.h"
+#include "tools/tools.h"
+
+static void handle(struct tool_call *call)
+{
+    const json_t *a = tool_call_args(call);
+    const json_t *cmd = json_object_get(a, "command");
+    size_t n = json_array_size(cmd);
+    const char **argv = n ? xcalloc(n + 1, sizeof *argv) : NULL;
+    for (size_t i = 0; i < n; i++)
+        argv[i] = json_string_value(json_array_get(cmd, i));
+    struct desktop_options o = {
+        .display = args_string(a, "display", NULL),
+        .width = (int)args_int(a, "width", 1280),
+        .height = (int)args_int(a, "height", 800),
+        .command = argv,
+        .name = args_string(a, "name", NULL),
+    };
+    if (o.display && json_object_get(a, "width")) {
+        free(argv);
+        tool_call_fail(call,
+                       "width/height are for private desktops; an existing display (%s) "
+                       "keeps its own size",
+                       o.display);
+        return;
+    }
+    char *err = NULL;
+    struct session *s = desktop_start(tool_call_app(call), &o, &err);
+    free(argv);
+    if (!s) {
+        tool_call_fail(call, "cannot start the desktop: %s", err);
+        free(err);
+        return;
+    }
+    screen_call_claim(call, s);
+    json_t *out = session_to_json(s);
+    tool_call_done(call, out, "started %s on %s (%lldx%lld)%s", s->id,
+                   json_string_value(json_object_get(out, "display")),
+                   (long long)json_integer_value(json_object_get(out, "width")),
+                   (long long)json_integer_value(json_object_get(out, "height")),
+                   o.display ? ", attached (glovebox will not stop that X server)" : "");
+}
+
+const struct tool tool_desktop_start = {
+    .name = "desktop_start",
+    .title = "Start a desktop session",
+    .description =
+        "Starts a private X desktop (a new Xvfb with its own D-Bus session and accessibility "
+        "bus), optionally running a program in it, or attaches to an existing X display. Then "
+        "use snapshot/find to see its elements, screenshot for pixels, read_text and wait_for "
+        "for text, launch_app for more programs, session_stop to end it (a private desktop and "
+        "everything in it are stopped; an attached display is left alone).",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"display\":{\"type\":\"string\",\"pattern\":\"^:[0-9]+(\\\\.[0-9]+)?$\","
+        "\"description\":\"Attach to this existing X display, e.g. \\\":0\\\" (XAUTHORITY is "
+        "honoured)\"},"
+        "\"width\":{\"type\":\"integer\",\"minimum\":320,\"maximum\":8192,\"description\":"
+        "\"Private desktop width (default 1280)\"},"
+        "\"height\":{\"type\":\"integer\",\"minimum\":200,\"maximum\":8192,\"description\":"
+        "\"Private desktop height (default 800)\"},"
+        "\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,"
+        "\"description\":\"A program and its arguments to start inside, e.g. [\\\"zenity\\\", "
+        "\\\"--entry\\\"]\"},"
+        "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"description\":"
+        "\"A label to find the session by\"}},"
+        "\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
+                     "\"kind\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
+                     "\"display\":{\"type\":\"string\"},\"width\":{\"type\":\"integer\"},"
+                     "\"height\":{\"type\":\"integer\"},\"private\":{\"type\":\"boolean\"},"
+                     "\"app_pids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}},"
+                     "\"required\":[\"id\",\"kind\",\"display\",\"width\",\"height\"]}",
+    .annotations = {.read_only = false, .destructive = false, .open_world = true},
+    .handler = handle,
+};

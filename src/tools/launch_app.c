@@ -1,0 +1,67 @@
+/* launch_app: start a program inside a desktop session. */
+#include "backend/backend.h"
+#include "backend/desktop/desktop.h"
+#include "core/app.h"
+#include "core/args.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+#include "tools/screen_call.h"
+#include "tools/session_schema.h"
+#include "tools/tools.h"
+
+static void handle(struct tool_call *call)
+{
+    const json_t *a = tool_call_args(call);
+    char *err = NULL;
+    struct session *s =
+        session_resolve(tool_call_app(call)->sessions, args_string(a, "session", NULL), &err);
+    if (!s) {
+        tool_call_fail(call, "%s", err);
+        free(err);
+        return;
+    }
+    if (!desktop_is(s)) {
+        tool_call_fail(call,
+                       "cannot launch an app: %s is a %s session (launch_app needs a desktop "
+                       "session; see desktop_start)",
+                       s->id, s->impl->kind);
+        return;
+    }
+    if (s->state != SESSION_LIVE) {
+        tool_call_fail(call, "cannot launch an app: session %s has ended (%s)", s->id,
+                       s->end_reason ? s->end_reason : "stopped");
+        return;
+    }
+    screen_call_note_user(call, s);
+    const json_t *cmd = json_object_get(a, "command");
+    size_t n = json_array_size(cmd);
+    const char **argv = xcalloc(n + 1, sizeof *argv);
+    for (size_t i = 0; i < n; i++)
+        argv[i] = json_string_value(json_array_get(cmd, i));
+    int pid = desktop_launch(s, argv, &err);
+    free(argv);
+    if (pid < 0) {
+        tool_call_fail(call, "cannot launch the app: %s", err);
+        free(err);
+        return;
+    }
+    tool_call_done(call, json_pack("{s:s, s:i}", "session", s->id, "pid", pid),
+                   "started %s in %s (pid %d)", json_string_value(json_array_get(cmd, 0)), s->id,
+                   pid);
+}
+
+const struct tool tool_launch_app = {
+    .name = "launch_app",
+    .title = "Launch an app on a desktop",
+    .description = "Starts a program inside a desktop session, with that desktop's display and "
+                   "accessibility bus; it ends with the session.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+                    "\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+                    "\"minItems\":1,\"description\":\"The program and its arguments, e.g. "
+                    "[\\\"xterm\\\"]\"}},"
+                    "\"required\":[\"command\"],\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+                     "\"pid\":{\"type\":\"integer\"}},\"required\":[\"session\",\"pid\"]}",
+    .annotations = {.read_only = false, .destructive = false, .open_world = true},
+    .handler = handle,
+};

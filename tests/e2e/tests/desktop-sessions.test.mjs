@@ -1,0 +1,105 @@
+// Desktop sessions through MCP: a private Xvfb desktop with its own bus,
+// screenshots checked pixel by pixel, programs launched inside, everything
+// glovebox started gone after session_stop, an existing display attached to
+// and left running, and the errors a user meets.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { test } from 'node:test';
+
+import { startDesktop } from '../lib/desktop.mjs';
+import {
+  assertColour,
+  childrenOf,
+  decodePng,
+  imageOf,
+  ms,
+  pixel,
+  procExists,
+  startServer,
+  topts,
+  until,
+} from '../lib/terminal.mjs';
+
+test('a private desktop: a dialog seen in the screenshot where the accessibility tree puts it; region and scale', topts(), async (t) => {
+  const srv = await startServer(t);
+  const start = await srv.ok('desktop_start', { width: 800, height: 600, command: ['zenity', '--info', '--text', 'Pixels here'] });
+  const session = start.sc.id;
+  assert.match(session, /^desktop-\d+$/);
+  assert.equal(start.sc.private, true);
+  assert.equal(start.sc.width, 800);
+  assert.match(start.sc.display, /^:\d+$/);
+  await srv.ok('wait_for', { session, text: 'Pixels here', timeout_ms: ms(15000) });
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const dialog = snap.sc.elements.find((e) => e.role === 'dialog');
+  assert.ok(dialog, snap.sc.outline);
+  const b = dialog.bounds;
+
+  const full = await srv.ok('screenshot', { session });
+  const png = decodePng(imageOf(full).data);
+  assert.equal(png.width, 800);
+  assert.equal(png.height, 600);
+  assert.equal(full.sc.scale, 1);
+  // The bare root window is black; the dialog (a light GTK theme) is light.
+  assertColour(pixel(png, 3, 3), [0, 0, 0], 0, 'the root window');
+  const inside = pixel(png, b.x + 8, b.y + b.height - 8);
+  assert.ok(inside.every((c) => c > 180), `inside the dialog at its bounds: rgb(${inside})`);
+
+  const part = await srv.ok('screenshot', { session, region: { x: b.x, y: b.y, width: 200, height: 100 }, max_width: 100 });
+  const small = decodePng(imageOf(part).data);
+  assert.equal(small.width, 100);
+  assert.equal(small.height, 50);
+  assert.equal(part.sc.scale, 0.5);
+  assert.deepEqual(part.sc.region, { x: b.x, y: b.y, width: 200, height: 100 });
+
+  await srv.err('screenshot', { session, region: { x: 700, y: 0, width: 200, height: 10 } }, /off the screen \(800x600\)/);
+  await srv.ok('session_stop', { session });
+  await srv.close();
+});
+
+test('session_stop ends the program, the bus and Xvfb; nothing is left', topts(), async (t) => {
+  const srv = await startServer(t);
+  const start = await srv.ok('desktop_start', { command: ['sleep', '300'] });
+  const session = start.sc.id;
+  const [sleepPid] = start.sc.app_pids;
+  const started = childrenOf(srv.pid).filter((p) => ['Xvfb', 'dbus-daemon', 'sleep'].includes(p.comm));
+  assert.deepEqual(started.map((p) => p.comm).sort(), ['Xvfb', 'dbus-daemon', 'sleep']);
+  assert.ok(started.some((p) => p.pid === sleepPid));
+  const stopped = await srv.ok('session_stop', { session });
+  assert.equal(stopped.sc.session.state, 'ended');
+  await until(() => started.every((p) => !procExists(p.pid)), ms(5000), 'every desktop process to be gone');
+  await srv.close();
+});
+
+test('attaching to an existing display: screenshots work, and stopping leaves the X server running', topts(), async (t) => {
+  // Our own X server, as a user's desktop would be.
+  const xvfb = spawn('Xvfb', ['-screen', '0', '640x480x24', '-nolisten', 'tcp', '-displayfd', '1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => xvfb.kill('SIGKILL'));
+  const display = await new Promise((resolve) => xvfb.stdout.once('data', (d) => resolve(`:${d.toString().trim()}`)));
+  const srv = await startServer(t);
+  const start = await srv.ok('desktop_start', { display });
+  assert.equal(start.sc.private, false);
+  assert.equal(start.sc.width, 640);
+  const shot = await srv.ok('screenshot', { session: start.sc.id });
+  assert.equal(decodePng(imageOf(shot).data).width, 640);
+  await srv.ok('session_stop', { session: start.sc.id });
+  assert.ok(procExists(xvfb.pid), 'the X server glovebox did not start is still running');
+  await srv.close();
+});
+
+test('bad displays and bad requests get errors that say what is wrong', topts(), async (t) => {
+  const srv = await startServer(t);
+  await srv.err('desktop_start', { display: ':98765' }, /cannot reach X display :98765/);
+  const bad = await srv.call('desktop_start', { display: 'evil.example:0' });
+  assert.equal(bad.isError, true);
+  assert.match(bad.content[0].text, /display/);
+  await srv.err('desktop_start', { display: ':0', width: 800 }, /width\/height are for private desktops/);
+  // With no session given, the newest one is meant: here the desktop that failed.
+  await srv.err('launch_app', { command: ['true'] }, /session desktop-1 has ended \(could not start\)/);
+  const term = await srv.ok('terminal_start', { command: ['cat'] });
+  await srv.err('launch_app', { session: term.sc.id, command: ['true'] }, /is a terminal session \(launch_app needs a desktop session/);
+  const desk = await startDesktop(srv);
+  await srv.err('launch_app', { session: desk, command: ['/nonexistent/program'] }, /cannot run \/nonexistent\/program: No such file or directory/);
+  await srv.ok('session_stop', { session: desk });
+  await srv.ok('session_stop', { session: term.sc.id });
+  await srv.close();
+});
