@@ -37,6 +37,9 @@ export function serverEnv(extra = {}) {
     ...process.env,
     ASAN_OPTIONS: process.env.ASAN_OPTIONS ?? 'detect_leaks=1:exitcode=99',
     UBSAN_OPTIONS: process.env.UBSAN_OPTIONS ?? 'halt_on_error=1:print_stacktrace=1:exitcode=98',
+    // Tests that are not about the permission policy run with every tool
+    // allowed; the policy tests pass GLOVEBOX_ALLOW_ALL: '0'.
+    GLOVEBOX_ALLOW_ALL: '1',
     ...extra,
   };
 }
