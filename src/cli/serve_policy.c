@@ -68,6 +68,7 @@ bool serve_policy_start(struct serve_policy *sp, struct app *app)
     if (sp->have_mode)
         policy_set_mode(sp->policy, sp->mode);
     sp->gate = policy_gate(sp->policy);
+    app->policy = sp->policy;
     app->gate = &sp->gate;
     return true;
 }

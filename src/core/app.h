@@ -10,6 +10,7 @@ struct session_registry;
 struct http_transport;
 
 struct mcp_gate;
+struct policy;
 
 struct app {
     uv_loop_t *loop;
@@ -20,6 +21,7 @@ struct app {
     int page_size;       /* list results per page */
     bool shutting_down;
     struct http_transport *http; /* NULL when not serving HTTP */
+    struct policy *policy;       /* NULL: no policy (tests, fuzzing) */
     const struct mcp_gate *gate; /* permission policy; NULL admits everything */
 };
 

@@ -171,7 +171,8 @@ bool policy_allows(const struct policy *p, const char *tool, bool read_only)
         return true;
     if (matches_any(p->deny, tool)) /* deny wins */
         return false;
-    if (read_only)
+    /* set_mode only ever lowers privileges, so fail-closed never needs to hide it. */
+    if (read_only || strcmp(tool, "set_mode") == 0)
         return true;
     if (p->mode == POLICY_PASSIVE)
         return false;
@@ -263,6 +264,30 @@ char *policy_find_file(void)
     return NULL;
 }
 
+static json_t *list_json(char *const *list)
+{
+    json_t *a = json_array();
+    for (char *const *s = list; *s; s++)
+        json_array_append_new(a, json_string(*s));
+    return a;
+}
+
+json_t *policy_describe(const struct policy *p)
+{
+    return json_pack("{s:s, s:b, s:s?, s:o, s:o}", "mode", policy_mode_name(p->mode), "allow_all",
+                     p->allow_all, "source", p->source, "allow", list_json(p->allow), "deny",
+                     list_json(p->deny));
+}
+
+char *policy_summary(const struct policy *p)
+{
+    if (p->allow_all)
+        return xstrdup("WARNING: --allow-all, every tool is allowed");
+    if (!p->from_file)
+        return xasprintf("no policy file: read-only (mode %s)", policy_mode_name(p->mode));
+    return xasprintf("policy %s, mode %s", p->source, policy_mode_name(p->mode));
+}
+
 static bool gate_visible(void *ud, const struct tool *tool)
 {
     return policy_allows(ud, tool->name, tool->annotations.read_only);
@@ -275,7 +300,8 @@ static char *gate_admit(void *ud, const struct tool *tool, const json_t *args)
     char *refusal = policy_refusal(p, tool->name, tool->annotations.read_only);
     if (refusal)
         return refusal;
-    if (p->mode == POLICY_ASSIST && !p->allow_all && !tool->annotations.read_only)
+    if (p->mode == POLICY_ASSIST && !p->allow_all && !tool->annotations.read_only &&
+        strcmp(tool->name, "set_mode") != 0)
         return xasprintf("Confirmation required: the mode is assist, so %s needs a person's "
                          "confirmation, and this glovebox cannot ask for it yet. A person can "
                          "start glovebox serve with --mode autopilot to let the policy decide.",

@@ -45,5 +45,10 @@ bool policy_is_allow_all(const struct policy *p);
 /* The file it came from, or NULL. */
 const char *policy_source(const struct policy *p);
 
+/* For status: {"mode", "allow_all", "source" (file or null), "allow", "deny"}. */
+json_t *policy_describe(const struct policy *p);
+/* A one-line summary for people. malloc'd. */
+char *policy_summary(const struct policy *p);
+
 /* The gate to install in struct app; ud is the policy. */
 struct mcp_gate policy_gate(struct policy *p);

@@ -84,3 +84,17 @@ test('a broken policy file stops serve with the reason', async () => {
   const r2 = await runCli(['serve', '--policy', unknown], { env });
   assert.match(r2.stderr, /unknown field "alow"/);
 });
+
+test('set_mode lowers but never raises; status shows the mode', async (t) => {
+  const path = policyFile('assist.json', { mode: 'assist', allow: ['*'] });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path], env });
+  const up = await callText(srv, 'set_mode', { mode: 'autopilot' });
+  assert.ok(up.isError);
+  assert.match(up.text, /can only lower privileges/);
+  const down = await callText(srv, 'set_mode', { mode: 'passive' });
+  assert.ok(!down.isError, down.text);
+  const st = await srv.client.callTool({ name: 'status', arguments: {} });
+  assert.equal(st.structuredContent.policy.mode, 'passive');
+  assert.ok(!(await names(srv)).includes('terminal_start'), 'passive hides changing tools');
+  await srv.close();
+});
