@@ -22,7 +22,7 @@ build: deps $(BUILD)/build.ninja
 
 run: build
 	@scripts/connect-help.sh "$(abspath $(BUILD))/glovebox" "$(LISTEN)"
-	@exec $(BUILD)/glovebox serve --http $(LISTEN)
+	@exec $(BUILD)/glovebox serve --policy scripts/demo-policy.json --http $(LISTEN)
 
 test:
 	@scripts/deps.sh test

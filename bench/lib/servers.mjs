@@ -26,7 +26,7 @@ export function stdioServers() {
   if (!existsSync(reference))
     throw new Error(`${reference} not found; run npm ci in bench/`);
   return [
-    { name: 'glovebox', command: glovebox, args: ['serve'], required: true },
+    { name: 'glovebox', command: glovebox, args: ['serve', '--allow-all'], required: true },
     { name: 'reference (TS)', command: process.execPath, args: [reference, 'stdio'], required: false },
   ];
 }

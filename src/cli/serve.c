@@ -4,6 +4,7 @@
 #define LOG_MODULE "serve"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/serve_policy.h"
 #include "core/app.h"
 #include "core/children.h"
 #include "core/log.h"
@@ -35,6 +36,7 @@ struct server {
     bool want_stdio, want_http;
     struct http_options http_opts;
     char *token_file;
+    struct serve_policy policy;
     uv_signal_t sigint, sigterm;
     uv_timer_t deadline;
     bool stopping;
@@ -66,7 +68,7 @@ static void usage(FILE *to)
           "                       (default $XDG_DATA_HOME/glovebox)\n"
           "  --page-size N        items per page in list results (default 100)\n"
           "  --log-level LEVEL    debug, info, warning or error (default warning; also\n"
-          "                       GLOVEBOX_LOG)\n"
+          "                       GLOVEBOX_LOG)\n" SERVE_POLICY_USAGE
           "  -h, --help           show this help\n"
           "\n"
           "Exit status: 0 after a clean shutdown (stdin closed, SIGINT or SIGTERM),\n"
@@ -167,9 +169,15 @@ static int parse_args(struct server *srv, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int pr;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return -1;
+        } else if ((pr = serve_policy_option(&srv->policy, a, v)) != 0) {
+            if (pr < 0)
+                return EXIT_USAGE;
+            if (pr == 1)
+                continue;
         } else if (strcmp(a, "--stdio") == 0) {
             srv->want_stdio = true;
             continue;
@@ -247,9 +255,9 @@ static int parse_args(struct server *srv, int argc, char **argv)
             }
         } else {
             static const char *const valued[] = {
-                "--max-message", "--data-dir",   "--page-size",    "--log-level",
-                "--http",        "--token-file", "--allow-origin", "--allow-host",
-                "--tls-cert",    "--tls-key",    "--session-idle", "--rate-limit",
+                "--max-message",  "--data-dir",     "--page-size",  "--log-level", "--http",
+                "--token-file",   "--allow-origin", "--allow-host", "--tls-cert",  "--tls-key",
+                "--session-idle", "--rate-limit",   "--policy",     "--mode",
             };
             bool needs_value = false;
             for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
@@ -348,10 +356,13 @@ int cli_serve(int argc, char **argv)
     int rc = parse_args(&srv, argc, argv);
     if (rc == 0)
         rc = load_token(&srv);
+    if (rc == 0 && !serve_policy_start(&srv.policy, &srv.app))
+        rc = EXIT_USAGE;
     if (rc != 0) {
         free(srv.app.data_dir);
         http_options_finish(&srv.http_opts);
         free(srv.token_file);
+        serve_policy_finish(&srv.policy);
         return rc < 0 ? EXIT_OK : rc;
     }
     srv.app.started_ms = uv_now(srv.app.loop);
@@ -390,6 +401,7 @@ int cli_serve(int argc, char **argv)
     children_finish();
     session_registry_destroy(srv.app.sessions);
     mcp_server_finish();
+    serve_policy_finish(&srv.policy);
     free(srv.app.data_dir);
     if (busy) {
         /* libuv joins its worker threads at exit, which would wait for the

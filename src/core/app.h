@@ -9,6 +9,9 @@
 struct session_registry;
 struct http_transport;
 
+struct mcp_gate;
+struct policy;
+
 struct app {
     uv_loop_t *loop;
     struct session_registry *sessions;
@@ -18,6 +21,8 @@ struct app {
     int page_size;       /* list results per page */
     bool shutting_down;
     struct http_transport *http; /* NULL when not serving HTTP */
+    struct policy *policy;       /* NULL: no policy (tests, fuzzing) */
+    const struct mcp_gate *gate; /* permission policy; NULL admits everything */
 };
 
 /* Milliseconds since the app started. */

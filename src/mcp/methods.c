@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "mcp/call.h"
+#include "mcp/gate.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/resources.h"
 #include "mcp/schema.h"
@@ -65,10 +66,16 @@ void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params, const str
     bool annotations = rc->modern || strcmp(rc->version, "2025-03-26") >= 0;
     size_t page = (size_t)c->app->page_size;
     json_t *tools = json_array();
-    size_t i;
-    for (i = offset; i < total && i < offset + page; i++)
-        json_array_append_new(tools,
-                              registry_tool_json(registry_at(i), modern_fields, annotations));
+    const struct mcp_gate *gate = c->app->gate;
+    size_t i, shown = 0;
+    for (i = offset; i < total && shown < page; i++) {
+        const struct tool_entry *e = registry_at(i);
+        /* Tools the policy denies are left out: the model never sees them. */
+        if (gate && !gate->visible(gate->ud, e->tool))
+            continue;
+        json_array_append_new(tools, registry_tool_json(e, modern_fields, annotations));
+        shown++;
+    }
     json_t *result = json_pack("{s:o}", "tools", tools);
     if (i < total)
         json_object_set_new(result, "nextCursor", cursor_make('t', i));
@@ -108,6 +115,14 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     if (!schema_validate(entry->input_schema, owned, &err)) {
         tool_call_fail(call, "Invalid arguments for %s: %s", entry->tool->name, err);
         free(err);
+        return;
+    }
+    const struct mcp_gate *gate = c->app->gate;
+    char *refusal = gate ? gate->admit(gate->ud, entry->tool, owned) : NULL;
+    if (refusal) {
+        log_info("tools/call %s refused by policy", entry->tool->name);
+        tool_call_fail(call, "%s", refusal);
+        free(refusal);
         return;
     }
     log_debug("tools/call %s", entry->tool->name);

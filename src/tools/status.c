@@ -1,6 +1,8 @@
 /* status: what this server is and can do right now. */
 #include "backend/backend.h"
 #include "core/app.h"
+#include "core/xmalloc.h"
+#include "policy/policy.h"
 #include "session/session.h"
 #include "tools/tools.h"
 #include "transport/http.h"
@@ -32,12 +34,16 @@ static void handle(struct tool_call *call)
     json_decref(sessions);
     if (app->http)
         json_object_set_new(out, "http", http_transport_describe(app->http));
+    char *policy = app->policy ? policy_summary(app->policy) : xstrdup("no policy in effect");
+    if (app->policy)
+        json_object_set_new(out, "policy", policy_describe(app->policy));
     tool_call_done(call, out,
                    "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
-                   "here: %s",
+                   "here: %s; %s",
                    GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0,
                    tool_call_protocol_version(call), live, live == 1 ? "" : "s",
-                   usable[0] ? usable : "none");
+                   usable[0] ? usable : "none", policy);
+    free(policy);
 }
 
 const struct tool tool_status = {
@@ -61,7 +67,10 @@ const struct tool tool_status = {
         "\"required\":[\"kind\",\"implemented\",\"available\",\"missing\"]}},"
         "\"http\":{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"},"
         "\"mcp_sessions\":{\"type\":\"integer\"},\"open_requests\":{\"type\":\"integer\"},"
-        "\"token_required\":{\"type\":\"boolean\"},\"tls\":{\"type\":\"boolean\"}}}},"
+        "\"token_required\":{\"type\":\"boolean\"},\"tls\":{\"type\":\"boolean\"}}},"
+        "\"policy\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
+        "\"allow_all\":{\"type\":\"boolean\"},\"source\":{\"type\":[\"string\",\"null\"]},"
+        "\"allow\":{\"type\":\"array\"},\"deny\":{\"type\":\"array\"}}}},"
         "\"required\":[\"server\",\"version\",\"uptime_ms\",\"protocol_version\","
         "\"live_sessions\",\"sessions\",\"backends\"]}",
     .annotations = {.read_only = true, .open_world = false},

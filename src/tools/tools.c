@@ -23,5 +23,6 @@ void tools_register_all(void)
     registry_add(&tool_record_start);
     registry_add(&tool_record_stop);
     registry_add(&tool_status);
+    registry_add(&tool_set_mode);
     screen_resources_register();
 }

@@ -25,6 +25,7 @@ extern const struct tool tool_record_start;
 extern const struct tool tool_record_stop;
 /* server */
 extern const struct tool tool_status;
+extern const struct tool tool_set_mode;
 
 /* Register all tools and the resource providers. */
 void tools_register_all(void);

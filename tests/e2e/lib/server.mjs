@@ -37,6 +37,9 @@ export function serverEnv(extra = {}) {
     ...process.env,
     ASAN_OPTIONS: process.env.ASAN_OPTIONS ?? 'detect_leaks=1:exitcode=99',
     UBSAN_OPTIONS: process.env.UBSAN_OPTIONS ?? 'halt_on_error=1:print_stacktrace=1:exitcode=98',
+    // Tests that are not about the permission policy run with every tool
+    // allowed; the policy tests pass GLOVEBOX_ALLOW_ALL: '0'.
+    GLOVEBOX_ALLOW_ALL: '1',
     ...extra,
   };
 }
@@ -105,11 +108,11 @@ function killQuietly(child) {
  * close() ends stdin, waits for the server to exit and asserts a clean exit.
  * Pass the test context t so the server is killed if the test fails early.
  */
-export async function connectClient(t, { bin = 'glovebox-testing', args = [], capabilities = {}, clientInfo } = {}) {
+export async function connectClient(t, { bin = 'glovebox-testing', args = [], capabilities = {}, clientInfo, env = {} } = {}) {
   const transport = new StdioClientTransport({
     command: binary(bin),
     args: ['serve', ...args],
-    env: serverEnv(),
+    env: serverEnv(env),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -483,9 +486,9 @@ export function modernParams(params = {}, metaExtra = {}) {
 // Running the CLI.
 
 /** Runs `<bin> ...argv` to completion; resolves { code, signal, stdout, stderr }. */
-export function runCli(argv, { bin = 'glovebox', timeoutMs = ms(10000), cwd, command } = {}) {
+export function runCli(argv, { bin = 'glovebox', timeoutMs = ms(10000), cwd, command, env = {} } = {}) {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(command ?? binary(bin), argv, { env: serverEnv(), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command ?? binary(bin), argv, { env: serverEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d.toString()));

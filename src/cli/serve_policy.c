@@ -1,0 +1,82 @@
+/* Which policy glovebox serve runs under, and telling the person about it. */
+#define LOG_MODULE "policy"
+#include "cli/serve_policy.h"
+
+#include "core/app.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int serve_policy_option(struct serve_policy *sp, const char *a, const char *v)
+{
+    if (strcmp(a, "--allow-all") == 0) {
+        sp->allow_all = true;
+        return 1;
+    }
+    if (strcmp(a, "--policy") == 0 && v) {
+        free(sp->path);
+        sp->path = xstrdup(v);
+        return 2;
+    }
+    if (strcmp(a, "--mode") == 0 && v) {
+        if (!policy_mode_parse(v, &sp->mode)) {
+            fprintf(stderr,
+                    "glovebox serve: --mode expects passive, assist or autopilot, got \"%s\"\n", v);
+            return -1;
+        }
+        sp->have_mode = true;
+        return 2;
+    }
+    return 0;
+}
+
+bool serve_policy_start(struct serve_policy *sp, struct app *app)
+{
+    const char *env = getenv("GLOVEBOX_ALLOW_ALL");
+    if (env && strcmp(env, "1") == 0)
+        sp->allow_all = true;
+    if (sp->allow_all) {
+        sp->policy = policy_create_allow_all();
+        fputs("glovebox: WARNING: --allow-all: every tool is allowed without a policy; use this "
+              "only for development and sandboxes\n",
+              stderr);
+    } else {
+        char *path = sp->path ? xstrdup(sp->path) : policy_find_file();
+        if (path) {
+            char *err = NULL;
+            sp->policy = policy_load(path, &err);
+            if (!sp->policy) {
+                fprintf(stderr, "glovebox serve: cannot use the policy: %s\n", err);
+                free(err);
+                free(path);
+                return false;
+            }
+            log_info("policy: %s", path);
+            free(path);
+        } else {
+            sp->policy = policy_create_default();
+            fputs("glovebox: no policy file, so this server is read-only: tools that change "
+                  "anything are denied. Write ./.glovebox/policy.json, e.g. {\"allow\": "
+                  "[\"terminal_*\"]} (see docs/policy.md), or pass --policy PATH "
+                  "(--allow-all for sandboxes).\n",
+                  stderr);
+        }
+    }
+    if (sp->have_mode)
+        policy_set_mode(sp->policy, sp->mode);
+    sp->gate = policy_gate(sp->policy);
+    app->policy = sp->policy;
+    app->gate = &sp->gate;
+    return true;
+}
+
+void serve_policy_finish(struct serve_policy *sp)
+{
+    policy_destroy(sp->policy);
+    sp->policy = NULL;
+    free(sp->path);
+    sp->path = NULL;
+}

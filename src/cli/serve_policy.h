@@ -1,0 +1,33 @@
+/* glovebox serve's policy options (--policy, --mode, --allow-all) and the
+ * policy the server runs under. Kept apart from serve.c so the transport
+ * options and the safety options grow without stepping on each other. */
+#pragma once
+#include "policy/policy.h"
+
+#include <stdbool.h>
+
+struct app;
+
+struct serve_policy {
+    char *path;
+    bool allow_all;
+    bool have_mode;
+    enum policy_mode mode;
+    struct policy *policy;
+    struct mcp_gate gate;
+};
+
+#define SERVE_POLICY_USAGE                                                                         \
+    "  --policy PATH        the permission policy (default: ./.glovebox/policy.json, then\n"       \
+    "                       $XDG_CONFIG_HOME/glovebox/policy.json; none: read-only)\n"             \
+    "  --mode MODE          passive, assist or autopilot (overrides the policy's mode)\n"          \
+    "  --allow-all          allow every tool (development and sandboxes only;\n"                   \
+    "                       also GLOVEBOX_ALLOW_ALL=1)\n"
+
+/* 0: not a policy option; 1: a flag; 2: an option that took v; -1: bad
+ * value (already reported on stderr). */
+int serve_policy_option(struct serve_policy *sp, const char *a, const char *v);
+/* Load the policy and install the gate; false (reported) when the file given
+ * with --policy cannot be used. */
+bool serve_policy_start(struct serve_policy *sp, struct app *app);
+void serve_policy_finish(struct serve_policy *sp);

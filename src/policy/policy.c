@@ -1,0 +1,315 @@
+/* Policy documents, tool-name matching and the decision itself. */
+#include "policy/policy.h"
+
+#include "core/xmalloc.h"
+#include "mcp/tool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct policy {
+    bool allow_all;
+    bool from_file;
+    enum policy_mode mode;
+    char **allow; /* NULL-terminated patterns */
+    char **deny;
+    char *source;
+};
+
+static struct policy *policy_new(void)
+{
+    struct policy *p = xcalloc(1, sizeof *p);
+    p->mode = POLICY_AUTOPILOT;
+    p->allow = xcalloc(1, sizeof *p->allow);
+    p->deny = xcalloc(1, sizeof *p->deny);
+    return p;
+}
+
+struct policy *policy_create_default(void)
+{
+    return policy_new();
+}
+
+struct policy *policy_create_allow_all(void)
+{
+    struct policy *p = policy_new();
+    p->allow_all = true;
+    return p;
+}
+
+static void free_list(char **list)
+{
+    for (char **s = list; s && *s; s++)
+        free(*s);
+    free(list);
+}
+
+void policy_destroy(struct policy *p)
+{
+    if (!p)
+        return;
+    free_list(p->allow);
+    free_list(p->deny);
+    free(p->source);
+    free(p);
+}
+
+static bool parse_list(const json_t *doc, const char *key, char ***out, char **err)
+{
+    const json_t *v = json_object_get(doc, key);
+    if (!v)
+        return true;
+    if (!json_is_array(v)) {
+        *err = xasprintf("\"%s\" must be an array of tool names (\"*\" matches anything)", key);
+        return false;
+    }
+    size_t n = json_array_size(v);
+    char **list = xcalloc(n + 1, sizeof *list);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *s = json_array_get(v, i);
+        if (!json_is_string(s) || json_string_length(s) == 0 ||
+            strlen(json_string_value(s)) != json_string_length(s)) {
+            *err = xasprintf("\"%s\"[%zu] must be a non-empty tool name or pattern", key, i);
+            free_list(list);
+            return false;
+        }
+        list[i] = xstrdup(json_string_value(s));
+    }
+    free_list(*out);
+    *out = list;
+    return true;
+}
+
+struct policy *policy_create_from_json(const json_t *doc, char **err)
+{
+    if (!json_is_object(doc)) {
+        *err = xstrdup("a policy must be a JSON object");
+        return NULL;
+    }
+    static const char *const known[] = {"$comment", "mode", "allow", "deny"};
+    const char *key;
+    const json_t *value;
+    json_object_foreach((json_t *)doc, key, value)
+    {
+        bool ok = false;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            ok |= strcmp(key, known[i]) == 0;
+        if (!ok) {
+            *err = xasprintf("unknown field \"%.100s\" (expected mode, allow, deny)", key);
+            return NULL;
+        }
+    }
+    struct policy *p = policy_new();
+    p->from_file = true;
+    const json_t *mode = json_object_get(doc, "mode");
+    if (mode && (!json_is_string(mode) || !policy_mode_parse(json_string_value(mode), &p->mode))) {
+        *err = xstrdup("\"mode\" must be \"passive\", \"assist\" or \"autopilot\"");
+        policy_destroy(p);
+        return NULL;
+    }
+    if (!parse_list(doc, "allow", &p->allow, err) || !parse_list(doc, "deny", &p->deny, err)) {
+        policy_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+struct policy *policy_load(const char *path, char **err)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc) {
+        *err = xasprintf("%s: line %d: %s", path, jerr.line, jerr.text);
+        return NULL;
+    }
+    char *why = NULL;
+    struct policy *p = policy_create_from_json(doc, &why);
+    json_decref(doc);
+    if (!p) {
+        *err = xasprintf("%s: %s", path, why);
+        free(why);
+        return NULL;
+    }
+    p->source = xstrdup(path);
+    return p;
+}
+
+bool policy_glob_match(const char *pattern, const char *name)
+{
+    /* Iterative matching with one backtrack point: linear enough for names. */
+    const char *star = NULL, *resume = NULL;
+    while (*name) {
+        if (*pattern == '*') {
+            star = pattern++;
+            resume = name;
+        } else if (*pattern == *name) {
+            pattern++;
+            name++;
+        } else if (star) {
+            pattern = star + 1;
+            name = ++resume;
+        } else {
+            return false;
+        }
+    }
+    while (*pattern == '*')
+        pattern++;
+    return *pattern == '\0';
+}
+
+static bool matches_any(char *const *list, const char *name)
+{
+    for (char *const *s = list; *s; s++)
+        if (policy_glob_match(*s, name))
+            return true;
+    return false;
+}
+
+bool policy_allows(const struct policy *p, const char *tool, bool read_only)
+{
+    if (p->allow_all)
+        return true;
+    if (matches_any(p->deny, tool)) /* deny wins */
+        return false;
+    /* set_mode only ever lowers privileges, so fail-closed never needs to hide it. */
+    if (read_only || strcmp(tool, "set_mode") == 0)
+        return true;
+    if (p->mode == POLICY_PASSIVE)
+        return false;
+    return matches_any(p->allow, tool);
+}
+
+char *policy_refusal(const struct policy *p, const char *tool, bool read_only)
+{
+    if (policy_allows(p, tool, read_only))
+        return NULL;
+    if (matches_any(p->deny, tool))
+        return xasprintf("Denied by policy: %s matches a \"deny\" rule in %s. Remove it from "
+                         "\"deny\" to allow it.",
+                         tool, p->source ? p->source : "the policy");
+    if (p->mode == POLICY_PASSIVE)
+        return xasprintf("Denied by policy: %s changes something and the mode is passive "
+                         "(observe only). A person can change the mode with glovebox serve "
+                         "--mode autopilot or \"mode\" in the policy file.",
+                         tool);
+    if (!p->from_file)
+        return xasprintf("Denied by policy: there is no policy file, so glovebox is read-only. "
+                         "To allow %s, write ./.glovebox/policy.json with {\"allow\": [\"%s\"]} "
+                         "(see docs/policy.md), or start glovebox serve with --allow-all in a "
+                         "sandbox.",
+                         tool, tool);
+    return xasprintf("Denied by policy: %s is not in \"allow\" in %s. Add \"%s\" (or a pattern "
+                     "such as \"terminal_*\") to \"allow\" to permit it.",
+                     tool, p->source, tool);
+}
+
+enum policy_mode policy_mode(const struct policy *p)
+{
+    return p->mode;
+}
+
+void policy_set_mode(struct policy *p, enum policy_mode mode)
+{
+    p->mode = mode;
+}
+
+static const char *const mode_names[] = {"passive", "assist", "autopilot"};
+
+const char *policy_mode_name(enum policy_mode mode)
+{
+    return mode_names[mode];
+}
+
+bool policy_mode_parse(const char *name, enum policy_mode *mode)
+{
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(name, mode_names[i]) == 0) {
+            *mode = (enum policy_mode)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool policy_is_allow_all(const struct policy *p)
+{
+    return p->allow_all;
+}
+
+const char *policy_source(const struct policy *p)
+{
+    return p->source;
+}
+
+char *policy_find_file(void)
+{
+    const char *local = ".glovebox/policy.json";
+    FILE *f = fopen(local, "r");
+    if (f) {
+        fclose(f);
+        return xstrdup(local);
+    }
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    char *path = NULL;
+    if (xdg && *xdg)
+        path = xasprintf("%s/glovebox/policy.json", xdg);
+    else if (home && *home)
+        path = xasprintf("%s/.config/glovebox/policy.json", home);
+    if (path && (f = fopen(path, "r"))) {
+        fclose(f);
+        return path;
+    }
+    free(path);
+    return NULL;
+}
+
+static json_t *list_json(char *const *list)
+{
+    json_t *a = json_array();
+    for (char *const *s = list; *s; s++)
+        json_array_append_new(a, json_string(*s));
+    return a;
+}
+
+json_t *policy_describe(const struct policy *p)
+{
+    return json_pack("{s:s, s:b, s:s?, s:o, s:o}", "mode", policy_mode_name(p->mode), "allow_all",
+                     p->allow_all, "source", p->source, "allow", list_json(p->allow), "deny",
+                     list_json(p->deny));
+}
+
+char *policy_summary(const struct policy *p)
+{
+    if (p->allow_all)
+        return xstrdup("WARNING: --allow-all, every tool is allowed");
+    if (!p->from_file)
+        return xasprintf("no policy file: read-only (mode %s)", policy_mode_name(p->mode));
+    return xasprintf("policy %s, mode %s", p->source, policy_mode_name(p->mode));
+}
+
+static bool gate_visible(void *ud, const struct tool *tool)
+{
+    return policy_allows(ud, tool->name, tool->annotations.read_only);
+}
+
+static char *gate_admit(void *ud, const struct tool *tool, const json_t *args)
+{
+    (void)args;
+    struct policy *p = ud;
+    char *refusal = policy_refusal(p, tool->name, tool->annotations.read_only);
+    if (refusal)
+        return refusal;
+    if (p->mode == POLICY_ASSIST && !p->allow_all && !tool->annotations.read_only &&
+        strcmp(tool->name, "set_mode") != 0)
+        return xasprintf("Confirmation required: the mode is assist, so %s needs a person's "
+                         "confirmation, and this glovebox cannot ask for it yet. A person can "
+                         "start glovebox serve with --mode autopilot to let the policy decide.",
+                         tool->name);
+    return NULL;
+}
+
+struct mcp_gate policy_gate(struct policy *p)
+{
+    return (struct mcp_gate){.visible = gate_visible, .admit = gate_admit, .ud = p};
+}

@@ -1,0 +1,54 @@
+/* The permission policy: which tools an agent may see and call. Fail closed:
+ * without a policy file, read-only tools are allowed and every tool that
+ * changes anything is denied, with a message that says how to allow it. */
+#pragma once
+#include "mcp/gate.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+enum policy_mode {
+    POLICY_PASSIVE,   /* observe only */
+    POLICY_ASSIST,    /* changes need a person's confirmation */
+    POLICY_AUTOPILOT, /* the policy alone decides */
+};
+
+struct policy;
+
+/* No file: read-only tools only. */
+struct policy *policy_create_default(void);
+/* Everything allowed (--allow-all, GLOVEBOX_ALLOW_ALL=1). */
+struct policy *policy_create_allow_all(void);
+/* Parse a policy document; NULL with *err (malloc'd, names the field). */
+struct policy *policy_create_from_json(const json_t *doc, char **err);
+/* Read and parse a file; NULL with *err. */
+struct policy *policy_load(const char *path, char **err);
+void policy_destroy(struct policy *p);
+
+/* Where the policy file is looked for when --policy is not given:
+ * ./.glovebox/policy.json, then $XDG_CONFIG_HOME/glovebox/policy.json.
+ * Returns a malloc'd path of an existing file, or NULL. */
+char *policy_find_file(void);
+
+/* '*' matches any run of characters (including none); nothing else is special. */
+bool policy_glob_match(const char *pattern, const char *name);
+
+bool policy_allows(const struct policy *p, const char *tool, bool read_only);
+/* NULL when allowed, else a malloc'd explanation with how to allow it. */
+char *policy_refusal(const struct policy *p, const char *tool, bool read_only);
+
+enum policy_mode policy_mode(const struct policy *p);
+void policy_set_mode(struct policy *p, enum policy_mode mode);
+const char *policy_mode_name(enum policy_mode mode);
+bool policy_mode_parse(const char *name, enum policy_mode *mode);
+bool policy_is_allow_all(const struct policy *p);
+/* The file it came from, or NULL. */
+const char *policy_source(const struct policy *p);
+
+/* For status: {"mode", "allow_all", "source" (file or null), "allow", "deny"}. */
+json_t *policy_describe(const struct policy *p);
+/* A one-line summary for people. malloc'd. */
+char *policy_summary(const struct policy *p);
+
+/* The gate to install in struct app; ud is the policy. */
+struct mcp_gate policy_gate(struct policy *p);

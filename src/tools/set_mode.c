@@ -1,0 +1,49 @@
+/* set_mode: the agent may lower its own privileges, never raise them. */
+#include "core/app.h"
+#include "core/args.h"
+#include "policy/policy.h"
+#include "tools/tools.h"
+
+static void handle(struct tool_call *call)
+{
+    struct app *app = tool_call_app(call);
+    const char *want = args_string(tool_call_args(call), "mode", "");
+    enum policy_mode mode;
+    if (!policy_mode_parse(want, &mode)) {
+        tool_call_fail(call, "\"mode\" must be passive, assist or autopilot, got \"%s\"", want);
+        return;
+    }
+    if (!app->policy) {
+        tool_call_fail(call, "No policy is in effect in this server, so there is no mode to set");
+        return;
+    }
+    enum policy_mode now = policy_mode(app->policy);
+    /* passive < assist < autopilot: the enum is ordered by privilege. */
+    if (mode > now) {
+        tool_call_fail(call,
+                       "set_mode can only lower privileges (autopilot → assist → passive); the "
+                       "mode is %s. Raising it to %s needs the person: glovebox serve --mode %s "
+                       "or \"mode\" in the policy file.",
+                       policy_mode_name(now), want, want);
+        return;
+    }
+    policy_set_mode(app->policy, mode);
+    tool_call_done(call, json_pack("{s:s, s:s}", "mode", want, "previous", policy_mode_name(now)),
+                   "Mode is now %s (was %s)", want, policy_mode_name(now));
+}
+
+const struct tool tool_set_mode = {
+    .name = "set_mode",
+    .title = "Lower the mode",
+    .description = "Lowers this server's mode: autopilot (the policy alone decides) → assist "
+                   "(every change needs a person's confirmation) → passive (observe only). "
+                   "Raising the mode is refused; only the person can do that.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\","
+                    "\"enum\":[\"passive\",\"assist\",\"autopilot\"],\"description\":"
+                    "\"The new mode; must not be above the current one\"}},"
+                    "\"required\":[\"mode\"],\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
+                     "\"previous\":{\"type\":\"string\"}},\"required\":[\"mode\",\"previous\"]}",
+    .annotations = {.read_only = false, .idempotent = true},
+    .handler = handle,
+};
