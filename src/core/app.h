@@ -1,6 +1,7 @@
 /* The process-wide context every tool sees: the loop, the live sessions and
  * the settings from the command line. One per process. */
 #pragma once
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +11,16 @@ struct session_registry;
 struct http_transport;
 
 struct mcp_gate;
+struct tool_call;
+
+/* Told about every tools/call as it is answered (the audit log): the
+ * arguments, notes and client are readable through mcp/tool.h; result is
+ * the CallToolResult about to be sent (borrowed). Runs on the loop; must
+ * not block. */
+struct call_observer {
+    void (*finished)(void *ud, const struct tool_call *call, const json_t *result);
+    void *ud;
+};
 struct policy;
 
 struct app {
@@ -20,9 +31,10 @@ struct app {
     size_t max_message;  /* bytes; larger incoming messages are refused */
     int page_size;       /* list results per page */
     bool shutting_down;
-    struct http_transport *http; /* NULL when not serving HTTP */
-    struct policy *policy;       /* NULL: no policy (tests, fuzzing) */
-    const struct mcp_gate *gate; /* permission policy; NULL admits everything */
+    struct http_transport *http;               /* NULL when not serving HTTP */
+    struct policy *policy;                     /* NULL: no policy (tests, fuzzing) */
+    const struct mcp_gate *gate;               /* permission policy; NULL admits everything */
+    const struct call_observer *call_observer; /* NULL: nobody listens */
 };
 
 /* Milliseconds since the app started. */

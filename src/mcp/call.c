@@ -23,6 +23,21 @@ const char *tool_call_protocol_version(const struct tool_call *call)
     return call->p.version;
 }
 
+void tool_call_note(struct tool_call *call, const char *key, json_t *value)
+{
+    json_object_set_new(call->notes, key, value);
+}
+
+const json_t *tool_call_notes(const struct tool_call *call)
+{
+    return call->notes;
+}
+
+uint64_t tool_call_elapsed_ms(const struct tool_call *call)
+{
+    return uv_now(call->app->loop) - call->started_ms;
+}
+
 void tool_call_set_data(struct tool_call *call, void *data)
 {
     call->data = data;
@@ -172,11 +187,14 @@ static void finish(struct tool_call *call, json_t *result)
 {
     struct request_ctx rc = {.modern = call->p.modern, .version = call->p.version};
     decorate_result(&rc, result);
+    if (call->app->call_observer)
+        call->app->call_observer->finished(call->app->call_observer->ud, call, result);
     json_t *msg = jsonrpc_result(call->p.id, result);
     if (call->p.conn)
         ask_forget_for(call->p.conn, &call->p);
     pending_finish(&call->p, msg);
     json_decref(call->args);
+    json_decref(call->notes);
     free(call);
 }
 
@@ -239,5 +257,7 @@ struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *
     call->app = c->app;
     call->entry = entry;
     call->args = json_incref(args);
+    call->notes = json_object();
+    call->started_ms = uv_now(c->app->loop);
     return call;
 }

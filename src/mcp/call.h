@@ -10,6 +10,8 @@ struct tool_call {
     json_t *args; /* owned, validated */
     void *data;
     void (*cancel_hook)(struct tool_call *call);
+    json_t *notes;       /* tool_call_note; owned */
+    uint64_t started_ms; /* uv_now at arrival */
 };
 
 struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry, json_t *args,

@@ -113,6 +113,7 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     json_decref(owned);
     char *err = NULL;
     if (!schema_validate(entry->input_schema, owned, &err)) {
+        tool_call_note(call, "decision", json_string("invalid"));
         tool_call_fail(call, "Invalid arguments for %s: %s", entry->tool->name, err);
         free(err);
         return;
@@ -121,11 +122,13 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     char *refusal = gate ? gate->admit(gate->ud, entry->tool, owned) : NULL;
     if (refusal) {
         log_info("tools/call %s refused by policy", entry->tool->name);
+        tool_call_note(call, "decision", json_string("denied"));
         tool_call_fail(call, "%s", refusal);
         free(refusal);
         return;
     }
     log_debug("tools/call %s", entry->tool->name);
+    tool_call_note(call, "decision", json_string("allowed"));
     entry->tool->handler(call);
 }
 

@@ -65,6 +65,15 @@ bool tool_call_ask(struct tool_call *call, const char *method, json_t *params, u
  * happens on transports without resumption (stdio). */
 void tool_call_disconnect(struct tool_call *call);
 
+/* Facts about this call for the audit log, set by whoever learns them (the
+ * policy: "decision", "confirmation"; a backend: "redacted"). value stolen;
+ * a key set twice keeps the last value. */
+void tool_call_note(struct tool_call *call, const char *key, json_t *value);
+/* The notes so far (an object, never NULL), borrowed. */
+const json_t *tool_call_notes(const struct tool_call *call);
+/* Milliseconds since the call arrived (uv_now). */
+uint64_t tool_call_elapsed_ms(const struct tool_call *call);
+
 /* Per-call state a handler may attach (freed by the handler itself). */
 void tool_call_set_data(struct tool_call *call, void *data);
 void *tool_call_data(const struct tool_call *call);
