@@ -77,6 +77,9 @@ struct backend_impl {
     backend_op screenshot;
     backend_op type_text;
     backend_op press_key;
+    backend_op click;  /* {x, y | ref | text; button; count; hold_ms; scale} */
+    backend_op drag;   /* {from, to, button, duration_ms, scale} */
+    backend_op scroll; /* {direction, amount, x?, y?, scale} */
     backend_op wait_for;
     backend_op find; /* elements by text/role (desktops) */
     backend_op resize;

@@ -152,6 +152,50 @@ static void focus_run(struct job *j)
     drop_copy(j, &n);
 }
 
+/* How long type_text waits for a field to show what was typed: the program
+ * reads key events at its own pace, and a read right after type_text must
+ * see them. */
+#define SETTLE_MS       2000
+#define SETTLE_QUIET_MS 300
+
+static void settle_run(struct job *j)
+{
+    const char *ref = args_string(j->args, "ref", NULL);
+    const char *typed = args_string(j->args, "text", "");
+    const struct atspi_node *n = ref ? perceive_ref(j, ref) : NULL;
+    j->has_target = true;
+    j->target.done = true;
+    if (!n || !n->has_text || !j->p->atspi) {
+        free(j->error); /* nothing to wait on: not an error of the typing */
+        j->error = NULL;
+        return;
+    }
+    /* The last line typed is what a single-line field keeps. */
+    const char *tail = strrchr(typed, '\n') ? strrchr(typed, '\n') + 1 : typed;
+    char *before = NULL;
+    int quiet = 0;
+    for (int waited = 0; waited < SETTLE_MS; waited += 10) {
+        char *now = NULL, *err = NULL;
+        if (!atspi_read_text(j->p->atspi, n->bus_name, n->path, &now, &err)) {
+            free(err);
+            break;
+        }
+        bool arrived = strstr(now, tail) != NULL;
+        quiet = before && strcmp(before, now) == 0 ? quiet + 10 : 0;
+        free(before);
+        before = now;
+        if (arrived || quiet >= SETTLE_QUIET_MS)
+            break;
+        uv_sleep(10);
+    }
+    free(before);
+}
+
+void perceive_settle_typed(struct perceive *p, struct backend_call *bc, perceive_then then)
+{
+    job_start(p, bc, settle_run, then);
+}
+
 void perceive_click(struct perceive *p, struct backend_call *bc, perceive_then then)
 {
     job_start(p, bc, click_run, then);
@@ -164,8 +208,8 @@ void perceive_focus(struct perceive *p, struct backend_call *bc, perceive_then t
 
 json_t *perceive_target_json(const struct perceive_target *t)
 {
-    json_t *o = json_pack("{s:i, s:i, s:s, s:b}", "x", t->x, "y", t->y, "by", t->by, "done",
-                          t->done);
+    json_t *o =
+        json_pack("{s:i, s:i, s:s, s:b}", "x", t->x, "y", t->y, "by", t->by, "done", t->done);
     if (t->ref)
         json_object_set_new(o, "ref", json_string(t->ref));
     return o;

@@ -525,3 +525,20 @@ bool atspi_grab_focus(struct atspi *a, const char *bus_name, const char *path, c
     return simple_call(a, bus_name, path, "org.a11y.atspi.Component", "GrabFocus", NULL,
                        "cannot focus the element", err);
 }
+
+bool atspi_read_text(struct atspi *a, const char *bus_name, const char *path, char **out,
+                     char **err)
+{
+    GError *e = NULL;
+    GVariant *r = call(a->bus, bus_name, path, "org.a11y.atspi.Text", "GetText",
+                       g_variant_new("(ii)", 0, -1), "(s)", CALL_TIMEOUT_MS, &e);
+    if (!r) {
+        *err = gerror_take(e, "cannot read the element's text");
+        return false;
+    }
+    const char *text = NULL;
+    g_variant_get(r, "(&s)", &text);
+    *out = xstrdup(text);
+    g_variant_unref(r);
+    return true;
+}

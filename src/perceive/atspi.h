@@ -78,5 +78,8 @@ void atspi_tree_finish(struct atspi_tree *t);
  * ("click", "press", "activate"). false with *err when it has none or the
  * call fails. */
 bool atspi_do_action(struct atspi *a, const char *bus_name, const char *path, char **err);
+/* An element's text as it is now (Text interface); *out malloc'd. */
+bool atspi_read_text(struct atspi *a, const char *bus_name, const char *path, char **out,
+                     char **err);
 /* Give an element keyboard focus. */
 bool atspi_grab_focus(struct atspi *a, const char *bus_name, const char *path, char **err);

@@ -74,3 +74,7 @@ void perceive_click(struct perceive *p, struct backend_call *bc, perceive_then t
 /* type_text with {ref}: focus the element, then then() types (clicking the
  * centre first when done is false). */
 void perceive_focus(struct perceive *p, struct backend_call *bc, perceive_then then);
+/* After type_text with {ref, text}: wait (up to 2 s) until the element's
+ * text shows what was typed, or stops changing, so what is read next
+ * includes it; then() runs with done set. */
+void perceive_settle_typed(struct perceive *p, struct backend_call *bc, perceive_then then);

@@ -1,6 +1,8 @@
 /* read_text on desktops, and matching text among OCR words. */
 #include "perceive/internal.h"
 
+#include "core/utf8.h"
+
 #include "backend/backend.h"
 #include "core/args.h"
 #include "core/strbuf.h"
@@ -144,8 +146,20 @@ static void read_text_run(struct job *j)
             json_decref(lines);
             return;
         }
-        if (!force_ocr)
-            tree_text(&j->p->last, (int)(n - j->p->last.nodes), lines);
+        int i = (int)(n - j->p->last.nodes);
+        bool leaf = i + 1 >= j->p->last.count || j->p->last.nodes[i + 1].depth <= n->depth;
+        char *live = NULL, *live_err = NULL;
+        /* A text field's contents change after the snapshot (typing): read
+         * them now rather than repeat the snapshot's. */
+        if (!force_ocr && leaf && n->has_text && j->p->atspi &&
+            atspi_read_text(j->p->atspi, n->bus_name, n->path, &live, &live_err)) {
+            if (*live)
+                json_array_append_new(lines, utf8_json_string(live, strlen(live)));
+        } else if (!force_ocr) {
+            tree_text(&j->p->last, i, lines);
+        }
+        free(live);
+        free(live_err);
         x = n->x, y = n->y, w = n->w, h = n->h;
         if (json_array_size(lines) == 0 && w <= 0) {
             job_fail(j, "element %s has no accessible text and no known bounds to read with OCR",

@@ -15,8 +15,9 @@ const struct tool tool_press_key = {
                    "\"Delete\", \"Up\"/\"Down\"/\"Left\"/\"Right\", \"Home\", \"End\", "
                    "\"PageUp\", \"PageDown\", \"Insert\", \"F1\"…\"F12\", \"Space\", a single "
                    "character, and modifiers joined with +: \"ctrl+c\", \"alt+x\", "
-                   "\"shift+tab\", \"ctrl+shift+t\". Encoded as the program expects "
-                   "(application cursor and keypad modes respected).",
+                   "\"shift+tab\", \"ctrl+shift+t\"; on desktops also super (win, cmd). "
+                   "Terminals: encoded as the program expects (application cursor and keypad "
+                   "modes respected). Desktops: real key events through XTEST.",
     .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
                     "\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
                     "\"description\":\"Key or chord, e.g. Enter, ctrl+c, shift+tab\"},"

@@ -18,6 +18,9 @@ extern const struct tool tool_find;
 /* act */
 extern const struct tool tool_type_text;
 extern const struct tool tool_press_key;
+extern const struct tool tool_click;
+extern const struct tool tool_drag;
+extern const struct tool tool_scroll;
 /* sync */
 extern const struct tool tool_wait_for;
 /* record */

@@ -14,12 +14,18 @@ const struct tool tool_type_text = {
     .description = "Types UTF-8 text into the session as a person would. Terminals: the bytes go "
                    "to the program (as a bracketed paste when the program enabled it); newlines "
                    "are sent as Enter. Use press_key for keys and chords. Large text is written "
-                   "as the program reads it; the call answers when all of it is written.",
+                   "as the program reads it; the call answers when all of it is written. "
+                   "Desktops: any Unicode text is typed as key presses (characters the keyboard "
+                   "lacks through a spare keycode); with ref, the element is focused first.",
     .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
                     "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The text "
-                    "to type\"}},\"required\":[\"text\"],\"additionalProperties\":false}",
+                    "to type\"},"
+                    "\"ref\":{\"type\":\"string\",\"pattern\":\"^e[0-9]{1,9}$\","
+                    "\"description\":\"Desktop: focus this element (a ref from snapshot or find) "
+                    "first\"}},\"required\":[\"text\"],\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"bytes\":{\"type\":\"integer\"},\"bracketed_paste\":{\"type\":"
+                     "\"bytes\":{\"type\":\"integer\"},\"characters\":{\"type\":\"integer\"},"
+                     "\"target\":{\"type\":\"object\"},\"bracketed_paste\":{\"type\":"
                      "\"boolean\"}},\"required\":[\"session\",\"bytes\"]}",
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,

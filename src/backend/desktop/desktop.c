@@ -7,6 +7,7 @@
 
 #include "backend/backend.h"
 #include "backend/desktop/internal.h"
+#include "backend/desktop/xinput.h"
 #include "core/app.h"
 #include "core/children.h"
 #include "core/log.h"
@@ -145,6 +146,7 @@ static int live_children(const struct desktop *d)
 static void free_desktop(struct desktop *d)
 {
     perceive_destroy(d->perceive);
+    xinput_destroy(d->input);
     free(d->bus);
     free(d);
 }
@@ -449,5 +451,10 @@ static const struct backend_impl desktop_impl = {
     .read_text = read_text_op,
     .wait_for = wait_for_op,
     .screenshot = desktop_screenshot_op,
+    .click = desktop_click_op,
+    .drag = desktop_drag_op,
+    .scroll = desktop_scroll_op,
+    .type_text = desktop_type_op,
+    .press_key = desktop_press_key_op,
     .capture = desktop_screenshot_op,
 };

@@ -36,11 +36,18 @@ struct desktop {
     bool kill_timer_open; /* until its close callback has run */
     bool destroyed;       /* the session is gone; free when the timer has closed */
     struct perceive *perceive;
+    struct xinput *input; /* XTEST, created on the first action */
 };
 
 struct desktop *desktop_of(struct session *s);
 /* The whole screen into out (initialised here), from any thread: each call
  * opens its own X connection. ud is the struct desktop. */
 bool desktop_capture(void *ud, struct frame *out, char **err);
+/* Input (act.c): click, drag, scroll, type_text, press_key. */
+void desktop_click_op(struct backend_call *bc);
+void desktop_drag_op(struct backend_call *bc);
+void desktop_scroll_op(struct backend_call *bc);
+void desktop_type_op(struct backend_call *bc);
+void desktop_press_key_op(struct backend_call *bc);
 /* screenshot: {format, quality, max_width, region} on the worker pool. */
 void desktop_screenshot_op(struct backend_call *bc);

@@ -8,22 +8,9 @@ import { test } from 'node:test';
 import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
 import { ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
 
-/** Skips the test when this build lacks a tool it needs (desktop input —
- * click, and type_text on desktops — is not built yet). */
-async function desktopServer(t, needs = ['desktop_start']) {
-  const srv = await startServer(t);
-  const { tools } = await srv.client.listTools();
-  const missing = needs.filter((n) => !tools.some((x) => x.name === n));
-  if (missing.length) {
-    t.skip(`this build has no ${missing.join(', ')} yet`);
-    return null;
-  }
-  return srv;
-}
 
 test('an entry dialog is filled in and confirmed through refs', topts(), async (t) => {
-  const srv = await desktopServer(t, ['desktop_start', 'click']);
-  if (!srv) return;
+  const srv = await startServer(t);
   const dir = tempDir(t);
   const session = await startDesktop(srv);
   const out = await launchShell(srv, session, dir, 'entry', `zenity --entry --title Who --text 'Your name'`);
@@ -58,8 +45,7 @@ test('an entry dialog is filled in and confirmed through refs', topts(), async (
 });
 
 test('a question dialog is answered by the text on its button', topts(), async (t) => {
-  const srv = await desktopServer(t, ['desktop_start', 'click']);
-  if (!srv) return;
+  const srv = await startServer(t);
   const dir = tempDir(t);
   const session = await startDesktop(srv);
   const out = await launchShell(srv, session, dir, 'question', `zenity --question --text 'Delete the draft?'`);
@@ -71,7 +57,7 @@ test('a question dialog is answered by the text on its button', topts(), async (
 });
 
 test('the words of a window are read with OCR, with their boxes', topts(), async (t) => {
-  const srv = await desktopServer(t);
+  const srv = await startServer(t);
   if (!srv) return;
   const dir = tempDir(t);
   const session = await startDesktop(srv);

@@ -1,0 +1,478 @@
+/* Acting on a desktop: click, drag, scroll, type_text and press_key. The
+ * arguments are read on the loop (so bad coordinates fail at once), the
+ * events are sent from the worker pool (a long press or a drag sleeps
+ * between events), and an element named by ref or text is found and, where
+ * a person's plain click would do the same, pressed through accessibility
+ * (src/perceive) before the pointer is used. */
+#include "backend/desktop/internal.h"
+#include "backend/desktop/xinput.h"
+#include "backend/terminal/term_keys.h"
+#include "core/app.h"
+#include "core/args.h"
+#include "core/utf8.h"
+#include "core/xmalloc.h"
+#include "perceive/perceive.h"
+#include "session/session.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define XK_MISCELLANY
+#define XK_LATIN1
+#include <X11/keysymdef.h>
+
+enum act_kind { ACT_CLICK, ACT_DRAG, ACT_SCROLL, ACT_TYPE, ACT_KEY };
+
+struct act {
+    uv_work_t work;
+    struct backend_call *bc;
+    struct desktop *d;
+    enum act_kind kind;
+    bool click_first; /* type_text on an element that could not be focused */
+    int x, y, to_x, to_y;
+    bool has_point;
+    int button, count, hold_ms, duration_ms, amount, repeat;
+    int scroll_button;
+    char *text;
+    struct term_key key;
+    bool super;
+    json_t *target; /* the element acted on, for the answer */
+    size_t chars;
+    char *err;
+};
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+static void free_act(struct act *a)
+{
+    free(a->text);
+    free(a->err);
+    json_decref(a->target);
+    free(a);
+}
+
+/* Holds or releases a keysym (a modifier), looked up in the keymap. */
+static bool hold(struct xinput *xi, uint32_t keysym, bool down, char **err)
+{
+    uint8_t code;
+    bool shift;
+    if (!xinput_keycode(xi, keysym, &code, &shift, err))
+        return false;
+    xinput_key(xi, code, down);
+    return true;
+}
+
+static bool tap(struct xinput *xi, uint32_t keysym, bool with_shift, char **err)
+{
+    uint8_t code;
+    bool shift;
+    if (!xinput_keycode(xi, keysym, &code, &shift, err))
+        return false;
+    shift = shift || with_shift;
+    if (shift && !hold(xi, XK_Shift_L, true, err))
+        return false;
+    xinput_key(xi, code, true);
+    xinput_key(xi, code, false);
+    if (shift && !hold(xi, XK_Shift_L, false, err))
+        return false;
+    return true;
+}
+
+static void click_at(struct act *a, struct xinput *xi)
+{
+    xinput_move(xi, a->x, a->y);
+    for (int i = 0; i < a->count; i++) {
+        xinput_button(xi, a->button, true);
+        if (a->hold_ms > 0) {
+            xinput_sync(xi, &a->err);
+            sleep_ms(a->hold_ms);
+        }
+        xinput_button(xi, a->button, false);
+    }
+}
+
+static void drag(struct act *a, struct xinput *xi)
+{
+    xinput_move(xi, a->x, a->y);
+    xinput_button(xi, a->button, true);
+    double dx = a->to_x - a->x, dy = a->to_y - a->y;
+    /* Enough steps for toolkits to see motion, and a pace a person could
+     * have: some widgets ignore a jump from press to release. */
+    int steps = (int)fmax(8, fmin(100, hypot(dx, dy) / 10));
+    for (int i = 1; i <= steps; i++) {
+        xinput_move(xi, a->x + (int)lround(dx * i / steps), a->y + (int)lround(dy * i / steps));
+        if (!xinput_sync(xi, &a->err))
+            return;
+        sleep_ms(a->duration_ms / steps);
+    }
+    xinput_button(xi, a->button, false);
+}
+
+static void scroll(struct act *a, struct xinput *xi)
+{
+    if (a->has_point)
+        xinput_move(xi, a->x, a->y);
+    for (int i = 0; i < a->amount; i++) {
+        xinput_button(xi, a->scroll_button, true);
+        xinput_button(xi, a->scroll_button, false);
+    }
+}
+
+static void type(struct act *a, struct xinput *xi)
+{
+    const unsigned char *s = (const unsigned char *)a->text;
+    size_t n = strlen(a->text);
+    while (n > 0) {
+        uint32_t cp;
+        size_t len = utf8_decode(s, n, &cp);
+        if (len == 0)
+            len = 1, cp = 0xfffd;
+        if (!tap(xi, xinput_keysym_for(cp), false, &a->err))
+            return;
+        a->chars++;
+        s += len;
+        n -= len;
+    }
+}
+
+static uint32_t named_keysym(const struct term_key *k)
+{
+    static const uint32_t syms[] = {
+        [TERM_KEY_ENTER] = XK_Return,  [TERM_KEY_TAB] = XK_Tab,
+        [TERM_KEY_ESCAPE] = XK_Escape, [TERM_KEY_BACKSPACE] = XK_BackSpace,
+        [TERM_KEY_DELETE] = XK_Delete, [TERM_KEY_INSERT] = XK_Insert,
+        [TERM_KEY_UP] = XK_Up,         [TERM_KEY_DOWN] = XK_Down,
+        [TERM_KEY_LEFT] = XK_Left,     [TERM_KEY_RIGHT] = XK_Right,
+        [TERM_KEY_HOME] = XK_Home,     [TERM_KEY_END] = XK_End,
+        [TERM_KEY_PAGEUP] = XK_Prior,  [TERM_KEY_PAGEDOWN] = XK_Next,
+    };
+    if (k->named >= TERM_KEY_F1 && k->named <= TERM_KEY_F12)
+        return XK_F1 + (uint32_t)(k->named - TERM_KEY_F1);
+    if (k->named == TERM_KEY_CHAR) {
+        uint32_t cp = k->codepoint;
+        /* ctrl+C means the C key; Shift comes from the modifier list. */
+        if ((k->mods & TERM_MOD_CTRL) && cp >= 'A' && cp <= 'Z')
+            cp += 'a' - 'A';
+        return xinput_keysym_for(cp);
+    }
+    return syms[k->named];
+}
+
+static void press_key(struct act *a, struct xinput *xi)
+{
+    uint32_t mods[4];
+    int n = 0;
+    if (a->key.mods & TERM_MOD_CTRL)
+        mods[n++] = XK_Control_L;
+    if (a->key.mods & TERM_MOD_ALT)
+        mods[n++] = XK_Alt_L;
+    if (a->super)
+        mods[n++] = XK_Super_L;
+    bool shift = a->key.mods & TERM_MOD_SHIFT;
+    uint32_t sym = named_keysym(&a->key);
+    for (int r = 0; r < a->repeat; r++) {
+        for (int i = 0; i < n; i++)
+            if (!hold(xi, mods[i], true, &a->err))
+                return;
+        if (!tap(xi, sym, shift, &a->err))
+            return;
+        for (int i = n - 1; i >= 0; i--)
+            if (!hold(xi, mods[i], false, &a->err))
+                return;
+    }
+}
+
+static void act_run(uv_work_t *w)
+{
+    struct act *a = w->data;
+    struct xinput *xi = a->d->input;
+    if (!xinput_lock(xi, &a->err))
+        return;
+    if (a->kind == ACT_TYPE || a->kind == ACT_KEY) {
+        if (a->target)
+            xinput_focus_at(xi, a->x, a->y);
+        else
+            xinput_focus_default(xi);
+    }
+    if (a->click_first) {
+        int keep = a->count;
+        a->count = 1;
+        click_at(a, xi);
+        a->count = keep;
+    }
+    switch (a->kind) {
+    case ACT_CLICK:
+        click_at(a, xi);
+        break;
+    case ACT_DRAG:
+        drag(a, xi);
+        break;
+    case ACT_SCROLL:
+        scroll(a, xi);
+        break;
+    case ACT_TYPE:
+        type(a, xi);
+        break;
+    case ACT_KEY:
+        press_key(a, xi);
+        break;
+    }
+    if (!a->err)
+        xinput_sync(xi, &a->err);
+    xinput_unlock(xi);
+}
+
+static const char *button_name(int b)
+{
+    return b == 2 ? "middle" : b == 3 ? "right" : "left";
+}
+
+/* Answers the call with what was done, and frees a. */
+static void answer(struct act *a)
+{
+    struct backend_call *bc = a->bc;
+    const char *id = bc->session->id;
+    json_t *data = json_pack("{s:s}", "session", id);
+    if (a->target)
+        json_object_set(data, "target", a->target);
+    switch (a->kind) {
+    case ACT_CLICK:
+        json_object_set_new(data, "x", json_integer(a->x));
+        json_object_set_new(data, "y", json_integer(a->y));
+        json_object_set_new(data, "button", json_string(button_name(a->button)));
+        json_object_set_new(data, "count", json_integer(a->count));
+        backend_call_done(bc, data, "%s-clicked%s at %d,%d", button_name(a->button),
+                          a->count == 2   ? " twice"
+                          : a->count == 3 ? " three times"
+                                          : "",
+                          a->x, a->y);
+        break;
+    case ACT_DRAG:
+        json_object_set_new(data, "from", json_pack("{s:i, s:i}", "x", a->x, "y", a->y));
+        json_object_set_new(data, "to", json_pack("{s:i, s:i}", "x", a->to_x, "y", a->to_y));
+        backend_call_done(bc, data, "dragged from %d,%d to %d,%d", a->x, a->y, a->to_x, a->to_y);
+        break;
+    case ACT_SCROLL:
+        json_object_set_new(data, "direction", json_string(args_string(bc->args, "direction", "")));
+        json_object_set_new(data, "amount", json_integer(a->amount));
+        backend_call_done(bc, data, "scrolled %s by %d", args_string(bc->args, "direction", ""),
+                          a->amount);
+        break;
+    case ACT_TYPE:
+        json_object_set_new(data, "bytes", json_integer((json_int_t)strlen(a->text)));
+        json_object_set_new(data, "characters", json_integer((json_int_t)a->chars));
+        backend_call_done(bc, data, "typed %zu characters", a->chars);
+        break;
+    case ACT_KEY:
+        json_object_set_new(data, "key", json_string(args_string(bc->args, "key", "")));
+        json_object_set_new(data, "repeat", json_integer(a->repeat));
+        backend_call_done(bc, data, "pressed %s%s", args_string(bc->args, "key", ""),
+                          a->repeat > 1 ? " repeatedly" : "");
+        break;
+    }
+    free_act(a);
+}
+
+static void settled(struct backend_call *bc, const struct perceive_target *t)
+{
+    (void)t;
+    struct act *a = bc->backend_data;
+    bc->backend_data = NULL;
+    answer(a);
+}
+
+static void act_done(uv_work_t *w, int status)
+{
+    (void)status;
+    struct act *a = w->data;
+    if (a->err) {
+        backend_call_fail(a->bc, "%s", a->err);
+        free_act(a);
+    } else if (a->kind == ACT_TYPE && json_object_get(a->target, "ref")) {
+        a->bc->backend_data = a;
+        perceive_settle_typed(a->d->perceive, a->bc, settled);
+    } else {
+        answer(a);
+    }
+}
+
+static void queue(struct act *a)
+{
+    struct desktop *d = a->d;
+    if (!d->input)
+        d->input = xinput_create(d->display);
+    a->work.data = a;
+    uv_queue_work(a->bc->app->loop, &a->work, act_run, act_done);
+}
+
+static struct act *act_new(struct backend_call *bc, enum act_kind kind)
+{
+    struct act *a = xcalloc(1, sizeof *a);
+    a->bc = bc;
+    a->d = desktop_of(bc->session);
+    a->kind = kind;
+    a->button = 1;
+    a->count = 1;
+    a->repeat = 1;
+    return a;
+}
+
+/* A point from args[xkey], args[ykey] in screen pixels: divided by "scale"
+ * when the caller read it off a scaled screenshot. false (answered) when it
+ * is off the screen. */
+static bool point(struct act *a, const json_t *args, const char *xkey, const char *ykey, int *x,
+                  int *y)
+{
+    double scale = args_number(a->bc->args, "scale", 1.0);
+    double fx = args_number(args, xkey, 0) / scale, fy = args_number(args, ykey, 0) / scale;
+    *x = (int)floor(fx);
+    *y = (int)floor(fy);
+    if (*x < 0 || *y < 0 || *x >= a->d->width || *y >= a->d->height) {
+        backend_call_fail(a->bc, "%s,%s = %g,%g is off the screen: %s is %dx%d pixels%s", xkey,
+                          ykey, args_number(args, xkey, 0), args_number(args, ykey, 0),
+                          a->bc->session->id, a->d->width, a->d->height,
+                          scale != 1.0 ? " (after dividing by scale)" : "");
+        free_act(a);
+        return false;
+    }
+    return true;
+}
+
+static int parse_button(const json_t *args)
+{
+    const char *b = args_string(args, "button", "left");
+    return strcmp(b, "middle") == 0 ? 2 : strcmp(b, "right") == 0 ? 3 : 1;
+}
+
+static void click_then(struct backend_call *bc, const struct perceive_target *t)
+{
+    struct act *a = act_new(bc, ACT_CLICK);
+    a->target = perceive_target_json(t);
+    if (t->done) {
+        json_t *data = json_pack("{s:s, s:O}", "session", bc->session->id, "target", a->target);
+        backend_call_done(bc, data, "pressed %s (%s)", t->ref ? t->ref : "the element", t->by);
+        free_act(a);
+        return;
+    }
+    a->x = t->x;
+    a->y = t->y;
+    a->button = parse_button(bc->args);
+    a->count = (int)args_int(bc->args, "count", 1);
+    a->hold_ms = (int)args_int(bc->args, "hold_ms", 0);
+    queue(a);
+}
+
+void desktop_click_op(struct backend_call *bc)
+{
+    struct desktop *d = desktop_of(bc->session);
+    if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
+        perceive_click(d->perceive, bc, click_then);
+        return;
+    }
+    struct act *a = act_new(bc, ACT_CLICK);
+    if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
+        backend_call_fail(bc, "give x and y, or ref (from snapshot or find), or text to click on");
+        free_act(a);
+        return;
+    }
+    if (!point(a, bc->args, "x", "y", &a->x, &a->y))
+        return;
+    a->button = parse_button(bc->args);
+    a->count = (int)args_int(bc->args, "count", 1);
+    a->hold_ms = (int)args_int(bc->args, "hold_ms", 0);
+    queue(a);
+}
+
+void desktop_drag_op(struct backend_call *bc)
+{
+    struct act *a = act_new(bc, ACT_DRAG);
+    if (!point(a, json_object_get(bc->args, "from"), "x", "y", &a->x, &a->y) ||
+        !point(a, json_object_get(bc->args, "to"), "x", "y", &a->to_x, &a->to_y))
+        return;
+    a->button = parse_button(bc->args);
+    a->duration_ms = (int)args_int(bc->args, "duration_ms", 300);
+    queue(a);
+}
+
+void desktop_scroll_op(struct backend_call *bc)
+{
+    struct act *a = act_new(bc, ACT_SCROLL);
+    const char *dir = args_string(bc->args, "direction", "down");
+    a->scroll_button = strcmp(dir, "up") == 0     ? 4
+                       : strcmp(dir, "down") == 0 ? 5
+                       : strcmp(dir, "left") == 0 ? 6
+                                                  : 7;
+    a->amount = (int)args_int(bc->args, "amount", 3);
+    if (json_object_get(bc->args, "x") || json_object_get(bc->args, "y")) {
+        if (!point(a, bc->args, "x", "y", &a->x, &a->y))
+            return;
+        a->has_point = true;
+    }
+    queue(a);
+}
+
+static void type_then(struct backend_call *bc, const struct perceive_target *t)
+{
+    struct act *a = act_new(bc, ACT_TYPE);
+    a->target = perceive_target_json(t);
+    a->text = xstrdup(args_string(bc->args, "text", ""));
+    a->click_first = !t->done;
+    a->x = t->x;
+    a->y = t->y;
+    queue(a);
+}
+
+void desktop_type_op(struct backend_call *bc)
+{
+    struct desktop *d = desktop_of(bc->session);
+    if (json_object_get(bc->args, "ref")) {
+        perceive_focus(d->perceive, bc, type_then);
+        return;
+    }
+    struct act *a = act_new(bc, ACT_TYPE);
+    a->text = xstrdup(args_string(bc->args, "text", ""));
+    queue(a);
+}
+
+/* "super+…", "win+…" and "cmd+…" are desktop modifiers the terminal key
+ * parser does not know: taken off here, the rest parsed as for terminals. */
+static const char *strip_super(const char *spec, bool *super)
+{
+    /* meta stays alt, as for terminals. */
+    static const char *const names[] = {"super+", "win+", "cmd+"};
+    *super = false;
+    for (bool again = true; again;) {
+        again = false;
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            size_t n = strlen(names[i]);
+            if (strncasecmp(spec, names[i], n) == 0 && spec[n]) {
+                spec += n;
+                *super = again = true;
+            }
+        }
+    }
+    return spec;
+}
+
+void desktop_press_key_op(struct backend_call *bc)
+{
+    struct act *a = act_new(bc, ACT_KEY);
+    const char *spec = strip_super(args_string(bc->args, "key", ""), &a->super);
+    char *err = NULL;
+    if (!term_keys_parse(spec, &a->key, &err)) {
+        backend_call_fail(bc, "%s; also super (win, cmd) on desktops", err);
+        free(err);
+        free_act(a);
+        return;
+    }
+    a->repeat = (int)args_int(bc->args, "repeat", 1);
+    queue(a);
+}

@@ -1,0 +1,356 @@
+/* XTEST pointer and keyboard for one display. The connection stays open so
+ * an action costs a few requests and one round trip, not a process and a
+ * handshake (what a new xdotool per action pays). */
+#include "backend/desktop/xinput.h"
+
+#include "core/xmalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <xcb/xcb.h>
+#include <xcb/xtest.h>
+
+#define XK_MISCELLANY
+#define XK_LATIN1
+#include <X11/keysymdef.h>
+
+/* Keycodes glovebox may bind to characters the keymap lacks. */
+#define MAX_SPARE 32
+/* A spare keycode is not rebound sooner than this after its last use: the
+ * program may not have read the key event yet, and it looks the keysym up
+ * when it does. */
+#define REBIND_AFTER_MS 200
+
+struct spare {
+    uint8_t code;
+    uint32_t keysym; /* bound now; 0 when free */
+    uint64_t used_ms;
+};
+
+struct xinput {
+    pthread_mutex_t lock;
+    char *display;
+    xcb_connection_t *c;
+    xcb_window_t root;
+    int width, height;
+    uint8_t min_code, max_code;
+    int per; /* keysyms per keycode */
+    xcb_keysym_t *map;
+    struct spare spare[MAX_SPARE];
+    int n_spare;
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+struct xinput *xinput_create(const char *display)
+{
+    struct xinput *xi = xcalloc(1, sizeof *xi);
+    pthread_mutex_init(&xi->lock, NULL);
+    xi->display = xstrdup(display);
+    return xi;
+}
+
+static void disconnect(struct xinput *xi)
+{
+    if (xi->c)
+        xcb_disconnect(xi->c);
+    xi->c = NULL;
+    free(xi->map);
+    xi->map = NULL;
+    xi->n_spare = 0;
+}
+
+void xinput_destroy(struct xinput *xi)
+{
+    if (!xi)
+        return;
+    disconnect(xi);
+    pthread_mutex_destroy(&xi->lock);
+    free(xi->display);
+    free(xi);
+}
+
+static xcb_keysym_t *syms_of(const struct xinput *xi, uint8_t code)
+{
+    return xi->map + (size_t)(code - xi->min_code) * (size_t)xi->per;
+}
+
+static bool load_keymap(struct xinput *xi, char **err)
+{
+    const xcb_setup_t *setup = xcb_get_setup(xi->c);
+    xi->min_code = setup->min_keycode;
+    xi->max_code = setup->max_keycode;
+    int count = xi->max_code - xi->min_code + 1;
+    xcb_get_keyboard_mapping_reply_t *r = xcb_get_keyboard_mapping_reply(
+        xi->c, xcb_get_keyboard_mapping(xi->c, xi->min_code, (uint8_t)count), NULL);
+    if (!r || r->keysyms_per_keycode == 0) {
+        free(r);
+        *err = xasprintf("cannot read the keyboard mapping of %s", xi->display);
+        return false;
+    }
+    free(xi->map);
+    xi->per = r->keysyms_per_keycode;
+    size_t n = (size_t)count * (size_t)xi->per;
+    xi->map = xmalloc(n * sizeof *xi->map);
+    memcpy(xi->map, xcb_get_keyboard_mapping_keysyms(r), n * sizeof *xi->map);
+    free(r);
+    /* Bindings someone else replaced are ours no longer. */
+    for (int i = 0; i < xi->n_spare; i++)
+        if (xi->spare[i].keysym && syms_of(xi, xi->spare[i].code)[0] != xi->spare[i].keysym)
+            xi->spare[i].keysym = 0;
+    if (xi->n_spare == 0) {
+        /* Keycodes with nothing on them, from the top (least likely to be
+         * real keys on an attached keyboard). */
+        for (int code = xi->max_code; code >= xi->min_code && xi->n_spare < MAX_SPARE; code--) {
+            const xcb_keysym_t *s = syms_of(xi, (uint8_t)code);
+            bool empty = true;
+            for (int k = 0; k < xi->per && empty; k++)
+                empty = s[k] == 0;
+            if (empty)
+                xi->spare[xi->n_spare++] = (struct spare){.code = (uint8_t)code};
+        }
+    }
+    return true;
+}
+
+static bool connect_display(struct xinput *xi, char **err)
+{
+    int screen = 0;
+    xi->c = xcb_connect(xi->display, &screen);
+    if (xcb_connection_has_error(xi->c)) {
+        disconnect(xi);
+        *err = xasprintf("cannot connect to X display %s", xi->display);
+        return false;
+    }
+    const xcb_query_extension_reply_t *ext = xcb_get_extension_data(xi->c, &xcb_test_id);
+    if (!ext || !ext->present) {
+        disconnect(xi);
+        *err = xasprintf("X display %s has no XTEST extension, so glovebox cannot send input",
+                         xi->display);
+        return false;
+    }
+    xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(xi->c));
+    for (int i = 0; i < screen && it.rem; i++)
+        xcb_screen_next(&it);
+    xi->root = it.data->root;
+    xi->width = it.data->width_in_pixels;
+    xi->height = it.data->height_in_pixels;
+    if (!load_keymap(xi, err)) {
+        disconnect(xi);
+        return false;
+    }
+    return true;
+}
+
+/* Keymap changes by anyone (including us) arrive as MappingNotify. */
+static bool drain_events(struct xinput *xi, char **err)
+{
+    bool reload = false;
+    xcb_generic_event_t *ev;
+    while ((ev = xcb_poll_for_event(xi->c))) {
+        if ((ev->response_type & 0x7f) == XCB_MAPPING_NOTIFY &&
+            ((xcb_mapping_notify_event_t *)ev)->request == XCB_MAPPING_KEYBOARD)
+            reload = true;
+        free(ev);
+    }
+    return !reload || load_keymap(xi, err);
+}
+
+bool xinput_lock(struct xinput *xi, char **err)
+{
+    pthread_mutex_lock(&xi->lock);
+    if (xi->c && xcb_connection_has_error(xi->c))
+        disconnect(xi);
+    if ((!xi->c && !connect_display(xi, err)) || !drain_events(xi, err)) {
+        pthread_mutex_unlock(&xi->lock);
+        return false;
+    }
+    return true;
+}
+
+void xinput_unlock(struct xinput *xi)
+{
+    xcb_flush(xi->c);
+    pthread_mutex_unlock(&xi->lock);
+}
+
+void xinput_screen_size(const struct xinput *xi, int *width, int *height)
+{
+    *width = xi->width;
+    *height = xi->height;
+}
+
+void xinput_move(struct xinput *xi, int x, int y)
+{
+    xcb_test_fake_input(xi->c, XCB_MOTION_NOTIFY, 0, XCB_CURRENT_TIME, xi->root, (int16_t)x,
+                        (int16_t)y, 0);
+}
+
+void xinput_button(struct xinput *xi, int button, bool down)
+{
+    xcb_test_fake_input(xi->c, down ? XCB_BUTTON_PRESS : XCB_BUTTON_RELEASE, (uint8_t)button,
+                        XCB_CURRENT_TIME, XCB_NONE, 0, 0, 0);
+}
+
+void xinput_key(struct xinput *xi, uint8_t code, bool down)
+{
+    xcb_test_fake_input(xi->c, down ? XCB_KEY_PRESS : XCB_KEY_RELEASE, code, XCB_CURRENT_TIME,
+                        XCB_NONE, 0, 0, 0);
+}
+
+bool xinput_sync(struct xinput *xi, char **err)
+{
+    free(xcb_get_input_focus_reply(xi->c, xcb_get_input_focus(xi->c), NULL));
+    if (xcb_connection_has_error(xi->c)) {
+        *err = xasprintf("the X display %s went away", xi->display);
+        return false;
+    }
+    return true;
+}
+
+/* A window a person could type into: mapped, drawn, not a popup the
+ * toolkit placed itself (override-redirect), more than a pixel in size. */
+static bool focusable(struct xinput *xi, xcb_window_t w, xcb_get_geometry_reply_t **geom)
+{
+    xcb_get_window_attributes_reply_t *a =
+        xcb_get_window_attributes_reply(xi->c, xcb_get_window_attributes(xi->c, w), NULL);
+    bool ok = a && a->map_state == XCB_MAP_STATE_VIEWABLE && !a->override_redirect &&
+              a->_class == XCB_WINDOW_CLASS_INPUT_OUTPUT;
+    free(a);
+    *geom = ok ? xcb_get_geometry_reply(xi->c, xcb_get_geometry(xi->c, w), NULL) : NULL;
+    if (*geom && ((*geom)->width <= 1 || (*geom)->height <= 1)) {
+        free(*geom);
+        *geom = NULL;
+    }
+    return *geom != NULL;
+}
+
+static void give_focus(struct xinput *xi, xcb_window_t w)
+{
+    uint32_t above = XCB_STACK_MODE_ABOVE;
+    xcb_configure_window(xi->c, w, XCB_CONFIG_WINDOW_STACK_MODE, &above);
+    xcb_set_input_focus(xi->c, XCB_INPUT_FOCUS_PARENT, w, XCB_CURRENT_TIME);
+}
+
+/* The top-most focusable child of the root containing x,y (any when x < 0). */
+static xcb_window_t top_window(struct xinput *xi, int x, int y)
+{
+    xcb_query_tree_reply_t *t = xcb_query_tree_reply(xi->c, xcb_query_tree(xi->c, xi->root), NULL);
+    if (!t)
+        return XCB_NONE;
+    xcb_window_t *kids = xcb_query_tree_children(t);
+    xcb_window_t found = XCB_NONE;
+    /* Children come bottom to top. */
+    for (int i = xcb_query_tree_children_length(t) - 1; i >= 0 && !found; i--) {
+        xcb_get_geometry_reply_t *g;
+        if (!focusable(xi, kids[i], &g))
+            continue;
+        if (x < 0 || (x >= g->x && y >= g->y && x < g->x + g->width && y < g->y + g->height))
+            found = kids[i];
+        free(g);
+    }
+    free(t);
+    return found;
+}
+
+void xinput_focus_at(struct xinput *xi, int x, int y)
+{
+    xcb_window_t w = top_window(xi, x, y);
+    if (w)
+        give_focus(xi, w);
+}
+
+void xinput_focus_default(struct xinput *xi)
+{
+    xcb_get_input_focus_reply_t *f =
+        xcb_get_input_focus_reply(xi->c, xcb_get_input_focus(xi->c), NULL);
+    bool nobody = !f || f->focus == XCB_NONE || f->focus == XCB_INPUT_FOCUS_POINTER_ROOT ||
+                  f->focus == xi->root;
+    free(f);
+    if (!nobody)
+        return;
+    xcb_window_t w = top_window(xi, -1, -1);
+    if (w)
+        give_focus(xi, w);
+}
+
+static bool lookup(const struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shift)
+{
+    /* Unshifted levels first: "a" must not come out as Shift+a's twin. */
+    for (int level = 0; level < 2 && level < xi->per; level++)
+        for (int c = xi->min_code; c <= xi->max_code; c++)
+            if (syms_of(xi, (uint8_t)c)[level] == keysym) {
+                *code = (uint8_t)c;
+                *shift = level == 1;
+                return true;
+            }
+    return false;
+}
+
+bool xinput_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shift, char **err)
+{
+    if (lookup(xi, keysym, code, shift)) {
+        for (int i = 0; i < xi->n_spare; i++)
+            if (xi->spare[i].code == *code)
+                xi->spare[i].used_ms = now_ms();
+        return true;
+    }
+    if (xi->n_spare == 0) {
+        *err = xasprintf("the keyboard of %s has no free keycode to type U+%04X with", xi->display,
+                         (unsigned)keysym & 0xffffff);
+        return false;
+    }
+    /* The least recently used spare; wait if it was used a moment ago. */
+    struct spare *best = &xi->spare[0];
+    for (int i = 1; i < xi->n_spare; i++)
+        if (xi->spare[i].used_ms < best->used_ms)
+            best = &xi->spare[i];
+    uint64_t t = now_ms();
+    if (best->keysym && t - best->used_ms < REBIND_AFTER_MS)
+        sleep_ms((int)(REBIND_AFTER_MS - (t - best->used_ms)));
+    xcb_keysym_t *syms = xcalloc((size_t)xi->per, sizeof *syms);
+    syms[0] = keysym;
+    if (xi->per > 1)
+        syms[1] = keysym;
+    xcb_change_keyboard_mapping(xi->c, 1, best->code, (uint8_t)xi->per, syms);
+    memcpy(syms_of(xi, best->code), syms, (size_t)xi->per * sizeof *syms);
+    free(syms);
+    best->keysym = keysym;
+    best->used_ms = now_ms();
+    if (!xinput_sync(xi, err))
+        return false;
+    *code = best->code;
+    *shift = false;
+    return true;
+}
+
+uint32_t xinput_keysym_for(uint32_t cp)
+{
+    if (cp == '\n' || cp == '\r')
+        return XK_Return;
+    if (cp == '\t')
+        return XK_Tab;
+    if (cp == '\b')
+        return XK_BackSpace;
+    if (cp == 0x1b)
+        return XK_Escape;
+    /* Latin-1 keysyms equal their codepoints; the rest of Unicode has its
+     * own keysym range. */
+    if ((cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff))
+        return cp;
+    return 0x01000000u | cp;
+}

@@ -1,0 +1,45 @@
+/* Synthetic input on an X display through the XTEST extension: one X
+ * connection per desktop, kept open, used from worker threads under a lock
+ * (an action may sleep between its events: a long press, a drag). Nothing
+ * here spawns a process. All functions return false with *err (caller frees)
+ * when the display is gone or refuses. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+struct xinput;
+
+/* Nothing is connected until the first action. NULL-safe destroy. */
+struct xinput *xinput_create(const char *display);
+void xinput_destroy(struct xinput *xi);
+
+/* Take and release the connection for one action (connects on first use,
+ * reconnects after the server went away). Between lock and unlock the
+ * functions below may be called. */
+bool xinput_lock(struct xinput *xi, char **err);
+void xinput_unlock(struct xinput *xi);
+
+void xinput_screen_size(const struct xinput *xi, int *width, int *height);
+
+/* Pointer: buttons 1 left, 2 middle, 3 right, 4/5 wheel up/down, 6/7
+ * wheel left/right. */
+void xinput_move(struct xinput *xi, int x, int y);
+void xinput_button(struct xinput *xi, int button, bool down);
+/* Keys by keysym; a keysym missing from the keymap is bound to a spare
+ * keycode for the life of the connection. shift says whether the keysym
+ * sits on the shifted level (the caller then holds Shift). */
+bool xinput_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shift, char **err);
+void xinput_key(struct xinput *xi, uint8_t code, bool down);
+/* Keyboard focus. Without a window manager nobody gives a new window the
+ * focus, and keys go to whatever is under the pointer: these put it on a
+ * top-level window the way a window manager would. */
+/* The top-level window at x,y gets the focus and is raised. */
+void xinput_focus_at(struct xinput *xi, int x, int y);
+/* When nothing has the focus (None or PointerRoot), the top-most window
+ * gets it. */
+void xinput_focus_default(struct xinput *xi);
+/* Wait until the server has handled everything sent; false if it is gone. */
+bool xinput_sync(struct xinput *xi, char **err);
+
+/* The keysym that types a Unicode codepoint. */
+uint32_t xinput_keysym_for(uint32_t codepoint);
