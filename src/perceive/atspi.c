@@ -447,9 +447,13 @@ bool atspi_walk(struct atspi *a, const struct atspi_walk_opts *o, struct atspi_t
     struct walker w = {.bus = a->bus, .o = o, .t = out};
     w.deadline_us = g_get_monotonic_time() + (gint64)o->deadline_ms * 1000;
     GError *e = NULL;
-    GVariant *r =
-        call(a->bus, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
-             "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))", time_left_ms(&w), &e);
+    /* The registry may start: until the first application registers, it
+     * is not running yet, and without it there is no tree at all. Its
+     * start-up is bounded by the same time limit. */
+    GVariant *r = g_dbus_connection_call_sync(
+        a->bus, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
+        "org.a11y.atspi.Accessible", "GetChildren", NULL, G_VARIANT_TYPE("(a(so))"),
+        G_DBUS_CALL_FLAGS_NONE, time_left_ms(&w), NULL, &e);
     if (!r) {
         *err = gerror_take(e, "the accessibility registry did not answer");
         return false;

@@ -1,0 +1,116 @@
+// Desktop input through MCP only, on real GTK dialogs (zenity) in a private
+// Xvfb desktop: clicks at coordinates (also read off a scaled screenshot),
+// double clicks, drags, the mouse wheel, Unicode typing and key chords.
+// What is checked is what a user would see: the program's output.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
+import { ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
+
+/** A dialog launched on a fresh desktop, once its accessibility tree shows `text`. */
+async function dialog(t, line, text, name = 'dialog') {
+  const srv = await startServer(t);
+  const dir = tempDir(t, 'glovebox-input-');
+  const session = await startDesktop(srv);
+  const out = await launchShell(srv, session, dir, name, line);
+  await srv.ok('wait_for', { session, text, timeout_ms: ms(15000) });
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  return { srv, session, out, snap: snap.sc };
+}
+
+const centre = (e) => ({ x: e.bounds.x + e.bounds.width / 2, y: e.bounds.y + e.bounds.height / 2 });
+
+test('Unicode text typed into a GTK entry comes out of the program exactly', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(t, `zenity --entry --title Who --text 'Your name'`, 'Your name');
+  const entry = element(snap, 'text');
+  const text = 'Grüße, José — 日本語 ✓ Ωμέγα';
+  const typed = await srv.ok('type_text', { session, ref: entry.ref, text });
+  assert.equal(typed.sc.characters, [...text].length);
+  assert.equal((await srv.ok('read_text', { session, ref: entry.ref })).sc.text, text);
+  await srv.ok('press_key', { session, key: 'Enter' });
+  assert.equal(await outputOf(out), `${text}\nstatus=0\n`);
+});
+
+test('key chords edit the text: ctrl+a then typing replaces it, shift+Home selects', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(t, `zenity --entry --title Edit --text 'Edit me'`, 'Edit me');
+  const entry = element(snap, 'text');
+  await srv.ok('type_text', { session, ref: entry.ref, text: 'first draft' });
+  await srv.ok('press_key', { session, key: 'ctrl+a' });
+  await srv.ok('type_text', { session, text: 'second' });
+  await srv.ok('press_key', { session, key: 'shift+Home' });
+  await srv.ok('type_text', { session, text: 'final' });
+  await srv.ok('press_key', { session, key: 'Left', repeat: 5 });
+  await srv.ok('type_text', { session, text: 'the ' });
+  await srv.ok('press_key', { session, key: 'Return' });
+  assert.equal(await outputOf(out), 'the final\nstatus=0\n');
+});
+
+test('a click at coordinates read off a half-size screenshot presses the button there', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(t, `zenity --question --title Sure --text 'Proceed?'`, 'Proceed?');
+  const no = element(snap, 'push button', 'No');
+  const shot = await srv.ok('screenshot', { session, max_width: 640 });
+  assert.equal(shot.sc.scale, 0.5);
+  const { x, y } = centre(no);
+  const clicked = await srv.ok('click', { session, x: x * shot.sc.scale, y: y * shot.sc.scale, scale: shot.sc.scale });
+  assert.equal(clicked.sc.x, Math.floor(x));
+  assert.equal(await outputOf(out), 'status=1\n');
+});
+
+test('a double click on a list row chooses it', topts(), async (t) => {
+  const { srv, session, out } = await dialog(
+    t, `zenity --list --title Fruit --column Fruit apple banana cherry`, 'banana');
+  const row = (await srv.ok('find', { session, text: 'banana', exact: true })).sc.matches[0];
+  const { x, y } = centre(row);
+  const r = await srv.ok('click', { session, x, y, count: 2 });
+  assert.equal(r.sc.count, 2);
+  assert.equal(await outputOf(out), 'banana\nstatus=0\n');
+});
+
+test('dragging a slider sets its value; a long press takes as long as asked', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(
+    t, `zenity --scale --title Level --text Level --min-value 0 --max-value 100 --value 10`, 'Level');
+  const slider = element(snap, 'slider');
+  const b = slider.bounds;
+  const y = b.y + b.height / 2;
+  await srv.ok('drag', { session, from: { x: b.x + b.width * 0.1, y }, to: { x: b.x + b.width - 2, y }, duration_ms: 200 });
+  const started = Date.now();
+  await srv.ok('click', { session, text: 'OK', role: 'push button', hold_ms: 300 });
+  assert.ok(Date.now() - started >= 300, 'the press was held');
+  assert.equal(await outputOf(out), '100\nstatus=0\n');
+});
+
+test('the mouse wheel scrolls a long list', topts(), async (t) => {
+  const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima',
+    'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango', 'uniform', 'victor', 'whiskey', 'xray', 'yankee', 'zulu'];
+  const { srv, session, snap } = await dialog(t, `zenity --list --title Words --column Word --height 300 ${words.join(' ')}`, 'alpha');
+  const region = element(snap, 'table').bounds;
+  const before = await srv.ok('read_text', { session, region, ocr: true });
+  assert.match(before.sc.text, /alpha/);
+  assert.doesNotMatch(before.sc.text, /zulu/);
+  await srv.ok('scroll', { session, direction: 'down', amount: 15, ...centre({ bounds: region }) });
+  // The list redraws at its own pace: look again for up to 5 s.
+  let now;
+  for (const end = Date.now() + ms(5000); Date.now() < end;) {
+    now = await srv.ok('read_text', { session, region, ocr: true });
+    if (/zulu/.test(now.sc.text)) break;
+  }
+  assert.doesNotMatch(now.sc.text, /alpha/);
+  assert.match(now.sc.text, /zulu/);
+});
+
+test('bad input names the field and the screen; terminals have no pointer', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv, { width: 800, height: 600 });
+  await srv.err('click', { session, x: 900, y: 10 }, /x,y = 900,10 is off the screen: .* is 800x600 pixels/);
+  await srv.err('click', { session, x: 500, y: 10, scale: 0.5 }, /is off the screen.*after dividing by scale/);
+  await srv.err('click', { session }, /give x and y, or ref .* or text/);
+  await srv.err('click', { session, ref: 'e99' }, /snapshot/);
+  await srv.err('drag', { session, from: { x: 1, y: 1 }, to: { x: 1, y: 700 } }, /off the screen/);
+  await srv.err('scroll', { session, direction: 'sideways' }, /direction/);
+  await srv.err('click', { session, x: 1, y: 1, button: 'fourth' }, /button/);
+  await srv.err('press_key', { session, key: 'ctrl+nosuchkey' }, /valid keys: .*super/);
+  const term = (await srv.ok('terminal_start', { name: 'shell' })).sc;
+  await srv.err('click', { session: term.id, x: 1, y: 1 }, /cannot click: not supported by terminal sessions/);
+  await srv.err('scroll', { session: term.id, direction: 'up' }, /not supported by terminal sessions/);
+});
