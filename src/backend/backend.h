@@ -80,6 +80,8 @@ struct backend_impl {
     backend_op click;  /* {x, y | ref | text; button; count; hold_ms; scale} */
     backend_op drag;   /* {from, to, button, duration_ms, scale} */
     backend_op scroll; /* {direction, amount, x?, y?, scale} */
+    backend_op window_list;
+    backend_op window_manage; /* {window, action, x?, y?, width?, height?, force?} */
     backend_op wait_for;
     backend_op find; /* elements by text/role (desktops) */
     backend_op resize;

@@ -18,12 +18,13 @@ const struct tool tool_press_key = {
                    "\"shift+tab\", \"ctrl+shift+t\"; on desktops also super (win, cmd). "
                    "Terminals: encoded as the program expects (application cursor and keypad "
                    "modes respected). Desktops: real key events through XTEST.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
-                    "\"description\":\"Key or chord, e.g. Enter, ctrl+c, shift+tab\"},"
-                    "\"repeat\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"
-                    "\"description\":\"Press it this many times (default 1)\"}},"
-                    "\"required\":[\"key\"],\"additionalProperties\":false}",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+        "\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
+        "\"description\":\"Key or chord, e.g. Enter, ctrl+c, shift+tab\"},"
+        "\"repeat\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"
+        "\"description\":\"Press it this many times (default 1)\"}," WINDOW_PROPERTY "},"
+        "\"required\":[\"key\"],\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
                      "\"key\":{\"type\":\"string\"},\"repeat\":{\"type\":\"integer\"},"
                      "\"bytes\":{\"type\":\"integer\"}},\"required\":[\"session\",\"key\"]}",

@@ -17,11 +17,13 @@ void tools_register_all(void)
     registry_add(&tool_snapshot);
     registry_add(&tool_read_text);
     registry_add(&tool_find);
+    registry_add(&tool_window_list);
     registry_add(&tool_type_text);
     registry_add(&tool_press_key);
     registry_add(&tool_click);
     registry_add(&tool_drag);
     registry_add(&tool_scroll);
+    registry_add(&tool_window_manage);
     registry_add(&tool_wait_for);
     registry_add(&tool_record_start);
     registry_add(&tool_record_stop);

@@ -15,12 +15,14 @@ extern const struct tool tool_screenshot;
 extern const struct tool tool_snapshot;
 extern const struct tool tool_read_text;
 extern const struct tool tool_find;
+extern const struct tool tool_window_list;
 /* act */
 extern const struct tool tool_type_text;
 extern const struct tool tool_press_key;
 extern const struct tool tool_click;
 extern const struct tool tool_drag;
 extern const struct tool tool_scroll;
+extern const struct tool tool_window_manage;
 /* sync */
 extern const struct tool tool_wait_for;
 /* record */

@@ -17,12 +17,13 @@ const struct tool tool_type_text = {
                    "as the program reads it; the call answers when all of it is written. "
                    "Desktops: any Unicode text is typed as key presses (characters the keyboard "
                    "lacks through a spare keycode); with ref, the element is focused first.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The text "
-                    "to type\"},"
-                    "\"ref\":{\"type\":\"string\",\"pattern\":\"^e[0-9]{1,9}$\","
-                    "\"description\":\"Desktop: focus this element (a ref from snapshot or find) "
-                    "first\"}},\"required\":[\"text\"],\"additionalProperties\":false}",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+        "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The text "
+        "to type\"},"
+        "\"ref\":{\"type\":\"string\",\"pattern\":\"^e[0-9]{1,9}$\","
+        "\"description\":\"Desktop: focus this element (a ref from snapshot or find) "
+        "first\"}," WINDOW_PROPERTY "},\"required\":[\"text\"],\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
                      "\"bytes\":{\"type\":\"integer\"},\"characters\":{\"type\":\"integer\"},"
                      "\"target\":{\"type\":\"object\"},\"bracketed_paste\":{\"type\":"

@@ -5,6 +5,7 @@
  * a person's plain click would do the same, pressed through accessibility
  * (src/perceive) before the pointer is used. */
 #include "backend/desktop/internal.h"
+#include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
 #include "backend/terminal/term_keys.h"
 #include "core/app.h"
@@ -196,7 +197,15 @@ static void act_run(uv_work_t *w)
     struct xinput *xi = a->d->input;
     if (!xinput_lock(xi, &a->err))
         return;
-    if (a->kind == ACT_TYPE || a->kind == ACT_KEY) {
+    const char *window = args_string(a->bc->args, "window", NULL);
+    uint32_t win;
+    if (window && (a->kind == ACT_TYPE || a->kind == ACT_KEY)) {
+        if (!windows_find(xi, window, &win, &a->err)) {
+            xinput_unlock(xi);
+            return;
+        }
+        windows_focus(xi, win);
+    } else if (a->kind == ACT_TYPE || a->kind == ACT_KEY) {
         if (a->target)
             xinput_focus_at(xi, a->x, a->y);
         else
@@ -304,11 +313,15 @@ static void act_done(uv_work_t *w, int status)
     }
 }
 
-static void queue(struct act *a)
+void desktop_input_ensure(struct desktop *d)
 {
-    struct desktop *d = a->d;
     if (!d->input)
         d->input = xinput_create(d->display);
+}
+
+static void queue(struct act *a)
+{
+    desktop_input_ensure(a->d);
     a->work.data = a;
     uv_queue_work(a->bc->app->loop, &a->work, act_run, act_done);
 }

@@ -49,5 +49,10 @@ void desktop_drag_op(struct backend_call *bc);
 void desktop_scroll_op(struct backend_call *bc);
 void desktop_type_op(struct backend_call *bc);
 void desktop_press_key_op(struct backend_call *bc);
+/* The desktop's input connection, created on first use. */
+void desktop_input_ensure(struct desktop *d);
+/* window_list and window_manage (window_ops.c). */
+void desktop_window_list_op(struct backend_call *bc);
+void desktop_window_manage_op(struct backend_call *bc);
 /* screenshot: {format, quality, max_width, region} on the worker pool. */
 void desktop_screenshot_op(struct backend_call *bc);

@@ -188,6 +188,16 @@ void xinput_unlock(struct xinput *xi)
     pthread_mutex_unlock(&xi->lock);
 }
 
+xcb_connection_t *xinput_connection(struct xinput *xi)
+{
+    return xi->c;
+}
+
+uint32_t xinput_root(const struct xinput *xi)
+{
+    return xi->root;
+}
+
 void xinput_screen_size(const struct xinput *xi, int *width, int *height)
 {
     *width = xi->width;

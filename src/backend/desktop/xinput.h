@@ -41,5 +41,11 @@ void xinput_focus_default(struct xinput *xi);
 /* Wait until the server has handled everything sent; false if it is gone. */
 bool xinput_sync(struct xinput *xi, char **err);
 
+/* The connection and root window, for other requests made under the lock
+ * (windows.c). */
+struct xcb_connection_t;
+struct xcb_connection_t *xinput_connection(struct xinput *xi);
+uint32_t xinput_root(const struct xinput *xi);
+
 /* The keysym that types a Unicode codepoint. */
 uint32_t xinput_keysym_for(uint32_t codepoint);

@@ -1,0 +1,22 @@
+/* Top-level windows of a desktop (windows.c). Every function is called with
+ * the desktop's input connection locked (xinput_lock), on a worker thread. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct xinput;
+
+/* [{id "0x…", title, app, pid?, bounds {x, y, width, height}, focused}],
+ * top-most first. */
+json_t *windows_list(struct xinput *xi);
+/* spec: an id ("0x1a00004") or a case-insensitive part of the title; the
+ * top-most match. false with *err naming spec. */
+bool windows_find(struct xinput *xi, const char *spec, uint32_t *win, char **err);
+/* Raise and focus (through the window manager when there is one). */
+void windows_focus(struct xinput *xi, uint32_t win);
+/* Move and/or resize; a negative x/y or a non-positive size keeps it. */
+void windows_configure(struct xinput *xi, uint32_t win, int x, int y, int width, int height);
+/* Ask the program to close it (WM_DELETE_WINDOW), as its close button does;
+ * force disconnects the program from the display instead. */
+bool windows_close(struct xinput *xi, uint32_t win, bool force, char **err);

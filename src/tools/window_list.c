@@ -1,0 +1,29 @@
+/* window_list: the top-level windows of a desktop. */
+#include "backend/backend.h"
+#include "tools/perceive_schema.h"
+#include "tools/screen_call.h"
+#include "tools/tools.h"
+
+static void handle(struct tool_call *call)
+{
+    screen_call_run(call, BACKEND_OP(window_list), "list windows", true);
+}
+
+const struct tool tool_window_list = {
+    .name = "window_list",
+    .title = "List windows",
+    .description = "Lists a desktop's top-level windows, top-most first: id, title, application "
+                   "(WM_CLASS), pid, bounds and whether it has the keyboard focus. Use the id "
+                   "or a part of the title as window in window_manage, type_text and press_key.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY "},"
+                    "\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+                     "\"count\":{\"type\":\"integer\"},\"windows\":{\"type\":\"array\","
+                     "\"items\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":"
+                     "\"string\"},\"title\":{\"type\":\"string\"},\"app\":{\"type\":\"string\"},"
+                     "\"pid\":{\"type\":\"integer\"},\"bounds\":" PERCEIVE_BOUNDS_SCHEMA ","
+                     "\"focused\":{\"type\":\"boolean\"}}}}},"
+                     "\"required\":[\"session\",\"count\",\"windows\"]}",
+    .annotations = {.read_only = true},
+    .handler = handle,
+};

@@ -1,0 +1,51 @@
+/* window_manage: focus, move, resize or close a desktop window. */
+#include "backend/backend.h"
+#include "core/args.h"
+#include "tools/screen_call.h"
+#include "tools/tools.h"
+
+#include <string.h>
+
+static void handle(struct tool_call *call)
+{
+    const json_t *a = tool_call_args(call);
+    const char *action = args_string(a, "action", "");
+    bool moves = json_object_get(a, "x") || json_object_get(a, "y");
+    bool sizes = json_object_get(a, "width") || json_object_get(a, "height");
+    if (strcmp(action, "move") == 0 && !moves) {
+        tool_call_fail(call, "action \"move\" needs x and/or y (the new top-left corner)");
+        return;
+    }
+    if (strcmp(action, "resize") == 0 && !sizes) {
+        tool_call_fail(call, "action \"resize\" needs width and/or height");
+        return;
+    }
+    screen_call_run(call, BACKEND_OP(window_manage), "manage windows", true);
+}
+
+const struct tool tool_window_manage = {
+    .name = "window_manage",
+    .title = "Manage a window",
+    .description = "Acts on a desktop window named by id (from window_list) or a part of its "
+                   "title: focus (raise and give it the keyboard), move (x, y: new top-left "
+                   "corner), resize (width, height; move and resize both take all four), close "
+                   "(asks the program, as its close button does; force: true disconnects the "
+                   "program from the display instead).",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+        "\"window\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":"
+        "\"Window id (0x…) or a part of its title\"},"
+        "\"action\":{\"type\":\"string\",\"enum\":[\"focus\",\"move\",\"resize\",\"close\"]},"
+        "\"x\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100000},"
+        "\"y\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100000},"
+        "\"width\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000},"
+        "\"height\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000},"
+        "\"force\":{\"type\":\"boolean\",\"description\":\"close: disconnect the program "
+        "instead of asking it\"}},\"required\":[\"window\",\"action\"],"
+        "\"additionalProperties\":false}",
+    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+                     "\"action\":{\"type\":\"string\"},\"window\":{\"type\":[\"object\","
+                     "\"null\"]}},\"required\":[\"session\",\"action\"]}",
+    .annotations = {.read_only = false, .destructive = true, .idempotent = false},
+    .handler = handle,
+};
