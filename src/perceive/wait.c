@@ -7,6 +7,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
+#include "image/frame.h"
 #include "perceive/tree.h"
 #include "session/session.h"
 
@@ -14,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POLL_MS   250
-#define OCR_EVERY 4 /* with an accessible tree, OCR only every Nth check: it costs ~0.3 s */
+#define POLL_MS        250
+#define STABLE_POLL_MS 50 /* stable_ms: a screen capture and a hash, ~5 ms */
+#define OCR_EVERY      4  /* with an accessible tree, OCR only every Nth check: it costs ~0.3 s */
 
 struct waiter {
     struct perceive *p;
@@ -28,6 +30,10 @@ struct waiter {
     const char *text;
     char *ref_bus, *ref_path; /* the element a ref named, once resolved */
     int checks;
+    /* stable_ms: the screen's hash, and since when it has not changed. */
+    int stable_ms;
+    bool have_hash, captured;
+    uint64_t hash, new_hash, since_ms;
     /* The last check's verdict. */
     bool present;
     char *line;
@@ -43,9 +49,41 @@ static bool text_hit(struct waiter *w, const char *s)
     return tree_matches(&n, w->text, false, NULL);
 }
 
+/* FNV-1a over 64-bit words: a changed pixel changes it. */
+static uint64_t frame_hash(const struct frame *f)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t y = 0; y < f->height; y++) {
+        const uint64_t *row = (const uint64_t *)(f->rgba + (size_t)y * f->stride);
+        for (uint32_t x = 0; x < f->width / 2; x++)
+            h = (h ^ row[x]) * 0x100000001b3ull;
+        if (f->width % 2)
+            h = (h ^ ((const uint32_t *)row)[f->width - 1]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+static void stable_run(struct waiter *w, struct job *j)
+{
+    struct frame f;
+    char *err = NULL;
+    w->captured = w->p->host.capture(w->p->host.ud, &f, &err);
+    if (!w->captured) {
+        job_fail(j, "cannot read the screen to see whether it is still: %s", err);
+        free(err);
+        return;
+    }
+    w->new_hash = frame_hash(&f);
+    frame_finish(&f);
+}
+
 static void check_run(struct job *j)
 {
     struct waiter *w = j->ud;
+    if (w->stable_ms) {
+        stable_run(w, j);
+        return;
+    }
     w->present = false;
     free(w->line);
     w->line = NULL;
@@ -143,7 +181,16 @@ static void checked(struct job *j)
         return;
     }
     w->checks++;
-    uint64_t elapsed = uv_now(w->bc->app->loop) - w->start_ms;
+    uint64_t now = uv_now(w->bc->app->loop);
+    uint64_t elapsed = now - w->start_ms;
+    if (w->stable_ms) {
+        if (!w->have_hash || w->new_hash != w->hash) {
+            w->hash = w->new_hash;
+            w->since_ms = now;
+            w->have_hash = true;
+        }
+        w->present = now - w->since_ms >= (uint64_t)w->stable_ms;
+    }
     if (w->present != w->gone)
         answer(w, true, NULL);
     else if (w->cancelled)
@@ -155,7 +202,8 @@ static void checked(struct job *j)
     else {
         uint64_t left = (uint64_t)w->timeout_ms - elapsed;
         w->timer_running = true;
-        uv_timer_start(&w->timer, check, left < POLL_MS ? left : POLL_MS, 0);
+        uint64_t poll = w->stable_ms ? STABLE_POLL_MS : POLL_MS;
+        uv_timer_start(&w->timer, check, left < poll ? left : poll, 0);
     }
 }
 
@@ -182,15 +230,21 @@ static void cancel(struct backend_call *bc)
 void perceive_wait_for(struct perceive *p, struct backend_call *bc)
 {
     const json_t *a = bc->args;
-    if (json_object_get(a, "stable_ms") || args_bool(a, "exit", false)) {
-        backend_call_fail(bc, "wait_for on desktops waits for \"text\", \"regex\" or \"ref\"; "
-                              "\"stable_ms\" and \"exit\" are for terminal sessions");
+    if (args_bool(a, "exit", false)) {
+        backend_call_fail(bc, "wait_for on desktops waits for \"text\", \"regex\", \"ref\" or "
+                              "\"stable_ms\"; \"exit\" is for terminal sessions");
         return;
     }
     const char *regex = args_string(a, "regex", NULL);
     const char *text = args_string(a, "text", NULL);
-    if (!regex && !text && !args_string(a, "ref", NULL)) {
-        backend_call_fail(bc, "wait_for needs \"text\", \"regex\" or \"ref\"");
+    int stable_ms = (int)args_int(a, "stable_ms", 0);
+    if (!regex && !text && !args_string(a, "ref", NULL) && !stable_ms) {
+        backend_call_fail(bc, "wait_for needs \"text\", \"regex\", \"ref\" or \"stable_ms\"");
+        return;
+    }
+    if (stable_ms && (regex || text || args_string(a, "ref", NULL))) {
+        backend_call_fail(bc, "\"stable_ms\" waits for the screen to be still; give it alone, "
+                              "not with \"text\", \"regex\" or \"ref\"");
         return;
     }
     struct waiter *w = xcalloc(1, sizeof *w);
@@ -209,10 +263,11 @@ void perceive_wait_for(struct perceive *p, struct backend_call *bc)
     w->p = p;
     w->bc = bc;
     w->text = text;
-    w->gone = args_bool(a, "gone", false);
+    w->gone = args_bool(a, "gone", false) && !stable_ms;
+    w->stable_ms = stable_ms;
     w->timeout_ms = (int)args_int(a, "timeout_ms", 10000);
     w->start_ms = uv_now(bc->app->loop);
-    w->source = "accessibility";
+    w->source = stable_ms ? "pixels" : "accessibility";
     uv_timer_init(bc->app->loop, &w->timer);
     w->timer.data = w;
     bc->cancel = cancel;

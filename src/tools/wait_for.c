@@ -36,7 +36,8 @@ const struct tool tool_wait_for = {
                    "(matched: false). Desktop sessions: text or regex in the accessible names "
                    "and values (ignoring case), with OCR of the screen when no accessible "
                    "element has it; or, with ref, the element of a snapshot still being there "
-                   "(gone: true, until it is not); checked every 250 ms.",
+                   "(gone: true, until it is not); checked every 250 ms; stable_ms: the screen's "
+                   "pixels unchanged for that long (checked every 50 ms).",
     .input_schema =
         "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
         "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Plain text "

@@ -114,3 +114,25 @@ test('bad input names the field and the screen; terminals have no pointer', topt
   await srv.err('click', { session: term.id, x: 1, y: 1 }, /cannot click: not supported by terminal sessions/);
   await srv.err('scroll', { session: term.id, direction: 'up' }, /not supported by terminal sessions/);
 });
+
+test('wait_for stable_ms answers once the screen stops changing, and not before', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t, 'glovebox-input-');
+  const session = await startDesktop(srv);
+  // A progress dialog that moves for ~1.5 s, then stands still.
+  await launchShell(srv, session, dir, 'progress',
+    `(for i in 10 20 30 40 50 60 70 80 90; do echo $i; sleep 0.15; done; sleep 600) | zenity --progress --title Busy --text Working`);
+  await srv.ok('wait_for', { session, text: 'Working', timeout_ms: ms(15000) });
+  const started = Date.now();
+  const still = await srv.ok('wait_for', { session, stable_ms: 600, timeout_ms: ms(15000) });
+  assert.equal(still.sc.matched, true);
+  assert.equal(still.sc.source, 'pixels');
+  assert.ok(still.sc.elapsed_ms >= 600);
+  const progress = await srv.ok('snapshot', { session, app: 'zenity' });
+  assert.match(progress.sc.outline, /progress bar.*(90|value="0\.9)/, 'it was still only once the bar stopped');
+  assert.ok(Date.now() - started >= 600);
+  const never = await srv.ok('wait_for', { session, stable_ms: 5000, timeout_ms: 300 });
+  assert.equal(never.sc.matched, false);
+  assert.equal(never.sc.reason, 'timeout');
+  await srv.err('wait_for', { session, stable_ms: 100, text: 'x' }, /give it alone/);
+});
