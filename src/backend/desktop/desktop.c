@@ -7,6 +7,7 @@
 
 #include "backend/backend.h"
 #include "backend/desktop/internal.h"
+#include "backend/desktop/leftovers.h"
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
 #include "core/children.h"
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xcb/xcb.h>
@@ -52,6 +54,7 @@ static pid_t spawn(const char *const *argv, const char *const *env_extra, int fd
         *err = xasprintf("pipe: %s", strerror(errno));
         return -1;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         *err = xasprintf("fork: %s", strerror(errno));
@@ -61,6 +64,10 @@ static pid_t spawn(const char *const *argv, const char *const *env_extra, int fd
     }
     if (pid == 0) {
         setpgid(0, 0);
+        /* If glovebox dies without stopping the session, so does this. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(127);
         for (const char *const *e = env_extra; e && *e; e += 2)
             setenv(e[0], e[1], 1);
         if (fd_keep >= 0)
@@ -133,6 +140,7 @@ static void watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
     }
     d->children[d->n_children++] = (struct desktop_child){pid, kind, true};
     children_watch(pid, child_exited, d);
+    leftovers_record(d);
 }
 
 static int live_children(const struct desktop *d)
@@ -162,6 +170,7 @@ static void timer_closed(uv_handle_t *h)
 /* Everything glovebox started is gone: the session has ended. */
 static void end_session(struct desktop *d)
 {
+    leftovers_forget(d);
     if (d->kill_timer_open && !uv_is_closing((uv_handle_t *)&d->kill_timer)) {
         uv_timer_stop(&d->kill_timer);
         uv_close((uv_handle_t *)&d->kill_timer, timer_closed);
@@ -245,6 +254,10 @@ static json_t *desktop_describe(struct session *s)
     struct desktop *d = desktop_of(s);
     json_t *o = json_pack("{s:s, s:i, s:i, s:b}", "display", d->display, "width", d->width,
                           "height", d->height, "private", d->owned);
+    for (int i = 0; i < d->n_children; i++)
+        if (d->children[i].alive && d->children[i].kind != CHILD_APP)
+            json_object_set_new(o, d->children[i].kind == CHILD_XVFB ? "xvfb_pid" : "bus_pid",
+                                json_integer(d->children[i].pid));
     json_t *pids = json_array();
     for (int i = 0; i < d->n_children; i++)
         if (d->children[i].alive && d->children[i].kind == CHILD_APP)
@@ -385,6 +398,11 @@ struct session *desktop_start(struct app *app, const struct desktop_options *o, 
         *err = xasprintf("display must look like \":0\" or \":1.0\" (a local X server), got \"%s\"",
                          o->display);
         return NULL;
+    }
+    static bool swept;
+    if (!swept) {
+        swept = true;
+        leftovers_sweep(app->data_dir);
     }
     struct desktop *d = xcalloc(1, sizeof *d);
     d->app = app;

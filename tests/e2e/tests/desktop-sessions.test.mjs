@@ -4,9 +4,12 @@
 // and left running, and the errors a user meets.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { startDesktop } from '../lib/desktop.mjs';
+import { connectClient } from '../lib/server.mjs';
 import {
   assertColour,
   childrenOf,
@@ -15,6 +18,7 @@ import {
   ms,
   pixel,
   procExists,
+  procState,
   startServer,
   topts,
   until,
@@ -102,4 +106,29 @@ test('bad displays and bad requests get errors that say what is wrong', topts(),
   await srv.ok('session_stop', { session: desk });
   await srv.ok('session_stop', { session: term.sc.id });
   await srv.close();
+});
+
+test('a killed glovebox leaves nothing: its desktop ends with it, and what escaped is ended by the next one', topts(), async (t) => {
+  const srv = await startServer(t);
+  const pidFile = join(srv.dataDir, 'escaped.pid');
+  const start = await srv.ok('desktop_start', { command: ['sh', '-c', `sleep 600 & echo $! > '${pidFile}'; wait`] });
+  const xvfb = start.sc.xvfb_pid;
+  assert.ok(Number.isInteger(xvfb) && procExists(xvfb), 'Xvfb runs');
+  await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), ms(5000), 'the program to start');
+  const escaped = Number(readFileSync(pidFile, 'utf8'));
+  t.after(() => { try { process.kill(escaped, 'SIGKILL'); } catch {} });
+  const alive = (pid) => !['Z', 'X', null].includes(procState(pid));
+
+  srv.child.kill('SIGKILL');
+  srv.closed = true; // no clean exit to check: it was killed
+  await until(() => !alive(xvfb), ms(5000), 'Xvfb to end with the glovebox that started it');
+  assert.ok(alive(escaped), 'a process whose parent ended keeps running until someone ends it');
+
+  // The next glovebox with the same data directory ends it when it starts a desktop.
+  const next = await connectClient(t, { args: ['--data-dir', srv.dataDir] });
+  const r = await next.client.callTool({ name: 'desktop_start', arguments: {} });
+  assert.ok(!r.isError, JSON.stringify(r));
+  await until(() => !alive(escaped), ms(5000), 'the escaped process to be ended');
+  await next.client.callTool({ name: 'session_stop', arguments: { session: r.structuredContent.id } });
+  await next.close();
 });
