@@ -20,6 +20,14 @@ void frame_init(struct frame *f, uint32_t width, uint32_t height)
     }
 }
 
+void frame_alloc(struct frame *f, uint32_t width, uint32_t height)
+{
+    f->width = width;
+    f->height = height;
+    f->stride = width * 4;
+    f->rgba = xmalloc((size_t)width * height * 4);
+}
+
 void frame_finish(struct frame *f)
 {
     if (!f)

@@ -13,4 +13,7 @@ struct frame {
 
 /* Allocate width×height pixels, filled with opaque black. */
 void frame_init(struct frame *f, uint32_t width, uint32_t height);
+/* Allocate width×height pixels without filling them: the caller writes
+ * every one. */
+void frame_alloc(struct frame *f, uint32_t width, uint32_t height);
 void frame_finish(struct frame *f);

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "image/encode.h"
+#include "image/png_strips.h"
 #include "image/gif.h"
 #include "image/scale.h"
 
@@ -100,6 +101,42 @@ static void test_png_decodes_to_the_same_pixels(void **state)
     spng_ctx_free(ctx);
     free(png);
     frame_finish(&f);
+}
+
+/* A large image is compressed in strips on several threads and joined into
+ * one zlib stream: any number of strips decodes (checksums included) to the
+ * same pixels, and a padded stride is honoured. */
+static void test_png_strips_decode_to_the_same_pixels(void **state)
+{
+    struct frame f = {.width = 701, .height = 433, .stride = 701 * 4 + 12};
+    f.rgba = calloc((size_t)f.stride * f.height, 1);
+    uint32_t seed = 7;
+    for (uint32_t y = 0; y < f.height; y++)
+        for (uint32_t x = 0; x < f.width; x++) {
+            seed = seed * 1103515245u + 12345u;
+            /* Flat areas, gradients and noise, as on a real screen. */
+            uint8_t noise = (uint8_t)(seed >> 24);
+            set_px(&f, x, y, (uint8_t)(x < 300 ? 40 : x), (uint8_t)(y * 3),
+                   y % 50 < 25 ? noise : 200);
+        }
+    for (int strips = 1; strips <= 9; strips += 2) {
+        uint8_t *png;
+        size_t len;
+        char *err = NULL;
+        assert_true(png_strips_encode(&f, 2, strips, &png, &len, &err));
+        spng_ctx *ctx = spng_ctx_new(0);
+        assert_int_equal(spng_set_png_buffer(ctx, png, len), 0);
+        size_t out_size;
+        assert_int_equal(spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &out_size), 0);
+        uint8_t *dec = malloc(out_size);
+        assert_int_equal(spng_decode_image(ctx, dec, out_size, SPNG_FMT_RGBA8, 0), 0);
+        for (uint32_t y = 0; y < f.height; y++)
+            assert_memory_equal(dec + (size_t)y * f.width * 4, px(&f, 0, y), f.width * 4);
+        free(dec);
+        spng_ctx_free(ctx);
+        free(png);
+    }
+    free(f.rgba);
 }
 
 static void test_png_honours_stride(void **state)
@@ -461,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_png_decodes_to_the_same_pixels),
         cmocka_unit_test(test_png_honours_stride),
+        cmocka_unit_test(test_png_strips_decode_to_the_same_pixels),
         cmocka_unit_test(test_jpeg_has_header_and_size),
         cmocka_unit_test(test_webp_has_header_and_size),
         cmocka_unit_test(test_webp_quality_100_is_lossless),

@@ -1,7 +1,8 @@
-/* Pixels of a desktop: the root window through xcb GetImage, on the worker
- * pool with a connection of its own, cropped to a region, scaled down by
+/* Pixels of a desktop: the root window through xgrab (MIT-SHM), on the worker
+ * pool, cropped to a region, scaled down by
  * area averaging and encoded. */
 #include "backend/desktop/internal.h"
+#include "backend/desktop/xgrab.h"
 #include "core/app.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
@@ -17,48 +18,8 @@
 
 bool desktop_capture(void *ud, struct frame *out, char **err)
 {
-    const struct desktop *d = ud;
-    int screen = 0;
-    xcb_connection_t *c = xcb_connect(d->display, &screen);
-    if (xcb_connection_has_error(c)) {
-        xcb_disconnect(c);
-        *err = xasprintf("cannot connect to X display %s", d->display);
-        return false;
-    }
-    xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(c));
-    for (int i = 0; i < screen && it.rem; i++)
-        xcb_screen_next(&it);
-    xcb_screen_t *s = it.data;
-    xcb_get_image_reply_t *img =
-        xcb_get_image_reply(c,
-                            xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, s->root, 0, 0,
-                                          s->width_in_pixels, s->height_in_pixels, ~0u),
-                            NULL);
-    if (!img || s->root_depth < 24 ||
-        (size_t)xcb_get_image_data_length(img) <
-            (size_t)s->width_in_pixels * s->height_in_pixels * 4) {
-        free(img);
-        xcb_disconnect(c);
-        *err = xasprintf("cannot read the screen of %s (GetImage failed or depth %d is not 24/32)",
-                         d->display, s->root_depth);
-        return false;
-    }
-    frame_init(out, s->width_in_pixels, s->height_in_pixels);
-    const uint8_t *src = xcb_get_image_data(img);
-    for (uint32_t y = 0; y < out->height; y++) {
-        const uint8_t *row = src + (size_t)y * out->width * 4;
-        uint8_t *dst = out->rgba + (size_t)y * out->stride;
-        for (uint32_t x = 0; x < out->width; x++) {
-            /* 24-bit depth arrives as B, G, R, X. */
-            dst[x * 4 + 0] = row[x * 4 + 2];
-            dst[x * 4 + 1] = row[x * 4 + 1];
-            dst[x * 4 + 2] = row[x * 4 + 0];
-            dst[x * 4 + 3] = 255;
-        }
-    }
-    free(img);
-    xcb_disconnect(c);
-    return true;
+    struct desktop *d = ud;
+    return xgrab_screen(d->grab, out, err);
 }
 
 struct shot {

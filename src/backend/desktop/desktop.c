@@ -8,6 +8,7 @@
 #include "backend/backend.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/leftovers.h"
+#include "backend/desktop/xgrab.h"
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
 #include "core/children.h"
@@ -155,6 +156,7 @@ static void free_desktop(struct desktop *d)
 {
     perceive_destroy(d->perceive);
     xinput_destroy(d->input);
+    xgrab_destroy(d->grab);
     free(d->bus);
     free(d);
 }
@@ -432,6 +434,7 @@ struct session *desktop_start(struct app *app, const struct desktop_options *o, 
     const char *bus = d->bus ? d->bus : getenv("DBUS_SESSION_BUS_ADDRESS");
     if (!bus)
         bus = "";
+    d->grab = xgrab_create(d->display);
     d->perceive =
         perceive_create(bus, &(struct perceive_host){.ud = d, .capture = desktop_capture});
     log_info("%s: %s desktop on %s (%dx%d)", s->id, d->owned ? "private" : "attached", d->display,

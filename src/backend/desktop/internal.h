@@ -37,11 +37,12 @@ struct desktop {
     bool destroyed;       /* the session is gone; free when the timer has closed */
     struct perceive *perceive;
     struct xinput *input; /* XTEST, created on the first action */
+    struct xgrab *grab;   /* pixels; connects on the first capture */
 };
 
 struct desktop *desktop_of(struct session *s);
-/* The whole screen into out (initialised here), from any thread: each call
- * opens its own X connection. ud is the struct desktop. */
+/* The whole screen into out (initialised here), from any thread. ud is the
+ * struct desktop. */
 bool desktop_capture(void *ud, struct frame *out, char **err);
 /* Input (act.c): click, drag, scroll, type_text, press_key. */
 void desktop_click_op(struct backend_call *bc);

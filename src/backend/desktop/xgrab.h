@@ -1,0 +1,17 @@
+/* Reading a display's pixels: one X connection per desktop, kept open, and
+ * the image delivered through MIT-SHM (shared memory the X server writes
+ * into) when the server offers it; plain GetImage, which copies the whole
+ * screen through the socket, otherwise. Thread-safe: captures from the
+ * screenshot tool and from perception take turns. */
+#pragma once
+#include <stdbool.h>
+
+struct frame;
+struct xgrab;
+
+struct xgrab *xgrab_create(const char *display);
+void xgrab_destroy(struct xgrab *g); /* NULL ok */
+/* The whole screen into out (initialised here); false with *err. */
+bool xgrab_screen(struct xgrab *g, struct frame *out, char **err);
+/* Whether the last capture used shared memory (for status and tests). */
+bool xgrab_uses_shm(struct xgrab *g);
