@@ -8,7 +8,7 @@ build_pkgs=(
   libuv1-dev libjansson-dev libvterm-dev
   libfreetype-dev libfontconfig-dev fonts-dejavu-core
   libspng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libcgif-dev libwebsockets-dev libwebsockets-evlib-uv fonts-unifont
-  libglib2.0-dev at-spi2-core libtesseract-dev tesseract-ocr-eng libxcb1-dev xvfb dbus
+  libglib2.0-dev at-spi2-core libtesseract-dev tesseract-ocr-eng libxcb1-dev libxcb-xtest0-dev libxcb-shm0-dev libxcb-xfixes0-dev xvfb dbus
 )
 test_pkgs=(
   libcmocka-dev clang libclang-rt-14-dev
@@ -16,9 +16,13 @@ test_pkgs=(
   xvfb dbus zenity libxcb1-dev
 )
 
+# The peers the desktop benchmark measures against (a process per action).
+bench_pkgs=(xdotool scrot imagemagick)
+
 case "${1:-build}" in
   build) want=("${build_pkgs[@]}") ;;
-  test | bench) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+  test) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+  bench) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
   *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
 esac
 

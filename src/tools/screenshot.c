@@ -15,7 +15,8 @@ const struct tool tool_screenshot = {
                    "fonts (colours, bold, italic, underline, wide characters, cursor). format: "
                    "png (default), jpeg or webp; max_width scales down (area averaging); "
                    "as: image returns the picture inline, as: link returns a resource link "
-                   "(glovebox://session/{id}/screen) to read with resources/read.",
+                   "(glovebox://session/{id}/screen) to read with resources/read. Desktops: "
+                   "region crops, cursor: true draws the mouse pointer in.",
     .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
                     "\"format\":{\"type\":\"string\",\"enum\":[\"png\",\"jpeg\",\"webp\"]},"
                     "\"quality\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,"
@@ -30,6 +31,8 @@ const struct tool tool_screenshot = {
                     "\"height\":{\"type\":\"integer\",\"minimum\":1}},"
                     "\"required\":[\"x\",\"y\",\"width\",\"height\"],"
                     "\"additionalProperties\":false},"
+                    "\"cursor\":{\"type\":\"boolean\",\"description\":\"Desktops: draw "
+                    "the mouse pointer (default false)\"},"
                     "\"as\":{\"type\":\"string\",\"enum\":[\"image\",\"link\"]}},"
                     "\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"

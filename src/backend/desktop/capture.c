@@ -29,6 +29,7 @@ struct shot {
     enum image_format format;
     int quality, max_width;
     int rx, ry, rw, rh; /* region; rw == 0 for the whole screen */
+    bool cursor;        /* draw the mouse pointer */
     uint8_t *bytes;
     size_t len;
     uint32_t width, height, source_width;
@@ -49,6 +50,10 @@ static void shot_run(uv_work_t *work)
     struct frame full;
     if (!desktop_capture(sh->d, &full, &sh->err))
         return;
+    if (sh->cursor && !xgrab_draw_cursor(sh->d->grab, &full, &sh->err)) {
+        frame_finish(&full);
+        return;
+    }
     struct frame *src = &full, region, scaled;
     if (sh->rw) {
         if (sh->rx + sh->rw > (int)full.width || sh->ry + sh->rh > (int)full.height) {
@@ -108,6 +113,7 @@ void desktop_screenshot_op(struct backend_call *bc)
         sh->format = IMAGE_PNG;
     sh->quality = (int)args_int(bc->args, "quality", 85);
     sh->max_width = (int)args_int(bc->args, "max_width", 0);
+    sh->cursor = args_bool(bc->args, "cursor", false);
     const json_t *r = json_object_get(bc->args, "region");
     if (json_is_object(r)) {
         sh->rx = (int)args_int(r, "x", 0);

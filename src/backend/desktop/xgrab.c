@@ -10,6 +10,7 @@
 #include <sys/shm.h>
 #include <xcb/shm.h>
 #include <xcb/xcb.h>
+#include <xcb/xfixes.h>
 
 struct xgrab {
     pthread_mutex_t lock;
@@ -205,4 +206,54 @@ bool xgrab_uses_shm(struct xgrab *g)
     bool r = g->last_used_shm;
     pthread_mutex_unlock(&g->lock);
     return r;
+}
+
+/* XFixes cursor pixels are premultiplied ARGB: over the frame, each channel
+ * becomes cursor + frame × (1 − alpha). */
+static void blend(struct frame *f, const uint32_t *px, int x0, int y0, int w, int h)
+{
+    for (int y = 0; y < h; y++) {
+        int fy = y0 + y;
+        if (fy < 0 || fy >= (int)f->height)
+            continue;
+        for (int x = 0; x < w; x++) {
+            int fx = x0 + x;
+            if (fx < 0 || fx >= (int)f->width)
+                continue;
+            uint32_t c = px[y * w + x];
+            uint32_t a = c >> 24;
+            uint8_t *d = f->rgba + (size_t)fy * f->stride + (size_t)fx * 4;
+            d[0] = (uint8_t)(((c >> 16) & 0xff) + d[0] * (255 - a) / 255);
+            d[1] = (uint8_t)(((c >> 8) & 0xff) + d[1] * (255 - a) / 255);
+            d[2] = (uint8_t)((c & 0xff) + d[2] * (255 - a) / 255);
+        }
+    }
+}
+
+bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, char **err)
+{
+    pthread_mutex_lock(&g->lock);
+    bool ok = false;
+    if (!g->c) {
+        *err = xstrdup("no connection to the display");
+    } else if (!xcb_get_extension_data(g->c, &xcb_xfixes_id) ||
+               !xcb_get_extension_data(g->c, &xcb_xfixes_id)->present) {
+        *err =
+            xasprintf("X display %s has no XFIXES extension to read the pointer from", g->display);
+    } else {
+        /* XFixes must be told which version the client speaks first. */
+        free(xcb_xfixes_query_version_reply(g->c, xcb_xfixes_query_version(g->c, 4, 0), NULL));
+        xcb_xfixes_get_cursor_image_reply_t *r =
+            xcb_xfixes_get_cursor_image_reply(g->c, xcb_xfixes_get_cursor_image(g->c), NULL);
+        if (!r) {
+            *err = xasprintf("cannot read the pointer's image from %s", g->display);
+        } else {
+            blend(f, xcb_xfixes_get_cursor_image_cursor_image(r), r->x - r->xhot, r->y - r->yhot,
+                  r->width, r->height);
+            free(r);
+            ok = true;
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return ok;
 }

@@ -13,5 +13,8 @@ struct xgrab *xgrab_create(const char *display);
 void xgrab_destroy(struct xgrab *g); /* NULL ok */
 /* The whole screen into out (initialised here); false with *err. */
 bool xgrab_screen(struct xgrab *g, struct frame *out, char **err);
+/* Draw the mouse pointer into a capture of the whole screen (XFixes);
+ * false with *err when the server cannot say what it looks like. */
+bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, char **err);
 /* Whether the last capture used shared memory (for status and tests). */
 bool xgrab_uses_shm(struct xgrab *g);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
+import { decodePng, imageOf, ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
 
 /** A dialog launched on a fresh desktop, once its accessibility tree shows `text`. */
 async function dialog(t, line, text, name = 'dialog') {
@@ -135,4 +135,19 @@ test('wait_for stable_ms answers once the screen stops changing, and not before'
   assert.equal(never.sc.matched, false);
   assert.equal(never.sc.reason, 'timeout');
   await srv.err('wait_for', { session, stable_ms: 100, text: 'x' }, /give it alone/);
+});
+
+test('screenshot with cursor: true draws the pointer where it was moved', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv, { width: 400, height: 300 });
+  await srv.ok('click', { session, x: 200, y: 150, button: 'middle' });
+  const region = { x: 180, y: 130, width: 40, height: 40 };
+  const plain = decodePng(imageOf(await srv.ok('screenshot', { session, region })).data);
+  const withCursor = decodePng(imageOf(await srv.ok('screenshot', { session, region, cursor: true })).data);
+  const differing = (a, b) => { let n = 0; for (let i = 0; i < a.data.length; i += 4) n += a.data[i] !== b.data[i] || a.data[i + 1] !== b.data[i + 1] ? 1 : 0; return n; };
+  const n = differing(plain, withCursor);
+  assert.ok(n >= 20, `the pointer changed ${n} pixels near 200,150`);
+  const far = { x: 0, y: 0, width: 40, height: 40 };
+  assert.equal(differing(decodePng(imageOf(await srv.ok('screenshot', { session, region: far })).data),
+    decodePng(imageOf(await srv.ok('screenshot', { session, region: far, cursor: true })).data)), 0, 'and nothing elsewhere');
 });
