@@ -320,8 +320,10 @@ static bool start_private(struct desktop *d, const struct desktop_options *o, ch
     char size[48], fdarg[48];
     snprintf(size, sizeof size, "%dx%dx24", o->width, o->height);
     snprintf(fdarg, sizeof fdarg, "%d", fds[1]);
-    const char *const xvfb[] = {"Xvfb", "-screen",    "0",   size, "-nolisten",
-                                "tcp",  "-displayfd", fdarg, NULL};
+    /* -noreset: without it the server resets whenever its last client
+     * leaves, and what was set on it (a root colour, a keymap) is lost. */
+    const char *const xvfb[] = {"Xvfb", "-screen",    "0",   size,       "-nolisten",
+                                "tcp",  "-displayfd", fdarg, "-noreset", NULL};
     char *spawn_err = NULL;
     pid_t x = spawn(xvfb, NULL, fds[1], &spawn_err);
     close(fds[1]);

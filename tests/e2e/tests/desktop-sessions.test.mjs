@@ -132,3 +132,22 @@ test('a killed glovebox leaves nothing: its desktop ends with it, and what escap
   await next.client.callTool({ name: 'session_stop', arguments: { session: r.structuredContent.id } });
   await next.close();
 });
+
+test('the root window painted with xsetroot -solid reads back as that colour, at full size and scaled', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv, { width: 640, height: 480 });
+  await srv.ok('launch_app', { session, command: ['xsetroot', '-solid', '#3366cc'] });
+  let png;
+  await until(async () => {
+    png = decodePng(imageOf(await srv.ok('screenshot', { session })).data);
+    return pixel(png, 320, 240)[2] === 0xcc;
+  }, ms(5000), 'the root to turn blue');
+  assert.equal(png.width, 640);
+  for (const [x, y] of [[0, 0], [639, 479], [320, 240]]) assertColour(pixel(png, x, y), [0x33, 0x66, 0xcc], 0, `pixel ${x},${y}`);
+  // The server keeps it (-noreset) after xsetroot, its last client, has gone.
+  const small = decodePng(imageOf(await srv.ok('screenshot', { session, max_width: 100 })).data);
+  assert.equal(small.width, 100);
+  assertColour(pixel(small, 50, 37), [0x33, 0x66, 0xcc], 0, 'scaled pixel');
+  const jpeg = await srv.ok('screenshot', { session, format: 'jpeg', quality: 90 });
+  assert.equal(imageOf(jpeg).mimeType, 'image/jpeg');
+});
