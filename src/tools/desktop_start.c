@@ -8,6 +8,23 @@
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
+static void started(struct session *s, const char *err, void *ud)
+{
+    struct tool_call *call = ud;
+    if (!s) {
+        tool_call_fail(call, "cannot start the desktop: %s", err);
+        return;
+    }
+    screen_call_claim(call, s);
+    json_t *out = session_to_json(s);
+    bool attached = !json_is_true(json_object_get(out, "private"));
+    tool_call_done(call, out, "started %s on %s (%lldx%lld)%s", s->id,
+                   json_string_value(json_object_get(out, "display")),
+                   (long long)json_integer_value(json_object_get(out, "width")),
+                   (long long)json_integer_value(json_object_get(out, "height")),
+                   attached ? ", attached (glovebox will not stop that X server)" : "");
+}
+
 static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
@@ -31,21 +48,8 @@ static void handle(struct tool_call *call)
                        o.display);
         return;
     }
-    char *err = NULL;
-    struct session *s = desktop_start(tool_call_app(call), &o, &err);
+    desktop_start(tool_call_app(call), &o, started, call);
     free(argv);
-    if (!s) {
-        tool_call_fail(call, "cannot start the desktop: %s", err);
-        free(err);
-        return;
-    }
-    screen_call_claim(call, s);
-    json_t *out = session_to_json(s);
-    tool_call_done(call, out, "started %s on %s (%lldx%lld)%s", s->id,
-                   json_string_value(json_object_get(out, "display")),
-                   (long long)json_integer_value(json_object_get(out, "width")),
-                   (long long)json_integer_value(json_object_get(out, "height")),
-                   o.display ? ", attached (glovebox will not stop that X server)" : "");
 }
 
 const struct tool tool_desktop_start = {

@@ -29,8 +29,6 @@
 #include <unistd.h>
 #include <xcb/xcb.h>
 
-/* How long Xvfb and dbus-daemon get to say they are ready. */
-#define READY_TIMEOUT_MS 10000
 /* After SIGTERM, the processes get this long before SIGKILL. */
 #define KILL_AFTER_MS 2000
 
@@ -46,9 +44,7 @@ struct desktop *desktop_of(struct session *s)
     return s->backend;
 }
 
-/* fork + exec argv in its own process group with env_extra set; fd_keep
- * (or -1) stays open in the child. -1 with *err on failure. */
-static pid_t spawn(const char *const *argv, const char *const *env_extra, int fd_keep, char **err)
+pid_t desktop_spawn(const char *const *argv, const char *const *env_extra, int fd_keep, char **err)
 {
     int report[2];
     if (pipe2(report, O_CLOEXEC) < 0) {
@@ -99,40 +95,9 @@ static pid_t spawn(const char *const *argv, const char *const *env_extra, int fd
     return pid;
 }
 
-/* Reads a line from fd within the time limit (Xvfb's display number,
- * dbus-daemon's address). Blocks the loop for that long at most, once per
- * desktop start. */
-static bool read_line(int fd, char *buf, size_t cap)
-{
-    size_t used = 0;
-    int waited = 0;
-    while (used + 1 < cap && waited < READY_TIMEOUT_MS) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int r = poll(&p, 1, 100);
-        if (r == 0) {
-            waited += 100;
-            continue;
-        }
-        if (r < 0 && errno == EINTR)
-            continue;
-        ssize_t n = read(fd, buf + used, cap - 1 - used);
-        if (n <= 0)
-            break;
-        used += (size_t)n;
-        buf[used] = '\0';
-        char *nl = strchr(buf, '\n');
-        if (nl) {
-            *nl = '\0';
-            return true;
-        }
-    }
-    buf[used] = '\0';
-    return false;
-}
-
 static void child_exited(pid_t pid, int status, void *ud);
 
-static void watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
+void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
 {
     if (d->n_children == DESKTOP_MAX_CHILDREN) {
         /* Not tracked: end it rather than leave it unowned. */
@@ -268,111 +233,6 @@ static json_t *desktop_describe(struct session *s)
     return o;
 }
 
-/* Display names glovebox accepts: ":N" or ":N.S" (a local server). */
-static bool valid_display(const char *s)
-{
-    if (s[0] != ':' || !s[1])
-        return false;
-    const char *p = s + 1;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    if (p == s + 1)
-        return false;
-    if (*p == '.') {
-        const char *q = ++p;
-        while (*p >= '0' && *p <= '9')
-            p++;
-        if (p == q)
-            return false;
-    }
-    return *p == '\0' && strlen(s) < sizeof(((struct desktop *)0)->display);
-}
-
-/* Screen size, or false when the display cannot be reached. */
-static bool probe_display(const char *display, int *w, int *h, char **err)
-{
-    int screen = 0;
-    xcb_connection_t *c = xcb_connect(display, &screen);
-    int e = xcb_connection_has_error(c);
-    if (e) {
-        xcb_disconnect(c);
-        *err = xasprintf("cannot reach X display %s (xcb error %d: no server there, or no "
-                         "permission — is XAUTHORITY set?)",
-                         display, e);
-        return false;
-    }
-    xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(c));
-    for (int i = 0; i < screen && it.rem; i++)
-        xcb_screen_next(&it);
-    *w = it.data->width_in_pixels;
-    *h = it.data->height_in_pixels;
-    xcb_disconnect(c);
-    return true;
-}
-
-static bool start_private(struct desktop *d, const struct desktop_options *o, char **err)
-{
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0) {
-        *err = xasprintf("pipe: %s", strerror(errno));
-        return false;
-    }
-    char size[48], fdarg[48];
-    snprintf(size, sizeof size, "%dx%dx24", o->width, o->height);
-    snprintf(fdarg, sizeof fdarg, "%d", fds[1]);
-    /* -noreset: without it the server resets whenever its last client
-     * leaves, and what was set on it (a root colour, a keymap) is lost. */
-    const char *const xvfb[] = {"Xvfb", "-screen",    "0",   size,       "-nolisten",
-                                "tcp",  "-displayfd", fdarg, "-noreset", NULL};
-    char *spawn_err = NULL;
-    pid_t x = spawn(xvfb, NULL, fds[1], &spawn_err);
-    close(fds[1]);
-    if (x < 0) {
-        close(fds[0]);
-        *err = xasprintf("%s (private desktops need Xvfb: apt-get install xvfb)", spawn_err);
-        free(spawn_err);
-        return false;
-    }
-    watch(d, x, CHILD_XVFB);
-    char line[64];
-    bool ok = read_line(fds[0], line, sizeof line);
-    close(fds[0]);
-    if (!ok || !line[0]) {
-        *err = xstrdup("Xvfb did not report a display within 10 s");
-        return false;
-    }
-    snprintf(d->display, sizeof d->display, ":%.16s", line);
-
-    /* The bus gets DISPLAY: the accessibility bus it starts on demand names
-     * its socket after it, so desktops do not share one. */
-    if (pipe2(fds, O_CLOEXEC) < 0) {
-        *err = xasprintf("pipe: %s", strerror(errno));
-        return false;
-    }
-    snprintf(fdarg, sizeof fdarg, "--print-address=%d", fds[1]);
-    const char *const dbus[] = {"dbus-daemon", "--session", "--nofork", fdarg, NULL};
-    const char *const env[] = {"DISPLAY", d->display, NULL};
-    x = spawn(dbus, env, fds[1], &spawn_err);
-    close(fds[1]);
-    if (x < 0) {
-        close(fds[0]);
-        *err =
-            xasprintf("%s (private desktops need a D-Bus daemon: apt-get install dbus)", spawn_err);
-        free(spawn_err);
-        return false;
-    }
-    watch(d, x, CHILD_DBUS);
-    char addr[512];
-    ok = read_line(fds[0], addr, sizeof addr);
-    close(fds[0]);
-    if (!ok || !addr[0]) {
-        *err = xstrdup("dbus-daemon did not report its address within 10 s");
-        return false;
-    }
-    d->bus = xstrdup(addr);
-    return probe_display(d->display, &d->width, &d->height, err);
-}
-
 int desktop_launch(struct session *s, const char *const *argv, char **err)
 {
     struct desktop *d = desktop_of(s);
@@ -388,60 +248,24 @@ int desktop_launch(struct session *s, const char *const *argv, char **err)
                                "GTK_A11Y",
                                "atspi",
                                NULL};
-    pid_t pid = spawn(argv, env, -1, err);
+    pid_t pid = desktop_spawn(argv, env, -1, err);
     if (pid < 0)
         return -1;
-    watch(d, pid, CHILD_APP);
+    desktop_watch(d, pid, CHILD_APP);
     log_info("%s: started %s (pid %d)", s->id, argv[0], (int)pid);
     return pid;
 }
 
-struct session *desktop_start(struct app *app, const struct desktop_options *o, char **err)
+struct desktop *desktop_create(struct app *app, const char *name)
 {
-    if (o->display && !valid_display(o->display)) {
-        *err = xasprintf("display must look like \":0\" or \":1.0\" (a local X server), got \"%s\"",
-                         o->display);
-        return NULL;
-    }
-    static bool swept;
-    if (!swept) {
-        swept = true;
-        leftovers_sweep(app->data_dir);
-    }
     struct desktop *d = xcalloc(1, sizeof *d);
     d->app = app;
     uv_timer_init(app->loop, &d->kill_timer);
     d->kill_timer.data = d;
     d->kill_timer_open = true;
-    struct session *s = session_add(app->sessions, &desktop_impl, o->name);
-    s->backend = d;
-    d->session = s;
-    bool ok;
-    if (o->display) {
-        snprintf(d->display, sizeof d->display, "%s", o->display);
-        ok = probe_display(d->display, &d->width, &d->height, err);
-    } else {
-        d->owned = true;
-        ok = start_private(d, o, err);
-    }
-    if (ok && o->command && o->command[0] && desktop_launch(s, o->command, err) < 0)
-        ok = false;
-    if (!ok) {
-        session_stop(s, "could not start");
-        return NULL;
-    }
-    /* An attached display uses the user's session bus; without one the
-     * accessibility tree is unreachable (the error says so) and OCR still
-     * works. */
-    const char *bus = d->bus ? d->bus : getenv("DBUS_SESSION_BUS_ADDRESS");
-    if (!bus)
-        bus = "";
-    d->grab = xgrab_create(d->display);
-    d->perceive =
-        perceive_create(bus, &(struct perceive_host){.ud = d, .capture = desktop_capture});
-    log_info("%s: %s desktop on %s (%dx%d)", s->id, d->owned ? "private" : "attached", d->display,
-             d->width, d->height);
-    return s;
+    d->session = session_add(app->sessions, &desktop_impl, name);
+    d->session->backend = d;
+    return d;
 }
 
 static void snapshot_op(struct backend_call *bc)

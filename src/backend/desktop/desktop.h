@@ -15,10 +15,14 @@ struct desktop_options {
     const char *name;           /* session label, or NULL */
 };
 
-/* Start (or attach to) a desktop. NULL with *err (caller frees) when it
- * cannot: Xvfb or dbus-daemon missing (the Debian package is named), the
- * display unreachable, the program not startable. */
-struct session *desktop_start(struct app *app, const struct desktop_options *o, char **err);
+/* Called once a desktop is up (s) or could not start (s NULL, err says why:
+ * Xvfb or dbus-daemon missing — the Debian package is named —, the display
+ * unreachable, the program not startable). err is borrowed. */
+typedef void (*desktop_started_fn)(struct session *s, const char *err, void *ud);
+/* Start (or attach to) a desktop; done runs on the loop, possibly before
+ * this returns. The options are copied. */
+void desktop_start(struct app *app, const struct desktop_options *o, desktop_started_fn done,
+                   void *ud);
 /* Start argv inside a live desktop session; its pid, or -1 with *err. */
 int desktop_launch(struct session *s, const char *const *argv, char **err);
 /* Whether s is a desktop session. */

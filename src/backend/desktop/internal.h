@@ -41,6 +41,15 @@ struct desktop {
 };
 
 struct desktop *desktop_of(struct session *s);
+/* A new desktop and its session (live, nothing started yet). */
+struct desktop *desktop_create(struct app *app, const char *name);
+/* fork + exec argv in its own process group with env_extra (name, value
+ * pairs, NULL-terminated) set; fd_keep (or -1) stays open in the child,
+ * which also ends if glovebox dies. -1 with *err on failure. */
+pid_t desktop_spawn(const char *const *argv, const char *const *env_extra, int fd_keep, char **err);
+/* Track a child: its exit is noticed, it is stopped with the session and
+ * recorded for the next glovebox should this one be killed. */
+void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind);
 /* The whole screen into out (initialised here), from any thread. ud is the
  * struct desktop. */
 bool desktop_capture(void *ud, struct frame *out, char **err);

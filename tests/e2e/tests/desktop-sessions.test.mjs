@@ -151,3 +151,23 @@ test('the root window painted with xsetroot -solid reads back as that colour, at
   const jpeg = await srv.ok('screenshot', { session, format: 'jpeg', quality: 90 });
   assert.equal(imageOf(jpeg).mimeType, 'image/jpeg');
 });
+
+test('starting a desktop does not hold up other requests, and a server told to quit meanwhile leaves nothing', topts(), async (t) => {
+  const srv = await startServer(t);
+  const order = [];
+  const starting = srv.ok('desktop_start', { command: ['sleep', '300'] }).then((r) => { order.push('desktop_start'); return r; });
+  const pings = Promise.all([1, 2, 3].map(() => srv.client.ping().then(() => order.push('ping'))));
+  await pings;
+  const started = await starting;
+  assert.deepEqual(order, ['ping', 'ping', 'ping', 'desktop_start'], 'pings are answered while Xvfb starts');
+  assert.ok(procExists(started.sc.xvfb_pid));
+  await srv.ok('session_stop', { session: started.sc.id });
+
+  // Quit while a desktop is starting: the server exits cleanly and stops what it started.
+  const before = new Set(childrenOf(srv.pid).map((p) => p.pid));
+  srv.client.callTool({ name: 'desktop_start', arguments: { command: ['sleep', '301'] } }).catch(() => {});
+  await until(() => childrenOf(srv.pid).some((p) => p.comm === 'Xvfb' && !before.has(p.pid)), ms(5000), 'Xvfb to be started');
+  const mine = childrenOf(srv.pid).filter((p) => !before.has(p.pid));
+  await srv.close();
+  await until(() => mine.every((p) => !procExists(p.pid)), ms(5000), 'everything it started to be gone');
+});
