@@ -15,9 +15,12 @@ const struct tool tool_type_text = {
                    "to the program (as a bracketed paste when the program enabled it); newlines "
                    "are sent as Enter. Use press_key for keys and chords. Large text is written "
                    "as the program reads it; the call answers when all of it is written.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The text "
-                    "to type\"}},\"required\":[\"text\"],\"additionalProperties\":false}",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
+        "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The text "
+        "to type\"},\"secret\":{\"type\":\"boolean\",\"description\":\"Treat the text as "
+        "a secret: never logged or "
+        "stored\"}},\"required\":[\"text\"],\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
                      "\"bytes\":{\"type\":\"integer\"},\"bracketed_paste\":{\"type\":"
                      "\"boolean\"}},\"required\":[\"session\",\"bytes\"]}",
