@@ -84,7 +84,7 @@ static void note_result(struct audit *a, bool ok, char *err)
             audit_row_free(a->batch[i]);
         a->batch_n = a->held = 0;
         if (a->error) {
-            log_warn("audit log works again: %s (%zu rows waiting)", a->path, a->count);
+            log_warn("audit log works again: %s (calls waiting: %zu)", a->path, a->count);
             free(a->error);
             a->error = NULL;
         }
@@ -96,7 +96,7 @@ static void note_result(struct audit *a, bool ok, char *err)
     /* Said once per distinct problem: a locked database is retried every
      * second and must not fill the log. */
     if (!a->error || strcmp(a->error, err) != 0)
-        log_error("audit log cannot be written (%zu rows waiting, retrying): %s",
+        log_error("audit log cannot be written, retrying (calls waiting: %zu): %s",
                   a->count + a->batch_n, err);
     free(a->error);
     free(a->last_error);
@@ -107,23 +107,33 @@ static void note_result(struct audit *a, bool ok, char *err)
 static void writer(void *arg)
 {
     struct audit *a = arg;
-    uint64_t stop_by = 0;
+    uint64_t stop_by = 0;  /* when stopping: give up on what is left at this time */
+    uint64_t retry_at = 0; /* after a failure: the next attempt, not before */
     uv_mutex_lock(&a->mu);
     for (;;) {
-        if (a->stopping && !stop_by)
-            stop_by = mono_ms() + a->flush_ms;
-        if (a->stopping && ((a->count == 0 && a->batch_n == 0) || mono_ms() >= stop_by))
+        uint64_t now = mono_ms();
+        if (a->stopping && !stop_by) {
+            stop_by = now + a->flush_ms;
+            retry_at = now; /* a last chance at once, whatever the back-off said */
+        }
+        if (a->stopping && ((a->count == 0 && a->batch_n == 0) || now >= stop_by))
             break;
+        /* New calls wake us, but must not make a failing database be
+         * tried more often than retry_ms. */
+        if (now < retry_at) {
+            cond_wait_ms(a, retry_at - now);
+            continue;
+        }
         while (a->batch_n < BATCH && a->count > 0) {
             a->batch[a->batch_n++] = a->ring[a->head];
             a->head = (a->head + 1) % a->capacity;
             a->count--;
         }
         a->held = a->batch_n;
-        bool expire_due = a->retention_days > 0 && mono_ms() >= a->next_expire_ms;
+        bool expire_due = a->retention_days > 0 && now >= a->next_expire_ms;
         if (a->batch_n == 0 && !expire_due && a->db) {
             if (a->retention_days > 0)
-                cond_wait_ms(a, a->next_expire_ms - mono_ms());
+                cond_wait_ms(a, a->next_expire_ms - now);
             else
                 uv_cond_wait(&a->cond, &a->mu);
             continue;
@@ -133,17 +143,12 @@ static void writer(void *arg)
         bool ok = write_batch(a, &err);
         uv_mutex_lock(&a->mu);
         note_result(a, ok, err);
-        if (!ok && !a->stopping) {
-            cond_wait_ms(a, a->retry_ms);
-        } else if (!ok && stop_by > mono_ms()) {
-            /* Flushing at exit: try again soon, until the deadline. */
-            uint64_t left = stop_by - mono_ms();
-            cond_wait_ms(a, left < 100 ? left : 100);
-        }
+        /* Flushing at exit: try again soon, until the deadline. */
+        retry_at = ok ? 0 : mono_ms() + (a->stopping ? 100 : a->retry_ms);
     }
     size_t lost = a->count + a->batch_n;
     if (lost)
-        log_error("audit log: %zu rows not written at exit: %s", lost,
+        log_error("audit log: %zu calls not written at exit: %s", lost,
                   a->error ? a->error : "out of time");
     uv_mutex_unlock(&a->mu);
     audit_db_close(a->db);

@@ -136,10 +136,14 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     t[AUDIT_MCP_SESSION] = string_of(json_object_get(client, "mcp_session"));
     json_decref(client);
 
-    /* A call that started a session names it only in its result. */
+    /* A call that started a session names it only in its result: a
+     * session's description ({"id", "kind", …}) or a "session" field. */
     const json_t *session = json_object_get(args, "session");
+    const json_t *sc = json_object_get(result, "structuredContent");
     if (!json_is_string(session))
-        session = json_object_get(json_object_get(result, "structuredContent"), "session");
+        session = json_object_get(sc, "session");
+    if (!json_is_string(session) && json_is_string(json_object_get(sc, "kind")))
+        session = json_object_get(sc, "id");
     t[AUDIT_SESSION] = string_of(session);
     t[AUDIT_TOOL] = xstrdup(tool_call_tool_name(call));
 
