@@ -9,11 +9,12 @@ build_pkgs=(
   libfreetype-dev libfontconfig-dev fonts-dejavu-core
   libspng-dev libturbojpeg0-dev libwebp-dev libcgif-dev libwebsockets-dev libwebsockets-evlib-uv fonts-unifont
   libglib2.0-dev at-spi2-core libtesseract-dev tesseract-ocr-eng libxcb1-dev xvfb dbus
+  libsqlite3-dev
 )
 test_pkgs=(
   libcmocka-dev clang libclang-rt-14-dev
   nodejs npm bash vim-nox less python3 procps file
-  xvfb dbus zenity libxcb1-dev
+  xvfb dbus zenity libxcb1-dev sqlite3
 )
 
 case "${1:-build}" in
