@@ -20,7 +20,7 @@
 struct audit {
     char *path;
     int retention_days;
-    size_t capacity;
+    size_t capacity, max_bytes;
     unsigned retry_ms, flush_ms;
     int busy_ms;
     struct call_observer observer;
@@ -31,7 +31,8 @@ struct audit {
     /* Guarded by mu. */
     struct audit_row **ring; /* capacity slots, count used from head */
     size_t head, count;
-    size_t held; /* rows the writer took and has not written yet */
+    size_t bytes; /* text held in the ring */
+    size_t held;  /* rows the writer took and has not written yet */
     uint64_t written, dropped;
     char *error;      /* what is wrong now, or NULL */
     char *last_error; /* the most recent problem, kept after recovery */
@@ -104,6 +105,24 @@ static void note_result(struct audit *a, bool ok, char *err)
     a->last_error = xstrdup(err);
 }
 
+static size_t row_bytes(const struct audit_row *row)
+{
+    size_t n = sizeof *row;
+    for (int i = 0; i < AUDIT_TEXT_COUNT; i++)
+        n += row->text[i] ? strlen(row->text[i]) : 0;
+    return n;
+}
+
+/* The oldest queued row, taken out. Called with the lock held. */
+static struct audit_row *ring_pop(struct audit *a)
+{
+    struct audit_row *row = a->ring[a->head];
+    a->head = (a->head + 1) % a->capacity;
+    a->count--;
+    a->bytes -= row_bytes(row);
+    return row;
+}
+
 static void writer(void *arg)
 {
     struct audit *a = arg;
@@ -124,11 +143,8 @@ static void writer(void *arg)
             cond_wait_ms(a, retry_at - now);
             continue;
         }
-        while (a->batch_n < BATCH && a->count > 0) {
-            a->batch[a->batch_n++] = a->ring[a->head];
-            a->head = (a->head + 1) % a->capacity;
-            a->count--;
-        }
+        while (a->batch_n < BATCH && a->count > 0)
+            a->batch[a->batch_n++] = ring_pop(a);
         a->held = a->batch_n;
         bool expire_due = a->retention_days > 0 && now >= a->next_expire_ms;
         if (a->batch_n == 0 && !expire_due && a->db) {
@@ -161,6 +177,7 @@ struct audit *audit_create(const struct audit_options *o)
     a->path = xstrdup(o->path);
     a->retention_days = o->retention_days;
     a->capacity = o->capacity ? o->capacity : 10000;
+    a->max_bytes = o->max_bytes ? o->max_bytes : 64u << 20;
     a->retry_ms = o->retry_ms ? o->retry_ms : 1000;
     a->flush_ms = o->flush_ms ? o->flush_ms : 2000;
     a->busy_ms = o->busy_ms ? o->busy_ms : 100;
@@ -199,18 +216,20 @@ void audit_destroy(struct audit *a)
 
 void audit_add(struct audit *a, struct audit_row *row)
 {
+    size_t size = row_bytes(row);
     uv_mutex_lock(&a->mu);
-    if (a->count == a->capacity) {
-        audit_row_free(a->ring[a->head]);
-        a->head = (a->head + 1) % a->capacity;
-        a->count--;
+    /* Memory stays bounded however long the database is away: by count,
+     * and by size since one call's arguments can be large. */
+    while (a->count > 0 && (a->count == a->capacity || a->bytes + size > a->max_bytes)) {
+        audit_row_free(ring_pop(a));
         a->dropped++;
         if (a->dropped == 1 || a->dropped % 1000 == 0)
-            log_error("audit log queue full (%zu rows): %llu oldest rows dropped so far",
-                      a->capacity, (unsigned long long)a->dropped);
+            log_error("audit log queue full: %llu oldest calls dropped so far",
+                      (unsigned long long)a->dropped);
     }
     a->ring[(a->head + a->count) % a->capacity] = row;
     a->count++;
+    a->bytes += size;
     uv_cond_signal(&a->cond);
     uv_mutex_unlock(&a->mu);
 }

@@ -16,6 +16,7 @@ struct audit_options {
     const char *path;   /* the database file (copied) */
     int retention_days; /* rows older are deleted at start and hourly; 0 keeps them all */
     size_t capacity;    /* rows held in memory at most; 0: 10000 */
+    size_t max_bytes;   /* and their text at most this many bytes; 0: 64 MiB */
     unsigned retry_ms;  /* after a failure, wait this long before trying again; 0: 1000 */
     unsigned flush_ms;  /* audit_destroy keeps trying to write this long; 0: 2000 */
     int busy_ms;        /* how long one attempt waits for another process's lock; 0: 100 */

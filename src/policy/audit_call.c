@@ -15,6 +15,9 @@
 /* Longer argument strings and error texts are shortened: a 16 MB paste
  * must not be held 10,000 times in the queue. */
 #define MAX_STRING 4096
+/* Arguments whose JSON is longer still (many strings) are kept as the
+ * start of that JSON. */
+#define MAX_ARGUMENTS 65536
 
 static const char REDACTED[] = "[redacted]";
 
@@ -155,6 +158,16 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     shorten_strings(stored);
     t[AUDIT_ARGUMENTS] = json_dumps(stored, JSON_COMPACT);
     json_decref(stored);
+    size_t len = strlen(t[AUDIT_ARGUMENTS]);
+    if (len > MAX_ARGUMENTS) {
+        json_t *cut =
+            json_pack("{s:b, s:I, s:o}", "truncated", 1, "bytes", (json_int_t)len, "start",
+                      utf8_json_string(t[AUDIT_ARGUMENTS],
+                                       utf8_truncate(t[AUDIT_ARGUMENTS], len, MAX_STRING)));
+        free(t[AUDIT_ARGUMENTS]);
+        t[AUDIT_ARGUMENTS] = json_dumps(cut, JSON_COMPACT);
+        json_decref(cut);
+    }
 
     t[AUDIT_DECISION] = note_text(json_object_get(notes, "decision"));
     t[AUDIT_CONFIRMATION] = note_text(json_object_get(notes, "confirmation"));

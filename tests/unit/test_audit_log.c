@@ -233,21 +233,47 @@ static void test_read_only_directory(void **state)
     place_finish(&pl);
 }
 
+/* A log that cannot write: after its first failure the writer holds that
+ * one row and waits 10 s, so what is added next stays in the queue. */
+static struct audit *start_stuck(const char *path, size_t capacity, size_t max_bytes)
+{
+    struct audit_options o = {.path = path,
+                              .capacity = capacity,
+                              .max_bytes = max_bytes,
+                              .retry_ms = 10000,
+                              .flush_ms = 200};
+    struct audit *a = audit_create(&o);
+    audit_add(a, row("first", audit_now_ms()));
+    wait_error(a);
+    return a;
+}
+
 static void test_full_queue_drops_oldest(void **state)
 {
     (void)state;
     struct place pl = place_blocked();
-    struct audit *a = start(pl.path, 0, 5);
+    struct audit *a = start_stuck(pl.path, 5, 0);
     for (int i = 0; i < 8; i++) {
         char name[16];
         snprintf(name, sizeof name, "tool%d", i);
         audit_add(a, row(name, audit_now_ms()));
     }
-    wait_error(a);
     assert_int_equal(stat_of(a, "dropped"), 3);
-    /* The writer may hold some in its batch; they still count as queued. */
-    assert_int_equal(stat_of(a, "queued"), 5);
+    assert_int_equal(stat_of(a, "queued"), 6); /* 5 in the queue, 1 held by the writer */
     audit_destroy(a); /* gives up after its flush time; frees what is left */
+
+    /* Large calls: the bytes held are bounded too. */
+    a = start_stuck(pl.path, 0, 3 * 1024 * 1024);
+    for (int i = 0; i < 8; i++) {
+        struct audit_row *big = row("big", audit_now_ms());
+        free(big->text[AUDIT_ARGUMENTS]);
+        big->text[AUDIT_ARGUMENTS] = xcalloc(1, 1024 * 1024 + 1);
+        memset(big->text[AUDIT_ARGUMENTS], 'x', 1024 * 1024);
+        audit_add(a, big);
+    }
+    assert_int_equal(stat_of(a, "dropped"), 6);
+    assert_int_equal(stat_of(a, "queued"), 3);
+    audit_destroy(a);
     place_finish(&pl);
 }
 
