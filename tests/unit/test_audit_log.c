@@ -127,14 +127,15 @@ static long long count_rows(const char *path, const char *where)
     return n;
 }
 
+/* Retries quickly (50 ms) and waits for another process's lock 20 ms, so
+ * the tests see problems and recoveries fast. */
 static struct audit *start(const char *path, int retention_days, size_t capacity)
 {
-    struct audit_options o = {.path = path,
-                              .retention_days = retention_days,
-                              .capacity = capacity,
-                              .retry_ms = 50,
-                              .busy_ms = 20};
-    return audit_create(&o);
+    return audit_create(&(struct audit_options){.path = path,
+                                                .retention_days = retention_days,
+                                                .capacity = capacity,
+                                                .retry_ms = 50,
+                                                .busy_ms = 20});
 }
 
 static void test_rows_are_written(void **state)
@@ -237,12 +238,11 @@ static void test_read_only_directory(void **state)
  * one row and waits 10 s, so what is added next stays in the queue. */
 static struct audit *start_stuck(const char *path, size_t capacity, size_t max_bytes)
 {
-    struct audit_options o = {.path = path,
-                              .capacity = capacity,
-                              .max_bytes = max_bytes,
-                              .retry_ms = 10000,
-                              .flush_ms = 200};
-    struct audit *a = audit_create(&o);
+    struct audit *a = audit_create(&(struct audit_options){.path = path,
+                                                           .capacity = capacity,
+                                                           .max_bytes = max_bytes,
+                                                           .retry_ms = 10000,
+                                                           .flush_ms = 200});
     audit_add(a, row("first", audit_now_ms()));
     wait_error(a);
     return a;
