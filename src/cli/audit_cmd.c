@@ -158,12 +158,17 @@ static const char *col(sqlite3_stmt *st, enum audit_col c)
 static void put_clean(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-        if (*p == '\n')
+        if (*p == '\n') {
             fputs("\\n", stdout);
-        else if (*p < 0x20 || *p == 0x7f)
+        } else if (*p < 0x20 || *p == 0x7f) {
             printf("\\x%02x", *p);
-        else
+        } else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            /* C1 controls (U+0080..U+009F: CSI, OSC, …) in UTF-8 */
+            printf("\\u%04x", p[1]);
+            p++;
+        } else {
             putchar(*p);
+        }
     }
 }
 
@@ -171,7 +176,8 @@ static void print_line(sqlite3_stmt *st)
 {
     const char *v;
     put_clean((const char *)sqlite3_column_text(st, COL_TIME));
-    printf("  %s", col(st, AUDIT_TOOL) ? col(st, AUDIT_TOOL) : "?");
+    fputs("  ", stdout);
+    put_clean(col(st, AUDIT_TOOL));
     fputs("  ", stdout);
     put_clean(col(st, AUDIT_DECISION) ? col(st, AUDIT_DECISION) : "-");
     if ((v = col(st, AUDIT_CONFIRMATION))) {
@@ -179,8 +185,9 @@ static void print_line(sqlite3_stmt *st)
         put_clean(v);
         putchar(')');
     }
-    printf("  %s  %lld ms", col(st, AUDIT_OUTCOME),
-           (long long)sqlite3_column_int64(st, COL_DURATION));
+    fputs("  ", stdout);
+    put_clean(col(st, AUDIT_OUTCOME));
+    printf("  %lld ms", (long long)sqlite3_column_int64(st, COL_DURATION));
     if ((v = col(st, AUDIT_SESSION))) {
         fputs("  session=", stdout);
         put_clean(v);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { connectHttpClient, startHttp } from '../lib/http.mjs';
 import { binary, connectClient, deadline, ms, opts, runCli, serverEnv, sleep } from '../lib/server.mjs';
 
 /** A fresh home for one test: data (audit.db) and config (policy) dirs. */
@@ -73,7 +74,8 @@ test('every call is recorded: client, session, decision, outcome, duration; secr
   assert.ok(denied.isError);
   const invalid = await call(srv, 'type_text', { session, text: 5 });
   assert.match(invalid.text, /Invalid arguments/);
-  const failed = await call(srv, 'read_text', { session: 'no-such-session' });
+  // An escape sequence in what the agent sent must not reach the reader's terminal.
+  const failed = await call(srv, 'read_text', { session: 'no-such-\u001b[2J-\u009b31m-session' });
   assert.ok(failed.isError);
 
   const audit = await auditStatus(srv);
@@ -106,7 +108,7 @@ test('every call is recorded: client, session, decision, outcome, duration; secr
   assert.equal(secret.session, session);
   assert.match(press.error, /Denied by policy.*deny/);
   assert.match(bad.error, /Invalid arguments for type_text/);
-  assert.match(read.error, /no-such-session/);
+  assert.match(read.error, /no-such-\u001b\[2J-\u009b31m-session/, 'JSON keeps the text exact');
 
   // The same rows through the sqlite3 shell, and the secret nowhere in the
   // files (database, write-ahead log).
@@ -125,6 +127,10 @@ test('every call is recorded: client, session, decision, outcome, duration; secr
   assert.match(out[0], /type_text {2}allowed {2}ok {2}\d+ ms {2}session=terminal-\d+ {2}client=glovebox-e2e\/1\.0\.0 via stdio {2}\{.*"\[redacted\]"/);
   assert.match(out[1], /type_text {2}invalid {2}error .* error: Invalid arguments/);
   assert.ok(!lines.stdout.includes('hunter2'));
+
+  const readLine = (await runCli(['audit', '--tool', 'read_text'], { env: h.env })).stdout;
+  assert.ok(!/[\u001b\u009b]/.test(readLine), `control characters escaped: ${JSON.stringify(readLine)}`);
+  assert.match(readLine, /no-such-\\x1b\[2J-\\u009b31m-session/);
 
   // --since: relative and absolute.
   assert.equal((await auditRows(h.env, ['--since', '1h'])).length, 6);
@@ -242,4 +248,21 @@ test('a locked database: calls are still answered, status tells, rows arrive aft
   assert.match(srv.stderr(), /audit log cannot be written/);
   const counts = await sqlite(h.db, "SELECT count(*) AS n FROM calls WHERE tool = 'session_list'");
   assert.equal(counts[0].n, 3);
+});
+
+test('over HTTP the row names the client address and the MCP session', opts(), async (t) => {
+  const h = home(t);
+  const srv = await startHttp(t, { env: h.env });
+  const { client, transport } = await connectHttpClient(srv.url, { name: 'audit-http' });
+  const r = await client.callTool({ name: 'session_list', arguments: {} });
+  assert.ok(!r.isError);
+  const sessionId = transport.sessionId;
+  await transport.terminateSession();
+  await client.close();
+  await srv.stop();
+  const [row] = await auditRows(h.env, ['--tool', 'session_list']);
+  assert.equal(row.client.transport, 'http');
+  assert.equal(row.client.name, 'audit-http');
+  assert.match(row.client.remote, /127\.0\.0\.1/);
+  assert.equal(row.client.mcp_session, sessionId);
 });
