@@ -173,7 +173,9 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     t[AUDIT_CONFIRMATION] = note_text(json_object_get(notes, "confirmation"));
     t[AUDIT_NOTES] = json_dumps(notes, JSON_COMPACT);
     bool failed = json_is_true(json_object_get(result, "isError"));
-    t[AUDIT_OUTCOME] = xstrdup(failed ? "error" : "ok");
+    /* A cancelled call's answer is never sent; say so rather than what
+     * the tool made of it. */
+    t[AUDIT_OUTCOME] = xstrdup(tool_call_cancelled(call) ? "cancelled" : failed ? "error" : "ok");
     if (failed) {
         char *text = error_text(result);
         if (redact) {

@@ -20,7 +20,7 @@ enum audit_col {
     AUDIT_ARGUMENTS,    /* JSON object, secrets replaced by "[redacted]" */
     AUDIT_DECISION,     /* invalid | denied | allowed | … (the policy's note) */
     AUDIT_CONFIRMATION, /* the confirmation note: a string, or JSON text */
-    AUDIT_OUTCOME,      /* ok | error */
+    AUDIT_OUTCOME,      /* ok | error | cancelled (the client gave up; nothing was sent) */
     AUDIT_ERROR,        /* the error text when outcome is error */
     AUDIT_NOTES,        /* every note, JSON object */
     AUDIT_TEXT_COUNT

@@ -266,3 +266,20 @@ test('over HTTP the row names the client address and the MCP session', opts(), a
   assert.match(row.client.remote, /127\.0\.0\.1/);
   assert.equal(row.client.mcp_session, sessionId);
 });
+
+test('a call the client cancelled is recorded as cancelled', opts(), async (t) => {
+  const h = home(t);
+  const srv = await connectClient(t, { env: h.env });
+  const abort = new AbortController();
+  const pending = srv.client.callTool({ name: 'fixture_sleep', arguments: { ms: 5000, steps: 1 } }, undefined, {
+    signal: abort.signal,
+  });
+  await sleep(200);
+  abort.abort('changed my mind');
+  await assert.rejects(pending);
+  await srv.close(); // writes what is queued
+  const [row] = await auditRows(h.env, ['--tool', 'fixture_*']);
+  assert.equal(row.outcome, 'cancelled');
+  assert.equal(row.decision, 'allowed');
+  assert.ok(row.duration_ms < 5000, `stopped early (${row.duration_ms} ms)`);
+});
