@@ -213,12 +213,13 @@ static void print_line(sqlite3_stmt *st)
     putchar('\n');
 }
 
-/* A column that holds JSON, parsed; kept as a string if it does not parse. */
+/* A column that holds a JSON object or array, parsed; anything else (a
+ * confirmation note that was a plain string) stays a string. */
 static json_t *json_col(const char *text)
 {
     if (!text)
         return json_null();
-    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
+    json_t *v = text[0] == '{' || text[0] == '[' ? json_loads(text, 0, NULL) : NULL;
     return v ? v : json_string(text);
 }
 

@@ -90,7 +90,7 @@ static bool create_private(const char *path, char **err)
     free(dir);
     if (!ok)
         return false;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
         *err = xasprintf("cannot create %s: %s", path, strerror(errno));
         return false;
