@@ -270,7 +270,7 @@ static char *select_sql(void)
 }
 
 /* Prints rows after *last_id; 0 on success, else SQLite's result code. */
-static int print_new(sqlite3 *db, sqlite3_stmt *st, const struct audit_query *q, int64_t *last_id)
+static int print_new(sqlite3_stmt *st, const struct audit_query *q, int64_t *last_id)
 {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, *last_id);
@@ -286,7 +286,6 @@ static int print_new(sqlite3 *db, sqlite3_stmt *st, const struct audit_query *q,
         else
             print_line(st);
     }
-    (void)db;
     return rc == SQLITE_DONE ? 0 : rc;
 }
 
@@ -329,7 +328,7 @@ static int run(const struct audit_query *q)
     }
     int64_t last_id = 0;
     while (rc == EXIT_OK) {
-        int src = print_new(db, st, q, &last_id);
+        int src = print_new(st, q, &last_id);
         /* Another process holding the lock is a reason to wait, not to stop. */
         bool busy = src == SQLITE_BUSY || src == SQLITE_LOCKED;
         if (src && !(busy && q->follow)) {
