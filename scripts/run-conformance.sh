@@ -27,7 +27,8 @@ mkdir -p "$results"
 # A port the kernel says is free now; the server fails loudly if it is taken
 # by the time it binds.
 port=$("$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-"$binary" serve --allow-all --http "127.0.0.1:$port" 2>"$results/server.log" &
+# Its data (the audit log) stays with the results, not in the home directory.
+"$binary" serve --allow-all --http "127.0.0.1:$port" --data-dir "$results/data" 2>"$results/server.log" &
 server=$!
 server_status=
 stop_server() {

@@ -15,6 +15,7 @@ static void usage(FILE *to)
           "  serve     run the MCP server (stdio by default)\n"
           "  tools     print the tool list as JSON\n"
           "  doctor    check what each kind of session needs on this machine\n"
+          "  audit     print the audit log of tool calls (--since, --tool, --json, --follow)\n"
           "  version   print the version\n"
           "  help      show this help\n"
           "\n"
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
     int (*run)(int, char **) = strcmp(cmd, "serve") == 0    ? cli_serve
                                : strcmp(cmd, "doctor") == 0 ? cli_doctor
                                : strcmp(cmd, "tools") == 0  ? cli_tools
+                               : strcmp(cmd, "audit") == 0  ? cli_audit
                                                             : NULL;
     if (run) {
         int rc = run(argc - 1, argv + 1);

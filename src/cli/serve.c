@@ -4,6 +4,7 @@
 #define LOG_MODULE "serve"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/serve_audit.h"
 #include "cli/serve_policy.h"
 #include "core/app.h"
 #include "core/children.h"
@@ -37,6 +38,7 @@ struct server {
     struct http_options http_opts;
     char *token_file;
     struct serve_policy policy;
+    struct serve_audit audit;
     uv_signal_t sigint, sigterm;
     uv_timer_t deadline;
     bool stopping;
@@ -68,7 +70,7 @@ static void usage(FILE *to)
           "                       (default $XDG_DATA_HOME/glovebox)\n"
           "  --page-size N        items per page in list results (default 100)\n"
           "  --log-level LEVEL    debug, info, warning or error (default warning; also\n"
-          "                       GLOVEBOX_LOG)\n" SERVE_POLICY_USAGE
+          "                       GLOVEBOX_LOG)\n" SERVE_POLICY_USAGE SERVE_AUDIT_USAGE
           "  -h, --help           show this help\n"
           "\n"
           "Exit status: 0 after a clean shutdown (stdin closed, SIGINT or SIGTERM),\n"
@@ -178,6 +180,11 @@ static int parse_args(struct server *srv, int argc, char **argv)
                 return EXIT_USAGE;
             if (pr == 1)
                 continue;
+        } else if ((pr = serve_audit_option(&srv->audit, a, v)) != 0) {
+            if (pr < 0)
+                return EXIT_USAGE;
+            if (pr == 1)
+                continue;
         } else if (strcmp(a, "--stdio") == 0) {
             srv->want_stdio = true;
             continue;
@@ -255,9 +262,10 @@ static int parse_args(struct server *srv, int argc, char **argv)
             }
         } else {
             static const char *const valued[] = {
-                "--max-message",  "--data-dir",     "--page-size",  "--log-level", "--http",
-                "--token-file",   "--allow-origin", "--allow-host", "--tls-cert",  "--tls-key",
-                "--session-idle", "--rate-limit",   "--policy",     "--mode",
+                "--max-message", "--data-dir",   "--page-size",    "--log-level",
+                "--http",        "--token-file", "--allow-origin", "--allow-host",
+                "--tls-cert",    "--tls-key",    "--session-idle", "--rate-limit",
+                "--policy",      "--mode",       "--audit-db",     "--audit-retention-days",
             };
             bool needs_value = false;
             for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
@@ -353,6 +361,7 @@ int cli_serve(int argc, char **argv)
     srv.app.max_message = 16u * 1024 * 1024;
     srv.app.page_size = 100;
     srv.app.data_dir = paths_default_data_dir();
+    serve_audit_init(&srv.audit);
     int rc = parse_args(&srv, argc, argv);
     if (rc == 0)
         rc = load_token(&srv);
@@ -363,9 +372,11 @@ int cli_serve(int argc, char **argv)
         http_options_finish(&srv.http_opts);
         free(srv.token_file);
         serve_policy_finish(&srv.policy);
+        serve_audit_finish(&srv.audit, &srv.app);
         return rc < 0 ? EXIT_OK : rc;
     }
     srv.app.started_ms = uv_now(srv.app.loop);
+    serve_audit_start(&srv.audit, &srv.app);
     srv.app.sessions = session_registry_create(&srv.app);
     children_init(srv.app.loop);
     tools_register_all();
@@ -398,6 +409,8 @@ int cli_serve(int argc, char **argv)
     /* Jobs the deadline gave up on keep their own memory; they never call
      * back. */
     bool busy = uv_loop_close(srv.app.loop) != 0;
+    /* Every call has been answered (and so recorded) by now. */
+    serve_audit_finish(&srv.audit, &srv.app);
     children_finish();
     session_registry_destroy(srv.app.sessions);
     mcp_server_finish();

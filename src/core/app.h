@@ -22,6 +22,7 @@ struct call_observer {
     void *ud;
 };
 struct policy;
+struct audit;
 
 struct app {
     uv_loop_t *loop;
@@ -35,6 +36,7 @@ struct app {
     struct policy *policy;                     /* NULL: no policy (tests, fuzzing) */
     const struct mcp_gate *gate;               /* permission policy; NULL admits everything */
     const struct call_observer *call_observer; /* NULL: nobody listens */
+    struct audit *audit;                       /* NULL: no audit log (--no-audit) */
 };
 
 /* Milliseconds since the app started. */

@@ -2,7 +2,10 @@
 
 #include "core/xmalloc.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 char *paths_default_data_dir(void)
@@ -14,4 +17,26 @@ char *paths_default_data_dir(void)
     if (home && home[0] == '/')
         return xasprintf("%s/.local/share/glovebox", home);
     return xasprintf("/tmp/glovebox-%u", (unsigned)getuid());
+}
+
+bool paths_mkdir_p(const char *path, char **err)
+{
+    char *copy = xstrdup(path);
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, 0700) != 0 && errno != EEXIST) {
+            *err = xasprintf("cannot create %s: %s", copy, strerror(errno));
+            free(copy);
+            return false;
+        }
+        *p = '/';
+    }
+    free(copy);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+        *err = xasprintf("cannot create %s: %s", path, strerror(errno));
+        return false;
+    }
+    return true;
 }

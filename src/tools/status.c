@@ -2,12 +2,35 @@
 #include "backend/backend.h"
 #include "core/app.h"
 #include "core/xmalloc.h"
+#include "policy/audit.h"
 #include "policy/policy.h"
 #include "session/session.h"
 #include "tools/tools.h"
 #include "transport/http.h"
 
 #include <string.h>
+
+/* Adds "audit" to out; returns the sentence for people (malloc'd). A
+ * problem is said first, since nobody may be watching the log. */
+static char *audit_status(struct app *app, json_t *out)
+{
+    if (!app->audit) {
+        json_object_set_new(out, "audit", json_pack("{s:b}", "enabled", 0));
+        return xstrdup("no audit log");
+    }
+    json_t *a = audit_describe(app->audit);
+    json_object_set_new(out, "audit", a);
+    long long written = json_integer_value(json_object_get(a, "written"));
+    long long queued = json_integer_value(json_object_get(a, "queued"));
+    long long dropped = json_integer_value(json_object_get(a, "dropped"));
+    const char *error = json_string_value(json_object_get(a, "error"));
+    if (error)
+        return xasprintf("AUDIT LOG FAILING: %s (%lld calls waiting, %lld dropped, retrying)",
+                         error, queued, dropped);
+    return xasprintf("audit log %s: %lld calls written%s",
+                     json_string_value(json_object_get(a, "path")), written,
+                     dropped ? ", some dropped earlier" : "");
+}
 
 static void handle(struct tool_call *call)
 {
@@ -37,21 +60,24 @@ static void handle(struct tool_call *call)
     char *policy = app->policy ? policy_summary(app->policy) : xstrdup("no policy in effect");
     if (app->policy)
         json_object_set_new(out, "policy", policy_describe(app->policy));
+    char *audit = audit_status(app, out);
     tool_call_done(call, out,
                    "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
-                   "here: %s; %s",
+                   "here: %s; %s; %s",
                    GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0,
                    tool_call_protocol_version(call), live, live == 1 ? "" : "s",
-                   usable[0] ? usable : "none", policy);
+                   usable[0] ? usable : "none", policy, audit);
     free(policy);
+    free(audit);
 }
 
 const struct tool tool_status = {
     .name = "status",
     .title = "Server status",
-    .description = "Version, uptime, the protocol version in use, live sessions, and which kinds "
+    .description = "Version, uptime, the protocol version in use, live sessions, which kinds "
                    "of screen (terminal, desktop, vnc, webdriver, android) this machine can run, "
-                   "with the Debian package for anything missing.",
+                   "with the Debian package for anything missing, the policy, and whether the "
+                   "audit log is being written.",
     .input_schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
     .output_schema =
         "{\"type\":\"object\",\"properties\":{"
@@ -70,7 +96,14 @@ const struct tool tool_status = {
         "\"token_required\":{\"type\":\"boolean\"},\"tls\":{\"type\":\"boolean\"}}},"
         "\"policy\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
         "\"allow_all\":{\"type\":\"boolean\"},\"source\":{\"type\":[\"string\",\"null\"]},"
-        "\"allow\":{\"type\":\"array\"},\"deny\":{\"type\":\"array\"}}}},"
+        "\"allow\":{\"type\":\"array\"},\"deny\":{\"type\":\"array\"}}},"
+        "\"audit\":{\"type\":\"object\",\"properties\":{\"enabled\":{\"type\":\"boolean\"},"
+        "\"path\":{\"type\":\"string\"},\"ok\":{\"type\":\"boolean\"},"
+        "\"error\":{\"type\":[\"string\",\"null\"]},"
+        "\"last_error\":{\"type\":[\"string\",\"null\"]},"
+        "\"written\":{\"type\":\"integer\"},\"queued\":{\"type\":\"integer\"},"
+        "\"dropped\":{\"type\":\"integer\"},\"retention_days\":{\"type\":\"integer\"}},"
+        "\"required\":[\"enabled\"]}},"
         "\"required\":[\"server\",\"version\",\"uptime_ms\",\"protocol_version\","
         "\"live_sessions\",\"sessions\",\"backends\"]}",
     .annotations = {.read_only = true, .open_world = false},

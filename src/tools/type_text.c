@@ -23,7 +23,9 @@ const struct tool tool_type_text = {
         "to type\"},"
         "\"ref\":{\"type\":\"string\",\"pattern\":\"^e[0-9]{1,9}$\","
         "\"description\":\"Desktop: focus this element (a ref from snapshot or find) "
-        "first\"}," WINDOW_PROPERTY "},\"required\":[\"text\"],\"additionalProperties\":false}",
+        "first\"}," WINDOW_PROPERTY ","
+        "\"secret\":{\"type\":\"boolean\",\"description\":\"Treat the text as a secret: "
+        "never logged or stored\"}},\"required\":[\"text\"],\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
                      "\"bytes\":{\"type\":\"integer\"},\"characters\":{\"type\":\"integer\"},"
                      "\"target\":{\"type\":\"object\"},\"bracketed_paste\":{\"type\":"

@@ -6,8 +6,9 @@
 // and its stderr must hold no AddressSanitizer/LeakSanitizer/UBSan report.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,6 +31,18 @@ export function binary(name = 'glovebox-testing') {
   return path;
 }
 
+// Servers keep an audit log in $XDG_DATA_HOME/glovebox; tests that do not
+// choose a place share one temporary directory per test process rather than
+// writing into the home directory of whoever runs them.
+let sharedDataHome;
+function defaultDataHome() {
+  if (!sharedDataHome) {
+    sharedDataHome = mkdtempSync(join(tmpdir(), 'glovebox-e2e-data-'));
+    process.once('exit', () => rmSync(sharedDataHome, { recursive: true, force: true }));
+  }
+  return sharedDataHome;
+}
+
 /** The environment for a server: ours, plus sanitizer options that make a
  * report fail the exit status even when run outside scripts/run-tests.sh. */
 export function serverEnv(extra = {}) {
@@ -40,6 +53,7 @@ export function serverEnv(extra = {}) {
     // Tests that are not about the permission policy run with every tool
     // allowed; the policy tests pass GLOVEBOX_ALLOW_ALL: '0'.
     GLOVEBOX_ALLOW_ALL: '1',
+    XDG_DATA_HOME: defaultDataHome(),
     ...extra,
   };
 }

@@ -1,0 +1,260 @@
+/* The audit log's queue and its writer thread. The loop thread only ever
+ * appends to the queue under a mutex; everything that touches the disk
+ * happens on the writer, so a slow, full or locked database costs the
+ * server nothing but memory, and that is bounded. */
+#define LOG_MODULE "audit"
+#include "policy/audit.h"
+
+#include "core/log.h"
+#include "core/utf8.h"
+#include "core/xmalloc.h"
+
+#include <string.h>
+#include <uv.h>
+
+/* Rows per transaction: one fsync for many calls, yet short enough that a
+ * reader waiting on the lock hardly notices. */
+#define BATCH   256
+#define HOUR_MS 3600000ULL
+
+struct audit {
+    char *path;
+    int retention_days;
+    size_t capacity, max_bytes;
+    unsigned retry_ms, flush_ms;
+    int busy_ms;
+    struct call_observer observer;
+    uv_thread_t thread;
+    uv_mutex_t mu;
+    uv_cond_t cond;
+
+    /* Guarded by mu. */
+    struct audit_row **ring; /* capacity slots, count used from head */
+    size_t head, count;
+    size_t bytes; /* text held in the ring */
+    size_t held;  /* rows the writer took and has not written yet */
+    uint64_t written, dropped;
+    char *error;      /* what is wrong now, or NULL */
+    char *last_error; /* the most recent problem, kept after recovery */
+    bool stopping;
+
+    /* The writer's alone. */
+    sqlite3 *db;
+    struct audit_row *batch[BATCH];
+    size_t batch_n;
+    uint64_t next_expire_ms; /* monotonic */
+};
+
+static uint64_t mono_ms(void)
+{
+    return uv_hrtime() / 1000000;
+}
+
+/* Open if needed, delete expired rows when due, insert the batch. Runs
+ * without the lock. */
+static bool write_batch(struct audit *a, char **err)
+{
+    if (!a->db) {
+        a->db = audit_db_open_write(a->path, a->busy_ms, err);
+        if (!a->db)
+            return false;
+    }
+    if (a->retention_days > 0 && mono_ms() >= a->next_expire_ms) {
+        int64_t deleted = 0;
+        int64_t before = audit_now_ms() - (int64_t)a->retention_days * 86400000;
+        if (!audit_db_expire(a->db, before, &deleted, err))
+            return false;
+        if (deleted > 0)
+            log_info("deleted %lld rows older than %d days", (long long)deleted, a->retention_days);
+        a->next_expire_ms = mono_ms() + HOUR_MS;
+    }
+    return a->batch_n == 0 || audit_db_insert(a->db, a->batch, a->batch_n, err);
+}
+
+static void cond_wait_ms(struct audit *a, uint64_t ms)
+{
+    uv_cond_timedwait(&a->cond, &a->mu, ms * 1000000);
+}
+
+/* Called with the lock held. */
+static void note_result(struct audit *a, bool ok, char *err)
+{
+    if (ok) {
+        a->written += a->batch_n;
+        for (size_t i = 0; i < a->batch_n; i++)
+            audit_row_free(a->batch[i]);
+        a->batch_n = a->held = 0;
+        if (a->error) {
+            log_warn("audit log works again: %s (calls waiting: %zu)", a->path, a->count);
+            free(a->error);
+            a->error = NULL;
+        }
+        return;
+    }
+    /* The next write may go to a recreated file or directory. */
+    audit_db_close(a->db);
+    a->db = NULL;
+    /* Said once per distinct problem: a locked database is retried every
+     * second and must not fill the log. */
+    if (!a->error || strcmp(a->error, err) != 0)
+        log_error("audit log cannot be written, retrying (calls waiting: %zu): %s",
+                  a->count + a->batch_n, err);
+    free(a->error);
+    free(a->last_error);
+    a->error = err;
+    a->last_error = xstrdup(err);
+}
+
+static size_t row_bytes(const struct audit_row *row)
+{
+    size_t n = sizeof *row;
+    for (int i = 0; i < AUDIT_TEXT_COUNT; i++)
+        n += row->text[i] ? strlen(row->text[i]) : 0;
+    return n;
+}
+
+/* The oldest queued row, taken out. Called with the lock held. */
+static struct audit_row *ring_pop(struct audit *a)
+{
+    struct audit_row *row = a->ring[a->head];
+    a->head = (a->head + 1) % a->capacity;
+    a->count--;
+    a->bytes -= row_bytes(row);
+    return row;
+}
+
+static void writer(void *arg)
+{
+    struct audit *a = arg;
+    uint64_t stop_by = 0;  /* when stopping: give up on what is left at this time */
+    uint64_t retry_at = 0; /* after a failure: the next attempt, not before */
+    uv_mutex_lock(&a->mu);
+    for (;;) {
+        uint64_t now = mono_ms();
+        if (a->stopping && !stop_by) {
+            stop_by = now + a->flush_ms;
+            retry_at = now; /* a last chance at once, whatever the back-off said */
+        }
+        if (a->stopping && ((a->count == 0 && a->batch_n == 0) || now >= stop_by))
+            break;
+        /* New calls wake us, but must not make a failing database be
+         * tried more often than retry_ms. */
+        if (now < retry_at) {
+            cond_wait_ms(a, retry_at - now);
+            continue;
+        }
+        while (a->batch_n < BATCH && a->count > 0)
+            a->batch[a->batch_n++] = ring_pop(a);
+        a->held = a->batch_n;
+        bool expire_due = a->retention_days > 0 && now >= a->next_expire_ms;
+        if (a->batch_n == 0 && !expire_due && a->db) {
+            if (a->retention_days > 0)
+                cond_wait_ms(a, a->next_expire_ms - now);
+            else
+                uv_cond_wait(&a->cond, &a->mu);
+            continue;
+        }
+        uv_mutex_unlock(&a->mu);
+        char *err = NULL;
+        bool ok = write_batch(a, &err);
+        uv_mutex_lock(&a->mu);
+        note_result(a, ok, err);
+        /* Flushing at exit: try again soon, until the deadline. */
+        retry_at = ok ? 0 : mono_ms() + (a->stopping ? 100 : a->retry_ms);
+    }
+    size_t lost = a->count + a->batch_n;
+    if (lost)
+        log_error("audit log: %zu calls not written at exit: %s", lost,
+                  a->error ? a->error : "out of time");
+    uv_mutex_unlock(&a->mu);
+    audit_db_close(a->db);
+    a->db = NULL;
+}
+
+struct audit *audit_create(const struct audit_options *o)
+{
+    struct audit *a = xcalloc(1, sizeof *a);
+    a->path = xstrdup(o->path);
+    a->retention_days = o->retention_days;
+    a->capacity = o->capacity ? o->capacity : 10000;
+    a->max_bytes = o->max_bytes ? o->max_bytes : 64u << 20;
+    a->retry_ms = o->retry_ms ? o->retry_ms : 1000;
+    a->flush_ms = o->flush_ms ? o->flush_ms : 2000;
+    a->busy_ms = o->busy_ms ? o->busy_ms : 100;
+    a->ring = xcalloc(a->capacity, sizeof *a->ring);
+    a->observer.ud = a;
+    uv_mutex_init(&a->mu);
+    uv_cond_init(&a->cond);
+    if (uv_thread_create(&a->thread, writer, a) != 0) {
+        log_error("cannot start the audit log's writer thread");
+        abort();
+    }
+    return a;
+}
+
+void audit_destroy(struct audit *a)
+{
+    if (!a)
+        return;
+    uv_mutex_lock(&a->mu);
+    a->stopping = true;
+    uv_cond_signal(&a->cond);
+    uv_mutex_unlock(&a->mu);
+    uv_thread_join(&a->thread);
+    for (size_t i = 0; i < a->count; i++)
+        audit_row_free(a->ring[(a->head + i) % a->capacity]);
+    for (size_t i = 0; i < a->batch_n; i++)
+        audit_row_free(a->batch[i]);
+    uv_cond_destroy(&a->cond);
+    uv_mutex_destroy(&a->mu);
+    free(a->ring);
+    free(a->error);
+    free(a->last_error);
+    free(a->path);
+    free(a);
+}
+
+void audit_add(struct audit *a, struct audit_row *row)
+{
+    size_t size = row_bytes(row);
+    uv_mutex_lock(&a->mu);
+    /* Memory stays bounded however long the database is away: by count,
+     * and by size since one call's arguments can be large. */
+    while (a->count > 0 && (a->count == a->capacity || a->bytes + size > a->max_bytes)) {
+        audit_row_free(ring_pop(a));
+        a->dropped++;
+        if (a->dropped == 1 || a->dropped % 1000 == 0)
+            log_error("audit log queue full: %llu oldest calls dropped so far",
+                      (unsigned long long)a->dropped);
+    }
+    a->ring[(a->head + a->count) % a->capacity] = row;
+    a->count++;
+    a->bytes += size;
+    uv_cond_signal(&a->cond);
+    uv_mutex_unlock(&a->mu);
+}
+
+/* Paths and SQLite's messages need not be UTF-8; JSON strings must be. */
+static json_t *text_or_null(const char *s)
+{
+    return s ? utf8_json_string(s, strlen(s)) : json_null();
+}
+
+json_t *audit_describe(struct audit *a)
+{
+    uv_mutex_lock(&a->mu);
+    json_t *o =
+        json_pack("{s:b, s:o, s:b, s:o, s:o, s:I, s:I, s:I, s:i}", "enabled", 1, "path",
+                  text_or_null(a->path), "ok", a->error == NULL, "error", text_or_null(a->error),
+                  "last_error", text_or_null(a->last_error), "written", (json_int_t)a->written,
+                  "queued", (json_int_t)(a->count + a->held), "dropped", (json_int_t)a->dropped,
+                  "retention_days", a->retention_days);
+    uv_mutex_unlock(&a->mu);
+    return o;
+}
+
+const struct call_observer *audit_observer(struct audit *a)
+{
+    a->observer.finished = audit_observe_call;
+    return &a->observer;
+}

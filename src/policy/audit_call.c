@@ -1,0 +1,195 @@
+/* What the audit log keeps about one finished tools/call. Secrets never
+ * leave this file: "text" is replaced when the caller said the text is
+ * secret (secret: true) or a backend noted that it typed into a password
+ * field (note "redacted": true), and the same text is cut out of the error
+ * message in case a tool quoted it. */
+#define LOG_MODULE "audit"
+#include "core/strbuf.h"
+#include "core/utf8.h"
+#include "core/xmalloc.h"
+#include "mcp/tool.h"
+#include "policy/audit.h"
+
+#include <string.h>
+
+/* Longer argument strings and error texts are shortened: a 16 MB paste
+ * must not be held 10,000 times in the queue. */
+#define MAX_STRING 4096
+/* Arguments whose JSON is longer still (many strings) are kept as the
+ * start of that JSON. */
+#define MAX_ARGUMENTS 65536
+
+static const char REDACTED[] = "[redacted]";
+
+static char *shortened(const char *s, size_t n)
+{
+    if (n <= MAX_STRING)
+        return xstrndup(s, n);
+    size_t keep = utf8_truncate(s, n, MAX_STRING);
+    return xasprintf("%.*s… (%zu bytes)", (int)keep, s, n);
+}
+
+static void shorten_strings(json_t *v);
+
+/* A shortened copy of item if it is a long string (new reference); else
+ * NULL, with long strings inside item shortened in place. */
+static json_t *shorten(json_t *item)
+{
+    if (!json_is_string(item) || json_string_length(item) <= MAX_STRING) {
+        shorten_strings(item);
+        return NULL;
+    }
+    char *s = shortened(json_string_value(item), json_string_length(item));
+    json_t *copy = utf8_json_string(s, strlen(s));
+    free(s);
+    return copy;
+}
+
+/* Shortens long strings anywhere inside v (modified in place). */
+static void shorten_strings(json_t *v)
+{
+    const char *key;
+    json_t *item, *copy;
+    size_t i;
+    json_object_foreach(v, key, item)
+    {
+        if ((copy = shorten(item)))
+            json_object_set_new(v, key, copy);
+    }
+    json_array_foreach(v, i, item)
+    {
+        if ((copy = shorten(item)))
+            json_array_set_new(v, i, copy);
+    }
+}
+
+/* Anything but false or null counts: a malformed secret flag (a string
+ * "true" in a call the schema then refuses) must still hide the text. */
+static bool is_secret(const json_t *args, const json_t *notes)
+{
+    const json_t *flag = json_object_get(args, "secret");
+    return (flag && !json_is_false(flag) && !json_is_null(flag)) ||
+           json_is_true(json_object_get(notes, "redacted"));
+}
+
+static char *without(const char *text, const char *secret)
+{
+    size_t n = strlen(secret);
+    struct strbuf sb;
+    strbuf_init(&sb);
+    const char *p = text, *hit;
+    while (n > 0 && (hit = strstr(p, secret))) {
+        strbuf_append(&sb, p, (size_t)(hit - p));
+        strbuf_puts(&sb, REDACTED);
+        p = hit + n;
+    }
+    strbuf_puts(&sb, p);
+    return strbuf_steal(&sb);
+}
+
+static char *string_of(const json_t *v)
+{
+    return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+}
+
+/* A string note as it is; anything else as JSON. */
+static char *note_text(const json_t *v)
+{
+    if (!v || json_is_null(v))
+        return NULL;
+    if (json_is_string(v))
+        return string_of(v);
+    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+/* The text blocks of an isError result, joined by newlines. malloc'd. */
+static char *error_text(const json_t *result)
+{
+    struct strbuf sb;
+    strbuf_init(&sb);
+    size_t i;
+    const json_t *block;
+    json_array_foreach(json_object_get(result, "content"), i, block)
+    {
+        const json_t *text = json_object_get(block, "text");
+        if (!json_is_string(text))
+            continue;
+        if (sb.len)
+            strbuf_putc(&sb, '\n');
+        strbuf_append(&sb, json_string_value(text), json_string_length(text));
+    }
+    return strbuf_steal(&sb);
+}
+
+struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t *result)
+{
+    struct audit_row *row = xcalloc(1, sizeof *row);
+    const json_t *args = tool_call_args(call);
+    const json_t *notes = tool_call_notes(call);
+    char **t = row->text;
+    row->duration_ms = (int64_t)tool_call_elapsed_ms(call);
+    row->time_ms = audit_now_ms() - row->duration_ms;
+
+    json_t *client = tool_call_client(call);
+    const json_t *info = json_object_get(client, "client");
+    t[AUDIT_CLIENT_NAME] = string_of(json_object_get(info, "name"));
+    t[AUDIT_CLIENT_VERSION] = string_of(json_object_get(info, "version"));
+    t[AUDIT_TRANSPORT] = string_of(json_object_get(client, "transport"));
+    t[AUDIT_REMOTE] = string_of(json_object_get(client, "remote"));
+    t[AUDIT_MCP_SESSION] = string_of(json_object_get(client, "mcp_session"));
+    json_decref(client);
+
+    /* A call that started a session names it only in its result: a
+     * session's description ({"id", "kind", …}) or a "session" field. */
+    const json_t *session = json_object_get(args, "session");
+    const json_t *sc = json_object_get(result, "structuredContent");
+    if (!json_is_string(session))
+        session = json_object_get(sc, "session");
+    if (!json_is_string(session) && json_is_string(json_object_get(sc, "kind")))
+        session = json_object_get(sc, "id");
+    t[AUDIT_SESSION] = string_of(session);
+    t[AUDIT_TOOL] = xstrdup(tool_call_tool_name(call));
+
+    json_t *stored = json_deep_copy(args);
+    const json_t *secret = json_object_get(args, "text");
+    bool redact = is_secret(args, notes) && json_is_string(secret);
+    if (redact)
+        json_object_set_new(stored, "text", json_string(REDACTED));
+    shorten_strings(stored);
+    t[AUDIT_ARGUMENTS] = json_dumps(stored, JSON_COMPACT);
+    json_decref(stored);
+    size_t len = strlen(t[AUDIT_ARGUMENTS]);
+    if (len > MAX_ARGUMENTS) {
+        json_t *cut =
+            json_pack("{s:b, s:I, s:o}", "truncated", 1, "bytes", (json_int_t)len, "start",
+                      utf8_json_string(t[AUDIT_ARGUMENTS],
+                                       utf8_truncate(t[AUDIT_ARGUMENTS], len, MAX_STRING)));
+        free(t[AUDIT_ARGUMENTS]);
+        t[AUDIT_ARGUMENTS] = json_dumps(cut, JSON_COMPACT);
+        json_decref(cut);
+    }
+
+    t[AUDIT_DECISION] = note_text(json_object_get(notes, "decision"));
+    t[AUDIT_CONFIRMATION] = note_text(json_object_get(notes, "confirmation"));
+    t[AUDIT_NOTES] = json_dumps(notes, JSON_COMPACT);
+    bool failed = json_is_true(json_object_get(result, "isError"));
+    /* A cancelled call's answer is never sent; say so rather than what
+     * the tool made of it. */
+    t[AUDIT_OUTCOME] = xstrdup(tool_call_cancelled(call) ? "cancelled" : failed ? "error" : "ok");
+    if (failed) {
+        char *text = error_text(result);
+        if (redact) {
+            char *clean = without(text, json_string_value(secret));
+            free(text);
+            text = clean;
+        }
+        t[AUDIT_ERROR] = shortened(text, strlen(text));
+        free(text);
+    }
+    return row;
+}
+
+void audit_observe_call(void *ud, const struct tool_call *call, const json_t *result)
+{
+    audit_add(ud, audit_row_from_call(call, result));
+}

@@ -1,0 +1,197 @@
+/* The audit database's schema, and the few statements that write it. */
+#include "store/audit_db.h"
+
+#include "core/paths.h"
+#include "core/xmalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const audit_db_columns[AUDIT_TEXT_COUNT] = {
+    [AUDIT_CLIENT_NAME] = "client_name",
+    [AUDIT_CLIENT_VERSION] = "client_version",
+    [AUDIT_TRANSPORT] = "transport",
+    [AUDIT_REMOTE] = "remote",
+    [AUDIT_MCP_SESSION] = "mcp_session",
+    [AUDIT_SESSION] = "session",
+    [AUDIT_TOOL] = "tool",
+    [AUDIT_ARGUMENTS] = "arguments",
+    [AUDIT_DECISION] = "decision",
+    [AUDIT_CONFIRMATION] = "confirmation",
+    [AUDIT_OUTCOME] = "outcome",
+    [AUDIT_ERROR] = "error",
+    [AUDIT_NOTES] = "notes",
+};
+
+/* time is time_ms as text so that people using the sqlite3 shell can read it. */
+static const char SCHEMA[] = "CREATE TABLE IF NOT EXISTS calls ("
+                             "id INTEGER PRIMARY KEY,"
+                             "time_ms INTEGER NOT NULL,"
+                             "time TEXT NOT NULL,"
+                             "client_name TEXT, client_version TEXT, transport TEXT,"
+                             "remote TEXT, mcp_session TEXT, session TEXT,"
+                             "tool TEXT NOT NULL, arguments TEXT NOT NULL,"
+                             "decision TEXT, confirmation TEXT,"
+                             "outcome TEXT NOT NULL, error TEXT,"
+                             "duration_ms INTEGER NOT NULL, notes TEXT);"
+                             "CREATE INDEX IF NOT EXISTS calls_time ON calls(time_ms);";
+
+static const char INSERT[] = "INSERT INTO calls (time_ms, time, client_name, client_version, "
+                             "transport, remote, mcp_session, session, tool, arguments, decision, "
+                             "confirmation, outcome, error, notes, duration_ms) "
+                             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+
+void audit_row_free(struct audit_row *row)
+{
+    if (!row)
+        return;
+    for (int i = 0; i < AUDIT_TEXT_COUNT; i++)
+        free(row->text[i]);
+    free(row);
+}
+
+int64_t audit_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void audit_format_time(int64_t time_ms, char buf[32])
+{
+    time_t secs = (time_t)(time_ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    size_t n = strftime(buf, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, 32 - n, ".%03dZ", (int)(time_ms % 1000));
+}
+
+static char *db_error(sqlite3 *db, const char *path, const char *what)
+{
+    return xasprintf("%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+/* SQLite would create the file with the umask's mode; arguments can be
+ * private, so the file is made first, readable by its owner only. */
+static bool create_private(const char *path, char **err)
+{
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    bool ok = true;
+    if (slash && slash != dir) {
+        *slash = '\0';
+        ok = paths_mkdir_p(dir, err);
+    }
+    free(dir);
+    if (!ok)
+        return false;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        *err = xasprintf("cannot create %s: %s", path, strerror(errno));
+        return false;
+    }
+    close(fd);
+    return true;
+}
+
+sqlite3 *audit_db_open_write(const char *path, int busy_ms, char **err)
+{
+    if (!create_private(path, err))
+        return NULL;
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
+        SQLITE_OK) {
+        *err = db_error(db, path, "cannot open");
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, busy_ms);
+    /* WAL: readers (glovebox audit --follow) never block the writer.
+     * NORMAL sync is durable across a process crash, which is what
+     * matters here, at a fraction of FULL's fsyncs. */
+    if (sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_exec(db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK) {
+        *err = db_error(db, path, "cannot set up");
+        sqlite3_close(db);
+        return NULL;
+    }
+    return db;
+}
+
+sqlite3 *audit_db_open_read(const char *path, char **err)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        *err = db_error(db, path, "cannot open");
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, 2000);
+    return db;
+}
+
+void audit_db_close(sqlite3 *db)
+{
+    sqlite3_close(db);
+}
+
+static bool insert_one(sqlite3_stmt *st, const struct audit_row *r)
+{
+    char when[32];
+    audit_format_time(r->time_ms, when);
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, r->time_ms);
+    sqlite3_bind_text(st, 2, when, -1, SQLITE_TRANSIENT);
+    for (int i = 0; i < AUDIT_TEXT_COUNT; i++) {
+        if (r->text[i])
+            sqlite3_bind_text(st, 3 + i, r->text[i], -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 3 + i);
+    }
+    sqlite3_bind_int64(st, 3 + AUDIT_TEXT_COUNT, r->duration_ms);
+    return sqlite3_step(st) == SQLITE_DONE;
+}
+
+bool audit_db_insert(sqlite3 *db, struct audit_row *const *rows, size_t n, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    const char *file = sqlite3_db_filename(db, "main");
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        *err = db_error(db, file, "cannot write");
+        return false;
+    }
+    bool ok = sqlite3_prepare_v2(db, INSERT, -1, &st, NULL) == SQLITE_OK;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = insert_one(st, rows[i]);
+    if (ok)
+        ok = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+    if (!ok) {
+        *err = db_error(db, file, "cannot write");
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    sqlite3_finalize(st);
+    return ok;
+}
+
+bool audit_db_expire(sqlite3 *db, int64_t before_ms, int64_t *deleted, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    bool ok =
+        sqlite3_prepare_v2(db, "DELETE FROM calls WHERE time_ms < ?", -1, &st, NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_bind_int64(st, 1, before_ms);
+        ok = sqlite3_step(st) == SQLITE_DONE;
+    }
+    if (ok)
+        *deleted = sqlite3_changes64(db);
+    else
+        *err = db_error(db, sqlite3_db_filename(db, "main"), "cannot delete old rows");
+    sqlite3_finalize(st);
+    return ok;
+}

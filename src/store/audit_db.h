@@ -1,0 +1,56 @@
+/* The audit database: one SQLite table with a row per tools/call. Shared by
+ * serve's writer thread (policy/audit.c) and `glovebox audit`. Every
+ * function here may block on disk or on another process's lock, so none of
+ * them runs on the loop thread. */
+#pragma once
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The text columns of a row, in table order. */
+enum audit_col {
+    AUDIT_CLIENT_NAME,    /* from initialize's clientInfo */
+    AUDIT_CLIENT_VERSION, /* " */
+    AUDIT_TRANSPORT,      /* "stdio" | "http" */
+    AUDIT_REMOTE,         /* "addr:port" (HTTP) */
+    AUDIT_MCP_SESSION,    /* Mcp-Session-Id (HTTP) */
+    AUDIT_SESSION,        /* the glovebox session the call acted on */
+    AUDIT_TOOL,
+    AUDIT_ARGUMENTS,    /* JSON object, secrets replaced by "[redacted]" */
+    AUDIT_DECISION,     /* invalid | denied | allowed | … (the policy's note) */
+    AUDIT_CONFIRMATION, /* the confirmation note: a string, or JSON text */
+    AUDIT_OUTCOME,      /* ok | error | cancelled (the client gave up; nothing was sent) */
+    AUDIT_ERROR,        /* the error text when outcome is error */
+    AUDIT_NOTES,        /* every note, JSON object */
+    AUDIT_TEXT_COUNT
+};
+
+/* Column names for enum audit_col, as in the table. */
+extern const char *const audit_db_columns[AUDIT_TEXT_COUNT];
+
+struct audit_row {
+    int64_t time_ms;              /* Unix time in ms when the call arrived */
+    int64_t duration_ms;          /* arrival to answer */
+    char *text[AUDIT_TEXT_COUNT]; /* each malloc'd or NULL */
+};
+
+void audit_row_free(struct audit_row *row);
+
+/* Unix time in milliseconds, now. */
+int64_t audit_now_ms(void);
+/* "2026-11-22T10:00:01.234Z" (UTC) into buf. */
+void audit_format_time(int64_t time_ms, char buf[32]);
+
+/* Open the database for writing: the file is created (mode 0600, its
+ * directory too), switched to WAL and given the table; SQLITE_BUSY waits
+ * busy_ms at most. NULL with *err (malloc'd) on failure. */
+sqlite3 *audit_db_open_write(const char *path, int busy_ms, char **err);
+/* Open an existing database read-only. NULL with *err on failure. */
+sqlite3 *audit_db_open_read(const char *path, char **err);
+void audit_db_close(sqlite3 *db);
+
+/* Insert rows in one transaction: all or none. false with *err. */
+bool audit_db_insert(sqlite3 *db, struct audit_row *const *rows, size_t n, char **err);
+/* Delete rows that arrived before before_ms; *deleted is how many. */
+bool audit_db_expire(sqlite3 *db, int64_t before_ms, int64_t *deleted, char **err);
