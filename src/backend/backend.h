@@ -31,6 +31,9 @@ struct backend_call {
      * set by the caller, which also frees bc in finish. */
     void *owner;
     void (*finish)(struct backend_call *bc, struct backend_result *r);
+    /* Record a fact about the call for the audit log ("redacted": the text
+     * went into a password field); NULL when nobody records. value stolen. */
+    void (*note)(struct backend_call *bc, const char *key, json_t *value);
 };
 
 /* An operation's answer, handed to finish (which owns its contents). */

@@ -45,6 +45,7 @@ static bool resolve(struct job *j, struct atspi_node *copy, bool *from_ocr)
         if (best >= 0) {
             /* Keep the strings: the tree goes, the copy stays in the job. */
             *copy = t.nodes[best];
+            j->target.secret = strcmp(t.nodes[best].role, "password text") == 0;
             t.nodes[best].bus_name = t.nodes[best].path = NULL;
             copy->role = copy->name = copy->value = NULL;
         }
@@ -86,6 +87,7 @@ static bool resolve(struct job *j, struct atspi_node *copy, bool *from_ocr)
 static void set_centre(struct job *j, const struct atspi_node *n)
 {
     j->has_target = true;
+    j->target.secret = j->target.secret || (n->role && strcmp(n->role, "password text") == 0);
     j->target.x = n->x + n->w / 2;
     j->target.y = n->y + n->h / 2;
     j->target.by = "pointer";

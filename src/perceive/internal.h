@@ -17,6 +17,10 @@ struct perceive {
     int first_ref;          /* ref number of last.nodes[0] */
     int next_ref;           /* the next snapshot's first ref */
     bool have_snapshot;
+    /* Password fields seen by the latest walks, for screenshots to hide. */
+    uv_mutex_t secrets_lock;
+    struct perceive_rect secrets[PERCEIVE_MAX_SECRETS];
+    int n_secrets;
 };
 
 struct job;

@@ -20,6 +20,7 @@ struct perceive *perceive_create(const char *session_bus_address, const struct p
     p->host = *host;
     p->next_ref = 1;
     uv_mutex_init(&p->lock);
+    uv_mutex_init(&p->secrets_lock);
     return p;
 }
 
@@ -30,6 +31,7 @@ void perceive_destroy(struct perceive *p)
     atspi_destroy(p->atspi);
     atspi_tree_finish(&p->last);
     uv_mutex_destroy(&p->lock);
+    uv_mutex_destroy(&p->secrets_lock);
     free(p->bus_address);
     free(p);
 }
@@ -110,14 +112,49 @@ struct atspi_walk_opts perceive_walk_opts(const json_t *args)
     };
 }
 
+/* A walk of the whole desktop replaces what is known of password fields;
+ * a walk of one application or window adds to it. */
+static void note_secrets(struct perceive *p, const struct atspi_walk_opts *o,
+                         const struct atspi_tree *t)
+{
+    uv_mutex_lock(&p->secrets_lock);
+    if (!o->app && !o->window)
+        p->n_secrets = 0;
+    for (int i = 0; i < t->count && p->n_secrets < PERCEIVE_MAX_SECRETS; i++) {
+        const struct atspi_node *n = &t->nodes[i];
+        if (strcmp(n->role, "password text") != 0 || n->w <= 0 || n->h <= 0)
+            continue;
+        struct perceive_rect r = {n->x, n->y, n->w, n->h};
+        bool known = false;
+        for (int k = 0; k < p->n_secrets && !known; k++)
+            known = memcmp(&p->secrets[k], &r, sizeof r) == 0;
+        if (!known)
+            p->secrets[p->n_secrets++] = r;
+    }
+    uv_mutex_unlock(&p->secrets_lock);
+}
+
+int perceive_secret_rects(struct perceive *p, struct perceive_rect *out, int max)
+{
+    if (!p)
+        return 0;
+    uv_mutex_lock(&p->secrets_lock);
+    int n = p->n_secrets < max ? p->n_secrets : max;
+    memcpy(out, p->secrets, (size_t)n * sizeof *out);
+    uv_mutex_unlock(&p->secrets_lock);
+    return n;
+}
+
 bool perceive_walk(struct job *j, const struct atspi_walk_opts *o, struct atspi_tree *out)
 {
     struct perceive *p = j->p;
     char *err = NULL;
     if (!p->atspi)
         p->atspi = atspi_connect(p->bus_address, CONNECT_TIMEOUT_MS, &err);
-    if (p->atspi && atspi_walk(p->atspi, o, out, &err))
+    if (p->atspi && atspi_walk(p->atspi, o, out, &err)) {
+        note_secrets(p, o, out);
         return true;
+    }
     /* Reconnect next time: the bus may have been restarted. */
     atspi_destroy(p->atspi);
     p->atspi = NULL;

@@ -37,6 +37,16 @@ struct perceive_host {
     bool (*capture)(void *ud, struct frame *out, char **err);
 };
 
+/* A rectangle of the screen, pixels. */
+struct perceive_rect {
+    int x, y, w, h;
+};
+#define PERCEIVE_MAX_SECRETS 32
+/* The password fields (AT-SPI role "password text") the latest walks of the
+ * tree saw — snapshot, find, wait_for, click by text —, at most max of
+ * them, into out; returns how many. Any thread. */
+int perceive_secret_rects(struct perceive *p, struct perceive_rect *out, int max);
+
 /* session_bus_address: the desktop's D-Bus session bus, whose org.a11y.Bus
  * leads to its accessibility bus. Nothing is connected until first use. */
 struct perceive *perceive_create(const char *session_bus_address, const struct perceive_host *host);
@@ -60,6 +70,7 @@ struct perceive_target {
     bool done;       /* already pressed (click) or focused (type_text) */
     const char *by;  /* "action", "focus", "pointer": how it was or is to be done */
     const char *ref; /* the element's ref, or NULL for an OCR match */
+    bool secret;     /* a password field: what is typed into it is a secret */
 };
 /* {ref?, x, y, by, done}: for the answer of click or type_text. */
 json_t *perceive_target_json(const struct perceive_target *t);

@@ -60,6 +60,11 @@ static void finish(struct backend_call *bc, struct backend_result *r)
     free(bc);
 }
 
+static void note(struct backend_call *bc, const char *key, json_t *value)
+{
+    tool_call_note(bc->owner, key, value);
+}
+
 static void cancel(struct tool_call *call)
 {
     struct backend_call *bc = tool_call_data(call);
@@ -119,6 +124,7 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     bc->app = app;
     bc->owner = call;
     bc->finish = finish;
+    bc->note = note;
     tool_call_set_data(call, bc);
     tool_call_on_cancel(call, cancel);
     s->in_use++;

@@ -16,7 +16,8 @@ const struct tool tool_screenshot = {
                    "png (default), jpeg or webp; max_width scales down (area averaging); "
                    "as: image returns the picture inline, as: link returns a resource link "
                    "(glovebox://session/{id}/screen) to read with resources/read. Desktops: "
-                   "region crops, cursor: true draws the mouse pointer in.",
+                   "region crops, cursor: true draws the mouse pointer in; password fields the "
+                   "accessibility tree has shown are painted over (redacted: how many).",
     .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
                     "\"format\":{\"type\":\"string\",\"enum\":[\"png\",\"jpeg\",\"webp\"]},"
                     "\"quality\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,"
@@ -39,7 +40,7 @@ const struct tool tool_screenshot = {
                      "\"width\":{\"type\":\"integer\"},\"height\":{\"type\":\"integer\"},"
                      "\"format\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
                      "\"scale\":{\"type\":\"number\"},\"uri\":{\"type\":\"string\"},"
-                     "\"region\":{\"type\":\"object\"}},"
+                     "\"region\":{\"type\":\"object\"},\"redacted\":{\"type\":\"integer\"}},"
                      "\"required\":[\"session\",\"width\",\"height\",\"format\",\"bytes\"]}",
     .annotations = {.read_only = true},
     .handler = handle,

@@ -434,6 +434,9 @@ void desktop_scroll_op(struct backend_call *bc)
 
 static void type_then(struct backend_call *bc, const struct perceive_target *t)
 {
+    /* Whatever goes into a password field stays out of the audit log. */
+    if (t->secret && bc->note)
+        bc->note(bc, "redacted", json_true());
     struct act *a = act_new(bc, ACT_TYPE);
     a->target = perceive_target_json(t);
     a->text = xstrdup(args_string(bc->args, "text", ""));

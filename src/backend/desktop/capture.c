@@ -9,6 +9,7 @@
 #include "image/encode.h"
 #include "image/frame.h"
 #include "image/scale.h"
+#include "perceive/perceive.h"
 #include "session/session.h"
 
 #include <stdio.h>
@@ -30,11 +31,32 @@ struct shot {
     int quality, max_width;
     int rx, ry, rw, rh; /* region; rw == 0 for the whole screen */
     bool cursor;        /* draw the mouse pointer */
+    int redacted;       /* password fields painted over */
     uint8_t *bytes;
     size_t len;
     uint32_t width, height, source_width;
     char *err;
 };
+
+/* Password fields the accessibility tree has shown are painted over before
+ * the pixels leave the server. */
+static int redact_secrets(struct desktop *d, struct frame *f)
+{
+    struct perceive_rect r[PERCEIVE_MAX_SECRETS];
+    int n = perceive_secret_rects(d->perceive, r, PERCEIVE_MAX_SECRETS);
+    for (int i = 0; i < n; i++) {
+        int x0 = r[i].x < 0 ? 0 : r[i].x, y0 = r[i].y < 0 ? 0 : r[i].y;
+        int x1 = r[i].x + r[i].w, y1 = r[i].y + r[i].h;
+        if (x1 > (int)f->width)
+            x1 = (int)f->width;
+        if (y1 > (int)f->height)
+            y1 = (int)f->height;
+        for (int y = y0; y < y1; y++)
+            for (int x = x0; x < x1; x++)
+                memcpy(f->rgba + (size_t)y * f->stride + (size_t)x * 4, "\x60\x60\x60\xff", 4);
+    }
+    return n;
+}
 
 static void crop(const struct frame *src, int x, int y, int w, int h, struct frame *dst)
 {
@@ -54,6 +76,7 @@ static void shot_run(uv_work_t *work)
         frame_finish(&full);
         return;
     }
+    sh->redacted = redact_secrets(sh->d, &full);
     struct frame *src = &full, region, scaled;
     if (sh->rw) {
         if (sh->rx + sh->rw > (int)full.width || sh->ry + sh->rh > (int)full.height) {
@@ -95,6 +118,11 @@ static void shot_done(uv_work_t *work, int status)
         if (sh->rw)
             extra = json_pack("{s:{s:i, s:i, s:i, s:i}}", "region", "x", sh->rx, "y", sh->ry,
                               "width", sh->rw, "height", sh->rh);
+        if (sh->redacted) {
+            if (!extra)
+                extra = json_object();
+            json_object_set_new(extra, "redacted", json_integer(sh->redacted));
+        }
         backend_call_done_screenshot(bc, sh->bytes, sh->len, sh->format, sh->width, sh->height,
                                      (double)sh->width / (double)sh->source_width, extra);
         sh->bytes = NULL;

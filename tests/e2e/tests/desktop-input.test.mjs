@@ -3,10 +3,12 @@
 // double clicks, drags, the mouse wheel, Unicode typing and key chords.
 // What is checked is what a user would see: the program's output.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { decodePng, imageOf, ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
+import { decodePng, imageOf, ms, pixel, startServer, tempDir, topts, until } from '../lib/terminal.mjs';
 
 /** A dialog launched on a fresh desktop, once its accessibility tree shows `text`. */
 async function dialog(t, line, text, name = 'dialog') {
@@ -150,4 +152,30 @@ test('screenshot with cursor: true draws the pointer where it was moved', topts(
   const far = { x: 0, y: 0, width: 40, height: 40 };
   assert.equal(differing(decodePng(imageOf(await srv.ok('screenshot', { session, region: far })).data),
     decodePng(imageOf(await srv.ok('screenshot', { session, region: far, cursor: true })).data)), 0, 'and nothing elsewhere');
+});
+
+test('a password field: what is typed into it is redacted in the audit log, and screenshots paint it over', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(t, `zenity --password --title Secret`, 'Password');
+  const field = element(snap, 'password text');
+  const secret = 'hunter2-ÄÖ';
+  await srv.ok('type_text', { session, ref: field.ref, text: secret });
+
+  const shot = await srv.ok('screenshot', { session });
+  assert.equal(shot.sc.redacted, 1);
+  const png = decodePng(imageOf(shot).data);
+  const b = field.bounds;
+  for (const [x, y] of [[b.x + 1, b.y + 1], [b.x + b.width - 2, b.y + b.height - 2], [b.x + b.width / 2, b.y + b.height / 2]])
+    assert.deepEqual(pixel(png, Math.floor(x), Math.floor(y)), [0x60, 0x60, 0x60], `pixel ${x},${y} is painted over`);
+
+  await srv.ok('press_key', { session, key: 'Enter' });
+  assert.equal(await outputOf(out), `${secret}\nstatus=0\n`, 'the program got the real text');
+  const db = join(srv.dataDir, 'audit.db');
+  let rows;
+  await until(() => {
+    try {
+      rows = execFileSync('sqlite3', ['-readonly', db, "SELECT arguments FROM calls WHERE tool = 'type_text'"]).toString();
+    } catch { return false; }
+    return rows.includes('redacted');
+  }, ms(5000), 'the typing to be audited');
+  assert.ok(!rows.includes('hunter2'), `the secret is not stored: ${rows}`);
 });
