@@ -102,6 +102,22 @@ static void drop_copy(struct job *j, struct atspi_node *n)
     }
 }
 
+/* The element's application has left the bus (it crashed or quit): its
+ * old place on the screen may now hold something else, so no pointer
+ * fallback. */
+static bool element_gone(struct job *j, const char *err)
+{
+    if (!err || !(strstr(err, "ServiceUnknown") || strstr(err, "NameHasNoOwner") ||
+                  strstr(err, "UnknownObject")))
+        return false;
+    j->has_target = false;
+    job_fail(j,
+             "element %s is gone: its application no longer answers on the accessibility bus "
+             "(it quit or crashed); take a new snapshot",
+             j->target_ref[0] ? j->target_ref : "found");
+    return true;
+}
+
 static void click_run(struct job *j)
 {
     struct atspi_node n;
@@ -127,7 +143,12 @@ static void click_run(struct job *j)
             if (atspi_do_action(j->p->atspi, n.bus_name, n.path, &err))
                 j->target.done = true, j->target.by = "action";
         }
-        free(err); /* the pointer is the fallback */
+        bool gone = !j->target.done && element_gone(j, err);
+        free(err); /* otherwise the pointer is the fallback */
+        if (gone) {
+            drop_copy(j, &n);
+            return;
+        }
     }
     if (n.w <= 0 && !j->target.done) {
         j->has_target = false;
@@ -146,7 +167,12 @@ static void focus_run(struct job *j)
     char *err = NULL;
     if (!from_ocr && j->p->atspi && atspi_grab_focus(j->p->atspi, n.bus_name, n.path, &err))
         j->target.done = true, j->target.by = "focus";
+    bool gone = !j->target.done && element_gone(j, err);
     free(err);
+    if (gone) {
+        drop_copy(j, &n);
+        return;
+    }
     if (n.w <= 0 && !j->target.done) {
         j->has_target = false;
         job_fail(j, "cannot focus the element and it has no position on screen to click");

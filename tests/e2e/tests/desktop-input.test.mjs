@@ -179,3 +179,25 @@ test('a password field: what is typed into it is redacted in the audit log, and 
   }, ms(5000), 'the typing to be audited');
   assert.ok(!rows.includes('hunter2'), `the secret is not stored: ${rows}`);
 });
+
+test('an application that crashes mid-session: its refs say so, the desktop goes on; Xvfb dying ends the session', topts(), async (t) => {
+  const { srv, session, snap } = await dialog(t, `zenity --question --title Crash --text 'Still here?'`, 'Still here?');
+  const yes = element(snap, 'push button', 'Yes');
+  const zenity = (await srv.ok('session_list', {})).sc.sessions.find((s) => s.id === session);
+  // The dialog's process: the shell's child named zenity.
+  const pid = Number(execFileSync('pgrep', ['-x', 'zenity', '-P', String(zenity.app_pids[0])]).toString().trim());
+  process.kill(pid, 'SIGKILL');
+  await srv.ok('wait_for', { session, text: 'Still here?', gone: true, timeout_ms: ms(5000) });
+  await srv.err('click', { session, ref: yes.ref }, /element e\d+ is gone: its application no longer answers .* take a new snapshot/);
+  const after = await srv.ok('snapshot', { session });
+  assert.doesNotMatch(after.sc.outline, /Still here/);
+  await srv.ok('screenshot', { session });
+  await srv.ok('click', { session, x: 5, y: 5 });
+
+  process.kill(zenity.xvfb_pid, 'SIGKILL');
+  const find = async () => (await srv.ok('session_list', { include_ended: true })).sc.sessions.find((s) => s.id === session);
+  await until(async () => (await find()).state === 'ended', ms(5000), 'the session to end');
+  const ended = await find();
+  assert.match(ended.end_reason, /X server \(Xvfb\) exited/);
+  await srv.err('click', { session, x: 5, y: 5 }, /has ended \(its X server \(Xvfb\) exited\)/);
+});
