@@ -15,6 +15,8 @@ static void usage(FILE *to)
           "  serve     run the MCP server (stdio by default)\n"
           "  tools     print the tool list as JSON\n"
           "  doctor    check what each kind of session needs on this machine\n"
+          "  stop      pause every input action of the running servers (resume: resume)\n"
+          "  resume    let paused servers act again\n"
           "  version   print the version\n"
           "  help      show this help\n"
           "\n"
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
     int (*run)(int, char **) = strcmp(cmd, "serve") == 0    ? cli_serve
                                : strcmp(cmd, "doctor") == 0 ? cli_doctor
                                : strcmp(cmd, "tools") == 0  ? cli_tools
+                               : strcmp(cmd, "stop") == 0   ? cli_stop
+                               : strcmp(cmd, "resume") == 0 ? cli_resume
                                                             : NULL;
     if (run) {
         int rc = run(argc - 1, argv + 1);

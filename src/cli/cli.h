@@ -8,5 +8,8 @@ enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2 };
 int cli_serve(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 int cli_tools(int argc, char **argv);
+/* Pause / resume running servers (SIGUSR1 / SIGUSR2). */
+int cli_stop(int argc, char **argv);
+int cli_resume(int argc, char **argv);
 /* Extra tools for the test binary; a no-op in the real one. */
 void cli_register_extra_tools(void);

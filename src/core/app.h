@@ -35,6 +35,9 @@ struct app {
     struct policy *policy;                     /* NULL: no policy (tests, fuzzing) */
     const struct mcp_gate *gate;               /* permission policy; NULL admits everything */
     const struct call_observer *call_observer; /* NULL: nobody listens */
+    /* When a person paused input (policy/pause.h), in ms since the epoch;
+     * 0: not paused. */
+    int64_t paused_since_ms;
 };
 
 /* Milliseconds since the app started. */

@@ -2,6 +2,7 @@
 #include "backend/backend.h"
 #include "core/app.h"
 #include "core/xmalloc.h"
+#include "policy/pause.h"
 #include "policy/policy.h"
 #include "session/session.h"
 #include "tools/tools.h"
@@ -37,12 +38,17 @@ static void handle(struct tool_call *call)
     char *policy = app->policy ? policy_summary(app->policy) : xstrdup("no policy in effect");
     if (app->policy)
         json_object_set_new(out, "policy", policy_describe(app->policy));
-    tool_call_done(call, out,
-                   "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
-                   "here: %s; %s",
-                   GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0,
-                   tool_call_protocol_version(call), live, live == 1 ? "" : "s",
-                   usable[0] ? usable : "none", policy);
+    json_t *paused = pause_describe(app);
+    json_object_update(out, paused);
+    json_decref(paused);
+    tool_call_done(
+        call, out,
+        "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
+        "here: %s; %s%s%s",
+        GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0, tool_call_protocol_version(call),
+        live, live == 1 ? "" : "s", usable[0] ? usable : "none", policy,
+        pause_active(app) ? "; PAUSED by the person since " : "",
+        pause_active(app) ? json_string_value(json_object_get(out, "paused_since")) : "");
     free(policy);
 }
 
@@ -70,7 +76,8 @@ const struct tool tool_status = {
         "\"token_required\":{\"type\":\"boolean\"},\"tls\":{\"type\":\"boolean\"}}},"
         "\"policy\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
         "\"allow_all\":{\"type\":\"boolean\"},\"source\":{\"type\":[\"string\",\"null\"]},"
-        "\"allow\":{\"type\":\"array\"},\"deny\":{\"type\":\"array\"}}}},"
+        "\"allow\":{\"type\":\"array\"},\"deny\":{\"type\":\"array\"}}},"
+        "\"paused\":{\"type\":\"boolean\"},\"paused_since\":{\"type\":[\"string\",\"null\"]}},"
         "\"required\":[\"server\",\"version\",\"uptime_ms\",\"protocol_version\","
         "\"live_sessions\",\"sessions\",\"backends\"]}",
     .annotations = {.read_only = true, .open_world = false},
