@@ -131,6 +131,11 @@ static void command_phrase(struct strbuf *out, const json_t *cmd)
     }
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 char *confirm_question(const char *tool, const json_t *args)
 {
     struct strbuf q;
@@ -182,7 +187,7 @@ char *confirm_question(const char *tool, const json_t *args)
         const char *k;
         const json_t *v;
         json_object_foreach((json_t *)args, k, v) keys[n++] = k;
-        qsort(keys, n, sizeof *keys, (int (*)(const void *, const void *))strcmp);
+        qsort(keys, n, sizeof *keys, by_name);
         for (size_t i = 0; i < n && i < GENERIC_ARGS_MAX; i++) {
             strbuf_puts(&q, i ? ", " : " with ");
             confirm_quote(&q, keys[i], strlen(keys[i]), 40);
