@@ -198,6 +198,12 @@ char *confirm_question(const char *tool, const json_t *args)
             strbuf_printf(&q, " and %zu more arguments", n - GENERIC_ARGS_MAX);
         free(keys);
     }
+    if (q.len > CONFIRM_QUESTION_MAX) {
+        /* Many long arguments: what is shown stays inside its quotes. */
+        q.len = utf8_truncate(q.data, q.len, CONFIRM_QUESTION_MAX);
+        q.data[q.len] = '\0';
+        strbuf_puts(&q, "… (the rest of the call is not shown)");
+    }
     strbuf_putc(&q, '?');
     return strbuf_steal(&q);
 }

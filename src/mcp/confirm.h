@@ -10,6 +10,8 @@
 
 /* Longest quoted argument, in characters, before it is cut. */
 #define CONFIRM_QUOTE_MAX 200
+/* Longest question, in bytes, before the rest of the call is left out. */
+#define CONFIRM_QUESTION_MAX 2000
 
 /* Appends s in double quotes with \" \\ \n \t \xNN \u{NNNN} escapes for
  * quotes, backslashes, control, bidi and invisible characters, cut after

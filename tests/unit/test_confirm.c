@@ -124,6 +124,16 @@ static void test_question_cannot_spoof(void **state)
     assert_true(strlen(q) < 400);
     free(q);
     json_decref(long_args);
+    /* Many long arguments: the question still has a bound. */
+    json_t *cmd = json_array();
+    for (int i = 0; i < 40; i++)
+        json_array_append_new(cmd, json_string(big));
+    json_t *many = json_pack("{s:o}", "command", cmd);
+    q = confirm_question("terminal_start", many);
+    assert_true(strlen(q) <= CONFIRM_QUESTION_MAX + 64);
+    assert_non_null(strstr(q, "(the rest of the call is not shown)?"));
+    free(q);
+    json_decref(many);
 }
 
 static void test_question_generic(void **state)
