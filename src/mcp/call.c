@@ -233,12 +233,25 @@ static json_t *error_result(const char *text)
 
 static void finish(struct tool_call *call, json_t *result)
 {
-    if (call->abort_reason) {
-        /* Stopped by mcp_abort_calls: whatever the handler said, the answer
-         * is why it was stopped. */
+    if (call->abort_reason && json_is_true(json_object_get(result, "isError"))) {
+        /* Stopped by mcp_abort_calls: say why first, then what the tool
+         * says it got done ("stopped after typing 4096 of 9000 bytes"). */
+        const json_t *first = json_array_get(json_object_get(result, "content"), 0);
+        const char *said = json_string_value(json_object_get(first, "text"));
+        char *text = xasprintf("%s This call was stopped: %s", call->abort_reason,
+                               said ? said : "(no details)");
         json_decref(result);
-        result = error_result(call->abort_reason);
+        result = error_result(text);
+        free(text);
         tool_call_note(call, "interrupted", json_string(call->abort_reason));
+    } else if (call->abort_reason) {
+        /* It could not be stopped in time and did its work: say so. */
+        json_t *content = json_object_get(result, "content");
+        char *text = xasprintf("%s This call had already finished.", call->abort_reason);
+        if (json_is_array(content))
+            json_array_append_new(content, json_pack("{s:s, s:o}", "type", "text", "text",
+                                                     utf8_json_string(text, strlen(text))));
+        free(text);
     }
     if (call->live_prev)
         call->live_prev->live_next = call->live_next;

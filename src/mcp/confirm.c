@@ -339,7 +339,8 @@ static void answered(struct tool_call *call, const json_t *result, const char *e
     if (call->abort_reason) {
         /* Paused while asking: finish() answers with the reason. */
         note(call, "paused", true, "interrupted");
-        tool_call_fail(call, "%s", call->abort_reason);
+        tool_call_fail(call, "it was waiting for the person's confirmation, and %s did not run.",
+                       tool_call_tool_name(call));
     } else if (tool_call_cancelled(call)) {
         note(call, "cancelled", true, "cancel");
         tool_call_fail(call, "the request was cancelled while waiting for confirmation");

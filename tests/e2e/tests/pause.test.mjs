@@ -54,6 +54,7 @@ test('glovebox stop stops typing in flight and refuses input until glovebox resu
   const r = await deadline(typing, ms(5000), 'the typing call to be stopped');
   assert.equal(r.isError, true);
   assert.match(textOf(r), PAUSED);
+  assert.match(textOf(r), /This call was stopped: stopped after typing \d+ of 4194304 bytes$/);
 
   const st = await status(srv.client);
   assert.equal(st.paused, true);
@@ -104,6 +105,7 @@ test('SIGUSR1 pauses and SIGUSR2 resumes; a question waiting for the person is w
   const r = await deadline(call, ms(5000), 'the call to be stopped');
   assert.equal(r.isError, true);
   assert.match(textOf(r), PAUSED);
+  assert.match(textOf(r), /This call was stopped: it was waiting for the person's confirmation, and terminal_start did not run\.$/);
   assert.ok(withdrawn, 'the client heard the question withdrawn');
   assert.equal((await status(srv.client)).paused, true);
   // set_mode only lowers privileges: it still works while paused.
