@@ -132,3 +132,28 @@ test('glovebox stop --pid signals only a glovebox server', opts(), async (t) => 
   assert.equal((await status(srv.client)).paused, true);
   await srv.close();
 });
+
+test('typing that is stopped midway leaves the text typed after it intact', opts(), async (t) => {
+  const { policy, env } = setup();
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env });
+  // The program reads nothing for a while, then echoes what it reads.
+  const started = await srv.client.callTool({
+    name: 'terminal_start',
+    arguments: { command: ['sh', '-c', 'stty raw -echo; sleep 2; exec cat'] },
+  });
+  const id = started.structuredContent.id;
+  await sleep(300);
+  const ac = new AbortController();
+  const big = srv.client.callTool({ name: 'type_text', arguments: { session: id, text: 'y'.repeat(1024 * 1024) } }, undefined, { signal: ac.signal });
+  const after = srv.client.callTool({ name: 'type_text', arguments: { session: id, text: 'marker-after' } });
+  await sleep(200);
+  ac.abort('stop typing');
+  await assert.rejects(big, /abort|stop typing/i);
+  // The second text is typed in full once the program reads again.
+  const r = await deadline(after, ms(10000), 'the text queued behind the stopped one');
+  assert.ok(!r.isError, textOf(r));
+  const w = await srv.client.callTool({ name: 'wait_for', arguments: { session: id, text: 'marker-after', timeout_ms: ms(5000) } });
+  assert.equal(w.structuredContent.matched, true);
+  await srv.client.callTool({ name: 'session_stop', arguments: { session: id } });
+  await srv.close();
+});
