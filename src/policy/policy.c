@@ -189,8 +189,10 @@ static bool matches_any(char *const *list, const char *name)
 
 bool policy_allows(const struct policy *p, const char *tool, bool read_only)
 {
+    /* --allow-all lifts the lists, not the mode: set_mode passive must
+     * still stop an agent. */
     if (p->allow_all)
-        return true;
+        return read_only || p->mode != POLICY_PASSIVE || strcmp(tool, "set_mode") == 0;
     if (matches_any(p->deny, tool)) /* deny wins */
         return false;
     /* set_mode only ever lowers privileges, so fail-closed never needs to hide it. */
@@ -321,8 +323,6 @@ static bool gate_visible(void *ud, const struct tool *tool)
 
 char *policy_confirmation(const struct policy *p, const char *tool, bool read_only)
 {
-    if (p->allow_all)
-        return NULL;
     for (char *const *s = p->confirm; *s; s++)
         if (policy_glob_match(*s, tool))
             return xasprintf("%s matches \"%s\" in \"confirm\" in %s", tool, *s,

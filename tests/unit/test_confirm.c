@@ -197,10 +197,18 @@ static void test_policy_assist_confirms_changes(void **state)
     assert_null(policy_confirmation(p, "set_mode", false));
     assert_int_equal(policy_confirm_timeout_s(p), POLICY_CONFIRM_TIMEOUT_S);
     policy_destroy(p);
-    /* --allow-all never asks. */
+    /* --allow-all lifts the lists, not the mode: assist still asks, and
+     * passive (set_mode can lower to it) still refuses changes. */
     p = policy_create_allow_all();
-    policy_set_mode(p, POLICY_ASSIST);
     assert_null(policy_confirmation(p, "type_text", false));
+    policy_set_mode(p, POLICY_ASSIST);
+    why = policy_confirmation(p, "type_text", false);
+    assert_non_null(why);
+    free(why);
+    policy_set_mode(p, POLICY_PASSIVE);
+    assert_false(policy_allows(p, "type_text", false));
+    assert_true(policy_allows(p, "screenshot", true));
+    assert_true(policy_allows(p, "set_mode", false));
     policy_destroy(p);
 }
 
