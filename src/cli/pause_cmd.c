@@ -29,9 +29,9 @@ static void usage(FILE *to, const char *cmd)
             "Exit status: 0 when at least one server was %s, 1 when none was found,\n"
             "2 on a usage error.\n",
             cmd,
-            stop ? "Pauses every input action of every running glovebox serve of this user at "
-                   "once (SIGUSR1):\ntools that change anything are refused and the ones "
-                   "running are stopped, until\nglovebox resume. Screens can still be read."
+            stop ? "Pauses every input action of every running glovebox serve of this user at\n"
+                   "once (SIGUSR1): tools that change anything are refused and the ones running\n"
+                   "are stopped, until glovebox resume. Screens can still be read."
                  : "Lets paused glovebox servers act again (SIGUSR2).",
             stop ? "paused" : "resumed");
 }
