@@ -251,9 +251,9 @@ static bool can_ask(struct tool_call *call)
 {
     if (!tool_call_client_can(call, "elicitation"))
         return false;
-    json_t *caps = NULL;
-    const struct tool_call *c = call;
-    caps = c->p.modern ? c->p.client_caps : c->p.conn ? c->p.conn->client_capabilities : NULL;
+    const json_t *caps = call->p.modern ? call->p.client_caps
+                         : call->p.conn ? call->p.conn->client_capabilities
+                                        : NULL;
     const json_t *e = json_object_get(caps, "elicitation");
     return json_object_size(e) == 0 || json_is_object(json_object_get(e, "form"));
 }
