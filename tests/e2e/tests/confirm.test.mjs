@@ -294,6 +294,9 @@ describe('confirmation for 2026-07-28 requests (input_required + requestState)',
     const cannot = (await s.request(6, 'tools/call', modernCall('terminal_start', args, {}, {}))).result;
     assert.equal(cannot.isError, true);
     assert.match(cannot.content[0].text, /^Confirmation required: the mode is assist.*Use an MCP client that supports elicitation/s);
+    // A client that can only open URLs cannot show a form.
+    const urlOnly = (await s.request(8, 'tools/call', modernCall('terminal_start', args, {}, { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } }))).result;
+    assert.match(urlOnly.content[0].text, /^Confirmation required/);
     const listed = (await s.request(7, 'tools/call', { name: 'session_list', arguments: {}, _meta: modernMeta() })).result;
     assert.equal(listed.structuredContent.sessions.length, 0, 'nothing ran');
     await s.close();
