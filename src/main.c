@@ -16,6 +16,8 @@ static void usage(FILE *to)
           "  tools     print the tool list as JSON\n"
           "  doctor    check what each kind of session needs on this machine\n"
           "  audit     print the audit log of tool calls (--since, --tool, --json, --follow)\n"
+          "  stop      pause every input action of the running servers (resume: resume)\n"
+          "  resume    let paused servers act again\n"
           "  version   print the version\n"
           "  help      show this help\n"
           "\n"
@@ -47,6 +49,8 @@ int main(int argc, char **argv)
                                : strcmp(cmd, "doctor") == 0 ? cli_doctor
                                : strcmp(cmd, "tools") == 0  ? cli_tools
                                : strcmp(cmd, "audit") == 0  ? cli_audit
+                               : strcmp(cmd, "stop") == 0   ? cli_stop
+                               : strcmp(cmd, "resume") == 0 ? cli_resume
                                                             : NULL;
     if (run) {
         int rc = run(argc - 1, argv + 1);

@@ -4,6 +4,7 @@
 #define LOG_MODULE "serve"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/pidfile.h"
 #include "cli/serve_audit.h"
 #include "cli/serve_policy.h"
 #include "core/app.h"
@@ -12,6 +13,7 @@
 #include "core/paths.h"
 #include "core/xmalloc.h"
 #include "mcp/server.h"
+#include "policy/pause.h"
 #include "session/session.h"
 #include "tools/tools.h"
 #include "transport/http.h"
@@ -40,6 +42,8 @@ struct server {
     struct serve_policy policy;
     struct serve_audit audit;
     uv_signal_t sigint, sigterm;
+    uv_signal_t sigusr1, sigusr2; /* pause, resume (glovebox stop / resume) */
+    char *pidfile;                /* DATA_DIR/serve-<pid>.pid; NULL if not written */
     uv_timer_t deadline;
     bool stopping;
     bool finished;
@@ -72,6 +76,9 @@ static void usage(FILE *to)
           "  --log-level LEVEL    debug, info, warning or error (default warning; also\n"
           "                       GLOVEBOX_LOG)\n" SERVE_POLICY_USAGE SERVE_AUDIT_USAGE
           "  -h, --help           show this help\n"
+          "\n"
+          "Signals: SIGUSR1 pauses every input action (glovebox stop), SIGUSR2 resumes\n"
+          "(glovebox resume).\n"
           "\n"
           "Exit status: 0 after a clean shutdown (stdin closed, SIGINT or SIGTERM),\n"
           "1 when the server could not start, 2 on a usage error.\n",
@@ -153,6 +160,8 @@ static void begin_shutdown(struct server *srv, const char *why)
     uv_unref((uv_handle_t *)&srv->deadline);
     uv_unref((uv_handle_t *)&srv->sigint);
     uv_unref((uv_handle_t *)&srv->sigterm);
+    uv_unref((uv_handle_t *)&srv->sigusr1);
+    uv_unref((uv_handle_t *)&srv->sigusr2);
     session_registry_stop_all(srv->app.sessions, sessions_stopped, srv);
 }
 
@@ -164,6 +173,24 @@ static void stdin_closed(void *ud)
 static void on_signal(uv_signal_t *s, int signum)
 {
     begin_shutdown(s->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static void on_pause_signal(uv_signal_t *s, int signum)
+{
+    struct server *srv = s->data;
+    pause_set(&srv->app, signum == SIGUSR1);
+}
+
+/* Written once the pause signals are handled: before that SIGUSR1 would
+ * kill the process. */
+static void write_pidfile(struct server *srv)
+{
+    char *err = NULL;
+    if (!app_ensure_data_dir(&srv->app, &err) ||
+        !(srv->pidfile = pidfile_write(srv->app.data_dir, &err))) {
+        log_warn("glovebox stop will not find this server: %s", err);
+        free(err);
+    }
 }
 
 static int parse_args(struct server *srv, int argc, char **argv)
@@ -387,6 +414,12 @@ int cli_serve(int argc, char **argv)
     srv.sigint.data = srv.sigterm.data = &srv;
     uv_signal_start(&srv.sigint, on_signal, SIGINT);
     uv_signal_start(&srv.sigterm, on_signal, SIGTERM);
+    uv_signal_init(srv.app.loop, &srv.sigusr1);
+    uv_signal_init(srv.app.loop, &srv.sigusr2);
+    srv.sigusr1.data = srv.sigusr2.data = &srv;
+    uv_signal_start(&srv.sigusr1, on_pause_signal, SIGUSR1);
+    uv_signal_start(&srv.sigusr2, on_pause_signal, SIGUSR2);
+    write_pidfile(&srv);
     uv_timer_init(srv.app.loop, &srv.deadline);
     srv.deadline.data = &srv;
 
@@ -411,6 +444,8 @@ int cli_serve(int argc, char **argv)
     bool busy = uv_loop_close(srv.app.loop) != 0;
     /* Every call has been answered (and so recorded) by now. */
     serve_audit_finish(&srv.audit, &srv.app);
+    pidfile_remove(srv.pidfile);
+    srv.pidfile = NULL;
     children_finish();
     session_registry_destroy(srv.app.sessions);
     mcp_server_finish();

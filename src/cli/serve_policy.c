@@ -69,7 +69,8 @@ bool serve_policy_start(struct serve_policy *sp, struct app *app)
         policy_set_mode(sp->policy, sp->mode);
     sp->gate = policy_gate(sp->policy);
     app->policy = sp->policy;
-    app->gate = &sp->gate;
+    pause_gate_init(&sp->pause, app, &sp->gate);
+    app->gate = &sp->pause.gate;
     return true;
 }
 

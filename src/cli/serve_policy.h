@@ -2,6 +2,7 @@
  * policy the server runs under. Kept apart from serve.c so the transport
  * options and the safety options grow without stepping on each other. */
 #pragma once
+#include "policy/pause.h"
 #include "policy/policy.h"
 
 #include <stdbool.h>
@@ -15,6 +16,7 @@ struct serve_policy {
     enum policy_mode mode;
     struct policy *policy;
     struct mcp_gate gate;
+    struct pause_gate pause; /* installed: the pause first, then gate */
 };
 
 #define SERVE_POLICY_USAGE                                                                         \

@@ -37,6 +37,9 @@ struct app {
     const struct mcp_gate *gate;               /* permission policy; NULL admits everything */
     const struct call_observer *call_observer; /* NULL: nobody listens */
     struct audit *audit;                       /* NULL: no audit log (--no-audit) */
+    /* When a person paused input (policy/pause.h), in ms since the epoch;
+     * 0: not paused. */
+    int64_t paused_since_ms;
 };
 
 /* Milliseconds since the app started. */

@@ -40,10 +40,20 @@ static void unlink_ask(struct ask *a)
     uv_close((uv_handle_t *)&a->timer, ask_free);
 }
 
+/* The client stops asking (closes its dialog): the answer is no longer wanted. */
+static void withdraw(struct ask *a, const char *reason)
+{
+    json_t *params = json_pack("{s:I, s:s}", "requestId", a->id, "reason", reason);
+    conn_send(a->conn, a->p->stream, jsonrpc_notification("notifications/cancelled", params),
+              false);
+}
+
 /* Unlink first: fn usually finishes the call, which forgets its asks. */
-static void answer(struct ask *a, const json_t *result, const char *error)
+static void answer(struct ask *a, const json_t *result, const char *error, bool tell)
 {
     unlink_ask(a);
+    if (tell)
+        withdraw(a, error);
     a->fn((struct tool_call *)a->p, result, error, a->ud);
 }
 
@@ -51,7 +61,7 @@ static void on_timeout(uv_timer_t *t)
 {
     struct ask *a = t->data;
     log_info("the client did not answer request %" JSON_INTEGER_FORMAT " in time", a->id);
-    answer(a, NULL, "the client did not answer in time");
+    answer(a, NULL, ASK_TIMED_OUT, true);
 }
 
 bool tool_call_ask(struct tool_call *call, const char *method, json_t *params, uint64_t timeout_ms,
@@ -87,12 +97,12 @@ bool ask_receive(struct mcp_conn *c, const json_t *id, const json_t *result, con
         if (a->id != json_integer_value(id))
             continue;
         if (result) {
-            answer(a, result, NULL);
+            answer(a, result, NULL, false);
         } else {
             const char *msg = json_string_value(json_object_get(error, "message"));
             char *text =
                 xasprintf("the client answered with an error: %s", msg ? msg : "(no message)");
-            answer(a, NULL, text);
+            answer(a, NULL, text, false);
             free(text);
         }
         return true;
@@ -100,7 +110,7 @@ bool ask_receive(struct mcp_conn *c, const json_t *id, const json_t *result, con
     return false;
 }
 
-int ask_abort_for(struct mcp_conn *c, const struct pending *p, const char *error)
+int ask_abort_for(struct mcp_conn *c, const struct pending *p, const char *error, bool tell)
 {
     int n = 0;
     for (;;) {
@@ -109,7 +119,7 @@ int ask_abort_for(struct mcp_conn *c, const struct pending *p, const char *error
             a = a->next;
         if (!a)
             return n;
-        answer(a, NULL, error);
+        answer(a, NULL, error, tell);
         n++;
     }
 }
@@ -123,4 +133,12 @@ void ask_forget_for(struct mcp_conn *c, const struct pending *p)
             unlink_ask(a);
         a = next;
     }
+}
+
+bool ask_pending_for(const struct mcp_conn *c, const struct pending *p)
+{
+    for (const struct ask *a = c->asks; a; a = a->next)
+        if (a->p == p)
+            return true;
+    return false;
 }

@@ -102,15 +102,57 @@ bool tool_call_cancelled(const struct tool_call *call)
     return call->p.cancelled;
 }
 
+static struct tool_call *live_calls;
+
 static void run_cancel_hook(struct pending *p)
 {
     struct tool_call *call = (struct tool_call *)p;
     /* A call waiting for the client's answer stops waiting; the answer
      * callback finishes it. */
-    if (p->conn && ask_abort_for(p->conn, p, "the request was cancelled"))
+    if (p->conn && ask_abort_for(p->conn, p, "the request was cancelled", true))
         return;
-    if (call->cancel_hook)
+    /* Aborted already (paused) and cancelled now: the hook has done its work. */
+    if (call->cancel_hook && !call->hook_ran) {
+        call->hook_ran = true;
         call->cancel_hook(call);
+    }
+}
+
+int mcp_abort_calls(bool (*which)(const struct tool *tool, void *ud), void *ud, const char *reason)
+{
+    /* Hooks may finish (free) calls, their own or others: choose first, then
+     * stop each chosen call that is still in flight. */
+    int n = 0;
+    size_t count = 0;
+    for (struct tool_call *c = live_calls; c; c = c->live_next)
+        count++;
+    struct tool_call **list = xcalloc(count + 1, sizeof *list);
+    size_t k = 0;
+    for (struct tool_call *c = live_calls; c; c = c->live_next)
+        if (!c->abort_reason && !c->p.cancelled && which(c->entry->tool, ud))
+            list[k++] = c;
+    for (size_t i = 0; i < k; i++) {
+        /* Still in flight? An earlier hook may have finished it. */
+        struct tool_call *c = live_calls;
+        while (c && c != list[i])
+            c = c->live_next;
+        if (!c)
+            continue;
+        bool has_ask = c->p.conn && ask_pending_for(c->p.conn, &c->p);
+        bool has_hook = c->cancel_hook && !c->hook_ran;
+        if (!has_ask && !has_hook)
+            continue; /* nothing can stop it; it answers as usual */
+        c->abort_reason = xstrdup(reason);
+        n++;
+        if (has_ask) {
+            ask_abort_for(c->p.conn, &c->p, reason, true);
+        } else {
+            c->hook_ran = true;
+            c->cancel_hook(c);
+        }
+    }
+    free(list);
+    return n;
 }
 
 void tool_call_on_cancel(struct tool_call *call, void (*hook)(struct tool_call *call))
@@ -183,8 +225,40 @@ static bool knows_structured_content(const char *version)
     return version && strcmp(version, "2025-06-18") >= 0;
 }
 
+static json_t *error_result(const char *text)
+{
+    return json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text",
+                     utf8_json_string(text, strlen(text)), "isError", 1);
+}
+
 static void finish(struct tool_call *call, json_t *result)
 {
+    if (call->abort_reason && json_is_true(json_object_get(result, "isError"))) {
+        /* Stopped by mcp_abort_calls: say why first, then what the tool
+         * says it got done ("stopped after typing 4096 of 9000 bytes"). */
+        const json_t *first = json_array_get(json_object_get(result, "content"), 0);
+        const char *said = json_string_value(json_object_get(first, "text"));
+        char *text = xasprintf("%s This call was stopped: %s", call->abort_reason,
+                               said ? said : "(no details)");
+        json_decref(result);
+        result = error_result(text);
+        free(text);
+        tool_call_note(call, "interrupted", json_string(call->abort_reason));
+    } else if (call->abort_reason) {
+        /* It could not be stopped in time and did its work: say so. */
+        json_t *content = json_object_get(result, "content");
+        char *text = xasprintf("%s This call had already finished.", call->abort_reason);
+        if (json_is_array(content))
+            json_array_append_new(content, json_pack("{s:s, s:o}", "type", "text", "text",
+                                                     utf8_json_string(text, strlen(text))));
+        free(text);
+    }
+    if (call->live_prev)
+        call->live_prev->live_next = call->live_next;
+    else
+        live_calls = call->live_next;
+    if (call->live_next)
+        call->live_next->live_prev = call->live_prev;
     struct request_ctx rc = {.modern = call->p.modern, .version = call->p.version};
     decorate_result(&rc, result);
     if (call->app->call_observer)
@@ -195,7 +269,19 @@ static void finish(struct tool_call *call, json_t *result)
     pending_finish(&call->p, msg);
     json_decref(call->args);
     json_decref(call->notes);
+    free(call->abort_reason);
     free(call);
+}
+
+void tool_call_finish_raw(struct tool_call *call, json_t *result)
+{
+    finish(call, result);
+}
+
+void tool_call_run(struct tool_call *call, const char *decision)
+{
+    tool_call_note(call, "decision", json_string(decision));
+    call->entry->tool->handler(call);
 }
 
 /* Before 2025-06-18 there was no resource_link content: say the URI in text. */
@@ -259,5 +345,9 @@ struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *
     call->args = json_incref(args);
     call->notes = json_object();
     call->started_ms = uv_now(c->app->loop);
+    call->live_next = live_calls;
+    if (live_calls)
+        live_calls->live_prev = call;
+    live_calls = call;
     return call;
 }

@@ -12,7 +12,22 @@ struct tool_call {
     void (*cancel_hook)(struct tool_call *call);
     json_t *notes;       /* tool_call_note; owned */
     uint64_t started_ms; /* uv_now at arrival */
+    char *abort_reason;  /* mcp_abort_calls: the answer becomes this error; NULL */
+    bool hook_ran;       /* the cancel hook ran (it runs at most once) */
+    struct tool_call *live_prev, *live_next; /* every call in flight */
 };
 
 struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry, json_t *args,
                                    json_t *id, void *stream, const struct request_ctx *rc);
+
+/* Finish with a result that is not a CallToolResult (a 2026-07-28
+ * input_required result); stolen. Frees the call. */
+void tool_call_finish_raw(struct tool_call *call, json_t *result);
+
+/* Tools/call after admission (confirm.c): note the decision, run the handler. */
+void tool_call_run(struct tool_call *call, const char *decision);
+
+/* Ask a person to confirm call before it runs (confirm.c). params are the
+ * tools/call params (borrowed; 2026-07-28 requestState and inputResponses);
+ * why says why confirmation is needed (taken). Finishes or runs the call. */
+void confirm_start(struct tool_call *call, const json_t *params, char *why, uint64_t timeout_ms);

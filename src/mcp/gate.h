@@ -5,14 +5,29 @@
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct tool;
 
+enum mcp_admission {
+    MCP_ADMIT,   /* run the tool */
+    MCP_REFUSE,  /* do not run it; message says why and how to allow it */
+    MCP_CONFIRM, /* run it only if a person confirms (src/mcp/confirm.c asks) */
+};
+
+struct mcp_verdict {
+    enum mcp_admission admission;
+    /* malloc'd or NULL. MCP_REFUSE: the text for the client. MCP_CONFIRM:
+     * why the person is asked ("the mode is assist"), for the refusal when
+     * the client cannot ask. */
+    char *message;
+    uint64_t confirm_timeout_ms; /* MCP_CONFIRM: an unanswered question declines after this */
+};
+
 struct mcp_gate {
-    /* Whether tools/list shows the tool. */
+    /* Whether tools/list shows the tool (tools that need confirmation are shown). */
     bool (*visible)(void *ud, const struct tool *tool);
-    /* NULL when the call may go ahead; otherwise a malloc'd message for the
-     * client saying why not and how to allow it. args are validated. */
-    char *(*admit)(void *ud, const struct tool *tool, const json_t *args);
+    /* What to do with a call; args are validated. */
+    struct mcp_verdict (*admit)(void *ud, const struct tool *tool, const json_t *args);
     void *ud;
 };

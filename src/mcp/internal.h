@@ -76,8 +76,14 @@ struct ask;
 /* A response arrived: route it to its ask. False if no ask has this id. */
 bool ask_receive(struct mcp_conn *c, const json_t *id, const json_t *result, const json_t *error);
 /* Answer every ask of this pending request with error (the request is being
- * cancelled or its connection is gone). Returns how many there were. */
-int ask_abort_for(struct mcp_conn *c, const struct pending *p, const char *error);
+ * cancelled or its connection is gone); with tell, the client hears that
+ * the question is withdrawn (notifications/cancelled). Returns how many
+ * there were. */
+int ask_abort_for(struct mcp_conn *c, const struct pending *p, const char *error, bool tell);
+/* The error an ask's answer function gets when the client did not answer in time. */
+#define ASK_TIMED_OUT "the client did not answer in time"
+/* Whether this request waits for an answer from the client. */
+bool ask_pending_for(const struct mcp_conn *c, const struct pending *p);
 /* Forget the asks of a request that finished without waiting for them. */
 void ask_forget_for(struct mcp_conn *c, const struct pending *p);
 

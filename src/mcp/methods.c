@@ -119,17 +119,25 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
         return;
     }
     const struct mcp_gate *gate = c->app->gate;
-    char *refusal = gate ? gate->admit(gate->ud, entry->tool, owned) : NULL;
-    if (refusal) {
+    struct mcp_verdict v = gate ? gate->admit(gate->ud, entry->tool, owned)
+                                : (struct mcp_verdict){.admission = MCP_ADMIT};
+    switch (v.admission) {
+    case MCP_REFUSE:
         log_info("tools/call %s refused by policy", entry->tool->name);
         tool_call_note(call, "decision", json_string("denied"));
-        tool_call_fail(call, "%s", refusal);
-        free(refusal);
+        tool_call_fail(call, "%s", v.message ? v.message : "Denied by policy");
+        free(v.message);
         return;
+    case MCP_CONFIRM:
+        log_debug("tools/call %s needs confirmation", entry->tool->name);
+        confirm_start(call, params, v.message, v.confirm_timeout_ms);
+        return;
+    case MCP_ADMIT:
+        break;
     }
+    free(v.message);
     log_debug("tools/call %s", entry->tool->name);
-    tool_call_note(call, "decision", json_string("allowed"));
-    entry->tool->handler(call);
+    tool_call_run(call, "allowed");
 }
 
 /* Resources. */

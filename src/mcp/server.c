@@ -70,7 +70,7 @@ void mcp_conn_destroy(struct mcp_conn *c)
      * answer callback finishes it (silently: the connection is gone). */
     for (int j = 0; j < i; j++) {
         list[j]->cancelled = true;
-        if (ask_abort_for(c, list[j], "the connection to the client closed"))
+        if (ask_abort_for(c, list[j], "the connection to the client closed", false))
             list[j] = NULL;
     }
     for (int j = 0; j < i; j++) {
@@ -116,7 +116,9 @@ void decorate_result(const struct request_ctx *rc, json_t *result)
 {
     if (!rc || !rc->modern)
         return;
-    json_object_set_new(result, "resultType", json_string("complete"));
+    /* An input_required result says so itself. */
+    if (!json_object_get(result, "resultType"))
+        json_object_set_new(result, "resultType", json_string("complete"));
     json_t *meta = json_object_get(result, "_meta");
     if (!json_is_object(meta)) {
         meta = json_object();

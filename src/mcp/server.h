@@ -44,3 +44,11 @@ extern const char *const mcp_modern_versions[];
 extern const char *const mcp_legacy_versions[];
 /* The protocol version the most recent request used (for status). */
 const char *mcp_conn_protocol_version(const struct mcp_conn *c);
+
+struct tool;
+/* Stop every tool call in flight whose tool which() picks (a person paused
+ * input): calls waiting for a person's confirmation stop waiting, running
+ * ones get their cancel hook so backends abort, and each answers with the
+ * error reason (copied) instead of its own result. Calls that cannot be
+ * stopped (no cancel hook) answer as usual. Returns how many were stopped. */
+int mcp_abort_calls(bool (*which)(const struct tool *tool, void *ud), void *ud, const char *reason);

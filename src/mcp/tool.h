@@ -53,6 +53,9 @@ bool tool_call_is_modern(const struct tool_call *call);
  * error saying why (the client answered with an error, timeout_ms passed, the
  * call was cancelled, the connection closed). A cancelled call with an
  * outstanding question hears it through fn, not through its cancel hook.
+ * When the wait ends without an answer (timeout, cancel, a person's pause)
+ * the client is told the question is withdrawn (notifications/cancelled
+ * with its id) so it can close its dialog.
  * Returns false, without calling fn, when nothing can be asked: 2026-07-28
  * requests (they use multi round-trip results) or a connection already gone. */
 typedef void (*tool_call_answer_fn)(struct tool_call *call, const json_t *result, const char *error,
@@ -67,7 +70,11 @@ void tool_call_disconnect(struct tool_call *call);
 
 /* Facts about this call for the audit log, set by whoever learns them (the
  * policy: "decision", "confirmation"; a backend: "redacted"). value stolen;
- * a key set twice keeps the last value. */
+ * a key set twice keeps the last value. "decision": "allowed", "invalid",
+ * "denied", "confirmed", "declined", "cancelled", "paused" or
+ * "input_required" (a 2026-07-28 call answered with the question);
+ * "confirmation": {"asked", "answer", "by"} (docs/policy.md); "interrupted":
+ * why a person's pause stopped the call. */
 void tool_call_note(struct tool_call *call, const char *key, json_t *value);
 /* The notes so far (an object, never NULL), borrowed. */
 const json_t *tool_call_notes(const struct tool_call *call);

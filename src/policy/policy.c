@@ -14,6 +14,8 @@ struct policy {
     char **allow; /* NULL-terminated patterns */
     char **deny;
     char *source;
+    char **confirm;             /* patterns that always need a person's confirmation */
+    unsigned confirm_timeout_s; /* an unanswered confirmation declines after this */
 };
 
 static struct policy *policy_new(void)
@@ -22,6 +24,8 @@ static struct policy *policy_new(void)
     p->mode = POLICY_AUTOPILOT;
     p->allow = xcalloc(1, sizeof *p->allow);
     p->deny = xcalloc(1, sizeof *p->deny);
+    p->confirm = xcalloc(1, sizeof *p->confirm);
+    p->confirm_timeout_s = POLICY_CONFIRM_TIMEOUT_S;
     return p;
 }
 
@@ -50,6 +54,7 @@ void policy_destroy(struct policy *p)
         return;
     free_list(p->allow);
     free_list(p->deny);
+    free_list(p->confirm);
     free(p->source);
     free(p);
 }
@@ -80,13 +85,27 @@ static bool parse_list(const json_t *doc, const char *key, char ***out, char **e
     return true;
 }
 
+static bool parse_confirm_timeout(const json_t *doc, struct policy *p, char **err)
+{
+    const json_t *v = json_object_get(doc, "confirm_timeout_s");
+    if (!v)
+        return true;
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 3600) {
+        *err = xstrdup("\"confirm_timeout_s\" must be a whole number of seconds, 1..3600");
+        return false;
+    }
+    p->confirm_timeout_s = (unsigned)json_integer_value(v);
+    return true;
+}
+
 struct policy *policy_create_from_json(const json_t *doc, char **err)
 {
     if (!json_is_object(doc)) {
         *err = xstrdup("a policy must be a JSON object");
         return NULL;
     }
-    static const char *const known[] = {"$comment", "mode", "allow", "deny"};
+    static const char *const known[] = {"$comment", "mode",    "allow",
+                                        "deny",     "confirm", "confirm_timeout_s"};
     const char *key;
     const json_t *value;
     json_object_foreach((json_t *)doc, key, value)
@@ -95,7 +114,9 @@ struct policy *policy_create_from_json(const json_t *doc, char **err)
         for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
             ok |= strcmp(key, known[i]) == 0;
         if (!ok) {
-            *err = xasprintf("unknown field \"%.100s\" (expected mode, allow, deny)", key);
+            *err = xasprintf("unknown field \"%.100s\" (expected mode, allow, deny, confirm, "
+                             "confirm_timeout_s)",
+                             key);
             return NULL;
         }
     }
@@ -107,7 +128,8 @@ struct policy *policy_create_from_json(const json_t *doc, char **err)
         policy_destroy(p);
         return NULL;
     }
-    if (!parse_list(doc, "allow", &p->allow, err) || !parse_list(doc, "deny", &p->deny, err)) {
+    if (!parse_list(doc, "allow", &p->allow, err) || !parse_list(doc, "deny", &p->deny, err) ||
+        !parse_list(doc, "confirm", &p->confirm, err) || !parse_confirm_timeout(doc, p, err)) {
         policy_destroy(p);
         return NULL;
     }
@@ -167,8 +189,10 @@ static bool matches_any(char *const *list, const char *name)
 
 bool policy_allows(const struct policy *p, const char *tool, bool read_only)
 {
+    /* --allow-all lifts the lists, not the mode: set_mode passive must
+     * still stop an agent. */
     if (p->allow_all)
-        return true;
+        return read_only || p->mode != POLICY_PASSIVE || strcmp(tool, "set_mode") == 0;
     if (matches_any(p->deny, tool)) /* deny wins */
         return false;
     /* set_mode only ever lowers privileges, so fail-closed never needs to hide it. */
@@ -176,7 +200,8 @@ bool policy_allows(const struct policy *p, const char *tool, bool read_only)
         return true;
     if (p->mode == POLICY_PASSIVE)
         return false;
-    return matches_any(p->allow, tool);
+    /* "confirm" allows a tool once a person says yes. */
+    return matches_any(p->allow, tool) || matches_any(p->confirm, tool);
 }
 
 char *policy_refusal(const struct policy *p, const char *tool, bool read_only)
@@ -274,9 +299,12 @@ static json_t *list_json(char *const *list)
 
 json_t *policy_describe(const struct policy *p)
 {
-    return json_pack("{s:s, s:b, s:s?, s:o, s:o}", "mode", policy_mode_name(p->mode), "allow_all",
-                     p->allow_all, "source", p->source, "allow", list_json(p->allow), "deny",
-                     list_json(p->deny));
+    json_t *o = json_pack("{s:s, s:b, s:s?, s:o, s:o}", "mode", policy_mode_name(p->mode),
+                          "allow_all", p->allow_all, "source", p->source, "allow",
+                          list_json(p->allow), "deny", list_json(p->deny));
+    json_object_set_new(o, "confirm", list_json(p->confirm));
+    json_object_set_new(o, "confirm_timeout_s", json_integer(p->confirm_timeout_s));
+    return o;
 }
 
 char *policy_summary(const struct policy *p)
@@ -293,20 +321,36 @@ static bool gate_visible(void *ud, const struct tool *tool)
     return policy_allows(ud, tool->name, tool->annotations.read_only);
 }
 
-static char *gate_admit(void *ud, const struct tool *tool, const json_t *args)
+char *policy_confirmation(const struct policy *p, const char *tool, bool read_only)
+{
+    for (char *const *s = p->confirm; *s; s++)
+        if (policy_glob_match(*s, tool))
+            return xasprintf("%s matches \"%s\" in \"confirm\" in %s", tool, *s,
+                             p->source ? p->source : "the policy");
+    /* set_mode only lowers privileges: never worth a person's time. */
+    if (p->mode == POLICY_ASSIST && !read_only && strcmp(tool, "set_mode") != 0)
+        return xstrdup("the mode is assist (every change needs a person's confirmation)");
+    return NULL;
+}
+
+unsigned policy_confirm_timeout_s(const struct policy *p)
+{
+    return p->confirm_timeout_s;
+}
+
+static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const json_t *args)
 {
     (void)args;
     struct policy *p = ud;
     char *refusal = policy_refusal(p, tool->name, tool->annotations.read_only);
     if (refusal)
-        return refusal;
-    if (p->mode == POLICY_ASSIST && !p->allow_all && !tool->annotations.read_only &&
-        strcmp(tool->name, "set_mode") != 0)
-        return xasprintf("Confirmation required: the mode is assist, so %s needs a person's "
-                         "confirmation, and this glovebox cannot ask for it yet. A person can "
-                         "start glovebox serve with --mode autopilot to let the policy decide.",
-                         tool->name);
-    return NULL;
+        return (struct mcp_verdict){.admission = MCP_REFUSE, .message = refusal};
+    char *why = policy_confirmation(p, tool->name, tool->annotations.read_only);
+    if (why)
+        return (struct mcp_verdict){.admission = MCP_CONFIRM,
+                                    .message = why,
+                                    .confirm_timeout_ms = (uint64_t)p->confirm_timeout_s * 1000};
+    return (struct mcp_verdict){.admission = MCP_ADMIT};
 }
 
 struct mcp_gate policy_gate(struct policy *p)

@@ -37,6 +37,14 @@ bool policy_allows(const struct policy *p, const char *tool, bool read_only);
 /* NULL when allowed, else a malloc'd explanation with how to allow it. */
 char *policy_refusal(const struct policy *p, const char *tool, bool read_only);
 
+/* NULL when the call may run without asking; else a malloc'd reason a person
+ * must confirm it ("the mode is assist", "type_text matches \"type_*\" in
+ * \"confirm\" in policy.json"). Only meaningful for allowed tools. */
+char *policy_confirmation(const struct policy *p, const char *tool, bool read_only);
+#define POLICY_CONFIRM_TIMEOUT_S 60
+/* Seconds an unanswered confirmation waits before it counts as declined. */
+unsigned policy_confirm_timeout_s(const struct policy *p);
+
 enum policy_mode policy_mode(const struct policy *p);
 void policy_set_mode(struct policy *p, enum policy_mode mode);
 const char *policy_mode_name(enum policy_mode mode);
@@ -45,7 +53,8 @@ bool policy_is_allow_all(const struct policy *p);
 /* The file it came from, or NULL. */
 const char *policy_source(const struct policy *p);
 
-/* For status: {"mode", "allow_all", "source" (file or null), "allow", "deny"}. */
+/* For status: {"mode", "allow_all", "source" (file or null), "allow", "deny",
+ * "confirm", "confirm_timeout_s"}. */
 json_t *policy_describe(const struct policy *p);
 /* A one-line summary for people. malloc'd. */
 char *policy_summary(const struct policy *p);

@@ -3,6 +3,7 @@
 #include "core/app.h"
 #include "core/xmalloc.h"
 #include "policy/audit.h"
+#include "policy/pause.h"
 #include "policy/policy.h"
 #include "session/session.h"
 #include "tools/tools.h"
@@ -61,12 +62,17 @@ static void handle(struct tool_call *call)
     if (app->policy)
         json_object_set_new(out, "policy", policy_describe(app->policy));
     char *audit = audit_status(app, out);
-    tool_call_done(call, out,
-                   "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
-                   "here: %s; %s; %s",
-                   GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0,
-                   tool_call_protocol_version(call), live, live == 1 ? "" : "s",
-                   usable[0] ? usable : "none", policy, audit);
+    json_t *paused = pause_describe(app);
+    json_object_update(out, paused);
+    json_decref(paused);
+    tool_call_done(
+        call, out,
+        "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
+        "here: %s; %s; %s%s%s",
+        GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0, tool_call_protocol_version(call),
+        live, live == 1 ? "" : "s", usable[0] ? usable : "none", policy, audit,
+        pause_active(app) ? "; PAUSED by the person since " : "",
+        pause_active(app) ? json_string_value(json_object_get(out, "paused_since")) : "");
     free(policy);
     free(audit);
 }
@@ -103,7 +109,8 @@ const struct tool tool_status = {
         "\"last_error\":{\"type\":[\"string\",\"null\"]},"
         "\"written\":{\"type\":\"integer\"},\"queued\":{\"type\":\"integer\"},"
         "\"dropped\":{\"type\":\"integer\"},\"retention_days\":{\"type\":\"integer\"}},"
-        "\"required\":[\"enabled\"]}},"
+        "\"required\":[\"enabled\"]},"
+        "\"paused\":{\"type\":\"boolean\"},\"paused_since\":{\"type\":[\"string\",\"null\"]}},"
         "\"required\":[\"server\",\"version\",\"uptime_ms\",\"protocol_version\","
         "\"live_sessions\",\"sessions\",\"backends\"]}",
     .annotations = {.read_only = true, .open_world = false},

@@ -17,7 +17,9 @@ struct term_recording;
 /* A type_text/press_key call waiting for its bytes to reach the program. */
 struct term_write {
     struct backend_call *bc;
-    uint64_t until; /* done when this many bytes in total have been written */
+    uint64_t start;     /* its bytes are [start, until) of everything queued */
+    uint64_t until;     /* done when this many bytes in total have been written */
+    uint64_t paste_end; /* just after its bracketed-paste end marker; 0: no paste */
     json_t *result;
     char *text;
     struct term_write *next;
@@ -61,8 +63,11 @@ struct terminal *terminal_of(struct session *s);
 char *terminal_exit_text(const struct terminal *t);
 /* Queue bytes for the program; done (if given) completes once written. */
 void terminal_write(struct terminal *t, const char *bytes, size_t len);
-void terminal_write_then_answer(struct terminal *t, struct backend_call *bc, json_t *result,
-                                char *text);
+/* Answer bc once the bytes queued since start are written. Cancelling bc
+ * drops what the program has not read yet (closing a bracketed paste) and
+ * answers how much was typed. */
+void terminal_write_then_answer(struct terminal *t, struct backend_call *bc, uint64_t start,
+                                uint64_t paste_end, json_t *result, char *text);
 
 /* Waits (wait.c). */
 void terminal_wait_op(struct backend_call *bc);

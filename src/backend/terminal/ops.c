@@ -158,11 +158,18 @@ void terminal_type_text_op(struct backend_call *bc)
     if (paste && body == len)
         strbuf_puts(&bytes, "\x1b[201~");
     size_t n = bytes.len;
+    uint64_t start = t->queued;
+    /* Where the paste's end marker ends, for a cancel that cuts it short. */
+    uint64_t paste_end = 0;
+    if (paste) {
+        const char *end = memmem(bytes.data, bytes.len, "\x1b[201~", 6);
+        paste_end = end ? start + (uint64_t)(end - bytes.data) + 6 : 0;
+    }
     terminal_write(t, bytes.data, bytes.len);
     strbuf_finish(&bytes);
     json_t *o = json_pack("{s:s, s:I, s:b}", "session", bc->session->id, "bytes", (json_int_t)n,
                           "bracketed_paste", paste);
-    terminal_write_then_answer(t, bc, o,
+    terminal_write_then_answer(t, bc, start, paste_end, o,
                                xasprintf("typed %zu bytes into %s%s", len, bc->session->id,
                                          paste ? " (bracketed paste)" : ""));
 }
@@ -188,7 +195,7 @@ void terminal_press_key_op(struct backend_call *bc)
     json_t *o = json_pack("{s:s, s:s, s:i, s:I}", "session", bc->session->id, "key", spec, "repeat",
                           repeat, "bytes", (json_int_t)n);
     terminal_write_then_answer(
-        t, bc, o,
+        t, bc, before, 0, o,
         xasprintf("pressed %s%s in %s", spec, repeat > 1 ? " repeatedly" : "", bc->session->id));
 }
 

@@ -94,12 +94,70 @@ void terminal_write(struct terminal *t, const char *bytes, size_t len)
     flush_writes(t);
 }
 
-void terminal_write_then_answer(struct terminal *t, struct backend_call *bc, json_t *result,
-                                char *text)
+#define PASTE_END "\x1b[201~"
+
+/* Stop typing: the bytes of this call the program has not read yet are
+ * taken out of the queue (whole characters; a paste is still closed so the
+ * program leaves paste mode). */
+static void write_cancel(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    struct term_write **pp = &t->writes;
+    while (*pp && (*pp)->bc != bc)
+        pp = &(*pp)->next;
+    if (!*pp)
+        return;
+    struct term_write *w = *pp;
+    uint64_t from = w->start > t->written ? w->start : t->written;
+    /* A cut inside a UTF-8 character or the paste's end marker keeps the
+     * rest of it. */
+    while (from < w->until && ((unsigned char)t->outq.data[from - t->written] & 0xc0) == 0x80)
+        from++;
+    if (w->paste_end && from > w->paste_end - strlen(PASTE_END) && from < w->paste_end)
+        from = w->paste_end;
+    bool close_paste = w->paste_end && from < w->paste_end;
+    size_t off = (size_t)(from - t->written);
+    size_t len = from < w->until ? (size_t)(w->until - from) : 0;
+    if (len > 0) {
+        memmove(t->outq.data + off, t->outq.data + off + len, t->outq.len - off - len);
+        t->outq.len -= len;
+        size_t added = 0;
+        if (close_paste) {
+            added = strlen(PASTE_END);
+            strbuf_reserve(&t->outq, added);
+            memmove(t->outq.data + off + added, t->outq.data + off, t->outq.len - off);
+            memcpy(t->outq.data + off, PASTE_END, added);
+            t->outq.len += added;
+        }
+        t->outq.data[t->outq.len] = '\0';
+        t->queued = t->queued - len + added;
+        for (struct term_write *o = w->next; o; o = o->next) {
+            o->start = o->start - len + added;
+            o->until = o->until - len + added;
+            if (o->paste_end)
+                o->paste_end = o->paste_end - len + added;
+        }
+    }
+    uint64_t total = w->until - w->start;
+    uint64_t typed = w->until - w->start - len;
+    *pp = w->next;
+    backend_call_fail(bc, "stopped after typing %llu of %llu bytes", (unsigned long long)typed,
+                      (unsigned long long)total);
+    json_decref(w->result);
+    free(w->text);
+    free(w);
+    flush_writes(t);
+}
+
+void terminal_write_then_answer(struct terminal *t, struct backend_call *bc, uint64_t start,
+                                uint64_t paste_end, json_t *result, char *text)
 {
     struct term_write *w = xcalloc(1, sizeof *w);
     w->bc = bc;
+    w->start = start;
+    w->paste_end = paste_end;
     w->until = t->queued;
+    bc->cancel = write_cancel;
     w->result = result;
     w->text = text;
     struct term_write **pp = &t->writes;

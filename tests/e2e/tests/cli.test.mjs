@@ -25,13 +25,13 @@ describe('glovebox command line', () => {
   });
 
   test('--help and each command\'s --help print Usage and exit 0', opts(), async () => {
-    for (const argv of [['--help'], ['-h'], ['help'], ['serve', '--help'], ['doctor', '--help'], ['tools', '--help']]) {
+    for (const argv of [['--help'], ['-h'], ['help'], ['serve', '--help'], ['doctor', '--help'], ['tools', '--help'], ['stop', '--help'], ['resume', '--help']]) {
       const r = await glovebox(...argv);
       assert.equal(r.code, 0, `${argv.join(' ')}: ${r.stderr}`);
       assert.match(r.stdout, /Usage:/, `${argv.join(' ')} prints Usage`);
     }
     const top = await glovebox('--help');
-    for (const cmd of ['serve', 'tools', 'doctor']) assert.match(top.stdout, new RegExp(`\\b${cmd}\\b`));
+    for (const cmd of ['serve', 'tools', 'doctor', 'stop', 'resume']) assert.match(top.stdout, new RegExp(`\\b${cmd}\\b`));
     const serve = await glovebox('serve', '--help');
     for (const opt of ['--max-message', '--page-size']) assert.ok(serve.stdout.includes(opt), `serve --help mentions ${opt}`);
   });
