@@ -19,6 +19,8 @@ void tools_register_all(void)
     registry_add(&tool_find);
     registry_add(&tool_type_text);
     registry_add(&tool_press_key);
+    registry_add(&tool_clipboard_get);
+    registry_add(&tool_clipboard_set);
     registry_add(&tool_wait_for);
     registry_add(&tool_record_start);
     registry_add(&tool_record_stop);

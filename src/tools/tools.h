@@ -18,6 +18,8 @@ extern const struct tool tool_find;
 /* act */
 extern const struct tool tool_type_text;
 extern const struct tool tool_press_key;
+extern const struct tool tool_clipboard_get;
+extern const struct tool tool_clipboard_set;
 /* sync */
 extern const struct tool tool_wait_for;
 /* record */

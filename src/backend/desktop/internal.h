@@ -7,6 +7,7 @@
 #include <uv.h>
 
 struct app;
+struct desktop_clipboard;
 struct frame;
 struct perceive;
 struct session;
@@ -36,6 +37,7 @@ struct desktop {
     bool kill_timer_open; /* until its close callback has run */
     bool destroyed;       /* the session is gone; free when the timer has closed */
     struct perceive *perceive;
+    struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
 };
 
 struct desktop *desktop_of(struct session *s);
@@ -44,3 +46,11 @@ struct desktop *desktop_of(struct session *s);
 bool desktop_capture(void *ud, struct frame *out, char **err);
 /* screenshot: {format, quality, max_width, region} on the worker pool. */
 void desktop_screenshot_op(struct backend_call *bc);
+
+/* clipboard_get / clipboard_set: {selection, text} through X selections. */
+void desktop_clipboard_get_op(struct backend_call *bc);
+void desktop_clipboard_set_op(struct backend_call *bc);
+/* The session is ending: calls waiting on the clipboard fail with "the
+ * session ended", selections glovebox owns are let go, the connection closes.
+ * Safe to call when the clipboard was never used, and more than once. */
+void desktop_clipboard_close(struct desktop *d);
