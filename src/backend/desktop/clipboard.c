@@ -555,6 +555,8 @@ static void got_property(struct desktop_clipboard *cb, xcb_get_property_reply_t 
                     sel_x_name[op->sel], op->owner, announced, MAX_TEXT >> 20);
             return;
         }
+        log_debug("window 0x%x sends %s in pieces (%u bytes announced)", op->owner,
+                  sel_x_name[op->sel], announced);
         /* Deleting the property (the read did) asks for the first piece. */
         strbuf_reserve(&op->received, announced);
         op->step = STEP_INCR;
@@ -712,6 +714,7 @@ static bool put_text(struct desktop_clipboard *cb, const xcb_selection_request_e
     *tr =
         (struct transfer){e->requestor, property, type, t, 0, uv_now(cb->app->loop), cb->transfers};
     cb->transfers = tr;
+    log_debug("giving %zu bytes to window 0x%x in pieces of %u", t->len, e->requestor, cb->piece);
     /* Before the INCR property, so its deletion is not missed. */
     uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE;
     xcb_change_window_attributes(cb->c, e->requestor, XCB_CW_EVENT_MASK, &mask);
