@@ -13,7 +13,7 @@ build_pkgs=(
 test_pkgs=(
   libcmocka-dev clang libclang-rt-14-dev
   nodejs npm bash vim-nox less python3 procps file
-  xvfb dbus zenity libxcb1-dev
+  xvfb dbus zenity libxcb1-dev xclip
 )
 
 case "${1:-build}" in

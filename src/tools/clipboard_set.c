@@ -16,7 +16,7 @@ const struct tool tool_clipboard_set = {
         "pastes) or primary selection (\"primary\", what a middle click pastes). glovebox owns "
         "the selection and gives the text to programs that ask (as UTF-8, or Latin-1 when it "
         "fits) until another program copies something or the session ends. secret: true marks "
-        "the text as sensitive (a password) so the audit log leaves it out.",
+        "the text as sensitive (a password), for the audit log to leave out.",
     .input_schema =
         "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
         "\"text\":{\"type\":\"string\",\"description\":\"The text (up to the server's largest "
