@@ -42,7 +42,6 @@
 #define MAX_TRANSFERS 16
 /* A requestor that has not taken the next piece for this long has given up. */
 #define TRANSFER_IDLE_MS 30000
-#define MAX_PENDING      16
 #define MAX_WAITING      32
 
 enum sel { SEL_CLIPBOARD, SEL_PRIMARY, SEL_COUNT };
@@ -139,8 +138,10 @@ struct desktop_clipboard {
         struct text *text; /* NULL: glovebox does not own it */
         xcb_timestamp_t since;
     } own[SEL_COUNT];
-    struct pending pending[MAX_PENDING];
-    int n_pending;
+    /* Replies awaited, oldest first. Grows: an X server that stopped
+     * answering leaves one per timed-out call. */
+    struct pending *pending;
+    int n_pending, cap_pending;
     struct transfer *transfers;
     struct op *op; /* running */
     unsigned int op_id;
@@ -206,8 +207,10 @@ static void pump(struct desktop_clipboard *cb);
 static void handle_closed(uv_handle_t *h)
 {
     struct desktop_clipboard *cb = h->data;
-    if (--cb->open_handles == 0)
+    if (--cb->open_handles == 0) {
+        free(cb->pending);
         free(cb);
+    }
 }
 
 static void op_free(struct op *op)
@@ -280,8 +283,10 @@ static void lost(struct desktop_clipboard *cb)
 static void expect(struct desktop_clipboard *cb, unsigned int seq, enum reply_kind kind, int index)
 {
     /* Never more than the atoms plus one per operation; full is a bug. */
-    if (cb->n_pending == MAX_PENDING)
-        abort();
+    if (cb->n_pending == cb->cap_pending) {
+        cb->cap_pending = cb->cap_pending ? cb->cap_pending * 2 : 16;
+        cb->pending = xrealloc(cb->pending, (size_t)cb->cap_pending * sizeof *cb->pending);
+    }
     cb->pending[cb->n_pending++] = (struct pending){seq, kind, index, cb->op_id};
 }
 
@@ -350,6 +355,8 @@ static struct desktop_clipboard *open_clipboard(struct desktop *d, char **err)
     cb->poll.data = cb;
     cb->open_handles++;
     uv_poll_start(&cb->poll, UV_READABLE, readable);
+    /* Calls wait for the atoms; a server that never names them fails them. */
+    uv_timer_start(&cb->timer, timed_out, ANSWER_TIMEOUT_MS, 0);
     xcb_flush(c);
     log_debug("%s: clipboard connection open (window 0x%x)", d->display, cb->win);
     return cb;
@@ -558,7 +565,9 @@ static void got_property(struct desktop_clipboard *cb, xcb_get_property_reply_t 
         log_debug("window 0x%x sends %s in pieces (%u bytes announced)", op->owner,
                   sel_x_name[op->sel], announced);
         /* Deleting the property (the read did) asks for the first piece. */
-        strbuf_reserve(&op->received, announced);
+        /* The announced size is a lower bound, and may be a lie: reserve
+         * no more than a few MiB ahead of the data. */
+        strbuf_reserve(&op->received, announced < (8u << 20) ? announced : (8u << 20));
         op->step = STEP_INCR;
         op->type = XCB_NONE;
         arm_timer(cb);
@@ -596,6 +605,7 @@ static void got_reply(struct desktop_clipboard *cb, const struct pending *p, voi
         if (--cb->atoms_left == 0) {
             cb->sel_atom[SEL_CLIPBOARD] = cb->atom[A_CLIPBOARD];
             cb->sel_atom[SEL_PRIMARY] = XCB_ATOM_PRIMARY;
+            uv_timer_stop(&cb->timer);
             start_next(cb);
         }
         return;
@@ -628,8 +638,15 @@ static void timed_out(uv_timer_t *t)
 {
     struct desktop_clipboard *cb = t->data;
     struct op *op = cb->op;
-    if (!op)
+    if (!op) {
+        if (cb->atoms_left > 0) {
+            char *why = xasprintf("the X server on %s did not answer within %d s", cb->display,
+                                  ANSWER_TIMEOUT_MS / 1000);
+            close_clipboard(cb, why);
+            free(why);
+        }
         return;
+    }
     const char *sel = sel_x_name[op->sel];
     if (op->step == STEP_STAMP || op->step == STEP_OWNER)
         op_fail(cb, "the X server on %s did not answer within %d s", cb->display,
@@ -702,6 +719,14 @@ static bool put_text(struct desktop_clipboard *cb, const xcb_selection_request_e
         return true;
     }
     prune_transfers(cb);
+    /* A requestor asking again into the same property has given up on the
+     * earlier transfer. */
+    for (struct transfer *o = cb->transfers; o; o = o->next) {
+        if (o->requestor == e->requestor && o->property == property) {
+            transfer_free(cb, o);
+            break;
+        }
+    }
     int n = 0;
     for (struct transfer *o = cb->transfers; o; o = o->next)
         n++;
