@@ -94,6 +94,7 @@ enum step {
     STEP_CONVERT, /* asked the owner for text; waiting for SelectionNotify */
     STEP_READ,    /* reading the answer */
     STEP_INCR,    /* reading an answer that comes in pieces */
+    STEP_NAMING,  /* the answer is not text: asking the name of its type */
 };
 
 struct op {
@@ -112,7 +113,7 @@ struct op {
     struct op *next;
 };
 
-enum reply_kind { R_ATOM, R_OWNER_SET, R_OWNER_GET, R_PROPERTY };
+enum reply_kind { R_ATOM, R_OWNER_SET, R_OWNER_GET, R_PROPERTY, R_TYPE_NAME };
 
 struct pending {
     unsigned int seq;
@@ -282,7 +283,6 @@ static void lost(struct desktop_clipboard *cb)
 
 static void expect(struct desktop_clipboard *cb, unsigned int seq, enum reply_kind kind, int index)
 {
-    /* Never more than the atoms plus one per operation; full is a bug. */
     if (cb->n_pending == cb->cap_pending) {
         cb->cap_pending = cb->cap_pending ? cb->cap_pending * 2 : 16;
         cb->pending = xrealloc(cb->pending, (size_t)cb->cap_pending * sizeof *cb->pending);
@@ -535,6 +535,33 @@ static void received_all(struct desktop_clipboard *cb)
     strbuf_finish(&out);
 }
 
+/* Types whose data glovebox reads as text. Owners answer with their own type
+ * (xclip with what it was given), so asking for UTF8_STRING may bring a PNG. */
+static bool text_type(const struct desktop_clipboard *cb, xcb_atom_t t)
+{
+    const xcb_atom_t *a = cb->atom;
+    return t == XCB_ATOM_STRING || t == a[A_UTF8_STRING] || t == a[A_TEXT] || t == a[A_MIME_UTF8] ||
+           t == a[A_MIME_TEXT];
+}
+
+static void got_type_name(struct desktop_clipboard *cb, xcb_get_atom_name_reply_t *r)
+{
+    struct op *op = cb->op;
+    char name[64] = "data";
+    int n = r ? xcb_get_atom_name_name_length(r) : 0;
+    if (n > 0) {
+        const char *s = xcb_get_atom_name_name(r);
+        if (n >= (int)sizeof name)
+            n = (int)sizeof name - 1;
+        /* Atom names are the owner's: keep them printable ASCII. */
+        for (int i = 0; i < n; i++)
+            name[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+        name[n] = '\0';
+    }
+    op_fail(cb, "the owner of %s (window 0x%x) holds %s, not text", sel_x_name[op->sel], op->owner,
+            name);
+}
+
 static void got_property(struct desktop_clipboard *cb, xcb_get_property_reply_t *r)
 {
     struct op *op = cb->op;
@@ -573,6 +600,13 @@ static void got_property(struct desktop_clipboard *cb, xcb_get_property_reply_t 
         arm_timer(cb);
         if (op->piece_ready)
             read_property(cb);
+        return;
+    }
+    if (n > 0 && !text_type(cb, r->type)) {
+        /* Say what it holds instead (image/png, text/uri-list…), by name. */
+        op->type = r->type;
+        op->step = STEP_NAMING;
+        expect(cb, xcb_get_atom_name(cb->c, r->type).sequence, R_TYPE_NAME, 0);
         return;
     }
     if (n > 0 && r->format != 8) {
@@ -615,6 +649,10 @@ static void got_reply(struct desktop_clipboard *cb, const struct pending *p, voi
         return;
     if (p->kind == R_PROPERTY) {
         got_property(cb, reply);
+        return;
+    }
+    if (p->kind == R_TYPE_NAME) {
+        got_type_name(cb, reply);
         return;
     }
     xcb_get_selection_owner_reply_t *r = reply;

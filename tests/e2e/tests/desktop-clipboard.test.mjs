@@ -45,8 +45,8 @@ async function paste(display, selection = 'clipboard', target) {
  * Another program copies text: xclip -i, kept in the foreground (-quiet) so
  * its pid is the one serving the selection; killed when the test ends.
  */
-function copyElsewhere(t, display, text, selection = 'clipboard') {
-  const child = spawn('xclip', ['-quiet', '-selection', selection, '-i'], {
+function copyElsewhere(t, display, text, selection = 'clipboard', target) {
+  const child = spawn('xclip', ['-quiet', '-selection', selection, ...(target ? ['-t', target] : []), '-i'], {
     env: { ...process.env, DISPLAY: display },
     stdio: ['pipe', 'ignore', 'ignore'],
   });
@@ -103,6 +103,9 @@ test('clipboard_set: programs on the desktop paste exactly that text, in any lan
   assert.equal(got.sc.owner, true);
   assert.equal(got.sc.empty, false);
   assert.equal(textOf(got), 'café');
+  // One call at a time, in the order sent: a read sent after a set sees it.
+  const [, seen] = await Promise.all([srv.ok('clipboard_set', { session, text: 'in order' }), srv.ok('clipboard_get', { session })]);
+  assert.equal(seen.sc.text, 'in order');
   await srv.ok('session_stop', { session });
   await srv.close();
 });
@@ -123,6 +126,21 @@ test('clipboard_get returns what another program copied; a later copy replaces g
   const after = await getWhenItHolds(srv, session, 'copied after');
   assert.equal(after.owner, false, 'glovebox let go when the other program copied');
   other.kill('SIGKILL');
+
+  // A program that holds an image, not text.
+  const image = copyElsewhere(t, display, Buffer.from([0x89, 0x50, 0x4e, 0x47]), 'clipboard', 'image/png');
+  let text;
+  await until(
+    async () => {
+      const r = await srv.call('clipboard_get', { session });
+      text = textOf(r);
+      return r.isError;
+    },
+    ms(10000),
+    'clipboard_get to fail on an image',
+  );
+  assert.match(text, /cannot read the clipboard: the owner of CLIPBOARD \(window 0x[0-9a-f]+\) holds image\/png, not text/);
+  image.kill('SIGKILL');
   await srv.ok('session_stop', { session });
   await srv.close();
 });
