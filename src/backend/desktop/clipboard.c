@@ -36,8 +36,9 @@
 #define MAX_TEXT (64u << 20)
 /* Text longer than this goes to a requestor in pieces (INCR), as ICCCM asks
  * for data larger than a request may carry; smaller when the X server's
- * maximum request is. */
-#define MAX_PIECE (256u << 10)
+ * maximum request is. Small enough that one piece fits the socket's buffer:
+ * xcb writes block, and a busy X server must not stall the loop. */
+#define MAX_PIECE (64u << 10)
 /* Requestors being fed in pieces at once; more are refused. */
 #define MAX_TRANSFERS 16
 /* A requestor that has not taken the next piece for this long has given up. */
@@ -99,6 +100,7 @@ enum step {
 
 struct op {
     struct backend_call *bc;
+    struct desktop_clipboard *cb;
     bool set;
     enum sel sel;
     struct text *text; /* set: what to own */
@@ -996,6 +998,31 @@ static void pump(struct desktop_clipboard *cb)
     }
 }
 
+/* The client gave up: a waiting call leaves the queue, a running read stops
+ * (the calls behind it need not wait for a slow owner). A running set
+ * finishes: the X server may already have made glovebox the owner. */
+static void cancel(struct backend_call *bc)
+{
+    struct op *op = bc->backend_data;
+    struct desktop_clipboard *cb = op->cb;
+    if (cb->op == op) {
+        if (!op->set) {
+            op_fail(cb, "cancelled");
+            pump(cb);
+        }
+        return;
+    }
+    struct op **pp = &cb->waiting;
+    while (*pp && *pp != op)
+        pp = &(*pp)->next;
+    if (!*pp)
+        return;
+    *pp = op->next;
+    cb->n_waiting--;
+    backend_call_fail(bc, "cannot %s the clipboard: cancelled", op->set ? "set" : "read");
+    op_free(op);
+}
+
 static void enqueue(struct backend_call *bc, bool set)
 {
     struct desktop *d = desktop_of(bc->session);
@@ -1032,6 +1059,9 @@ static void enqueue(struct backend_call *bc, bool set)
     }
     struct op *op = xcalloc(1, sizeof *op);
     op->bc = bc;
+    op->cb = cb;
+    bc->cancel = cancel;
+    bc->backend_data = op;
     op->set = set;
     op->sel = strcmp(args_string(bc->args, "selection", "clipboard"), "primary") == 0
                   ? SEL_PRIMARY

@@ -148,7 +148,7 @@ test('clipboard_get returns what another program copied; a later copy replaces g
 test('megabytes of text go both ways, in pieces (INCR)', topts({ timeout: ms(120000) }), async (t) => {
   const srv = await startServer(t);
   const { session, display } = await desktop(srv);
-  // 3 MiB and more: above glovebox's 256 KiB pieces and xclip's 1 MiB ones.
+  // 3 MiB and more: above glovebox's 64 KiB pieces and xclip's 1 MiB ones.
   const line = `${NON_ASCII} 0123456789 the quick brown fox\n`;
   const big = line.repeat(Math.ceil((3 << 20) / Buffer.byteLength(line)));
   const set = await srv.ok('clipboard_set', { session, text: big });
@@ -214,6 +214,22 @@ test('an owner that does not answer: an error after 2 s naming its window; a sto
   const t0 = Date.now();
   await srv.err('clipboard_get', { session }, /cannot read the clipboard: the owner of CLIPBOARD \(window 0x[0-9a-f]+\) did not answer within 2 s/);
   assert.ok(Date.now() - t0 >= 1900, 'it waited the 2 s');
+  // A read the client cancels does not hold up the calls behind it.
+  const abort = new AbortController();
+  const cancelled = srv.call('clipboard_get', { session }, { signal: abort.signal }).catch((e) => e);
+  setTimeout(() => abort.abort(), 200);
+  const t1 = Date.now();
+  await srv.ok('clipboard_set', { session, text: 'after the cancelled read' });
+  assert.ok(Date.now() - t1 < 1500, `clipboard_set waited ${Date.now() - t1} ms behind a cancelled read`);
+  assert.match(String(await cancelled), /abort/i);
+  assert.equal((await paste(display)).toString(), 'after the cancelled read');
+  // Another program copies again: the frozen one lost the clipboard, so freeze a new one.
+  owner.kill('SIGCONT');
+  owner.kill('SIGKILL');
+  const frozen = copyElsewhere(t, display, 'frozen again');
+  await getWhenItHolds(srv, session, 'frozen again');
+  frozen.kill('SIGSTOP');
+
   // The server kept answering meanwhile, and answers a stop while a read waits.
   const waiting = srv.call('clipboard_get', { session });
   await srv.ok('session_list');
@@ -221,8 +237,8 @@ test('an owner that does not answer: an error after 2 s naming its window; a sto
   const r = await waiting;
   assert.equal(r.isError, true);
   assert.match(textOf(r), /cannot read the clipboard: the session ended/);
-  owner.kill('SIGCONT');
-  owner.kill('SIGKILL');
+  frozen.kill('SIGCONT');
+  frozen.kill('SIGKILL');
   await srv.close();
 });
 
