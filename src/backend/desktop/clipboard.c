@@ -276,8 +276,11 @@ void desktop_clipboard_close(struct desktop *d)
 
 static void lost(struct desktop_clipboard *cb)
 {
-    char *why = xasprintf("lost the connection to X display %s (xcb error %d)", cb->display,
-                          xcb_connection_has_error(cb->c));
+    int e = xcb_connection_has_error(cb->c);
+    char *why =
+        e == XCB_CONN_ERROR
+            ? xasprintf("lost the connection to X display %s (the X server closed it)", cb->display)
+            : xasprintf("lost the connection to X display %s (xcb error %d)", cb->display, e);
     log_warn("%s", why);
     close_clipboard(cb, why);
     free(why);

@@ -267,3 +267,22 @@ test('session_stop while glovebox owns the clipboard: nothing left running, the 
   assert.equal(after.stdout.length, 0);
   await srv.close();
 });
+
+test('the X server dies while a read waits: a clear error, and glovebox carries on', topts(), async (t) => {
+  const srv = await startServer(t);
+  const { session, display } = await desktop(srv);
+  const owner = copyElsewhere(t, display, 'about to vanish');
+  await getWhenItHolds(srv, session, 'about to vanish');
+  owner.kill('SIGSTOP');
+  const waiting = srv.call('clipboard_get', { session });
+  await srv.ok('session_list');
+  const xvfb = childrenOf(srv.pid).find((p) => p.comm === 'Xvfb');
+  process.kill(xvfb.pid, 'SIGKILL');
+  const r = await waiting;
+  assert.equal(r.isError, true);
+  assert.match(textOf(r), /cannot read the clipboard: (lost the connection to X display :\d+ \(the X server closed it\)|the session ended)/);
+  await srv.err('clipboard_get', { session }, /session desktop-\d+ has ended \(its X server \(Xvfb\) exited\)/);
+  owner.kill('SIGCONT');
+  owner.kill('SIGKILL');
+  await srv.close();
+});
