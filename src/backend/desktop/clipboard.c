@@ -57,16 +57,21 @@ enum atom {
     A_MIME_UTF8,
     A_MIME_TEXT,
     A_TIMESTAMP,
-    A_MULTIPLE,
     A_INCR,
     A_PROP,  /* where owners put what we asked for */
     A_STAMP, /* touched to learn the server's time */
     A_COUNT
 };
-static const char *const atom_names[A_COUNT] = {
-    "CLIPBOARD",         "TARGETS",   "UTF8_STRING", "TEXT", "text/plain;charset=utf-8",
-    "text/plain",        "TIMESTAMP", "MULTIPLE",    "INCR", "GLOVEBOX_SELECTION",
-    "GLOVEBOX_TIMESTAMP"};
+static const char *const atom_names[A_COUNT] = {"CLIPBOARD",
+                                                "TARGETS",
+                                                "UTF8_STRING",
+                                                "TEXT",
+                                                "text/plain;charset=utf-8",
+                                                "text/plain",
+                                                "TIMESTAMP",
+                                                "INCR",
+                                                "GLOVEBOX_SELECTION",
+                                                "GLOVEBOX_TIMESTAMP"};
 
 /* Text shared by the selection and the transfers still sending it. */
 struct text {
@@ -668,6 +673,8 @@ static void got_reply(struct desktop_clipboard *cb, const struct pending *p, voi
     if (p->kind == R_OWNER_SET) {
         owner_after_set(cb, r->owner);
     } else if (r->owner == XCB_NONE || r->owner == cb->win) {
+        /* Our own window without text of ours would be a set that failed
+         * half-way: nothing to give either way. */
         cb->op->owner = XCB_NONE;
         answer_text(cb, "", 0, false);
     } else {
