@@ -90,6 +90,8 @@ struct backend_impl {
     backend_op resize;
     backend_op record_start;
     backend_op record_stop;
+    backend_op clipboard_get; /* {selection} */
+    backend_op clipboard_set; /* {selection, text} */
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;
 };

@@ -24,6 +24,8 @@ void tools_register_all(void)
     registry_add(&tool_drag);
     registry_add(&tool_scroll);
     registry_add(&tool_window_manage);
+    registry_add(&tool_clipboard_get);
+    registry_add(&tool_clipboard_set);
     registry_add(&tool_wait_for);
     registry_add(&tool_record_start);
     registry_add(&tool_record_stop);

@@ -23,6 +23,8 @@ extern const struct tool tool_click;
 extern const struct tool tool_drag;
 extern const struct tool tool_scroll;
 extern const struct tool tool_window_manage;
+extern const struct tool tool_clipboard_get;
+extern const struct tool tool_clipboard_set;
 /* sync */
 extern const struct tool tool_wait_for;
 /* record */

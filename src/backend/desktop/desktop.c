@@ -187,6 +187,8 @@ static void desktop_stop(struct session *s)
 {
     struct desktop *d = desktop_of(s);
     d->stopping = true;
+    /* Before the X server is told to go, so waiting calls hear why. */
+    desktop_clipboard_close(d);
     if (!live_children(d)) {
         end_session(d);
         return;
@@ -201,6 +203,7 @@ static void desktop_destroy(struct session *s)
     struct desktop *d = desktop_of(s);
     if (!d)
         return;
+    desktop_clipboard_close(d);
     for (int i = 0; i < d->n_children; i++) {
         if (d->children[i].alive) {
             /* Only at exit after a failed shutdown: never leave them running. */
@@ -306,4 +309,6 @@ static const struct backend_impl desktop_impl = {
     .type_text = desktop_type_op,
     .press_key = desktop_press_key_op,
     .capture = desktop_screenshot_op,
+    .clipboard_get = desktop_clipboard_get_op,
+    .clipboard_set = desktop_clipboard_set_op,
 };

@@ -7,6 +7,7 @@
 #include <uv.h>
 
 struct app;
+struct desktop_clipboard;
 struct frame;
 struct perceive;
 struct session;
@@ -36,8 +37,9 @@ struct desktop {
     bool kill_timer_open; /* until its close callback has run */
     bool destroyed;       /* the session is gone; free when the timer has closed */
     struct perceive *perceive;
-    struct xinput *input; /* XTEST, created on the first action */
-    struct xgrab *grab;   /* pixels; connects on the first capture */
+    struct xinput *input;                /* XTEST, created on the first action */
+    struct xgrab *grab;                  /* pixels; connects on the first capture */
+    struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
 };
 
 struct desktop *desktop_of(struct session *s);
@@ -66,3 +68,11 @@ void desktop_window_list_op(struct backend_call *bc);
 void desktop_window_manage_op(struct backend_call *bc);
 /* screenshot: {format, quality, max_width, region} on the worker pool. */
 void desktop_screenshot_op(struct backend_call *bc);
+
+/* clipboard_get / clipboard_set: {selection, text} through X selections. */
+void desktop_clipboard_get_op(struct backend_call *bc);
+void desktop_clipboard_set_op(struct backend_call *bc);
+/* The session is ending: calls waiting on the clipboard fail with "the
+ * session ended", selections glovebox owns are let go, the connection closes.
+ * Safe to call when the clipboard was never used, and more than once. */
+void desktop_clipboard_close(struct desktop *d);
