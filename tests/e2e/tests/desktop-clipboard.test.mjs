@@ -286,3 +286,24 @@ test('the X server dies while a read waits: a clear error, and glovebox carries 
   owner.kill('SIGKILL');
   await srv.close();
 });
+
+test('a GTK entry pastes what clipboard_set put there, and what it copies comes back from clipboard_get', topts(), async (t) => {
+  const { launchShell, outputOf, element } = await import('../lib/desktop.mjs');
+  const { tempDir } = await import('../lib/terminal.mjs');
+  const srv = await startServer(t);
+  const session = (await srv.ok('desktop_start', {})).sc.id;
+  const out = await launchShell(srv, session, tempDir(t), 'paste', `zenity --entry --title Paste --text 'Paste here'`);
+  await srv.ok('wait_for', { session, text: 'Paste here', timeout_ms: ms(15000) });
+  const entry = element((await srv.ok('snapshot', { session, app: 'zenity' })).sc, 'text');
+  await srv.ok('clipboard_set', { session, text: 'pasted — ünïcödé ✓' });
+  await srv.ok('click', { session, ref: entry.ref });
+  await srv.ok('press_key', { session, key: 'ctrl+v' });
+  // GTK asks glovebox for the text and pastes when it arrives.
+  await until(async () => (await srv.ok('read_text', { session, ref: entry.ref })).sc.text === 'pasted — ünïcödé ✓', ms(5000), 'the paste');
+  await srv.ok('type_text', { session, text: ' + typed' });
+  await srv.ok('press_key', { session, key: 'ctrl+a' });
+  await srv.ok('press_key', { session, key: 'ctrl+c' });
+  await until(async () => (await srv.ok('clipboard_get', { session })).sc.text === 'pasted — ünïcödé ✓ + typed', ms(5000), 'the copy to arrive');
+  await srv.ok('press_key', { session, key: 'Enter' });
+  assert.equal(await outputOf(out), 'pasted — ünïcödé ✓ + typed\nstatus=0\n');
+});
