@@ -15,6 +15,7 @@ static void usage(FILE *to)
           "  serve     run the MCP server (stdio by default)\n"
           "  tools     print the tool list as JSON\n"
           "  doctor    check what each kind of session needs on this machine\n"
+          "  policy    init: write a starter policy; check: explain what a policy allows\n"
           "  audit     print the audit log of tool calls (--since, --tool, --json, --follow)\n"
           "  stop      pause every input action of the running servers (resume: resume)\n"
           "  resume    let paused servers act again\n"
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
                                : strcmp(cmd, "doctor") == 0 ? cli_doctor
                                : strcmp(cmd, "tools") == 0  ? cli_tools
                                : strcmp(cmd, "audit") == 0  ? cli_audit
+                               : strcmp(cmd, "policy") == 0 ? cli_policy
                                : strcmp(cmd, "stop") == 0   ? cli_stop
                                : strcmp(cmd, "resume") == 0 ? cli_resume
                                                             : NULL;

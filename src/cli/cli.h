@@ -9,6 +9,8 @@ int cli_serve(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 int cli_tools(int argc, char **argv);
 int cli_audit(int argc, char **argv);
+/* glovebox policy init|check. */
+int cli_policy(int argc, char **argv);
 /* Pause / resume running servers (SIGUSR1 / SIGUSR2). */
 int cli_stop(int argc, char **argv);
 int cli_resume(int argc, char **argv);

@@ -2,6 +2,8 @@
 #define LOG_MODULE "policy"
 #include "cli/serve_policy.h"
 
+#include "cli/policy_watch.h"
+
 #include "core/app.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
@@ -71,6 +73,8 @@ bool serve_policy_start(struct serve_policy *sp, struct app *app)
     app->policy = sp->policy;
     pause_gate_init(&sp->pause, app, &sp->gate);
     app->gate = &sp->pause.gate;
+    if (!sp->allow_all)
+        policy_watch_start(sp, app);
     return true;
 }
 
@@ -80,4 +84,6 @@ void serve_policy_finish(struct serve_policy *sp)
     sp->policy = NULL;
     free(sp->path);
     sp->path = NULL;
+    free(sp->file);
+    sp->file = NULL;
 }

@@ -6,6 +6,7 @@
 #include "policy/policy.h"
 
 #include <stdbool.h>
+#include <uv.h>
 
 struct app;
 
@@ -17,6 +18,13 @@ struct serve_policy {
     struct policy *policy;
     struct mcp_gate gate;
     struct pause_gate pause; /* installed: the pause first, then gate */
+    /* Re-reading the file (policy_watch.c). */
+    struct app *app;
+    char *file;                   /* the policy's file, or NULL */
+    enum policy_mode loaded_mode; /* as loaded (file, then --mode) */
+    uv_fs_event_t event;          /* its directory */
+    uv_fs_poll_t poll;            /* when events cannot be had */
+    uv_timer_t settle;            /* editors write in steps: wait for quiet */
 };
 
 #define SERVE_POLICY_USAGE                                                                         \

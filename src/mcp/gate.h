@@ -22,6 +22,9 @@ struct mcp_verdict {
      * the client cannot ask. */
     char *message;
     uint64_t confirm_timeout_ms; /* MCP_CONFIRM: an unanswered question declines after this */
+    /* MCP_REFUSE: the decision for the audit log ("denied" when NULL,
+     * "rate_limited", "paused"); static. */
+    const char *decision;
 };
 
 struct mcp_gate {

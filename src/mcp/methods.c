@@ -124,7 +124,7 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     switch (v.admission) {
     case MCP_REFUSE:
         log_info("tools/call %s refused by policy", entry->tool->name);
-        tool_call_note(call, "decision", json_string("denied"));
+        tool_call_note(call, "decision", json_string(v.decision ? v.decision : "denied"));
         tool_call_fail(call, "%s", v.message ? v.message : "Denied by policy");
         free(v.message);
         return;

@@ -132,7 +132,7 @@ static void click_run(struct job *j)
     set_centre(j, &n);
     bool plain = strcmp(args_string(j->args, "button", "left"), "left") == 0 &&
                  args_int(j->args, "count", 1) == 1 && args_int(j->args, "hold_ms", 0) == 0;
-    if (plain && !from_ocr && j->p->atspi) {
+    if (plain && !from_ocr && !j->pointer_only && j->p->atspi) {
         char *err = NULL;
         /* Clicking a text field focuses it; its action would "activate" it
          * (submit the dialog) instead. */
@@ -224,9 +224,13 @@ void perceive_settle_typed(struct perceive *p, struct backend_call *bc, perceive
     job_start(p, bc, settle_run, then);
 }
 
-void perceive_click(struct perceive *p, struct backend_call *bc, perceive_then then)
+void perceive_click(struct perceive *p, struct backend_call *bc, bool pointer_only,
+                    perceive_then then)
 {
-    job_start(p, bc, click_run, then);
+    struct job *j = job_new(p, bc, click_run);
+    j->then = then;
+    j->pointer_only = pointer_only;
+    job_queue(j);
 }
 
 void perceive_focus(struct perceive *p, struct backend_call *bc, perceive_then then)

@@ -43,6 +43,7 @@ struct job {
     struct perceive_target target;
     char target_ref[24];
     perceive_then then;
+    bool pointer_only;            /* click: never through the element's action */
     void (*after)(struct job *j); /* instead of answering (waits); NULL normally */
     void *ud;
 };

@@ -80,8 +80,10 @@ typedef void (*perceive_then)(struct backend_call *bc, const struct perceive_tar
 /* click on {ref | text (+role)}: a plain left click is tried as the
  * element's accessibility action (focus for editable text); then() runs
  * with done set, or with the centre to click (other buttons, counts, holds,
- * elements without actions, OCR matches). Errors answer bc directly. */
-void perceive_click(struct perceive *p, struct backend_call *bc, perceive_then then);
+ * elements without actions, OCR matches, pointer_only: when the desktop must
+ * see where the click lands). Errors answer bc directly. */
+void perceive_click(struct perceive *p, struct backend_call *bc, bool pointer_only,
+                    perceive_then then);
 /* type_text with {ref}: focus the element, then then() types (clicking the
  * centre first when done is false). */
 void perceive_focus(struct perceive *p, struct backend_call *bc, perceive_then then);

@@ -91,7 +91,7 @@ static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const js
     struct pause_gate *pg = ud;
     char *why = pause_refusal(pg->app, tool);
     if (why)
-        return (struct mcp_verdict){.admission = MCP_REFUSE, .message = why};
+        return (struct mcp_verdict){.admission = MCP_REFUSE, .message = why, .decision = "paused"};
     if (!pg->inner)
         return (struct mcp_verdict){.admission = MCP_ADMIT};
     return pg->inner->admit(pg->inner->ud, tool, args);

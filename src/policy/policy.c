@@ -3,6 +3,11 @@
 
 #include "core/xmalloc.h"
 #include "mcp/tool.h"
+#include "policy/rate.h"
+#include "policy/rules.h"
+
+#include <time.h>
+#include <uv.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,11 @@ struct policy {
     char *source;
     char **confirm;             /* patterns that always need a person's confirmation */
     unsigned confirm_timeout_s; /* an unanswered confirmation declines after this */
+    struct policy_rules *rules; /* argument rules; never NULL */
+    struct rate_limits *rates;  /* NULL: no limits */
+    bool mode_from_file;        /* the file said "mode" */
+    time_t loaded_at;
+    char *reload_error; /* the last failed reload while this policy stayed, or NULL */
 };
 
 static struct policy *policy_new(void)
@@ -26,6 +36,8 @@ static struct policy *policy_new(void)
     p->deny = xcalloc(1, sizeof *p->deny);
     p->confirm = xcalloc(1, sizeof *p->confirm);
     p->confirm_timeout_s = POLICY_CONFIRM_TIMEOUT_S;
+    p->rules = policy_rules_parse(NULL, NULL);
+    p->loaded_at = time(NULL);
     return p;
 }
 
@@ -55,6 +67,9 @@ void policy_destroy(struct policy *p)
     free_list(p->allow);
     free_list(p->deny);
     free_list(p->confirm);
+    policy_rules_destroy(p->rules);
+    rate_limits_destroy(p->rates);
+    free(p->reload_error);
     free(p->source);
     free(p);
 }
@@ -104,8 +119,9 @@ struct policy *policy_create_from_json(const json_t *doc, char **err)
         *err = xstrdup("a policy must be a JSON object");
         return NULL;
     }
-    static const char *const known[] = {"$comment", "mode",    "allow",
-                                        "deny",     "confirm", "confirm_timeout_s"};
+    static const char *const known[] = {"$comment", "mode",       "allow",
+                                        "deny",     "confirm",    "confirm_timeout_s",
+                                        "rules",    "rate_limits"};
     const char *key;
     const json_t *value;
     json_object_foreach((json_t *)doc, key, value)
@@ -115,7 +131,7 @@ struct policy *policy_create_from_json(const json_t *doc, char **err)
             ok |= strcmp(key, known[i]) == 0;
         if (!ok) {
             *err = xasprintf("unknown field \"%.100s\" (expected mode, allow, deny, confirm, "
-                             "confirm_timeout_s)",
+                             "confirm_timeout_s, rules, rate_limits)",
                              key);
             return NULL;
         }
@@ -128,8 +144,18 @@ struct policy *policy_create_from_json(const json_t *doc, char **err)
         policy_destroy(p);
         return NULL;
     }
+    p->mode_from_file = mode != NULL;
     if (!parse_list(doc, "allow", &p->allow, err) || !parse_list(doc, "deny", &p->deny, err) ||
         !parse_list(doc, "confirm", &p->confirm, err) || !parse_confirm_timeout(doc, p, err)) {
+        policy_destroy(p);
+        return NULL;
+    }
+    policy_rules_destroy(p->rules);
+    p->rules = policy_rules_parse(json_object_get(doc, "rules"), err);
+    const json_t *rates = json_object_get(doc, "rate_limits");
+    if (p->rules && rates)
+        p->rates = rate_limits_parse(rates, err);
+    if (!p->rules || (rates && !p->rates)) {
         policy_destroy(p);
         return NULL;
     }
@@ -179,12 +205,17 @@ bool policy_glob_match(const char *pattern, const char *name)
     return *pattern == '\0';
 }
 
-static bool matches_any(char *const *list, const char *name)
+static const char *first_match(char *const *list, const char *name)
 {
     for (char *const *s = list; *s; s++)
         if (policy_glob_match(*s, name))
-            return true;
-    return false;
+            return *s;
+    return NULL;
+}
+
+static bool matches_any(char *const *list, const char *name)
+{
+    return first_match(list, name) != NULL;
 }
 
 bool policy_allows(const struct policy *p, const char *tool, bool read_only)
@@ -304,6 +335,13 @@ json_t *policy_describe(const struct policy *p)
                           list_json(p->allow), "deny", list_json(p->deny));
     json_object_set_new(o, "confirm", list_json(p->confirm));
     json_object_set_new(o, "confirm_timeout_s", json_integer(p->confirm_timeout_s));
+    json_object_set_new(o, "rules", policy_rules_describe(p->rules));
+    json_object_set_new(o, "rate_limits", rate_limits_describe(p->rates));
+    char when[32];
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&p->loaded_at, &tm));
+    json_object_set_new(o, "loaded_at", json_string(when));
+    json_object_set_new(o, "error", p->reload_error ? json_string(p->reload_error) : json_null());
     return o;
 }
 
@@ -319,6 +357,33 @@ char *policy_summary(const struct policy *p)
 static bool gate_visible(void *ud, const struct tool *tool)
 {
     return policy_allows(ud, tool->name, tool->annotations.read_only);
+}
+
+char *policy_explain(const struct policy *p, const char *tool, bool read_only)
+{
+    const char *deny = first_match(p->deny, tool);
+    if (!policy_allows(p, tool, read_only)) {
+        if (deny && !p->allow_all)
+            return xasprintf("denied (deny \"%s\")", deny);
+        if (p->mode == POLICY_PASSIVE)
+            return xstrdup("denied (mode passive: observe only)");
+        return xstrdup(p->from_file ? "denied (not in allow)" : "denied (no policy file)");
+    }
+    char *confirm = policy_confirmation(p, tool, read_only);
+    if (confirm) {
+        const char *c = first_match(p->confirm, tool);
+        char *out = c ? xasprintf("needs confirmation (confirm \"%s\")", c)
+                      : xstrdup("needs confirmation (mode assist)");
+        free(confirm);
+        return out;
+    }
+    if (p->allow_all)
+        return xstrdup("allowed (--allow-all)");
+    if (read_only)
+        return xstrdup("allowed (read-only)");
+    if (strcmp(tool, "set_mode") == 0)
+        return xstrdup("allowed (only ever lowers the mode)");
+    return xasprintf("allowed (allow \"%s\")", first_match(p->allow, tool));
 }
 
 char *policy_confirmation(const struct policy *p, const char *tool, bool read_only)
@@ -338,13 +403,61 @@ unsigned policy_confirm_timeout_s(const struct policy *p)
     return p->confirm_timeout_s;
 }
 
+char *policy_check_arguments(const struct policy *p, const char *tool, const json_t *args)
+{
+    return p->allow_all ? NULL : policy_rules_check(p->rules, tool, args);
+}
+
+bool policy_input_blocked(const struct policy *p, const char *window_title, const char *app)
+{
+    return p && !p->allow_all && policy_rules_input_blocked(p->rules, window_title, app);
+}
+
+json_t *policy_blocked_input(const struct policy *p)
+{
+    if (!p || p->allow_all)
+        return NULL;
+    json_t *all = policy_rules_describe(p->rules);
+    json_t *input = json_incref(json_object_get(all, "input"));
+    json_decref(all);
+    return input;
+}
+
+char *policy_rate_check(struct policy *p, const char *tool, uint64_t now_ms,
+                        uint64_t *retry_after_ms)
+{
+    return rate_limits_take(p->rates, tool, now_ms, retry_after_ms);
+}
+
+void policy_carry_over(struct policy *to, const struct policy *from)
+{
+    rate_limits_carry_over(to->rates, from->rates);
+}
+
+void policy_set_reload_error(struct policy *p, const char *err)
+{
+    free(p->reload_error);
+    p->reload_error = err ? xstrdup(err) : NULL;
+}
+
+bool policy_mode_in_file(const struct policy *p)
+{
+    return p->mode_from_file;
+}
+
 static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const json_t *args)
 {
-    (void)args;
     struct policy *p = ud;
     char *refusal = policy_refusal(p, tool->name, tool->annotations.read_only);
+    if (!refusal)
+        refusal = policy_check_arguments(p, tool->name, args);
     if (refusal)
         return (struct mcp_verdict){.admission = MCP_REFUSE, .message = refusal};
+    uint64_t retry_ms = 0;
+    refusal = policy_rate_check(p, tool->name, uv_hrtime() / 1000000, &retry_ms);
+    if (refusal)
+        return (struct mcp_verdict){
+            .admission = MCP_REFUSE, .message = refusal, .decision = "rate_limited"};
     char *why = policy_confirmation(p, tool->name, tool->annotations.read_only);
     if (why)
         return (struct mcp_verdict){.admission = MCP_CONFIRM,

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 enum policy_mode {
     POLICY_PASSIVE,   /* observe only */
@@ -34,6 +35,9 @@ char *policy_find_file(void);
 bool policy_glob_match(const char *pattern, const char *name);
 
 bool policy_allows(const struct policy *p, const char *tool, bool read_only);
+/* For people: "allowed (allow \"terminal_*\")", "denied (deny \"x\")",
+ * "needs confirmation (mode assist)", … malloc'd. */
+char *policy_explain(const struct policy *p, const char *tool, bool read_only);
 /* NULL when allowed, else a malloc'd explanation with how to allow it. */
 char *policy_refusal(const struct policy *p, const char *tool, bool read_only);
 
@@ -58,6 +62,27 @@ const char *policy_source(const struct policy *p);
 json_t *policy_describe(const struct policy *p);
 /* A one-line summary for people. malloc'd. */
 char *policy_summary(const struct policy *p);
+
+/* NULL when args keep to the policy's argument rules for tool, else a
+ * malloc'd refusal naming the argument, value and rule. */
+char *policy_check_arguments(const struct policy *p, const char *tool, const json_t *args);
+/* Whether input must not go to this window (title or application may be
+ * NULL); false for a NULL policy. */
+bool policy_input_blocked(const struct policy *p, const char *window_title, const char *app);
+/* The windows input must keep away from, {"blocked_windows": [...],
+ * "blocked_apps": [...]} (a new copy), or NULL when nothing is blocked. */
+json_t *policy_blocked_input(const struct policy *p);
+/* Rate limits: NULL and a token taken, or a malloc'd refusal with
+ * *retry_after_ms. now_ms is monotonic. */
+char *policy_rate_check(struct policy *p, const char *tool, uint64_t now_ms,
+                        uint64_t *retry_after_ms);
+/* After a reload: to keeps from's rate-limit fill where the limits are the
+ * same. */
+void policy_carry_over(struct policy *to, const struct policy *from);
+bool policy_mode_in_file(const struct policy *p);
+/* A failed reload of the file: kept on the policy still in force, for
+ * status ("error"); NULL clears it. */
+void policy_set_reload_error(struct policy *p, const char *err);
 
 /* The gate to install in struct app; ud is the policy. */
 struct mcp_gate policy_gate(struct policy *p);

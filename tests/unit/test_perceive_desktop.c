@@ -86,7 +86,7 @@ static void run_op(op_fn op, json_t *args)
 
 static void click_op(struct perceive *p, struct backend_call *bc)
 {
-    perceive_click(p, bc, then);
+    perceive_click(p, bc, false, then);
 }
 
 /* The element of the latest snapshot with this role and name, or NULL. */

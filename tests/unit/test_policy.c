@@ -101,6 +101,167 @@ static void test_allow_all(void **state)
     policy_destroy(p);
 }
 
+/* Argument rules: programs by name anywhere or pinned by path, displays
+ * only when listed, hosts, blocked windows; refusals name the rule. */
+static void test_argument_rules(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    struct policy *p =
+        parse("{\"allow\":[\"*\"],\"rules\":{\"terminal_start\":{\"commands\":[\"bash\",\"/usr/bin/"
+              "py*\"]},"
+              "\"launch_app\":{\"apps\":[\"zenity\"]},\"desktop_start\":{\"displays\":[\":0\"]},"
+              "\"open_url\":{\"hosts\":[\"localhost\",\"*.example.com\"]},"
+              "\"input\":{\"blocked_windows\":[\"*Password*\"],\"blocked_apps\":[\"KeePassXC\"]}}}",
+              &err);
+    assert_non_null(p);
+    json_t *a = json_pack("{s:[s]}", "command", "/bin/bash");
+    assert_null(policy_check_arguments(p, "terminal_start", a));
+    json_decref(a);
+    a = json_pack("{s:[s, s]}", "command", "bash", "-l");
+    assert_null(policy_check_arguments(p, "terminal_start", a));
+    json_decref(a);
+    /* python3 is found through PATH at /usr/bin/python3 (a PATH of our own:
+     * the caller's may put another python3 first). */
+    setenv("PATH", "/nonexistent:/usr/bin", 1);
+    a = json_pack("{s:[s]}", "command", "python3");
+    assert_null(policy_check_arguments(p, "terminal_start", a));
+    json_decref(a);
+    a = json_pack("{s:[s]}", "command", "bashx");
+    char *why = policy_check_arguments(p, "terminal_start", a);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "terminal_start may not run \"bashx\": allowed commands are "
+                                "bash, /usr/bin/py* (policy rules.terminal_start.commands)"));
+    free(why);
+    json_decref(a);
+    a = json_pack("{s:[s]}", "command", "/tmp/python3");
+    why = policy_check_arguments(p, "terminal_start", a);
+    assert_non_null(why);
+    free(why);
+    json_decref(a);
+
+    a = json_pack("{s:[s]}", "command", "xterm");
+    why = policy_check_arguments(p, "launch_app", a);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "rules.launch_app.commands"));
+    free(why);
+    json_decref(a);
+
+    a = json_pack("{s:s}", "display", ":1");
+    why = policy_check_arguments(p, "desktop_start", a);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "attach to display \":1\""));
+    free(why);
+    json_decref(a);
+    a = json_pack("{s:s}", "display", ":0");
+    assert_null(policy_check_arguments(p, "desktop_start", a));
+    json_decref(a);
+    a = json_object(); /* a private desktop needs no rule */
+    assert_null(policy_check_arguments(p, "desktop_start", a));
+    json_decref(a);
+
+    a = json_pack("{s:s}", "url", "https://user@docs.example.com:8443/x?y");
+    assert_null(policy_check_arguments(p, "open_url", a));
+    json_decref(a);
+    a = json_pack("{s:s}", "url", "https://example.com.evil.net/");
+    why = policy_check_arguments(p, "open_url", a);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "may not reach \"example.com.evil.net\""));
+    free(why);
+    json_decref(a);
+
+    assert_true(policy_input_blocked(p, "Enter Password", "Zenity"));
+    assert_true(policy_input_blocked(p, "Vault", "KeePassXC"));
+    assert_false(policy_input_blocked(p, "Notes", "Gedit"));
+    policy_destroy(p);
+
+    /* Without a displays rule, attaching is refused and says how to allow it. */
+    p = parse("{\"allow\":[\"desktop_start\"]}", &err);
+    a = json_pack("{s:s}", "display", ":0");
+    why = policy_check_arguments(p, "desktop_start", a);
+    assert_non_null(strstr(why, "list it in rules.desktop_start.displays"));
+    free(why);
+    json_decref(a);
+    policy_destroy(p);
+
+    assert_null(parse("{\"rules\":{\"terminal_start\":{\"hosts\":[\"x\"]}}}", &err));
+    assert_non_null(
+        strstr(err, "unknown field \"rules.terminal_start.hosts\" (expected commands)"));
+    free(err);
+    err = NULL;
+    assert_null(parse("{\"rules\":{\"ssh\":{}}}", &err));
+    assert_non_null(strstr(err, "unknown field \"rules.ssh\""));
+    free(err);
+    err = NULL;
+    assert_null(parse("{\"rules\":{\"launch_app\":{\"apps\":\"zenity\"}}}", &err));
+    assert_non_null(strstr(err, "\"rules.launch_app.apps\" must be an array"));
+    free(err);
+}
+
+/* Token buckets: a burst, then one call per refill interval; the refusal
+ * says when to retry; the global bucket counts every tool. */
+static void test_rate_limits(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    struct policy *p = parse("{\"allow\":[\"*\"],\"rate_limits\":{\"global\":{\"per_second\":100,"
+                             "\"burst\":5},\"tools\":{\"type_text\":{\"per_second\":2,\"burst\":"
+                             "2}}}}",
+                             &err);
+    assert_non_null(p);
+    uint64_t retry = 0;
+    assert_null(policy_rate_check(p, "type_text", 1000, &retry));
+    assert_null(policy_rate_check(p, "type_text", 1000, &retry));
+    char *why = policy_rate_check(p, "type_text", 1000, &retry);
+    assert_non_null(why);
+    assert_int_equal(retry, 500);
+    assert_non_null(strstr(why, "Rate limit for type_text: 2 per second (burst 2); retry after "
+                                "0.5 s (policy rate_limits.tools.type_text)"));
+    free(why);
+    /* Other tools only meet the global bucket (3 of its 5 left). */
+    for (int i = 0; i < 3; i++)
+        assert_null(policy_rate_check(p, "screenshot", 1000, &retry));
+    why = policy_rate_check(p, "screenshot", 1000, &retry);
+    assert_non_null(strstr(why, "Rate limit for all tools"));
+    free(why);
+    /* Half a second later type_text has a token again (and the global one). */
+    assert_null(policy_rate_check(p, "type_text", 1500, &retry));
+    policy_destroy(p);
+
+    assert_null(parse("{\"rate_limits\":{\"tools\":{\"x\":{\"burst\":3}}}}", &err));
+    assert_non_null(strstr(err, "\"rate_limits.tools.x\" needs one of per_second or per_minute"));
+    free(err);
+    err = NULL;
+    assert_null(parse("{\"rate_limits\":{\"global\":{\"per_second\":-1}}}", &err));
+    assert_non_null(strstr(err, "\"rate_limits.global.per_second\" must be a number above 0"));
+    free(err);
+}
+
+/* What `glovebox policy check` prints for each tool. */
+static void test_explain(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    struct policy *p = parse(
+        "{\"allow\":[\"terminal_*\"],\"deny\":[\"terminal_stop\"],\"confirm\":[\"type_text\"]}",
+        &err);
+    const char *cases[][2] = {
+        {"terminal_start", "allowed (allow \"terminal_*\")"},
+        {"terminal_stop", "denied (deny \"terminal_stop\")"},
+        {"type_text", "needs confirmation (confirm \"type_text\")"},
+        {"click", "denied (not in allow)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *why = policy_explain(p, cases[i][0], false);
+        assert_string_equal(why, cases[i][1]);
+        free(why);
+    }
+    char *why = policy_explain(p, "screenshot", true);
+    assert_string_equal(why, "allowed (read-only)");
+    free(why);
+    policy_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -110,6 +271,9 @@ int main(void)
         cmocka_unit_test(test_passive),
         cmocka_unit_test(test_errors_name_the_field),
         cmocka_unit_test(test_allow_all),
+        cmocka_unit_test(test_argument_rules),
+        cmocka_unit_test(test_rate_limits),
+        cmocka_unit_test(test_explain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "perceive/perceive.h"
+#include "policy/policy.h"
 #include "session/session.h"
 
 #include <math.h>
@@ -40,7 +41,8 @@ struct act {
     char *text;
     struct term_key key;
     bool super;
-    json_t *target; /* the element acted on, for the answer */
+    json_t *target;  /* the element acted on, for the answer */
+    json_t *blocked; /* the policy's windows input must keep away from, or NULL */
     size_t chars;
     char *err;
 };
@@ -57,6 +59,7 @@ static void free_act(struct act *a)
     free(a->text);
     free(a->err);
     json_decref(a->target);
+    json_decref(a->blocked);
     free(a);
 }
 
@@ -191,6 +194,30 @@ static void press_key(struct act *a, struct xinput *xi)
     }
 }
 
+/* The policy may keep input away from some windows (a password manager):
+ * the window that would receive this action is looked at first. */
+static bool input_blocked(struct act *a, struct xinput *xi)
+{
+    bool keys = a->kind == ACT_TYPE || a->kind == ACT_KEY;
+    char *title = NULL, *app = NULL;
+    bool blocked = false;
+    /* Keys go to the focused window; the pointer to the one under it (a
+     * scroll without a point: under the pointer too). */
+    int x = keys && !a->click_first ? -1 : a->x, y = a->y;
+    if (a->kind == ACT_SCROLL && !a->has_point)
+        x = -1;
+    if (windows_input_target(xi, x, y, &title, &app))
+        blocked = windows_blocked(a->blocked, title, app, &a->err);
+    free(title);
+    free(app);
+    title = app = NULL;
+    if (!blocked && a->kind == ACT_DRAG && windows_input_target(xi, a->to_x, a->to_y, &title, &app))
+        blocked = windows_blocked(a->blocked, title, app, &a->err);
+    free(title);
+    free(app);
+    return blocked;
+}
+
 static void act_run(uv_work_t *w)
 {
     struct act *a = w->data;
@@ -210,6 +237,10 @@ static void act_run(uv_work_t *w)
             xinput_focus_at(xi, a->x, a->y);
         else
             xinput_focus_default(xi);
+    }
+    if (a->blocked && input_blocked(a, xi)) {
+        xinput_unlock(xi);
+        return;
     }
     if (a->click_first) {
         int keep = a->count;
@@ -322,6 +353,7 @@ void desktop_input_ensure(struct desktop *d)
 static void queue(struct act *a)
 {
     desktop_input_ensure(a->d);
+    a->blocked = policy_blocked_input(a->bc->app->policy);
     a->work.data = a;
     uv_queue_work(a->bc->app->loop, &a->work, act_run, act_done);
 }
@@ -387,7 +419,11 @@ void desktop_click_op(struct backend_call *bc)
 {
     struct desktop *d = desktop_of(bc->session);
     if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
-        perceive_click(d->perceive, bc, click_then);
+        /* With windows the policy blocks, the click goes through the
+         * pointer, whose window is checked, not the element's action. */
+        json_t *blocked = policy_blocked_input(bc->app->policy);
+        perceive_click(d->perceive, bc, blocked != NULL, click_then);
+        json_decref(blocked);
         return;
     }
     struct act *a = act_new(bc, ACT_CLICK);

@@ -8,6 +8,7 @@
 #include "backend/desktop/xinput.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
+#include "policy/policy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,4 +314,116 @@ bool windows_close(struct xinput *xi, uint32_t win, bool force, char **err)
     /* What the close button does: the program may ask to save first. */
     client_message(c, win, win, a.protocols, a.delete_window, XCB_CURRENT_TIME, 0);
     return true;
+}
+
+/* The child of the root that holds w (w itself when it is one). */
+static xcb_window_t toplevel_of(xcb_connection_t *c, xcb_window_t root, xcb_window_t w)
+{
+    for (int hops = 0; w > 1 && w != root && hops < 32; hops++) {
+        xcb_query_tree_reply_t *t = xcb_query_tree_reply(c, xcb_query_tree(c, w), NULL);
+        if (!t)
+            return XCB_NONE;
+        xcb_window_t parent = t->parent;
+        free(t);
+        if (parent == root)
+            return w;
+        w = parent;
+    }
+    return XCB_NONE;
+}
+
+/* A frame a window manager drew around a client: the client inside. */
+static xcb_window_t client_in(xcb_connection_t *c, xcb_window_t w, const struct atoms *a)
+{
+    if (has_prop(c, w, XCB_ATOM_WM_CLASS) || has_prop(c, w, a->wm_state))
+        return w;
+    xcb_query_tree_reply_t *t = xcb_query_tree_reply(c, xcb_query_tree(c, w), NULL);
+    xcb_window_t found = w;
+    for (int k = 0; t && k < xcb_query_tree_children_length(t); k++)
+        if (has_prop(c, xcb_query_tree_children(t)[k], a->wm_state)) {
+            found = xcb_query_tree_children(t)[k];
+            break;
+        }
+    free(t);
+    return found;
+}
+
+static xcb_window_t under(xcb_connection_t *c, xcb_window_t root, int x, int y)
+{
+    xcb_query_tree_reply_t *t = xcb_query_tree_reply(c, xcb_query_tree(c, root), NULL);
+    xcb_window_t found = XCB_NONE;
+    for (int i = t ? xcb_query_tree_children_length(t) - 1 : -1; i >= 0 && !found; i--) {
+        xcb_window_t w = xcb_query_tree_children(t)[i];
+        if (!viewable(c, w))
+            continue;
+        xcb_get_geometry_reply_t *g = xcb_get_geometry_reply(c, xcb_get_geometry(c, w), NULL);
+        if (g && x >= g->x && y >= g->y && x < g->x + g->width && y < g->y + g->height)
+            found = w;
+        free(g);
+    }
+    free(t);
+    return found;
+}
+
+bool windows_input_target(struct xinput *xi, int x, int y, char **title, char **app)
+{
+    xcb_connection_t *c = xinput_connection(xi);
+    xcb_window_t root = xinput_root(xi);
+    struct atoms a = atoms_of(c);
+    xcb_window_t w = XCB_NONE;
+    if (x < 0) {
+        xcb_get_input_focus_reply_t *f = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
+        w = f && f->focus > 1 && f->focus != root ? toplevel_of(c, root, f->focus) : XCB_NONE;
+        free(f);
+        if (!w) {
+            /* Keys go to the window under the pointer then. */
+            xcb_query_pointer_reply_t *p =
+                xcb_query_pointer_reply(c, xcb_query_pointer(c, root), NULL);
+            if (p)
+                w = under(c, root, p->root_x, p->root_y);
+            free(p);
+        }
+    } else {
+        w = under(c, root, x, y);
+    }
+    if (!w)
+        return false;
+    w = client_in(c, w, &a);
+    *title = title_of(c, w, &a);
+    int len = 0;
+    char *cls = property(c, w, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, &len);
+    *app = xstrdup(cls && (int)strlen(cls) + 1 < len ? cls + strlen(cls) + 1 : cls ? cls : "");
+    free(cls);
+    return true;
+}
+
+static const char *matching(const json_t *patterns, const char *value)
+{
+    size_t i;
+    const json_t *p;
+    json_array_foreach(patterns, i, p)
+    {
+        if (value && *value && policy_glob_match(json_string_value(p), value))
+            return json_string_value(p);
+    }
+    return NULL;
+}
+
+bool windows_blocked(const json_t *blocked, const char *title, const char *app, char **why)
+{
+    const char *hit = matching(json_object_get(blocked, "blocked_windows"), title);
+    if (hit) {
+        *why = xasprintf("Denied by policy: input to the window \"%.200s\" is blocked (it "
+                         "matches \"%s\" in rules.input.blocked_windows)",
+                         title, hit);
+        return true;
+    }
+    hit = matching(json_object_get(blocked, "blocked_apps"), app);
+    if (hit) {
+        *why = xasprintf("Denied by policy: input to %.200s is blocked (it matches \"%s\" in "
+                         "rules.input.blocked_apps)",
+                         app, hit);
+        return true;
+    }
+    return false;
 }

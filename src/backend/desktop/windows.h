@@ -20,3 +20,12 @@ void windows_configure(struct xinput *xi, uint32_t win, int x, int y, int width,
 /* Ask the program to close it (WM_DELETE_WINDOW), as its close button does;
  * force disconnects the program from the display instead. */
 bool windows_close(struct xinput *xi, uint32_t win, bool force, char **err);
+
+/* The top-level window that would receive input: the one under x,y (x < 0:
+ * the one with the keyboard focus, else the one under the pointer). Its
+ * title and application (WM_CLASS class) are malloc'd into *title and *app
+ * ("" when unknown); false when there is none (the bare root). */
+bool windows_input_target(struct xinput *xi, int x, int y, char **title, char **app);
+/* Whether title or app matches a pattern of blocked (the policy's
+ * {"blocked_windows": [...], "blocked_apps": [...]}); *why names it. */
+bool windows_blocked(const json_t *blocked, const char *title, const char *app, char **why);
