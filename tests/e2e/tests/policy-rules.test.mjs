@@ -1,0 +1,172 @@
+// The policy's argument rules, rate limits, reloading and the policy
+// command, end to end: what an agent is told, what a person reads.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { connectClient, ms, runCli, sleep } from '../lib/server.mjs';
+
+const tmp = mkdtempSync(join(tmpdir(), 'gb-rules-'));
+const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config') };
+
+function policyFile(name, doc) {
+  const path = join(tmp, name);
+  writeFileSync(path, typeof doc === 'string' ? doc : JSON.stringify(doc));
+  return path;
+}
+
+async function call(srv, name, args = {}) {
+  const r = await srv.client.callTool({ name, arguments: args });
+  return { isError: !!r.isError, text: r.content.map((c) => c.text ?? '').join(''), sc: r.structuredContent };
+}
+
+async function until(pred, timeoutMs, what) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await pred();
+    if (v) return v;
+    assert.ok(Date.now() < end, `timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+test('argument rules: allowed programs run, others are refused naming the rule; attaching needs a listed display', async (t) => {
+  const path = policyFile('rules.json', {
+    allow: ['terminal_start', 'session_stop', 'desktop_start'],
+    rules: { terminal_start: { commands: ['cat', '/bin/sh'] } },
+  });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path], env });
+  const ok = await call(srv, 'terminal_start', { command: ['/usr/bin/cat'] });
+  assert.ok(!ok.isError, ok.text);
+  const refused = await call(srv, 'terminal_start', { command: ['bash', '-c', 'echo hi'] });
+  assert.ok(refused.isError);
+  assert.equal(refused.text, 'Denied by policy: terminal_start may not run "bash": allowed commands are cat, /bin/sh (policy rules.terminal_start.commands)');
+  const attach = await call(srv, 'desktop_start', { display: ':0' });
+  assert.ok(attach.isError);
+  assert.match(attach.text, /may not attach to the existing display ":0"; list it in rules\.desktop_start\.displays/);
+  await call(srv, 'session_stop', { session: ok.sc.id });
+  await srv.close();
+});
+
+test('rate limits: over the limit is refused with the time to wait, and recovers', async (t) => {
+  const path = policyFile('rate.json', { rate_limits: { tools: { status: { per_second: 4, burst: 2 } } } });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path], env });
+  assert.ok(!(await call(srv, 'status')).isError);
+  assert.ok(!(await call(srv, 'status')).isError);
+  const limited = await call(srv, 'status');
+  assert.ok(limited.isError);
+  assert.match(limited.text, /^Rate limit for status: 4 per second \(burst 2\); retry after 0\.\d s \(policy rate_limits\.tools\.status\)$/);
+  await sleep(300);
+  assert.ok(!(await call(srv, 'status')).isError, 'a token came back');
+  // Other tools are not limited by status's bucket.
+  assert.ok(!(await call(srv, 'session_list')).isError);
+  await srv.close();
+});
+
+test('the policy file is re-read when it changes; a broken one keeps the last good policy and status says why', async (t) => {
+  const path = policyFile('live.json', { allow: ['terminal_start'] });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path], env });
+  const names = async () => (await srv.client.listTools()).tools.map((x) => x.name);
+  assert.ok((await names()).includes('terminal_start'));
+  assert.ok(!(await names()).includes('press_key'));
+
+  // An editor's way: write a copy, rename it over the file.
+  writeFileSync(`${path}.new`, JSON.stringify({ allow: ['press_key'] }));
+  renameSync(`${path}.new`, path);
+  await until(async () => (await names()).includes('press_key'), ms(5000), 'the new policy');
+  assert.ok(!(await names()).includes('terminal_start'));
+
+  writeFileSync(path, '{"allow": ["type_text"], "alow": []}');
+  const broken = await until(async () => {
+    const s = (await call(srv, 'status')).sc;
+    return s.policy.error ? s : null;
+  }, ms(5000), 'status to report the broken file');
+  assert.match(broken.policy.error, /unknown field "alow"/);
+  assert.deepEqual(broken.policy.allow, ['press_key'], 'the last good policy stays');
+  assert.ok((await names()).includes('press_key'));
+  assert.match(srv.stderr(), /policy not reloaded, the last good one stays in force/);
+
+  writeFileSync(path, JSON.stringify({ allow: ['type_text'] }));
+  await until(async () => (await names()).includes('type_text'), ms(5000), 'the fixed policy');
+  assert.equal((await call(srv, 'status')).sc.policy.error, null);
+  await srv.close();
+});
+
+test('a mode the agent lowered stays lowered across a reload, unless the file changes the mode', async (t) => {
+  const path = policyFile('mode.json', { mode: 'autopilot', allow: ['press_key'] });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path], env });
+  await call(srv, 'set_mode', { mode: 'passive' });
+  writeFileSync(path, JSON.stringify({ mode: 'autopilot', allow: ['press_key', 'type_text'] }));
+  await until(async () => (await call(srv, 'status')).sc.policy.allow.includes('type_text'), ms(5000), 'the reload');
+  assert.equal((await call(srv, 'status')).sc.policy.mode, 'passive');
+  writeFileSync(path, JSON.stringify({ mode: 'assist', allow: ['press_key', 'type_text'] }));
+  await until(async () => (await call(srv, 'status')).sc.policy.mode === 'assist', ms(5000), 'the person\'s new mode');
+  await srv.close();
+});
+
+test('glovebox policy init writes a starter policy; check explains it and names the field of a broken one', async () => {
+  const dir = mkdtempSync(join(tmp, 'init-'));
+  const init = await runCli(['policy', 'init'], { cwd: dir, env });
+  assert.equal(init.code, 0, init.stderr);
+  assert.match(init.stdout, /wrote \.glovebox\/policy\.json/);
+  const starter = JSON.parse(readFileSync(join(dir, '.glovebox/policy.json'), 'utf8'));
+  assert.deepEqual(starter.rules.terminal_start.commands, ['bash', 'sh']);
+  const again = await runCli(['policy', 'init'], { cwd: dir, env });
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /exists; it is kept \(--force replaces it\)/);
+
+  const check = await runCli(['policy', 'check'], { cwd: dir, env });
+  assert.equal(check.code, 0, check.stderr);
+  assert.match(check.stdout, /^policy: \.glovebox\/policy\.json \(valid\)$/m);
+  assert.match(check.stdout, /^mode: autopilot/m);
+  assert.match(check.stdout, /^ {2}terminal_start +allowed \(allow "terminal_start"\)$/m);
+  assert.match(check.stdout, /^ {2}screenshot +allowed \(read-only\)$/m);
+  assert.match(check.stdout, /^ {2}terminal_start +\{"commands":\["bash","sh"\]\}$/m);
+  assert.match(check.stdout, /type_text +\{"per_second":10/);
+
+  const bad = policyFile('bad.json', { allow: ['x'], rules: { launch_app: { apps: 'zenity' } } });
+  const broken = await runCli(['policy', 'check', bad], { env });
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /bad\.json: "rules\.launch_app\.apps" must be an array/);
+
+  const none = await runCli(['policy', 'check'], { cwd: mkdtempSync(join(tmp, 'none-')), env });
+  assert.equal(none.code, 0);
+  assert.match(none.stdout, /no policy file/);
+  assert.match(none.stdout, /^ {2}type_text +denied \(no policy file\)$/m);
+});
+
+test('input never reaches a window the policy blocks, by keys, pointer or element', async (t) => {
+  const path = policyFile('blocked.json', {
+    allow: ['desktop_start', 'launch_app', 'session_stop', 'type_text', 'press_key', 'click'],
+    rules: { input: { blocked_windows: ['*Vault*'] } },
+  });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path, '--data-dir', mkdtempSync(join(tmp, 'data-'))], env });
+  const ok = async (name, args) => {
+    const r = await call(srv, name, args);
+    assert.ok(!r.isError, `${name}: ${r.text}`);
+    return r;
+  };
+  const session = (await ok('desktop_start', {})).sc.id;
+  await ok('launch_app', { session, command: ['zenity', '--entry', '--title', 'Secret Vault', '--text', 'Master key'] });
+  await ok('wait_for', { session, text: 'Master key', timeout_ms: ms(15000) });
+  const blocked = /Denied by policy: input to the window "Secret Vault" is blocked \(it matches "\*Vault\*" in rules\.input\.blocked_windows\)/;
+  let r = await call(srv, 'type_text', { session, text: 'hunter2' });
+  assert.ok(r.isError);
+  assert.match(r.text, blocked);
+  r = await call(srv, 'press_key', { session, window: 'Vault', key: 'Enter' });
+  assert.match(r.text, blocked);
+  r = await call(srv, 'click', { session, text: 'OK', role: 'push button' });
+  assert.match(r.text, blocked, 'the element is not pressed through accessibility either');
+  const snap = (await ok('snapshot', { session })).sc;
+  const entry = snap.elements.find((e) => e.role === 'text');
+  r = await call(srv, 'click', { session, x: entry.bounds.x + 5, y: entry.bounds.y + 5 });
+  assert.match(r.text, blocked);
+  const still = await ok('read_text', { session, ref: entry.ref });
+  assert.notEqual(still.sc.text, 'hunter2');
+  // Elsewhere on the screen input is fine.
+  await ok('click', { session, x: 1, y: 1 });
+  await ok('session_stop', { session });
+  await srv.close();
+});
