@@ -24,6 +24,7 @@ struct policy {
     struct policy_rules *rules; /* argument rules; never NULL */
     struct rate_limits *rates;  /* NULL: no limits */
     bool mode_from_file;        /* the file said "mode" */
+    json_t *redact;             /* [{x, y, width, height}] painted over in desktop screenshots */
     time_t loaded_at;
     char *reload_error; /* the last failed reload while this policy stayed, or NULL */
 };
@@ -70,6 +71,7 @@ void policy_destroy(struct policy *p)
     policy_rules_destroy(p->rules);
     rate_limits_destroy(p->rates);
     free(p->reload_error);
+    json_decref(p->redact);
     free(p->source);
     free(p);
 }
@@ -113,15 +115,47 @@ static bool parse_confirm_timeout(const json_t *doc, struct policy *p, char **er
     return true;
 }
 
+/* "redact": [{"x": 0, "y": 0, "width": 300, "height": 40}, …] */
+static bool parse_redact(const json_t *doc, struct policy *p, char **err)
+{
+    const json_t *v = json_object_get(doc, "redact");
+    if (!v)
+        return true;
+    if (!json_is_array(v)) {
+        *err = xstrdup("\"redact\" must be an array of {x, y, width, height} screen rectangles");
+        return false;
+    }
+    size_t i;
+    const json_t *r;
+    json_array_foreach(v, i, r)
+    {
+        static const char *const keys[] = {"x", "y", "width", "height"};
+        bool ok = json_is_object(r) && json_object_size(r) == 4;
+        for (int k = 0; ok && k < 4; k++) {
+            const json_t *n = json_object_get(r, keys[k]);
+            ok = json_is_integer(n) && json_integer_value(n) >= (k < 2 ? 0 : 1) &&
+                 json_integer_value(n) <= 100000;
+        }
+        if (!ok) {
+            *err = xasprintf("\"redact\"[%zu] must be {\"x\", \"y\", \"width\", \"height\"}: "
+                             "whole numbers of pixels, the size at least 1",
+                             i);
+            return false;
+        }
+    }
+    p->redact = json_deep_copy(v);
+    return true;
+}
+
 struct policy *policy_create_from_json(const json_t *doc, char **err)
 {
     if (!json_is_object(doc)) {
         *err = xstrdup("a policy must be a JSON object");
         return NULL;
     }
-    static const char *const known[] = {"$comment", "mode",       "allow",
-                                        "deny",     "confirm",    "confirm_timeout_s",
-                                        "rules",    "rate_limits"};
+    static const char *const known[] = {"$comment", "mode",        "allow",
+                                        "deny",     "confirm",     "confirm_timeout_s",
+                                        "rules",    "rate_limits", "redact"};
     const char *key;
     const json_t *value;
     json_object_foreach((json_t *)doc, key, value)
@@ -131,7 +165,7 @@ struct policy *policy_create_from_json(const json_t *doc, char **err)
             ok |= strcmp(key, known[i]) == 0;
         if (!ok) {
             *err = xasprintf("unknown field \"%.100s\" (expected mode, allow, deny, confirm, "
-                             "confirm_timeout_s, rules, rate_limits)",
+                             "confirm_timeout_s, rules, rate_limits, redact)",
                              key);
             return NULL;
         }
@@ -155,7 +189,7 @@ struct policy *policy_create_from_json(const json_t *doc, char **err)
     const json_t *rates = json_object_get(doc, "rate_limits");
     if (p->rules && rates)
         p->rates = rate_limits_parse(rates, err);
-    if (!p->rules || (rates && !p->rates)) {
+    if (!p->rules || (rates && !p->rates) || !parse_redact(doc, p, err)) {
         policy_destroy(p);
         return NULL;
     }
@@ -337,6 +371,7 @@ json_t *policy_describe(const struct policy *p)
     json_object_set_new(o, "confirm_timeout_s", json_integer(p->confirm_timeout_s));
     json_object_set_new(o, "rules", policy_rules_describe(p->rules));
     json_object_set_new(o, "rate_limits", rate_limits_describe(p->rates));
+    json_object_set_new(o, "redact", p->redact ? json_deep_copy(p->redact) : json_array());
     char when[32];
     struct tm tm;
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&p->loaded_at, &tm));
@@ -421,6 +456,11 @@ json_t *policy_blocked_input(const struct policy *p)
     json_t *input = json_incref(json_object_get(all, "input"));
     json_decref(all);
     return input;
+}
+
+json_t *policy_redact_regions(const struct policy *p)
+{
+    return p && p->redact ? json_deep_copy(p->redact) : NULL;
 }
 
 char *policy_rate_check(struct policy *p, const char *tool, uint64_t now_ms,

@@ -72,6 +72,9 @@ bool policy_input_blocked(const struct policy *p, const char *window_title, cons
 /* The windows input must keep away from, {"blocked_windows": [...],
  * "blocked_apps": [...]} (a new copy), or NULL when nothing is blocked. */
 json_t *policy_blocked_input(const struct policy *p);
+/* The screen rectangles desktop screenshots paint over ([{x, y, width,
+ * height}], a new copy), or NULL. */
+json_t *policy_redact_regions(const struct policy *p);
 /* Rate limits: NULL and a token taken, or a malloc'd refusal with
  * *retry_after_ms. now_ms is monotonic. */
 char *policy_rate_check(struct policy *p, const char *tool, uint64_t now_ms,

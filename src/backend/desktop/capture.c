@@ -10,6 +10,7 @@
 #include "image/frame.h"
 #include "image/scale.h"
 #include "perceive/perceive.h"
+#include "policy/policy.h"
 #include "session/session.h"
 
 #include <stdio.h>
@@ -31,7 +32,8 @@ struct shot {
     int quality, max_width;
     int rx, ry, rw, rh; /* region; rw == 0 for the whole screen */
     bool cursor;        /* draw the mouse pointer */
-    int redacted;       /* password fields painted over */
+    int redacted;       /* password fields and policy regions painted over */
+    json_t *regions;    /* the policy's redact regions, or NULL */
     uint8_t *bytes;
     size_t len;
     uint32_t width, height, source_width;
@@ -40,10 +42,21 @@ struct shot {
 
 /* Password fields the accessibility tree has shown are painted over before
  * the pixels leave the server. */
-static int redact_secrets(struct desktop *d, struct frame *f)
+static int redact_secrets(struct desktop *d, const json_t *regions, struct frame *f)
 {
-    struct perceive_rect r[PERCEIVE_MAX_SECRETS];
+    struct perceive_rect r[PERCEIVE_MAX_SECRETS + 64];
     int n = perceive_secret_rects(d->perceive, r, PERCEIVE_MAX_SECRETS);
+    size_t k;
+    const json_t *g;
+    json_array_foreach(regions, k, g)
+    {
+        if (n == (int)(sizeof r / sizeof r[0]))
+            break;
+        r[n++] = (struct perceive_rect){(int)json_integer_value(json_object_get(g, "x")),
+                                        (int)json_integer_value(json_object_get(g, "y")),
+                                        (int)json_integer_value(json_object_get(g, "width")),
+                                        (int)json_integer_value(json_object_get(g, "height"))};
+    }
     for (int i = 0; i < n; i++) {
         int x0 = r[i].x < 0 ? 0 : r[i].x, y0 = r[i].y < 0 ? 0 : r[i].y;
         int x1 = r[i].x + r[i].w, y1 = r[i].y + r[i].h;
@@ -76,7 +89,7 @@ static void shot_run(uv_work_t *work)
         frame_finish(&full);
         return;
     }
-    sh->redacted = redact_secrets(sh->d, &full);
+    sh->redacted = redact_secrets(sh->d, sh->regions, &full);
     struct frame *src = &full, region, scaled;
     if (sh->rw) {
         if (sh->rx + sh->rw > (int)full.width || sh->ry + sh->rh > (int)full.height) {
@@ -129,6 +142,7 @@ static void shot_done(uv_work_t *work, int status)
     }
     free(sh->bytes);
     free(sh->err);
+    json_decref(sh->regions);
     free(sh);
 }
 
@@ -142,6 +156,7 @@ void desktop_screenshot_op(struct backend_call *bc)
     sh->quality = (int)args_int(bc->args, "quality", 85);
     sh->max_width = (int)args_int(bc->args, "max_width", 0);
     sh->cursor = args_bool(bc->args, "cursor", false);
+    sh->regions = policy_redact_regions(bc->app->policy);
     const json_t *r = json_object_get(bc->args, "region");
     if (json_is_object(r)) {
         sh->rx = (int)args_int(r, "x", 0);

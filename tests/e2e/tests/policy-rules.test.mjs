@@ -170,3 +170,33 @@ test('input never reaches a window the policy blocks, by keys, pointer or elemen
   await ok('session_stop', { session });
   await srv.close();
 });
+
+test('screen regions the policy lists are painted over in every desktop screenshot', async (t) => {
+  const { decodePng, pixel } = await import('../lib/terminal.mjs');
+  const path = policyFile('redact.json', {
+    allow: ['desktop_start', 'launch_app', 'session_stop'],
+    redact: [{ x: 10, y: 20, width: 30, height: 40 }],
+  });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path, '--data-dir', mkdtempSync(join(tmp, 'data-'))], env });
+  const r = await call(srv, 'desktop_start', { width: 320, height: 240 });
+  const session = r.sc.id;
+  await call(srv, 'launch_app', { session, command: ['xsetroot', '-solid', '#3366cc'] });
+  let png;
+  let shot;
+  await until(async () => {
+    shot = await srv.client.callTool({ name: 'screenshot', arguments: { session } });
+    png = decodePng(shot.content.find((c) => c.type === 'image').data);
+    return pixel(png, 200, 200)[2] === 0xcc;
+  }, ms(5000), 'the root colour');
+  assert.equal(shot.structuredContent.redacted, 1);
+  assert.deepEqual(pixel(png, 10, 20), [0x60, 0x60, 0x60]);
+  assert.deepEqual(pixel(png, 39, 59), [0x60, 0x60, 0x60]);
+  assert.deepEqual(pixel(png, 40, 60), [0x33, 0x66, 0xcc]);
+  assert.deepEqual(pixel(png, 9, 20), [0x33, 0x66, 0xcc]);
+  const bad = policyFile('redact-bad.json', { redact: [{ x: 1, y: 1, width: 0, height: 5 }] });
+  const check = await runCli(['policy', 'check', bad], { env });
+  assert.equal(check.code, 2);
+  assert.match(check.stderr, /"redact"\[0\] must be \{"x", "y", "width", "height"\}/);
+  await call(srv, 'session_stop', { session });
+  await srv.close();
+});
