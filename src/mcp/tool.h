@@ -71,7 +71,7 @@ void tool_call_disconnect(struct tool_call *call);
 /* Facts about this call for the audit log, set by whoever learns them (the
  * policy: "decision", "confirmation"; a backend: "redacted"). value stolen;
  * a key set twice keeps the last value. "decision": "allowed", "invalid",
- * "denied", "confirmed", "declined", "cancelled", "paused" or
+ * "denied", "rate_limited", "confirmed", "declined", "cancelled", "paused" or
  * "input_required" (a 2026-07-28 call answered with the question);
  * "confirmation": {"asked", "answer", "by"} (docs/policy.md); "interrupted":
  * why a person's pause stopped the call. */
