@@ -101,6 +101,10 @@ static void work_deadline(uv_timer_t *t)
 
 static void finish(struct server *srv)
 {
+    /* Once: a child reaped after the loop ended can report the last
+     * session's end again. */
+    if (srv->finished)
+        return;
     srv->finished = true;
     stdio_transport_destroy(srv->stdio);
     srv->stdio = NULL;

@@ -99,6 +99,11 @@ static void child_exited(pid_t pid, int status, void *ud);
 
 void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
 {
+    if (d->stopping) {
+        /* Started after the stop was sent (a launch racing it): end it too. */
+        kill(-pid, SIGTERM);
+        kill(-pid, SIGCONT);
+    }
     if (d->n_children == DESKTOP_MAX_CHILDREN) {
         /* Not tracked: end it rather than leave it unowned. */
         kill(-pid, SIGKILL);
@@ -203,6 +208,7 @@ static void desktop_destroy(struct session *s)
     struct desktop *d = desktop_of(s);
     if (!d)
         return;
+    desktop_start_abandon(d);
     desktop_clipboard_close(d);
     for (int i = 0; i < d->n_children; i++) {
         if (d->children[i].alive) {

@@ -11,6 +11,7 @@ struct desktop_clipboard;
 struct frame;
 struct perceive;
 struct session;
+struct start;
 
 #define DESKTOP_MAX_CHILDREN 64
 
@@ -40,9 +41,13 @@ struct desktop {
     struct xinput *input;                /* XTEST, created on the first action */
     struct xgrab *grab;                  /* pixels; connects on the first capture */
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
+    struct start *start;                 /* while starting (start.c), else NULL */
 };
 
 struct desktop *desktop_of(struct session *s);
+/* The desktop is being destroyed while it was still starting (only at
+ * exit): let go of the start-up state. */
+void desktop_start_abandon(struct desktop *d);
 /* A new desktop and its session (live, nothing started yet). */
 struct desktop *desktop_create(struct app *app, const char *name);
 /* fork + exec argv in its own process group with env_extra (name, value

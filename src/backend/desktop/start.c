@@ -38,6 +38,9 @@ struct start {
     bool poll_open[2];
     uv_timer_t timer;
     int open_handles; /* freed when every handle has closed */
+    /* The server's shutdown closed a handle under us (it closes every
+     * handle): the desktop frees this when it is destroyed. */
+    bool abandoned;
     char line[512];
     size_t used;
 };
@@ -85,23 +88,52 @@ static bool probe_display(const char *display, int *w, int *h, char **err)
     return true;
 }
 
-static void handle_closed(uv_handle_t *h)
+static void free_start(struct start *st)
 {
-    struct start *st = h->data;
-    if (--st->open_handles > 0)
-        return;
     for (char **a = st->command; a && *a; a++)
         free(*a);
     free(st->command);
     free(st);
 }
 
+void desktop_start_abandon(struct desktop *d)
+{
+    struct start *st = d->start;
+    d->start = NULL;
+    if (!st)
+        return;
+    st->d = NULL;
+    /* Only at exit, once the loop has run every close: nothing refers to
+     * the handles any more. */
+    if (st->abandoned)
+        free_start(st);
+}
+
+static void handle_closed(uv_handle_t *h)
+{
+    struct start *st = h->data;
+    if (--st->open_handles > 0 || st->abandoned)
+        return;
+    if (st->d)
+        st->d->start = NULL;
+    free_start(st);
+}
+
+static void close_handle(struct start *st, uv_handle_t *h)
+{
+    if (uv_is_closing(h))
+        st->abandoned = true;
+    else
+        uv_close(h, handle_closed);
+}
+
 static void stop_waiting(struct start *st, enum step step)
 {
     if (st->poll_open[step]) {
         st->poll_open[step] = false;
-        uv_poll_stop(&st->polls[step]);
-        uv_close((uv_handle_t *)&st->polls[step], handle_closed);
+        if (!uv_is_closing((uv_handle_t *)&st->polls[step]))
+            uv_poll_stop(&st->polls[step]);
+        close_handle(st, (uv_handle_t *)&st->polls[step]);
     }
     if (st->fds[step] >= 0)
         close(st->fds[step]);
@@ -112,8 +144,10 @@ static void finish(struct start *st, char *err)
 {
     stop_waiting(st, WAIT_DISPLAY);
     stop_waiting(st, WAIT_BUS);
-    uv_close((uv_handle_t *)&st->timer, handle_closed);
+    close_handle(st, (uv_handle_t *)&st->timer);
     struct desktop *d = st->d;
+    if (!d) /* the server is going away and took the desktop with it */
+        return;
     struct session *s = d->session;
     if (!err && st->command && st->command[0])
         desktop_launch(s, (const char *const *)st->command, &err);
@@ -192,6 +226,12 @@ static void got_line(struct start *st)
     struct desktop *d = st->d;
     stop_waiting(st, st->step);
     char *err = NULL;
+    if (d->stopping) {
+        /* Stopped (the server is shutting down) while starting: start
+         * nothing more. */
+        finish(st, xstrdup("the desktop was stopped while it started"));
+        return;
+    }
     if (st->step == WAIT_DISPLAY) {
         snprintf(d->display, sizeof d->display, ":%.16s", st->line);
         int fd = -1;
@@ -283,6 +323,7 @@ void desktop_start(struct app *app, const struct desktop_options *o, desktop_sta
     }
     struct start *st = xcalloc(1, sizeof *st);
     st->d = desktop_create(app, o->name);
+    st->d->start = st;
     st->done = done;
     st->ud = ud;
     st->fds[0] = st->fds[1] = -1;

@@ -19,6 +19,7 @@ import {
   pixel,
   procExists,
   procState,
+  processes,
   startServer,
   topts,
   until,
@@ -170,4 +171,41 @@ test('starting a desktop does not hold up other requests, and a server told to q
   const mine = childrenOf(srv.pid).filter((p) => !before.has(p.pid));
   await srv.close();
   await until(() => mine.every((p) => !procExists(p.pid)), ms(5000), 'everything it started to be gone');
+});
+
+test('quitting at any moment of a desktop start exits cleanly and leaves no process', topts({ timeout: ms(120000) }), async () => {
+  const { spawn } = await import('node:child_process');
+  const { binary, serverEnv } = await import('../lib/server.mjs');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dataDir = mkdtempSync(join(tmpdir(), 'glovebox-quit-'));
+  try {
+    for (let delay = 0; delay <= 150; delay += 10) {
+      const marker = String(90000 + delay);
+      const child = spawn(binary(), ['serve', '--data-dir', dataDir], { stdio: ['pipe', 'ignore', 'pipe'], env: serverEnv() });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'quit', version: '1' } } });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'desktop_start', arguments: { command: ['sleep', marker] } } });
+      await new Promise((r) => setTimeout(r, delay));
+      child.stdin.end();
+      const [code, signal] = await new Promise((r) => child.once('exit', (c, s) => r([c, s])));
+      assert.equal(signal, null, `quit after ${delay} ms: killed by ${signal}\n${stderr}`);
+      assert.equal(code, 0, `quit after ${delay} ms: exit ${code}\n${stderr}`);
+      assert.doesNotMatch(stderr, /Sanitizer|Assertion/);
+      const cmdline = (pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        } catch {
+          return ''; // gone while we looked
+        }
+      };
+      const left = () => processes().filter((p) => p.comm === 'sleep' && p.state !== 'Z' && cmdline(p.pid).includes(marker));
+      await until(() => left().length === 0, ms(3000), `no sleep ${marker} left after quitting at ${delay} ms`);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
