@@ -267,8 +267,12 @@ static void close_clipboard(struct desktop_clipboard *cb, const char *why)
     }
     /* uv_close stops watching the fd at once, so the connection can go now;
      * with it goes any selection glovebox owned (the X server clears it). */
-    uv_close((uv_handle_t *)&cb->poll, handle_closed);
-    uv_close((uv_handle_t *)&cb->timer, handle_closed);
+    /* At exit after a failed shutdown the server may have closed them
+     * already; closing twice would abort. */
+    if (!uv_is_closing((uv_handle_t *)&cb->poll))
+        uv_close((uv_handle_t *)&cb->poll, handle_closed);
+    if (!uv_is_closing((uv_handle_t *)&cb->timer))
+        uv_close((uv_handle_t *)&cb->timer, handle_closed);
     xcb_disconnect(cb->c);
     cb->c = NULL;
 }
