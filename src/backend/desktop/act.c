@@ -17,6 +17,8 @@
 #include "session/session.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -45,6 +47,7 @@ struct act {
     json_t *blocked; /* the policy's windows input must keep away from, or NULL */
     size_t chars;
     char *err;
+    atomic_bool stop; /* the call was cancelled (or a person paused input) */
 };
 
 static void sleep_ms(int ms)
@@ -90,16 +93,39 @@ static bool tap(struct xinput *xi, uint32_t keysym, bool with_shift, char **err)
     return true;
 }
 
+/* Waits ms, in slices, unless the call is stopped; false when it was. */
+static bool wait_unless_stopped(struct act *a, int ms)
+{
+    for (int left = ms; left > 0; left -= 10) {
+        if (atomic_load(&a->stop))
+            return false;
+        sleep_ms(left < 10 ? left : 10);
+    }
+    return !atomic_load(&a->stop);
+}
+
+static void stopped(struct act *a, const char *what)
+{
+    free(a->err);
+    a->err = xasprintf("stopped before it was done: %s", what);
+}
+
 static void click_at(struct act *a, struct xinput *xi)
 {
     xinput_move(xi, a->x, a->y);
     for (int i = 0; i < a->count; i++) {
         xinput_button(xi, a->button, true);
+        bool held = true;
         if (a->hold_ms > 0) {
             xinput_sync(xi, &a->err);
-            sleep_ms(a->hold_ms);
+            held = wait_unless_stopped(a, a->hold_ms);
         }
+        /* Never leave a button down, stopped or not. */
         xinput_button(xi, a->button, false);
+        if (!held) {
+            stopped(a, "the button was released early");
+            return;
+        }
     }
 }
 
@@ -115,7 +141,11 @@ static void drag(struct act *a, struct xinput *xi)
         xinput_move(xi, a->x + (int)lround(dx * i / steps), a->y + (int)lround(dy * i / steps));
         if (!xinput_sync(xi, &a->err))
             return;
-        sleep_ms(a->duration_ms / steps);
+        if (!wait_unless_stopped(a, a->duration_ms / steps)) {
+            xinput_button(xi, a->button, false);
+            stopped(a, "the drag was let go midway");
+            return;
+        }
     }
     xinput_button(xi, a->button, false);
 }
@@ -139,6 +169,12 @@ static void type(struct act *a, struct xinput *xi)
         size_t len = utf8_decode(s, n, &cp);
         if (len == 0)
             len = 1, cp = 0xfffd;
+        if (atomic_load(&a->stop)) {
+            char what[64];
+            snprintf(what, sizeof what, "typed %zu characters", a->chars);
+            stopped(a, what);
+            return;
+        }
         if (!tap(xi, xinput_keysym_for(cp), false, &a->err))
             return;
         a->chars++;
@@ -183,6 +219,10 @@ static void press_key(struct act *a, struct xinput *xi)
     bool shift = a->key.mods & TERM_MOD_SHIFT;
     uint32_t sym = named_keysym(&a->key);
     for (int r = 0; r < a->repeat; r++) {
+        if (atomic_load(&a->stop)) {
+            stopped(a, "some presses were left out");
+            return;
+        }
         for (int i = 0; i < n; i++)
             if (!hold(xi, mods[i], true, &a->err))
                 return;
@@ -333,6 +373,8 @@ static void act_done(uv_work_t *w, int status)
 {
     (void)status;
     struct act *a = w->data;
+    a->bc->cancel = NULL;
+    a->bc->backend_data = NULL;
     if (a->err) {
         backend_call_fail(a->bc, "%s", a->err);
         free_act(a);
@@ -350,9 +392,17 @@ void desktop_input_ensure(struct desktop *d)
         d->input = xinput_create(d->display);
 }
 
+static void act_cancel(struct backend_call *bc)
+{
+    struct act *a = bc->backend_data;
+    atomic_store(&a->stop, true);
+}
+
 static void queue(struct act *a)
 {
     desktop_input_ensure(a->d);
+    a->bc->cancel = act_cancel;
+    a->bc->backend_data = a;
     a->blocked = policy_blocked_input(a->bc->app->policy);
     a->work.data = a;
     uv_queue_work(a->bc->app->loop, &a->work, act_run, act_done);

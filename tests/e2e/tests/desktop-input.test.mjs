@@ -201,3 +201,26 @@ test('an application that crashes mid-session: its refs say so, the desktop goes
   assert.match(ended.end_reason, /X server \(Xvfb\) exited/);
   await srv.err('click', { session, x: 5, y: 5 }, /has ended \(its X server \(Xvfb\) exited\)/);
 });
+
+test('a person pausing input stops a long drag or press at once, with the button released', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv, { width: 400, height: 300 });
+  const started = Date.now();
+  const dragging = srv.call('drag', { session, from: { x: 10, y: 10 }, to: { x: 390, y: 290 }, duration_ms: 8000 });
+  await new Promise((r) => setTimeout(r, 300));
+  process.kill(srv.pid, 'SIGUSR1');
+  const r = await dragging;
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /Paused by the person/);
+  assert.match(r.content.map((c) => c.text).join(' '), /stopped before it was done: the drag was let go midway/);
+  assert.ok(Date.now() - started < ms(4000), 'it did not run its 8 s');
+  await srv.err('click', { session, x: 5, y: 5 }, /Paused by the person/);
+  process.kill(srv.pid, 'SIGUSR2');
+  await until(async () => !(await srv.call('click', { session, x: 5, y: 5 })).isError, ms(3000), 'input to be allowed again');
+  const held = srv.call('click', { session, x: 50, y: 50, hold_ms: 8000 });
+  await new Promise((res) => setTimeout(res, 300));
+  process.kill(srv.pid, 'SIGUSR1');
+  const h = await held;
+  assert.match(h.content.map((c) => c.text).join(' '), /the button was released early/);
+  process.kill(srv.pid, 'SIGUSR2');
+});
