@@ -171,11 +171,40 @@ static char *which(const char *program)
     return NULL;
 }
 
+/* Whether dir (a program's folder) is one of the folders of glovebox's
+ * PATH, comparing real paths so /bin and /usr/bin (a symlink) agree. */
+static bool in_path(const char *dir)
+{
+    const char *path = getenv("PATH");
+    char *want = realpath(dir, NULL);
+    bool found = false;
+    for (const char *p = path; want && p && *p && !found;) {
+        size_t n = strcspn(p, ":");
+        char *entry = xasprintf("%.*s", (int)n, p);
+        char *real = n ? realpath(entry, NULL) : NULL;
+        found = real && strcmp(real, want) == 0;
+        free(real);
+        free(entry);
+        p += n + (p[n] == ':');
+    }
+    free(want);
+    return found;
+}
+
 bool policy_program_matches(const char *pattern, const char *program)
 {
     if (!strchr(pattern, '/')) {
-        const char *base = strrchr(program, '/');
-        return policy_glob_match(pattern, base ? base + 1 : program);
+        /* A bare name means that program where the system keeps programs:
+         * "bash" is /bin/bash or /usr/bin/bash, never /tmp/x/bash. */
+        const char *slash = strrchr(program, '/');
+        if (!policy_glob_match(pattern, slash ? slash + 1 : program))
+            return false;
+        if (!slash)
+            return true; /* found through PATH when it runs */
+        char *dir = xasprintf("%.*s", (int)(slash - program) ? (int)(slash - program) : 1, program);
+        bool ok = in_path(dir);
+        free(dir);
+        return ok;
     }
     if (policy_glob_match(pattern, program))
         return true;
@@ -266,6 +295,11 @@ char *policy_rules_check(const struct policy_rules *r, const char *tool, const j
                                              display);
     }
     if (l[L_COMMANDS]) {
+        /* A PATH of the agent's choosing would decide which "bash" runs. */
+        if (json_object_get(json_object_get(args, "env"), "PATH"))
+            return xasprintf("Denied by policy: %s may not set PATH while "
+                             "rules.%s.commands limits the programs it runs",
+                             tool, tool);
         const char *prog = program_of(tool, args);
         if (prog && !any(l[L_COMMANDS], prog, true))
             return refuse(tool, "run", prog, "commands", l[L_COMMANDS], "commands");

@@ -25,5 +25,6 @@ json_t *policy_rules_describe(const struct policy_rules *r);
 
 /* Whether program (argv[0]) matches pattern: a pattern with a '/' is
  * matched against the program's path (as given, or found through PATH); one
- * without against its file name. '*' is a wildcard. */
+ * without against its file name, and a program given with a path must then
+ * sit in a folder of glovebox's PATH. '*' is a wildcard. */
 bool policy_program_matches(const char *pattern, const char *program);

@@ -139,6 +139,21 @@ static void test_argument_rules(void **state)
     assert_non_null(why);
     free(why);
     json_decref(a);
+    /* A bare name is the system's program, not a look-alike elsewhere. */
+    a = json_pack("{s:[s]}", "command", "/tmp/x/bash");
+    why = policy_check_arguments(p, "terminal_start", a);
+    assert_non_null(why);
+    free(why);
+    json_decref(a);
+    a = json_pack("{s:[s]}", "command", "/bin/bash"); /* /bin is /usr/bin here */
+    assert_null(policy_check_arguments(p, "terminal_start", a));
+    json_decref(a);
+    a = json_pack("{s:[s], s:{s:s}}", "command", "bash", "env", "PATH", "/tmp/x");
+    why = policy_check_arguments(p, "terminal_start", a);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "may not set PATH"));
+    free(why);
+    json_decref(a);
 
     a = json_pack("{s:[s]}", "command", "xterm");
     why = policy_check_arguments(p, "launch_app", a);
