@@ -146,8 +146,10 @@ static void finish(struct start *st, char *err)
     stop_waiting(st, WAIT_BUS);
     close_handle(st, (uv_handle_t *)&st->timer);
     struct desktop *d = st->d;
-    if (!d) /* the server is going away and took the desktop with it */
+    if (!d) { /* the server is going away and took the desktop with it */
+        free(err);
         return;
+    }
     struct session *s = d->session;
     if (!err && st->command && st->command[0])
         desktop_launch(s, (const char *const *)st->command, &err);
