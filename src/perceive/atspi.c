@@ -22,6 +22,9 @@ static char *gerror_take(GError *e, const char *what)
     return msg;
 }
 
+/* How long a walk waits for the registry to appear. */
+#define REGISTRY_WAIT_MS 2000
+
 static GVariant *call(GDBusConnection *c, const char *dest, const char *path, const char *iface,
                       const char *method, GVariant *params, const char *reply, int timeout_ms,
                       GError **e)
@@ -447,13 +450,23 @@ bool atspi_walk(struct atspi *a, const struct atspi_walk_opts *o, struct atspi_t
     struct walker w = {.bus = a->bus, .o = o, .t = out};
     w.deadline_us = g_get_monotonic_time() + (gint64)o->deadline_ms * 1000;
     GError *e = NULL;
-    /* The registry may start: until the first application registers, it
-     * is not running yet, and without it there is no tree at all. Its
-     * start-up is bounded by the same time limit. */
-    GVariant *r = g_dbus_connection_call_sync(
-        a->bus, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
-        "org.a11y.atspi.Accessible", "GetChildren", NULL, G_VARIANT_TYPE("(a(so))"),
-        G_DBUS_CALL_FLAGS_NONE, time_left_ms(&w), NULL, &e);
+    /* The registry is started by the first application that registers; a
+     * walk right after a window appeared can come before it. Wait for it a
+     * little (never starting it ourselves: an application then registers
+     * with the registry it started). */
+    GVariant *r = NULL;
+    gint64 wait_until = g_get_monotonic_time() + REGISTRY_WAIT_MS * 1000;
+    for (;;) {
+        r = call(a->bus, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
+                 "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))", time_left_ms(&w), &e);
+        bool absent = !r && e &&
+                      (g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
+                       g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN));
+        if (!absent || g_get_monotonic_time() >= wait_until)
+            break;
+        g_clear_error(&e);
+        g_usleep(50 * 1000);
+    }
     if (!r) {
         *err = gerror_take(e, "the accessibility registry did not answer");
         return false;

@@ -36,7 +36,7 @@ static pid_t fork_piped(int p[2])
 }
 
 static pid_t start_reporting(const char *const argv[], const char *fd_flag, char *line, size_t cap,
-                             const char *display)
+                             const char *display, const char *runtime)
 {
     int p[2];
     pid_t pid = fork_piped(p);
@@ -51,6 +51,8 @@ static pid_t start_reporting(const char *const argv[], const char *fd_flag, char
         args[n] = NULL;
         if (display)
             setenv("DISPLAY", display, 1);
+        if (runtime)
+            setenv("XDG_RUNTIME_DIR", runtime, 1);
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
@@ -68,12 +70,16 @@ void test_desktop_start(struct test_desktop *d)
     const char *const xvfb[] = {"Xvfb",      "-screen", "0",          "1024x768x24",
                                 "-nolisten", "tcp",     "-displayfd", NULL};
     /* -displayfd takes the fd as the next argument. */
-    d->xvfb = start_reporting(xvfb, "", num, sizeof num, NULL);
+    d->xvfb = start_reporting(xvfb, "", num, sizeof num, NULL, NULL);
     snprintf(d->display, sizeof d->display, ":%s", num);
     /* The bus gets DISPLAY so the accessibility bus launcher names its socket
      * after this display, not the one every display would share. */
+    snprintf(d->runtime, sizeof d->runtime, "/tmp/glovebox-test-desktop-XXXXXX");
+    if (!mkdtemp(d->runtime))
+        abort();
     const char *const dbus[] = {"dbus-daemon", "--session", "--nofork", NULL};
-    d->dbus = start_reporting(dbus, "--print-address=", d->bus, sizeof d->bus, d->display);
+    d->dbus =
+        start_reporting(dbus, "--print-address=", d->bus, sizeof d->bus, d->display, d->runtime);
 }
 
 void test_desktop_stop(struct test_desktop *d)
@@ -86,6 +92,16 @@ void test_desktop_stop(struct test_desktop *d)
         kill(d->xvfb, SIGTERM);
         waitpid(d->xvfb, NULL, 0);
     }
+    if (d->runtime[0]) {
+        /* The accessibility bus leaves its socket folder behind. */
+        const char *const cmd[] = {"rm", "-rf", d->runtime, NULL};
+        pid_t rm = fork();
+        if (rm == 0) {
+            execvp(cmd[0], (char *const *)cmd);
+            _exit(127);
+        }
+        waitpid(rm, NULL, 0);
+    }
 }
 
 pid_t test_desktop_spawn(const struct test_desktop *d, const char *const argv[], int *out_fd)
@@ -97,6 +113,7 @@ pid_t test_desktop_spawn(const struct test_desktop *d, const char *const argv[],
         setenv("DBUS_SESSION_BUS_ADDRESS", d->bus, 1);
         setenv("NO_AT_BRIDGE", "0", 1);
         setenv("GTK_THEME", "Adwaita", 1);
+        setenv("XDG_RUNTIME_DIR", d->runtime, 1);
         dup2(p[1], 1);
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 2);

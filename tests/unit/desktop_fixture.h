@@ -11,6 +11,7 @@ struct test_desktop {
     pid_t xvfb, dbus;
     char display[16]; /* ":3" */
     char bus[512];    /* session bus address */
+    char runtime[64]; /* its own XDG_RUNTIME_DIR, as glovebox gives a private desktop */
 };
 
 void test_desktop_start(struct test_desktop *d);

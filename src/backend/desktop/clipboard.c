@@ -286,8 +286,9 @@ void desktop_clipboard_close(struct desktop *d)
 static void lost(struct desktop_clipboard *cb)
 {
     int e = xcb_connection_has_error(cb->c);
+    /* A hang-up the poll saw before xcb did is the server closing it too. */
     char *why =
-        e == XCB_CONN_ERROR
+        e == XCB_CONN_ERROR || e == 0
             ? xasprintf("lost the connection to X display %s (the X server closed it)", cb->display)
             : xasprintf("lost the connection to X display %s (xcb error %d)", cb->display, e);
     log_warn("%s", why);

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -122,8 +123,28 @@ static int live_children(const struct desktop *d)
     return n;
 }
 
+/* The private runtime folder and what programs left in it. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void remove_runtime_dir(struct desktop *d)
+{
+    if (!d->runtime_dir)
+        return;
+    nftw(d->runtime_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(d->runtime_dir);
+    d->runtime_dir = NULL;
+}
+
 static void free_desktop(struct desktop *d)
 {
+    remove_runtime_dir(d);
     perceive_destroy(d->perceive);
     xinput_destroy(d->input);
     xgrab_destroy(d->grab);
@@ -143,6 +164,7 @@ static void timer_closed(uv_handle_t *h)
 static void end_session(struct desktop *d)
 {
     leftovers_forget(d);
+    remove_runtime_dir(d);
     if (d->kill_timer_open && !uv_is_closing((uv_handle_t *)&d->kill_timer)) {
         uv_timer_stop(&d->kill_timer);
         uv_close((uv_handle_t *)&d->kill_timer, timer_closed);
@@ -245,18 +267,14 @@ static json_t *desktop_describe(struct session *s)
 int desktop_launch(struct session *s, const char *const *argv, char **err)
 {
     struct desktop *d = desktop_of(s);
-    const char *const env[] = {"DISPLAY",
-                               d->display,
-                               "DBUS_SESSION_BUS_ADDRESS",
-                               d->bus ? d->bus
-                               : getenv("DBUS_SESSION_BUS_ADDRESS")
-                                   ? getenv("DBUS_SESSION_BUS_ADDRESS")
-                                   : "",
-                               "NO_AT_BRIDGE",
-                               "0",
-                               "GTK_A11Y",
-                               "atspi",
-                               NULL};
+    const char *bus = d->bus                               ? d->bus
+                      : getenv("DBUS_SESSION_BUS_ADDRESS") ? getenv("DBUS_SESSION_BUS_ADDRESS")
+                                                           : "";
+    const char *const env[] = {"DISPLAY", d->display, "DBUS_SESSION_BUS_ADDRESS", bus,
+                               "NO_AT_BRIDGE", "0", "GTK_A11Y", "atspi",
+                               /* A private desktop's own runtime folder (last:
+                                * absent when attached). */
+                               d->runtime_dir ? "XDG_RUNTIME_DIR" : NULL, d->runtime_dir, NULL};
     pid_t pid = desktop_spawn(argv, env, -1, err);
     if (pid < 0)
         return -1;

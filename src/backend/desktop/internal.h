@@ -29,6 +29,11 @@ struct desktop {
     struct session *session;
     char display[32]; /* ":5" */
     char *bus;        /* the private desktop's session bus; NULL when attached */
+    /* The private desktop's XDG_RUNTIME_DIR, removed when it ends; NULL when
+     * attached. The accessibility bus puts its socket there, named after the
+     * display: a shared folder let a stale bus of another desktop with the
+     * same display number answer for this one. */
+    char *runtime_dir;
     int width, height;
     bool owned; /* glovebox started the X server (a private desktop) */
     bool stopping;

@@ -207,7 +207,8 @@ static char *spawn_bus(struct start *st, int *fd)
     const char *const dbus[] = {"dbus-daemon", "--session", "--nofork", fdarg, NULL};
     /* The bus gets DISPLAY: the accessibility bus it starts on demand names
      * its socket after it, so desktops do not share one. */
-    const char *const env[] = {"DISPLAY", st->d->display, NULL};
+    const char *const env[] = {"DISPLAY", st->d->display, "XDG_RUNTIME_DIR", st->d->runtime_dir,
+                               NULL};
     char *err = NULL;
     pid_t pid = desktop_spawn(dbus, env, fds[1], &err);
     close(fds[1]);
@@ -349,6 +350,15 @@ void desktop_start(struct app *app, const struct desktop_options *o, desktop_sta
         return;
     }
     st->d->owned = true;
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xasprintf("%s/glovebox-desktop-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        finish(st, xasprintf("cannot create a runtime folder in %s: %s", tmp && *tmp ? tmp : "/tmp",
+                             strerror(errno)));
+        free(dir);
+        return;
+    }
+    st->d->runtime_dir = dir;
     int fd = -1;
     err = spawn_xvfb(st, o, &fd);
     if (!err)
