@@ -164,6 +164,8 @@ static void timer_closed(uv_handle_t *h)
 static void end_session(struct desktop *d)
 {
     leftovers_forget(d);
+    if (!d->owned)
+        xinput_restore(d->input);
     remove_runtime_dir(d);
     if (d->kill_timer_open && !uv_is_closing((uv_handle_t *)&d->kill_timer)) {
         uv_timer_stop(&d->kill_timer);

@@ -74,6 +74,31 @@ static void disconnect(struct xinput *xi)
     xi->n_spare = 0;
 }
 
+/* Keycodes glovebox bound go back to having nothing on them: an attached
+ * display's keyboard is left as it was found. */
+static void unbind_spares(struct xinput *xi)
+{
+    if (!xi->c || xcb_connection_has_error(xi->c))
+        return;
+    xcb_keysym_t *none = xcalloc((size_t)xi->per, sizeof *none);
+    for (int i = 0; i < xi->n_spare; i++)
+        if (xi->spare[i].keysym)
+            xcb_change_keyboard_mapping(xi->c, 1, xi->spare[i].code, (uint8_t)xi->per, none);
+    free(none);
+    xcb_flush(xi->c);
+}
+
+void xinput_restore(struct xinput *xi)
+{
+    if (!xi)
+        return;
+    pthread_mutex_lock(&xi->lock);
+    unbind_spares(xi);
+    for (int i = 0; i < xi->n_spare; i++)
+        xi->spare[i].keysym = 0;
+    pthread_mutex_unlock(&xi->lock);
+}
+
 void xinput_destroy(struct xinput *xi)
 {
     if (!xi)

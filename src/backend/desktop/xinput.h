@@ -13,6 +13,10 @@ struct xinput;
 struct xinput *xinput_create(const char *display);
 void xinput_destroy(struct xinput *xi);
 
+/* Give back the keycodes bound to characters the keymap lacked (the
+ * session ends; an attached display keeps its keyboard as it was). */
+void xinput_restore(struct xinput *xi);
+
 /* Take and release the connection for one action (connects on first use,
  * reconnects after the server went away). Between lock and unlock the
  * functions below may be called. */

@@ -3,7 +3,7 @@
 // glovebox started gone after session_stop, an existing display attached to
 // and left running, and the errors a user meets.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -86,7 +86,14 @@ test('attaching to an existing display: screenshots work, and stopping leaves th
   assert.equal(start.sc.width, 640);
   const shot = await srv.ok('screenshot', { session: start.sc.id });
   assert.equal(decodePng(imageOf(shot).data).width, 640);
+  // Typing a character the keymap lacks binds a spare keycode; stopping
+  // gives the keyboard back as it was found.
+  const keymap = () => execFileSync('xmodmap', ['-display', display, '-pke']).toString();
+  const before = keymap();
+  await srv.ok('type_text', { session: start.sc.id, text: 'Ω' });
+  assert.match(keymap(), /Greek_OMEGA|U03A9/i);
   await srv.ok('session_stop', { session: start.sc.id });
+  assert.equal(keymap(), before);
   assert.ok(procExists(xvfb.pid), 'the X server glovebox did not start is still running');
   await srv.close();
 });
