@@ -303,13 +303,10 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
                 start = i + 1;
             break;
         case STR_ESC:
-            if (c == BEL) {
-                /* libvterm ends the string at a BEL even after an ESC, and
-                 * keeps that ESC in it (as when controls come between an
-                 * ESC and its \): such a DECRQSS is not one it knows. */
-                ends = true;
-                break;
-            }
+            /* A BEL right after the ESC is a control like the others: were
+             * it passed, libvterm 0.1.4 would end the string yet keep the
+             * ESC pending, read a following \ as ST and copy a string of
+             * a wrong, huge length (found by fuzz_term_screen). */
             if (control) {
                 /* ESC then a control inside a string: xterm abandons the
                  * string there, and libvterm 0.1.4 mis-sizes it (a DCS so
