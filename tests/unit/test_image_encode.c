@@ -7,8 +7,8 @@
 #include <cmocka.h>
 
 #include "image/encode.h"
-#include "image/png_strips.h"
 #include "image/gif.h"
+#include "image/png_strips.h"
 #include "image/scale.h"
 
 #include <dirent.h>
