@@ -3,6 +3,7 @@
 
 #include "core/xmalloc.h"
 #include "mcp/tool.h"
+#include "policy/patterns.h"
 #include "policy/rate.h"
 #include "policy/rules.h"
 
@@ -54,20 +55,13 @@ struct policy *policy_create_allow_all(void)
     return p;
 }
 
-static void free_list(char **list)
-{
-    for (char **s = list; s && *s; s++)
-        free(*s);
-    free(list);
-}
-
 void policy_destroy(struct policy *p)
 {
     if (!p)
         return;
-    free_list(p->allow);
-    free_list(p->deny);
-    free_list(p->confirm);
+    policy_patterns_free(p->allow);
+    policy_patterns_free(p->deny);
+    policy_patterns_free(p->confirm);
     policy_rules_destroy(p->rules);
     rate_limits_destroy(p->rates);
     free(p->reload_error);
@@ -81,23 +75,10 @@ static bool parse_list(const json_t *doc, const char *key, char ***out, char **e
     const json_t *v = json_object_get(doc, key);
     if (!v)
         return true;
-    if (!json_is_array(v)) {
-        *err = xasprintf("\"%s\" must be an array of tool names (\"*\" matches anything)", key);
+    char **list = policy_patterns_parse(v, key, "tool names", "tool name or pattern", err);
+    if (!list)
         return false;
-    }
-    size_t n = json_array_size(v);
-    char **list = xcalloc(n + 1, sizeof *list);
-    for (size_t i = 0; i < n; i++) {
-        const json_t *s = json_array_get(v, i);
-        if (!json_is_string(s) || json_string_length(s) == 0 ||
-            strlen(json_string_value(s)) != json_string_length(s)) {
-            *err = xasprintf("\"%s\"[%zu] must be a non-empty tool name or pattern", key, i);
-            free_list(list);
-            return false;
-        }
-        list[i] = xstrdup(json_string_value(s));
-    }
-    free_list(*out);
+    policy_patterns_free(*out);
     *out = list;
     return true;
 }
@@ -239,17 +220,9 @@ bool policy_glob_match(const char *pattern, const char *name)
     return *pattern == '\0';
 }
 
-static const char *first_match(char *const *list, const char *name)
-{
-    for (char *const *s = list; *s; s++)
-        if (policy_glob_match(*s, name))
-            return *s;
-    return NULL;
-}
-
 static bool matches_any(char *const *list, const char *name)
 {
-    return first_match(list, name) != NULL;
+    return policy_patterns_first_match(list, name) != NULL;
 }
 
 bool policy_allows(const struct policy *p, const char *tool, bool read_only)
@@ -354,20 +327,12 @@ char *policy_find_file(void)
     return NULL;
 }
 
-static json_t *list_json(char *const *list)
-{
-    json_t *a = json_array();
-    for (char *const *s = list; *s; s++)
-        json_array_append_new(a, json_string(*s));
-    return a;
-}
-
 json_t *policy_describe(const struct policy *p)
 {
     json_t *o = json_pack("{s:s, s:b, s:s?, s:o, s:o}", "mode", policy_mode_name(p->mode),
                           "allow_all", p->allow_all, "source", p->source, "allow",
-                          list_json(p->allow), "deny", list_json(p->deny));
-    json_object_set_new(o, "confirm", list_json(p->confirm));
+                          policy_patterns_json(p->allow), "deny", policy_patterns_json(p->deny));
+    json_object_set_new(o, "confirm", policy_patterns_json(p->confirm));
     json_object_set_new(o, "confirm_timeout_s", json_integer(p->confirm_timeout_s));
     json_object_set_new(o, "rules", policy_rules_describe(p->rules));
     json_object_set_new(o, "rate_limits", rate_limits_describe(p->rates));
@@ -396,7 +361,7 @@ static bool gate_visible(void *ud, const struct tool *tool)
 
 char *policy_explain(const struct policy *p, const char *tool, bool read_only)
 {
-    const char *deny = first_match(p->deny, tool);
+    const char *deny = policy_patterns_first_match(p->deny, tool);
     if (!policy_allows(p, tool, read_only)) {
         if (deny && !p->allow_all)
             return xasprintf("denied (deny \"%s\")", deny);
@@ -406,7 +371,7 @@ char *policy_explain(const struct policy *p, const char *tool, bool read_only)
     }
     char *confirm = policy_confirmation(p, tool, read_only);
     if (confirm) {
-        const char *c = first_match(p->confirm, tool);
+        const char *c = policy_patterns_first_match(p->confirm, tool);
         char *out = c ? xasprintf("needs confirmation (confirm \"%s\")", c)
                       : xstrdup("needs confirmation (mode assist)");
         free(confirm);
@@ -418,7 +383,7 @@ char *policy_explain(const struct policy *p, const char *tool, bool read_only)
         return xstrdup("allowed (read-only)");
     if (strcmp(tool, "set_mode") == 0)
         return xstrdup("allowed (only ever lowers the mode)");
-    return xasprintf("allowed (allow \"%s\")", first_match(p->allow, tool));
+    return xasprintf("allowed (allow \"%s\")", policy_patterns_first_match(p->allow, tool));
 }
 
 char *policy_confirmation(const struct policy *p, const char *tool, bool read_only)

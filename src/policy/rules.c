@@ -1,6 +1,7 @@
 #include "policy/rules.h"
 
 #include "core/xmalloc.h"
+#include "policy/patterns.h"
 #include "policy/policy.h"
 
 #include <stdio.h>
@@ -35,20 +36,13 @@ struct policy_rules {
     char **lists[N_RULE_TOOLS][L_COUNT];
 };
 
-static void free_list(char **l)
-{
-    for (char **s = l; s && *s; s++)
-        free(*s);
-    free(l);
-}
-
 void policy_rules_destroy(struct policy_rules *r)
 {
     if (!r)
         return;
     for (size_t t = 0; t < N_RULE_TOOLS; t++)
         for (int k = 0; k < L_COUNT; k++)
-            free_list(r->lists[t][k]);
+            policy_patterns_free(r->lists[t][k]);
     free(r);
 }
 
@@ -68,28 +62,6 @@ static char *known_lists(unsigned bits)
             snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? ", " : "",
                      list_names[k]);
     return xstrdup(buf);
-}
-
-static bool parse_patterns(const json_t *v, const char *where, char ***out, char **err)
-{
-    if (!json_is_array(v)) {
-        *err = xasprintf("\"%s\" must be an array of patterns (\"*\" matches anything)", where);
-        return false;
-    }
-    size_t n = json_array_size(v);
-    char **l = xcalloc(n + 1, sizeof *l);
-    for (size_t i = 0; i < n; i++) {
-        const json_t *s = json_array_get(v, i);
-        if (!json_is_string(s) || json_string_length(s) == 0 ||
-            strlen(json_string_value(s)) != json_string_length(s)) {
-            *err = xasprintf("\"%s\"[%zu] must be a non-empty string", where, i);
-            free_list(l);
-            return false;
-        }
-        l[i] = xstrdup(json_string_value(s));
-    }
-    *out = l;
-    return true;
 }
 
 struct policy_rules *policy_rules_parse(const json_t *doc, char **err)
@@ -143,9 +115,9 @@ struct policy_rules *policy_rules_parse(const json_t *doc, char **err)
                 return NULL;
             }
             char *where = xasprintf("rules.%s.%s", tool, key);
-            bool ok = parse_patterns(v, where, &r->lists[t][k], err);
+            r->lists[t][k] = policy_patterns_parse(v, where, "patterns", "string", err);
             free(where);
-            if (!ok) {
+            if (!r->lists[t][k]) {
                 policy_rules_destroy(r);
                 return NULL;
             }
@@ -334,10 +306,7 @@ json_t *policy_rules_describe(const struct policy_rules *r)
                 continue;
             if (!rule)
                 rule = json_object();
-            json_t *a = json_array();
-            for (char **s = r->lists[t][k]; *s; s++)
-                json_array_append_new(a, json_string(*s));
-            json_object_set_new(rule, list_names[k], a);
+            json_object_set_new(rule, list_names[k], policy_patterns_json(r->lists[t][k]));
         }
         if (rule)
             json_object_set_new(o, rule_tools[t].tool, rule);
