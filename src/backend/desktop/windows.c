@@ -18,15 +18,6 @@
 
 #define MAX_WINDOWS 512
 
-static xcb_atom_t atom(xcb_connection_t *c, const char *name)
-{
-    xcb_intern_atom_reply_t *r =
-        xcb_intern_atom_reply(c, xcb_intern_atom(c, 0, (uint16_t)strlen(name), name), NULL);
-    xcb_atom_t a = r ? r->atom : XCB_NONE;
-    free(r);
-    return a;
-}
-
 /* A property's bytes (NUL-terminated), or NULL. */
 static char *property(xcb_connection_t *c, xcb_window_t w, xcb_atom_t prop, xcb_atom_t type,
                       int *len)
@@ -51,17 +42,32 @@ struct atoms {
     xcb_atom_t client_list, active, net_name, utf8, pid, wm_state, protocols, delete_window;
 };
 
+/* The atoms in one round trip: every request is sent before the first
+ * reply is read. */
 static struct atoms atoms_of(xcb_connection_t *c)
 {
+    static const char *const names[] = {"_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW", "_NET_WM_NAME",
+                                        "UTF8_STRING",      "_NET_WM_PID",        "WM_STATE",
+                                        "WM_PROTOCOLS",     "WM_DELETE_WINDOW"};
+    enum { N = sizeof names / sizeof names[0] };
+    xcb_intern_atom_cookie_t cookies[N];
+    for (int i = 0; i < N; i++)
+        cookies[i] = xcb_intern_atom(c, 0, (uint16_t)strlen(names[i]), names[i]);
+    xcb_atom_t got[N];
+    for (int i = 0; i < N; i++) {
+        xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(c, cookies[i], NULL);
+        got[i] = r ? r->atom : XCB_NONE;
+        free(r);
+    }
     return (struct atoms){
-        .client_list = atom(c, "_NET_CLIENT_LIST"),
-        .active = atom(c, "_NET_ACTIVE_WINDOW"),
-        .net_name = atom(c, "_NET_WM_NAME"),
-        .utf8 = atom(c, "UTF8_STRING"),
-        .pid = atom(c, "_NET_WM_PID"),
-        .wm_state = atom(c, "WM_STATE"),
-        .protocols = atom(c, "WM_PROTOCOLS"),
-        .delete_window = atom(c, "WM_DELETE_WINDOW"),
+        .client_list = got[0],
+        .active = got[1],
+        .net_name = got[2],
+        .utf8 = got[3],
+        .pid = got[4],
+        .wm_state = got[5],
+        .protocols = got[6],
+        .delete_window = got[7],
     };
 }
 
