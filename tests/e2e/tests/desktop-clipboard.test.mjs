@@ -281,6 +281,10 @@ test('the X server dies while a read waits: a clear error, and glovebox carries 
   const r = await waiting;
   assert.equal(r.isError, true);
   assert.match(textOf(r), /cannot read the clipboard: (lost the connection to X display :\d+ \(the X server closed it\)|the session ended)/);
+  // The hang-up on the X connection can be seen before Xvfb's exit is reaped;
+  // the session ends once it is.
+  const state = async () => (await srv.ok('session_list', { include_ended: true })).sc.sessions.find((s) => s.id === session)?.state;
+  await until(async () => (await state()) === 'ended', ms(10000), 'the session to end');
   await srv.err('clipboard_get', { session }, /session desktop-\d+ has ended \(its X server \(Xvfb\) exited\)/);
   owner.kill('SIGCONT');
   owner.kill('SIGKILL');
