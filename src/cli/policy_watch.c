@@ -5,6 +5,7 @@
 #include "core/app.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
+#include "mcp/server.h"
 
 #include <libgen.h>
 #include <stdlib.h>
@@ -36,11 +37,13 @@ void policy_watch_reload(struct serve_policy *sp)
     if (now < sp->loaded_mode && loaded == sp->loaded_mode)
         policy_set_mode(p, now);
     sp->loaded_mode = loaded;
+    char *visible_before = mcp_visible_tools(sp->app);
     sp->policy = p;
     sp->gate = policy_gate(p);
     sp->app->policy = p;
     policy_destroy(old);
     log_info("policy reloaded from %s (mode %s)", sp->file, policy_mode_name(policy_mode(p)));
+    mcp_tools_notify_if_changed(sp->app, visible_before);
 }
 
 static void settled(uv_timer_t *t)

@@ -68,8 +68,12 @@ struct mcp_conn {
     char *session_id; /* transport session (HTTP MCP-Session-Id); NULL if none */
     struct ask *asks; /* server-to-client requests awaiting an answer */
     json_int_t next_ask_id;
-    json_t *subscriptions; /* resources/subscribe: {uri: true}; NULL if none */
+    json_t *subscriptions;                  /* resources/subscribe: {uri: true}; NULL if none */
+    struct mcp_conn *prev_conn, *next_conn; /* every open connection (server.c) */
 };
+
+/* The first of every open connection; walk on with next_conn. */
+struct mcp_conn *conns_first(void);
 
 /* Server-to-client requests (ask.c). */
 struct ask;
@@ -134,6 +138,8 @@ void method_subscriptions_listen(struct mcp_conn *c, json_t *id, json_t *params,
                                  const struct request_ctx *rc, void *stream);
 /* Tell the 2026-07-28 listen streams that carry uri that it changed. */
 void listen_resource_updated(const char *uri);
+/* Tell the 2026-07-28 listen streams that asked for toolsListChanged. */
+void listen_tools_list_changed(void);
 
 /* Forget a connection's subscriptions (it is closing). */
 void subscriptions_drop(struct mcp_conn *c);

@@ -16,7 +16,7 @@ json_t *server_info(void)
 
 json_t *server_capabilities(void)
 {
-    json_t *caps = json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 0, "logging");
+    json_t *caps = json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 1, "logging");
     /* Advertise only what something registered actually provides. */
     if (resources_count() > 0)
         json_object_set_new(

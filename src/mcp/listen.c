@@ -19,6 +19,7 @@
 struct listen {
     struct pending p;
     json_t *uris; /* {uri: true}: the resources whose updates it carries */
+    bool tools;   /* carries notifications/tools/list_changed */
     struct listen *next;
 };
 
@@ -66,12 +67,15 @@ static const char *filter_error(const json_t *filter)
     return NULL;
 }
 
-/* The filter as the server will honour it: only the resource URIs a
- * subscribable provider serves. glovebox's tool, prompt and resource lists
- * do not change while it runs, so the list_changed types are left out. */
+/* The filter as the server will honour it: the tool list (it changes when
+ * the policy does) and only the resource URIs a subscribable provider
+ * serves. The prompt and resource lists do not change while glovebox runs,
+ * so those list_changed types are left out. */
 static json_t *honoured_filter(const json_t *filter)
 {
     json_t *out = json_object();
+    if (json_is_true(json_object_get(filter, "toolsListChanged")))
+        json_object_set_new(out, "toolsListChanged", json_true());
     const json_t *uris = json_object_get(filter, "resourceSubscriptions");
     if (!uris)
         return out;
@@ -109,6 +113,7 @@ void method_subscriptions_listen(struct mcp_conn *c, json_t *id, json_t *params,
     json_t *filter = honoured_filter(asked);
     struct listen *l = xcalloc(1, sizeof *l);
     l->uris = json_object();
+    l->tools = json_is_true(json_object_get(filter, "toolsListChanged"));
     size_t i;
     json_t *u;
     json_array_foreach(json_object_get(filter, "resourceSubscriptions"), i, u)
@@ -137,5 +142,18 @@ void listen_resource_updated(const char *uri)
                                        json_pack("{s:{s:O}, s:s}", "_meta", META_SUBSCRIPTION_ID,
                                                  l->p.id, "uri", uri)),
                   false);
+    }
+}
+
+void listen_tools_list_changed(void)
+{
+    for (struct listen *l = listens; l; l = l->next) {
+        if (!l->p.conn || l->p.cancelled || !l->tools)
+            continue;
+        conn_send(
+            l->p.conn, l->p.stream,
+            jsonrpc_notification("notifications/tools/list_changed",
+                                 json_pack("{s:{s:O}}", "_meta", META_SUBSCRIPTION_ID, l->p.id)),
+            false);
     }
 }

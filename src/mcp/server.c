@@ -35,6 +35,13 @@ const char *mcp_level_name(enum mcp_level level)
     return level < LEVEL_NONE ? level_names[level] : "none";
 }
 
+static struct mcp_conn *all_conns;
+
+struct mcp_conn *conns_first(void)
+{
+    return all_conns;
+}
+
 void mcp_server_finish(void)
 {
     registry_clear();
@@ -49,6 +56,10 @@ struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t)
     c->transport = *t;
     /* Until the client picks a level, only problems are worth its attention. */
     c->log_level = LEVEL_WARNING;
+    c->next_conn = all_conns;
+    if (all_conns)
+        all_conns->prev_conn = c;
+    all_conns = c;
     return c;
 }
 
@@ -56,6 +67,12 @@ void mcp_conn_destroy(struct mcp_conn *c)
 {
     if (!c)
         return;
+    if (c->prev_conn)
+        c->prev_conn->next_conn = c->next_conn;
+    else
+        all_conns = c->next_conn;
+    if (c->next_conn)
+        c->next_conn->prev_conn = c->prev_conn;
     /* Detach first: a cancel hook may finish (and free) its call at once. */
     int n = c->in_flight;
     struct pending **list = xcalloc((size_t)n + 1, sizeof *list);

@@ -45,6 +45,17 @@ extern const char *const mcp_legacy_versions[];
 /* The protocol version the most recent request used (for status). */
 const char *mcp_conn_protocol_version(const struct mcp_conn *c);
 
+/* Which tools the gate shows now: one '0'/'1' per registered tool (freed by
+ * the caller, or by mcp_tools_notify_if_changed). */
+char *mcp_visible_tools(const struct app *app);
+/* Send notifications/tools/list_changed to every initialized connection and
+ * every subscriptions/listen stream that asked for it. */
+void mcp_tools_list_changed(void);
+/* After a change that may hide or show tools (a policy reload, set_mode):
+ * compare with before (from mcp_visible_tools; freed here) and notify if
+ * the visible tools differ. Returns whether they did. */
+bool mcp_tools_notify_if_changed(const struct app *app, char *before);
+
 struct tool;
 /* Stop every tool call in flight whose tool which() picks (a person paused
  * input): calls waiting for a person's confirmation stop waiting, running

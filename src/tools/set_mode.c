@@ -1,6 +1,7 @@
 /* set_mode: the agent may lower its own privileges, never raise them. */
 #include "core/app.h"
 #include "core/args.h"
+#include "mcp/server.h"
 #include "policy/policy.h"
 #include "tools/tools.h"
 
@@ -27,7 +28,10 @@ static void handle(struct tool_call *call)
                        policy_mode_name(now), want, want);
         return;
     }
+    char *visible_before = mcp_visible_tools(app);
     policy_set_mode(app->policy, mode);
+    /* Passive hides every tool that changes anything: clients must hear. */
+    mcp_tools_notify_if_changed(app, visible_before);
     tool_call_done(call, json_pack("{s:s, s:s}", "mode", want, "previous", policy_mode_name(now)),
                    "Mode is now %s (was %s)", want, policy_mode_name(now));
 }

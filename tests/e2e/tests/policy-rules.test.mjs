@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { connectClient, ms, runCli, sleep } from '../lib/server.mjs';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { RawServer, connectClient, modernParams, ms, runCli, sleep } from '../lib/server.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gb-rules-'));
 const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config') };
@@ -103,6 +105,44 @@ test('a mode the agent lowered stays lowered across a reload, unless the file ch
   assert.equal((await call(srv, 'status')).sc.policy.mode, 'passive');
   writeFileSync(path, JSON.stringify({ mode: 'assist', allow: ['press_key', 'type_text'] }));
   await until(async () => (await call(srv, 'status')).sc.policy.mode === 'assist', ms(5000), 'the person\'s new mode');
+  await srv.close();
+});
+
+test('clients hear tools/list_changed when a reload or set_mode changes the tools they may see, and only then', async (t) => {
+  const path = policyFile('changes.json', { mode: 'autopilot', allow: ['terminal_start'] });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path], env });
+  assert.equal(srv.client.getServerCapabilities().tools.listChanged, true);
+  let heard = 0;
+  srv.client.setNotificationHandler(ToolListChangedNotificationSchema, () => heard++);
+  // A 2026-07-28 client hears it on a subscriptions/listen stream.
+  const modern = RawServer.start(t, { bin: 'glovebox', args: ['--policy', path], env });
+  await modern.send({ jsonrpc: '2.0', id: 'L', method: 'subscriptions/listen', params: modernParams({ notifications: { toolsListChanged: true } }) });
+  const isListen = (method) => (m) => m.json?.method === method && m.json.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === 'L';
+  const ack = await modern.take(isListen('notifications/subscriptions/acknowledged'), { what: 'the acknowledgement' });
+  assert.deepEqual(ack.json.params.notifications, { toolsListChanged: true });
+  const denied = async () => (await call(srv, 'status')).sc.policy.deny;
+
+  // The same tools under a new file (denying one that was not allowed anyway): nobody is told.
+  writeFileSync(path, JSON.stringify({ mode: 'autopilot', allow: ['terminal_start'], deny: ['window_manage'] }));
+  await until(async () => (await denied()).includes('window_manage'), ms(5000), 'the reload');
+  await sleep(200);
+  assert.equal(heard, 0, 'no change in the tools, no notification');
+
+  // A tool appears: both clients hear it, and the list shows it.
+  writeFileSync(path, JSON.stringify({ mode: 'autopilot', allow: ['terminal_start', 'press_key'] }));
+  await until(() => heard === 1, ms(5000), 'notifications/tools/list_changed after the reload');
+  assert.ok((await srv.client.listTools()).tools.some((x) => x.name === 'press_key'));
+  await modern.take(isListen('notifications/tools/list_changed'), { what: 'the listen stream\'s notification' });
+
+  // The agent lowers itself to passive: the changing tools go, and it hears so.
+  await call(srv, 'set_mode', { mode: 'passive' });
+  await until(() => heard === 2, ms(5000), 'notifications/tools/list_changed after set_mode');
+  assert.ok(!(await srv.client.listTools()).tools.some((x) => x.name === 'press_key'));
+  // Already passive: nothing changes, nothing is sent.
+  await call(srv, 'set_mode', { mode: 'passive' });
+  await sleep(200);
+  assert.equal(heard, 2);
+  await modern.close();
   await srv.close();
 });
 

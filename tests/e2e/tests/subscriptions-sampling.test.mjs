@@ -81,8 +81,9 @@ describe('subscriptions/listen (2026-07-28)', () => {
       params: modernParams({ notifications: { toolsListChanged: true, resourceSubscriptions: [WATCHED, 'test://static-text'] } }),
     });
     const ack = await s.take(isNote('notifications/subscriptions/acknowledged', 'L1'), { what: 'the acknowledgement' });
-    // Only the watched resource can change; the lists never do.
-    assert.deepEqual(ack.json.params.notifications, { resourceSubscriptions: [WATCHED] });
+    // The tool list can change (the policy decides it); of the resources
+    // only the watched one can.
+    assert.deepEqual(ack.json.params.notifications, { toolsListChanged: true, resourceSubscriptions: [WATCHED] });
     const touched = await s.request(2, 'tools/call', modernParams({ name: 'fixture_touch_resource', arguments: {} }));
     assert.ok(touched.result, JSON.stringify(touched));
     const upd = await s.take(isNote('notifications/resources/updated', 'L1'), { what: 'the update' });
