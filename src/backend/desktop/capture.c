@@ -41,8 +41,9 @@ struct shot {
 };
 
 /* Password fields the accessibility tree has shown are painted over before
- * the pixels leave the server. */
-static int redact_secrets(struct desktop *d, const json_t *regions, struct frame *f)
+ * the pixels leave the server. f's top-left corner is the screen's x0,y0.
+ * Returns how many areas were painted (those that overlap f). */
+static int redact_secrets(struct desktop *d, const json_t *regions, struct frame *f, int x0, int y0)
 {
     struct perceive_rect r[PERCEIVE_MAX_SECRETS + 64];
     int n = perceive_secret_rects(d->perceive, r, PERCEIVE_MAX_SECRETS);
@@ -57,50 +58,39 @@ static int redact_secrets(struct desktop *d, const json_t *regions, struct frame
                                         (int)json_integer_value(json_object_get(g, "width")),
                                         (int)json_integer_value(json_object_get(g, "height"))};
     }
+    int painted = 0;
     for (int i = 0; i < n; i++) {
-        int x0 = r[i].x < 0 ? 0 : r[i].x, y0 = r[i].y < 0 ? 0 : r[i].y;
-        int x1 = r[i].x + r[i].w, y1 = r[i].y + r[i].h;
-        if (x1 > (int)f->width)
-            x1 = (int)f->width;
-        if (y1 > (int)f->height)
-            y1 = (int)f->height;
-        for (int y = y0; y < y1; y++)
-            for (int x = x0; x < x1; x++)
+        int left = r[i].x - x0, top = r[i].y - y0;
+        int fx0 = left < 0 ? 0 : left, fy0 = top < 0 ? 0 : top;
+        int fx1 = left + r[i].w, fy1 = top + r[i].h;
+        if (fx1 > (int)f->width)
+            fx1 = (int)f->width;
+        if (fy1 > (int)f->height)
+            fy1 = (int)f->height;
+        if (fx0 >= fx1 || fy0 >= fy1)
+            continue;
+        painted++;
+        for (int y = fy0; y < fy1; y++)
+            for (int x = fx0; x < fx1; x++)
                 memcpy(f->rgba + (size_t)y * f->stride + (size_t)x * 4, "\x60\x60\x60\xff", 4);
     }
-    return n;
-}
-
-static void crop(const struct frame *src, int x, int y, int w, int h, struct frame *dst)
-{
-    frame_init(dst, (uint32_t)w, (uint32_t)h);
-    for (int row = 0; row < h; row++)
-        memcpy(dst->rgba + (size_t)row * dst->stride,
-               src->rgba + (size_t)(y + row) * src->stride + (size_t)x * 4, (size_t)w * 4);
+    return painted;
 }
 
 static void shot_run(uv_work_t *work)
 {
     struct shot *sh = work->data;
-    struct frame full;
-    if (!desktop_capture(sh->d, &full, &sh->err))
+    struct frame captured;
+    /* A region is read on its own: the X server copies only those pixels. */
+    if (!(sh->rw ? xgrab_area(sh->d->grab, sh->rx, sh->ry, sh->rw, sh->rh, &captured, &sh->err)
+                 : desktop_capture(sh->d, &captured, &sh->err)))
         return;
-    if (sh->cursor && !xgrab_draw_cursor(sh->d->grab, &full, &sh->err)) {
-        frame_finish(&full);
+    if (sh->cursor && !xgrab_draw_cursor(sh->d->grab, &captured, sh->rx, sh->ry, &sh->err)) {
+        frame_finish(&captured);
         return;
     }
-    sh->redacted = redact_secrets(sh->d, sh->regions, &full);
-    struct frame *src = &full, region, scaled;
-    if (sh->rw) {
-        if (sh->rx + sh->rw > (int)full.width || sh->ry + sh->rh > (int)full.height) {
-            sh->err = xasprintf("region %dx%d at %d,%d is off the screen (%ux%u)", sh->rw, sh->rh,
-                                sh->rx, sh->ry, full.width, full.height);
-            frame_finish(&full);
-            return;
-        }
-        crop(&full, sh->rx, sh->ry, sh->rw, sh->rh, &region);
-        src = &region;
-    }
+    sh->redacted = redact_secrets(sh->d, sh->regions, &captured, sh->rx, sh->ry);
+    struct frame *src = &captured, scaled;
     sh->source_width = src->width;
     struct frame *out = src;
     if (sh->max_width > 0 && (uint32_t)sh->max_width < src->width) {
@@ -112,9 +102,7 @@ static void shot_run(uv_work_t *work)
     image_encode(out, sh->format, sh->quality, &sh->bytes, &sh->len, &sh->err);
     if (out == &scaled)
         frame_finish(&scaled);
-    if (src == &region)
-        frame_finish(&region);
-    frame_finish(&full);
+    frame_finish(&captured);
 }
 
 static void shot_done(uv_work_t *work, int status)

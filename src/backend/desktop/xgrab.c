@@ -141,7 +141,12 @@ static void to_rgba(const uint8_t *src, struct frame *out)
     }
 }
 
-static bool grab(struct xgrab *g, struct frame *out, char **err)
+/* The area to read; w == 0 means the whole screen. */
+struct area {
+    int x, y, w, h;
+};
+
+static bool grab(struct xgrab *g, const struct area *a, struct frame *out, char **err)
 {
     xcb_get_geometry_reply_t *geo =
         xcb_get_geometry_reply(g->c, xcb_get_geometry(g->c, g->root), NULL);
@@ -149,8 +154,16 @@ static bool grab(struct xgrab *g, struct frame *out, char **err)
         *err = xasprintf("the X display %s went away", g->display);
         return false;
     }
-    uint16_t w = geo->width, h = geo->height;
+    uint16_t w = geo->width, h = geo->height, x = 0, y = 0;
     free(geo);
+    if (a->w) {
+        if (a->x + a->w > w || a->y + a->h > h) {
+            *err = xasprintf("region %dx%d at %d,%d is off the screen (%ux%u)", a->w, a->h, a->x,
+                             a->y, w, h);
+            return false;
+        }
+        x = (uint16_t)a->x, y = (uint16_t)a->y, w = (uint16_t)a->w, h = (uint16_t)a->h;
+    }
     if (g->depth < 24) {
         *err =
             xasprintf("cannot read the screen of %s: depth %d is not 24/32", g->display, g->depth);
@@ -159,10 +172,11 @@ static bool grab(struct xgrab *g, struct frame *out, char **err)
     size_t need = (size_t)w * h * 4;
     g->last_used_shm = ensure_shm(g, need);
     if (g->last_used_shm) {
-        xcb_shm_get_image_reply_t *r = xcb_shm_get_image_reply(
-            g->c,
-            xcb_shm_get_image(g->c, g->root, 0, 0, w, h, ~0u, XCB_IMAGE_FORMAT_Z_PIXMAP, g->seg, 0),
-            NULL);
+        xcb_shm_get_image_reply_t *r =
+            xcb_shm_get_image_reply(g->c,
+                                    xcb_shm_get_image(g->c, g->root, (int16_t)x, (int16_t)y, w, h,
+                                                      ~0u, XCB_IMAGE_FORMAT_Z_PIXMAP, g->seg, 0),
+                                    NULL);
         bool ok = r != NULL;
         free(r);
         if (ok) {
@@ -176,7 +190,9 @@ static bool grab(struct xgrab *g, struct frame *out, char **err)
         g->last_used_shm = false;
     }
     xcb_get_image_reply_t *img = xcb_get_image_reply(
-        g->c, xcb_get_image(g->c, XCB_IMAGE_FORMAT_Z_PIXMAP, g->root, 0, 0, w, h, ~0u), NULL);
+        g->c,
+        xcb_get_image(g->c, XCB_IMAGE_FORMAT_Z_PIXMAP, g->root, (int16_t)x, (int16_t)y, w, h, ~0u),
+        NULL);
     if (!img || (size_t)xcb_get_image_data_length(img) < need) {
         free(img);
         *err = xasprintf("cannot read the screen of %s (GetImage failed)", g->display);
@@ -188,16 +204,31 @@ static bool grab(struct xgrab *g, struct frame *out, char **err)
     return true;
 }
 
-bool xgrab_screen(struct xgrab *g, struct frame *out, char **err)
+static bool capture(struct xgrab *g, const struct area *a, struct frame *out, char **err)
 {
     pthread_mutex_lock(&g->lock);
     if (g->c && xcb_connection_has_error(g->c))
         disconnect(g);
-    bool ok = (g->c || connect_display(g, err)) && grab(g, out, err);
+    bool ok = (g->c || connect_display(g, err)) && grab(g, a, out, err);
     if (!ok && g->c && xcb_connection_has_error(g->c))
         disconnect(g); /* reconnect next time: the server may be back */
     pthread_mutex_unlock(&g->lock);
     return ok;
+}
+
+bool xgrab_screen(struct xgrab *g, struct frame *out, char **err)
+{
+    return capture(g, &(struct area){0}, out, err);
+}
+
+bool xgrab_area(struct xgrab *g, int x, int y, int w, int h, struct frame *out, char **err)
+{
+    if (x < 0 || y < 0 || w <= 0 || h <= 0 || x > UINT16_MAX || y > UINT16_MAX || w > UINT16_MAX ||
+        h > UINT16_MAX) {
+        *err = xasprintf("region %dx%d at %d,%d is not on any screen", w, h, x, y);
+        return false;
+    }
+    return capture(g, &(struct area){x, y, w, h}, out, err);
 }
 
 bool xgrab_uses_shm(struct xgrab *g)
@@ -230,7 +261,7 @@ static void blend(struct frame *f, const uint32_t *px, int x0, int y0, int w, in
     }
 }
 
-bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, char **err)
+bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, int x0, int y0, char **err)
 {
     pthread_mutex_lock(&g->lock);
     bool ok = false;
@@ -248,8 +279,8 @@ bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, char **err)
         if (!r) {
             *err = xasprintf("cannot read the pointer's image from %s", g->display);
         } else {
-            blend(f, xcb_xfixes_get_cursor_image_cursor_image(r), r->x - r->xhot, r->y - r->yhot,
-                  r->width, r->height);
+            blend(f, xcb_xfixes_get_cursor_image_cursor_image(r), r->x - r->xhot - x0,
+                  r->y - r->yhot - y0, r->width, r->height);
             free(r);
             ok = true;
         }

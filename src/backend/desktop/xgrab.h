@@ -13,8 +13,13 @@ struct xgrab *xgrab_create(const char *display);
 void xgrab_destroy(struct xgrab *g); /* NULL ok */
 /* The whole screen into out (initialised here); false with *err. */
 bool xgrab_screen(struct xgrab *g, struct frame *out, char **err);
-/* Draw the mouse pointer into a capture of the whole screen (XFixes);
- * false with *err when the server cannot say what it looks like. */
-bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, char **err);
+/* Only the w×h pixels at x,y (x, y >= 0, w, h > 0): the server copies no
+ * more than that. False with *err, which gives the screen size when the
+ * area does not fit on it. */
+bool xgrab_area(struct xgrab *g, int x, int y, int w, int h, struct frame *out, char **err);
+/* Draw the mouse pointer into a capture whose top-left corner is the
+ * screen's x0,y0 (XFixes); false with *err when the server cannot say what
+ * it looks like. */
+bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, int x0, int y0, char **err);
 /* Whether the last capture used shared memory (for status and tests). */
 bool xgrab_uses_shm(struct xgrab *g);

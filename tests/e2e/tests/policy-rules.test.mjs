@@ -233,6 +233,17 @@ test('screen regions the policy lists are painted over in every desktop screensh
   assert.deepEqual(pixel(png, 39, 59), [0x60, 0x60, 0x60]);
   assert.deepEqual(pixel(png, 40, 60), [0x33, 0x66, 0xcc]);
   assert.deepEqual(pixel(png, 9, 20), [0x33, 0x66, 0xcc]);
+  // A region is painted where it overlaps the listed area, in its own coordinates.
+  const partShot = await srv.client.callTool({ name: 'screenshot', arguments: { session, region: { x: 30, y: 50, width: 40, height: 40 } } });
+  const part = decodePng(partShot.content.find((c) => c.type === 'image').data);
+  assert.equal(partShot.structuredContent.redacted, 1);
+  assert.deepEqual([part.width, part.height], [40, 40]);
+  assert.deepEqual(pixel(part, 0, 0), [0x60, 0x60, 0x60]);
+  assert.deepEqual(pixel(part, 9, 9), [0x60, 0x60, 0x60]);
+  assert.deepEqual(pixel(part, 10, 9), [0x33, 0x66, 0xcc]);
+  assert.deepEqual(pixel(part, 9, 10), [0x33, 0x66, 0xcc]);
+  const away = await srv.client.callTool({ name: 'screenshot', arguments: { session, region: { x: 100, y: 100, width: 20, height: 20 } } });
+  assert.equal(away.structuredContent.redacted, undefined, 'nothing to paint over in that region');
   const bad = policyFile('redact-bad.json', { redact: [{ x: 1, y: 1, width: 0, height: 5 }] });
   const check = await runCli(['policy', 'check', bad], { env });
   assert.equal(check.code, 2);
