@@ -6,6 +6,7 @@
 //   (1) screenshot, full size PNG: glovebox `screenshot` vs `scrot`
 //   (2) screenshot scaled to 640 px wide: `screenshot max_width` vs `scrot` +
 //       `convert -resize` (area-averaged on both sides)
+//   (2b) a 200×100 region: `screenshot region` vs `scrot -a x,y,w,h`
 //   (3) click at a point: `click` vs `xdotool mousemove X Y click 1`
 //   (4) type one character: `type_text` vs `xdotool type`
 //   (5) accessibility snapshot of the dialog (no peer: it has none)
@@ -96,6 +97,11 @@ async function main() {
     results.peer.scaled = await times(SHOTS, async () => (await run(['scrot', '-o', png], env)) +
       (await run(['convert', png, '-filter', 'Box', '-resize', '640x', small], env)));
     results.pngBytes = { glovebox: (await g.call('screenshot', { session })).sc.bytes, peer: statSync(png).size };
+    // A part of the screen (what an agent asks for to look closer): glovebox
+    // reads only those pixels; scrot -a crops what it grabbed.
+    const region = { x: 100, y: 100, width: 200, height: 100 };
+    results.glovebox.region = await times(SHOTS, async () => (await g.call('screenshot', { session, region })).ms);
+    results.peer.region = await times(SHOTS, () => run(['scrot', '-o', '-a', `${region.x},${region.y},${region.width},${region.height}`, png], env));
 
     // Clicks on an empty part of the desktop: nothing reacts, both sides pay only for the click.
     results.glovebox.click = await times(ACTIONS, async (i) => (await g.call('click', { session, x: 20 + (i % 50), y: 20 })).ms);
@@ -118,6 +124,8 @@ async function main() {
     { metric: 'screenshot PNG p99', a: p(gl.screenshot, 99), b: p(pe.screenshot, 99), format: formatMs },
     { metric: `screenshot → 640 px p50 (${SHOTS})`, a: p(gl.scaled, 50), b: p(pe.scaled, 50), format: formatMs, target: { ratio: 0.1, text: '≤ 1/10' } },
     { metric: 'screenshot → 640 px p99', a: p(gl.scaled, 99), b: p(pe.scaled, 99), format: formatMs },
+    { metric: `screenshot 200×100 region p50 (${SHOTS})`, a: p(gl.region, 50), b: p(pe.region, 50), format: formatMs, target: { ratio: 0.1, text: '≤ 1/10' } },
+    { metric: 'screenshot 200×100 region p99', a: p(gl.region, 99), b: p(pe.region, 99), format: formatMs },
     { metric: `click p50 (${ACTIONS})`, a: p(gl.click, 50), b: p(pe.click, 50), format: formatMs, target: { ratio: 0.05, text: '≤ 1/20' } },
     { metric: 'click p99', a: p(gl.click, 99), b: p(pe.click, 99), format: formatMs },
     { metric: `type one character p50 (${ACTIONS})`, a: p(gl.type, 50), b: p(pe.type, 50), format: formatMs, target: { ratio: 0.05, text: '≤ 1/20' } },
