@@ -130,7 +130,12 @@ void atspi_destroy(struct atspi *a)
 /* The walk asks for every element of one tree level at once and waits for
  * all the answers together: a dialog costs a few round trips (one per level)
  * instead of eight per element. Answers arrive on a main context private to
- * the calling worker thread. */
+ * the calling worker thread. Bounds, text and value are asked only of
+ * elements that have the interface: GTK's bridge logs a CRITICAL to the
+ * application's stderr for every call on one that does not (hundreds per
+ * snapshot of a large window, enough to fill an undrained pipe and freeze
+ * the application). Those details go out with the next level's questions,
+ * so they cost no extra round trip but the last. */
 enum ask {
     ASK_PROPS,    /* Properties.GetAll(Accessible): Name, ChildCount */
     ASK_ROLE,     /* GetRoleName */
@@ -206,19 +211,34 @@ static void ask(struct walker *w, int node, enum ask k, const char *iface, const
                            NULL, answered, an);
 }
 
-static void ask_all(struct walker *w, int i)
+static const char *const props_iface = "org.freedesktop.DBus.Properties";
+
+/* What every element is asked: enough to name it, place it in the tree and
+ * know which interfaces it has. */
+static void ask_basics(struct walker *w, int i)
 {
-    const char *acc = "org.a11y.atspi.Accessible", *props = "org.freedesktop.DBus.Properties";
-    ask(w, i, ASK_PROPS, props, "GetAll", g_variant_new("(s)", acc), "(a{sv})");
+    const char *acc = "org.a11y.atspi.Accessible";
+    ask(w, i, ASK_PROPS, props_iface, "GetAll", g_variant_new("(s)", acc), "(a{sv})");
     ask(w, i, ASK_ROLE, acc, "GetRoleName", NULL, "(s)");
     ask(w, i, ASK_STATE, acc, "GetState", NULL, "(au)");
     ask(w, i, ASK_IFACES, acc, "GetInterfaces", NULL, "(as)");
     ask(w, i, ASK_CHILDREN, acc, "GetChildren", NULL, "(a(so))");
-    ask(w, i, ASK_EXTENTS, "org.a11y.atspi.Component", "GetExtents", g_variant_new("(u)", 0u),
-        "((iiii))");
-    ask(w, i, ASK_TEXT, "org.a11y.atspi.Text", "GetText", g_variant_new("(ii)", 0, -1), "(s)");
-    ask(w, i, ASK_VALUE, props, "Get",
-        g_variant_new("(ss)", "org.a11y.atspi.Value", "CurrentValue"), "(v)");
+}
+
+static bool has_iface(GVariant *answer, const char *name);
+
+/* Bounds, text and value: only through interfaces the element has. */
+static void ask_details(struct walker *w, int i)
+{
+    GVariant *ifaces = w->raw[i].a[ASK_IFACES];
+    if (has_iface(ifaces, "org.a11y.atspi.Component"))
+        ask(w, i, ASK_EXTENTS, "org.a11y.atspi.Component", "GetExtents", g_variant_new("(u)", 0u),
+            "((iiii))");
+    if (has_iface(ifaces, "org.a11y.atspi.Text"))
+        ask(w, i, ASK_TEXT, "org.a11y.atspi.Text", "GetText", g_variant_new("(ii)", 0, -1), "(s)");
+    else if (has_iface(ifaces, "org.a11y.atspi.Value"))
+        ask(w, i, ASK_VALUE, props_iface, "Get",
+            g_variant_new("(ss)", "org.a11y.atspi.Value", "CurrentValue"), "(v)");
 }
 
 static int add_raw(struct walker *w, const char *dest, const char *path, int parent)
@@ -404,7 +424,7 @@ static void emit(struct walker *w, int i, int parent, int depth)
 
 /* Fetch level by level. A child is fetched only when its parent is visible
  * and, counting meaningful levels, not already beyond the depth budget. */
-static void fetch(struct walker *w)
+static void fetch_levels(struct walker *w)
 {
     int begin = 0;
     for (int level = 0; begin < w->nraw && level <= MAX_RAW_DEPTH; level++) {
@@ -414,7 +434,8 @@ static void fetch(struct walker *w)
             return;
         }
         for (int i = begin; i < end; i++)
-            ask_all(w, i);
+            ask_basics(w, i);
+        /* The previous level's details are answered here too. */
         while (w->pending > 0)
             g_main_context_iteration(w->ctx, TRUE);
         for (int i = begin; i < end; i++) {
@@ -425,9 +446,12 @@ static void fetch(struct walker *w)
             }
             int md = r->parent < 0 ? 0 : w->raw[r->parent].mdepth;
             r->mdepth = raw_folded(r) ? md : md + 1;
-            if (!raw_visible(w, r) || !r->a[ASK_CHILDREN] || r->mdepth > w->o->max_depth + 1)
+            if (!raw_visible(w, r) || filtered(w, r))
                 continue;
-            if (filtered(w, r))
+            /* Only elements that can be shown are asked for details. */
+            ask_details(w, i);
+            r = &w->raw[i];
+            if (!r->a[ASK_CHILDREN] || r->mdepth > w->o->max_depth + 1)
                 continue;
             if (w->nraw >= w->o->max_nodes * 4 + 64) {
                 truncate_for(w->t, "more elements than max_nodes");
@@ -441,6 +465,14 @@ static void fetch(struct walker *w)
         }
         begin = end;
     }
+}
+
+static void fetch(struct walker *w)
+{
+    fetch_levels(w);
+    /* The last level's details (every call ends by its time limit). */
+    while (w->pending > 0)
+        g_main_context_iteration(w->ctx, TRUE);
 }
 
 bool atspi_walk(struct atspi *a, const struct atspi_walk_opts *o, struct atspi_tree *out,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
+import { ms, startServer, tempDir, topts, until } from '../lib/terminal.mjs';
 
 
 test('an entry dialog is filled in and confirmed through refs', topts(), async (t) => {
@@ -82,4 +82,26 @@ test('find is for desktops; terminals say so', topts(), async (t) => {
   await srv.err('find', { session: s.id, text: 'x' }, /cannot find elements: not supported by terminal sessions/);
   await srv.err('find', { session: s.id }, /find needs "text"/);
   await srv.err('find', { session: s.id, text: 'x', lang: '../../etc/passwd' }, /lang/);
+});
+
+test('a large GTK application (the GTK 3 widget factory) is read and driven while it starts, and never told off', topts(), async (t) => {
+  const srv = await startServer(t);
+  // wait_for from the first moment: it walks the tree again and again while
+  // the application is still building its window.
+  const session = (await srv.ok('desktop_start', { command: ['gtk3-widget-factory'] })).sc.id;
+  const seen = await srv.ok('wait_for', { session, text: 'Page 2', timeout_ms: ms(20000) });
+  assert.equal(seen.sc.source, 'accessibility');
+  for (let i = 0; i < 3; i++) {
+    const snap = await srv.ok('snapshot', { session });
+    assert.equal(snap.sc.truncated, false, snap.sc.truncation);
+    assert.match(snap.sc.outline, /radio button "Page 1" \[checked\]/);
+    assert.ok(snap.sc.count > 100, `${snap.sc.count} elements`);
+  }
+  await srv.ok('click', { session, text: 'Page 2', role: 'radio button' });
+  await until(async () => /radio button "Page 2" \[checked\]/.test((await srv.ok('snapshot', { session })).sc.outline), ms(5000), 'page 2 to be chosen');
+  // Asking an element for an interface it lacks makes GTK log a CRITICAL to
+  // the application's stderr (here, glovebox's): hundreds per snapshot,
+  // enough to fill a pipe nobody reads and freeze the application.
+  assert.doesNotMatch(srv.stderr(), /CRITICAL/);
+  await srv.ok('session_stop', { session });
 });
