@@ -45,6 +45,12 @@ struct desktop *desktop_of(struct session *s)
     return s->backend;
 }
 
+static const char *getenv_or_empty(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? v : "";
+}
+
 pid_t desktop_spawn(const char *const *argv, const char *const *env_extra, int fd_keep, char **err)
 {
     int report[2];
@@ -68,6 +74,12 @@ pid_t desktop_spawn(const char *const *argv, const char *const *env_extra, int f
             _exit(127);
         for (const char *const *e = env_extra; e && *e; e += 2)
             setenv(e[0], e[1], 1);
+        /* MCP clients often start servers with a minimal environment (no
+         * LANG): programs would run in the C locale, where GTK cannot read
+         * non-ASCII arguments. Give them UTF-8 unless a locale is chosen. */
+        if (!*getenv_or_empty("LC_ALL") && !*getenv_or_empty("LC_CTYPE") &&
+            !*getenv_or_empty("LANG"))
+            setenv("LANG", "C.UTF-8", 1);
         if (fd_keep >= 0)
             fcntl(fd_keep, F_SETFD, 0);
         int devnull = open("/dev/null", O_RDWR);

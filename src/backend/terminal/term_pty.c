@@ -50,10 +50,25 @@ static bool overridden(const char *entry, const char *const *extra)
     return false;
 }
 
+static const char *env_get(char **env, const char *key);
+
+/* Whether env chooses a locale (a non-empty LC_ALL, LC_CTYPE or LANG). */
+static bool has_locale(char **env)
+{
+    static const char *const keys[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *v = env_get(env, keys[i]);
+        if (v && *v)
+            return true;
+    }
+    return false;
+}
+
 /* The child's environment: glovebox's own, minus what describes a terminal
  * it is not (TERM, COLORTERM, and LINES/COLUMNS, which programs would prefer
- * over the real size), plus the terminal's, plus the caller's. The strings
- * are borrowed. */
+ * over the real size), plus the terminal's, plus the caller's, plus a UTF-8
+ * locale when none is chosen (MCP clients often start glovebox without
+ * LANG; the screen is UTF-8). The strings are borrowed. */
 static char **build_env(const char *const *extra)
 {
     size_t n = 0, m = 0;
@@ -61,7 +76,7 @@ static char **build_env(const char *const *extra)
         n++;
     for (const char *const *e = extra; e && *e; e++)
         n++;
-    const char **env = xcalloc(n + 3, sizeof *env);
+    const char **env = xcalloc(n + 4, sizeof *env);
     static const char *const drop[] = {"TERM", "COLORTERM", "LINES", "COLUMNS"};
     for (char **e = environ; *e; e++) {
         bool skip = overridden(*e, extra);
@@ -77,6 +92,10 @@ static char **build_env(const char *const *extra)
     for (const char *const *e = extra; e && *e; e++)
         env[m++] = *e;
     env[m] = NULL;
+    if (!has_locale((char **)env)) {
+        env[m++] = "LANG=C.UTF-8";
+        env[m] = NULL;
+    }
     return (char **)env;
 }
 

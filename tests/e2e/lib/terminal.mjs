@@ -43,12 +43,12 @@ export const PROMPT = 'gb$ ';
  * client. The after hook closes stdin and asserts a clean exit (status 0, no
  * sanitizer report in stderr), then removes the data directory.
  */
-export async function startServer(t, { args = [] } = {}) {
+export async function startServer(t, { args = [], env = {} } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'glovebox-data-'));
   let handle;
   try {
     // No t here: connectClient would register a kill that runs before our close.
-    handle = await connectClient(undefined, { args: ['--data-dir', dataDir, ...args] });
+    handle = await connectClient(undefined, { args: ['--data-dir', dataDir, ...args], env });
   } catch (e) {
     rmSync(dataDir, { recursive: true, force: true });
     throw e;

@@ -105,3 +105,12 @@ test('a large GTK application (the GTK 3 widget factory) is read and driven whil
   assert.doesNotMatch(srv.stderr(), /CRITICAL/);
   await srv.ok('session_stop', { session });
 });
+
+test('programs get a UTF-8 locale when the client gave glovebox none (SDK clients pass no LANG)', topts(), async (t) => {
+  const srv = await startServer(t, { env: { LANG: '', LC_ALL: '', LC_CTYPE: '' } });
+  const label = 'Grüße aus Köln ✓';
+  const session = (await srv.ok('desktop_start', { command: ['zenity', '--info', '--title=Locale', `--text=${label}`] })).sc.id;
+  const seen = await srv.ok('wait_for', { session, text: label, timeout_ms: ms(15000) });
+  assert.equal(seen.sc.source, 'accessibility');
+  await srv.ok('session_stop', { session });
+});

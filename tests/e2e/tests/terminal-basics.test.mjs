@@ -37,6 +37,14 @@ test('bash runs commands and their exit codes come back', topts(), async (t) => 
   await srv.run(s2.id, 'echo "got=$GB_GREETING"', '^got=from-env$');
 });
 
+test('programs get a UTF-8 locale when glovebox was given none, and keep one that was chosen', topts(), async (t) => {
+  const srv = await startServer(t, { env: { LANG: '', LC_ALL: '', LC_CTYPE: '' } });
+  const s = await srv.bash();
+  await srv.run(s.id, 'echo "lang=$LANG charmap=$(locale charmap)"', '^lang=C.UTF-8 charmap=UTF-8$');
+  const chosen = await srv.bash({ env: { LC_ALL: 'C' } });
+  await srv.run(chosen.id, 'echo "lang=$LANG charmap=$(locale charmap)"', '^lang= charmap=ANSI_X3.4-1968$');
+});
+
 test('read_text gives the lines, the cursor and the title', topts(), async (t) => {
   const srv = await startServer(t);
   const s = await srv.bash({ cols: 60, rows: 8 });
