@@ -62,7 +62,7 @@ static bool resolve(struct job *j, struct atspi_node *copy, bool *from_ocr)
     }
     struct ocr_result r;
     const char *lang = args_string(j->args, "lang", "eng");
-    if (!perceive_ocr(j, 0, 0, 0, 0, lang, &r))
+    if (!perceive_ocr(j, 0, 0, 0, 0, lang, 0, &r))
         return false;
     json_t *m = perceive_ocr_matches(&r, text, exact, 1);
     ocr_result_finish(&r);

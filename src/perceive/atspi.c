@@ -487,7 +487,10 @@ bool atspi_walk(struct atspi *a, const struct atspi_walk_opts *o, struct atspi_t
      * little (never starting it ourselves: an application then registers
      * with the registry it started). */
     GVariant *r = NULL;
-    gint64 wait_until = g_get_monotonic_time() + REGISTRY_WAIT_MS * 1000;
+    /* At most half the walk's time: what is left may go to OCR. */
+    int registry_wait_ms =
+        o->deadline_ms / 2 < REGISTRY_WAIT_MS ? o->deadline_ms / 2 : REGISTRY_WAIT_MS;
+    gint64 wait_until = g_get_monotonic_time() + (gint64)registry_wait_ms * 1000;
     for (;;) {
         r = call(a->bus, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
                  "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))", time_left_ms(&w), &e);

@@ -66,8 +66,9 @@ void perceive_adopt(struct perceive *p, struct atspi_tree *tree);
 /* The element a ref names in the latest snapshot; NULL with j->error
  * (older snapshot, unknown ref, no snapshot yet). */
 const struct atspi_node *perceive_ref(struct job *j, const char *ref);
-/* Capture and OCR the rectangle (w == 0: the screen). */
-bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang,
+/* Capture and OCR the rectangle (w == 0: the screen); deadline_ms > 0
+ * bounds the recognition (see ocr_recognize). */
+bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang, int deadline_ms,
                   struct ocr_result *out);
 /* OCR phrases matching text: bounds unions of consecutive words on a line.
  * Returns a JSON array of {text, bounds, confidence, source:"ocr"}. */

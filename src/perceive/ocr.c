@@ -172,7 +172,7 @@ static void read_words(TessBaseAPI *api, int x, int y, struct ocr_result *out)
 }
 
 bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char *lang,
-                   struct ocr_result *out, char **err)
+                   int deadline_ms, struct ocr_result *out, char **err)
 {
     memset(out, 0, sizeof *out);
     if (w == 0) {
@@ -194,7 +194,15 @@ bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char
     bool ok = api != NULL;
     if (ok) {
         TessBaseAPISetImage(api, grey, w * SCALE, h * SCALE, 1, w * SCALE);
-        ok = TessBaseAPIRecognize(api, NULL) == 0;
+        ETEXT_DESC *monitor = NULL;
+        if (deadline_ms > 0) {
+            monitor = TessMonitorCreate();
+            TessMonitorSetDeadlineMSecs(monitor, deadline_ms);
+        }
+        /* Stopped by the deadline, it keeps the words read so far. */
+        ok = TessBaseAPIRecognize(api, monitor) == 0 || deadline_ms > 0;
+        if (monitor)
+            TessMonitorDelete(monitor);
         if (ok)
             read_words(api, x, y, out);
         else

@@ -26,9 +26,11 @@ struct ocr_result {
  * package to install (tesseract-ocr-<lang>). */
 bool ocr_lang_check(const char *lang, char **err);
 /* Recognise the words in the rectangle (x, y, w, h) of f (w == 0: all of
- * it). false with *err on failure; no words is a success. */
+ * it). With deadline_ms > 0, Tesseract stops after that long and what it
+ * read so far is the result. false with *err on failure; no words is a
+ * success. */
 bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char *lang,
-                   struct ocr_result *out, char **err);
+                   int deadline_ms, struct ocr_result *out, char **err);
 void ocr_result_finish(struct ocr_result *r);
 /* Free the cached engines; at exit. */
 void ocr_shutdown(void);

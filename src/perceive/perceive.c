@@ -210,7 +210,7 @@ json_t *perceive_bounds_json(int x, int y, int w, int h)
     return json_pack("{s:i, s:i, s:i, s:i}", "x", x, "y", y, "width", w, "height", h);
 }
 
-bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang,
+bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang, int deadline_ms,
                   struct ocr_result *out)
 {
     struct perceive *p = j->p;
@@ -225,7 +225,7 @@ bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang,
         free(err);
         return false;
     }
-    bool ok = ocr_recognize(&f, x, y, w, h, lang, out, &err);
+    bool ok = ocr_recognize(&f, x, y, w, h, lang, deadline_ms, out, &err);
     frame_finish(&f);
     if (!ok) {
         job_fail(j, "%s", err);
@@ -307,7 +307,7 @@ static void find_run(struct job *j)
     if (json_array_size(matches) == 0 && text && !role) {
         /* Nothing accessible says it: look at the pixels. */
         struct ocr_result r;
-        if (perceive_ocr(j, 0, 0, 0, 0, lang, &r)) {
+        if (perceive_ocr(j, 0, 0, 0, 0, lang, 0, &r)) {
             json_decref(matches);
             matches = perceive_ocr_matches(&r, text, exact, limit);
             ocr_result_finish(&r);

@@ -188,7 +188,7 @@ static void read_text_run(struct job *j)
     }
     json_decref(lines);
     struct ocr_result r;
-    if (!perceive_ocr(j, x, y, w, h, lang, &r))
+    if (!perceive_ocr(j, x, y, w, h, lang, 0, &r))
         return;
     j->data = json_pack("{s:s, s:s, s:s, s:o, s:o}", "session", j->session, "source", "ocr", "text",
                         r.text, "lines", split_lines(r.text), "words", words_json(&r));

@@ -18,12 +18,18 @@
 #define POLL_MS        250
 #define STABLE_POLL_MS 50 /* stable_ms: a screen capture and a hash, ~5 ms */
 #define OCR_EVERY      4  /* with an accessible tree, OCR only every Nth check: it costs ~0.3 s */
+/* Less time left than this: no new OCR pass (it could read nothing useful). */
+#define OCR_MIN_MS 100
+/* The first check always looks, with at least this long (timeout_ms 0 asks
+ * "is it there now?"). */
+#define FIRST_LOOK_MS 1000
 
 struct waiter {
     struct perceive *p;
     struct backend_call *bc;
     uv_timer_t timer;
     uint64_t start_ms;
+    uint64_t until_hr_ms; /* uv_hrtime in ms when timeout_ms is up: checks end by then */
     int timeout_ms;
     bool gone, cancelled, has_regex, timer_running;
     regex_t re;
@@ -77,6 +83,20 @@ static void stable_run(struct waiter *w, struct job *j)
     frame_finish(&f);
 }
 
+/* When this check must be done by (uv_hrtime in ms): when timeout_ms is
+ * up, or for the first check at least FIRST_LOOK_MS from now. */
+static uint64_t check_until(const struct waiter *w)
+{
+    uint64_t first = uv_hrtime() / 1000000 + FIRST_LOOK_MS;
+    return w->checks == 0 && first > w->until_hr_ms ? first : w->until_hr_ms;
+}
+
+static int time_left_ms(uint64_t until)
+{
+    uint64_t now = uv_hrtime() / 1000000;
+    return now >= until ? 0 : (int)(until - now);
+}
+
 static void check_run(struct job *j)
 {
     struct waiter *w = j->ud;
@@ -95,6 +115,14 @@ static void check_run(struct job *j)
         w->ref_path = xstrdup(n->path);
     }
     struct atspi_walk_opts o = perceive_walk_opts(j->args);
+    /* A check never outlasts the wait: an application slow to answer or an
+     * OCR pass must not hold the answer past timeout_ms. */
+    uint64_t until = check_until(w);
+    int left = time_left_ms(until);
+    if (left == 0)
+        return;
+    if (left < o.deadline_ms)
+        o.deadline_ms = left;
     struct atspi_tree t;
     bool have_tree = perceive_walk(j, &o, &t);
     free(j->error); /* an unanswering bus is a reason to use OCR, not to stop */
@@ -118,8 +146,11 @@ static void check_run(struct job *j)
      * when looking for text to appear (an application without one). */
     if (!empty && (w->gone || w->checks % OCR_EVERY != 0))
         return;
+    left = time_left_ms(until);
+    if (left < OCR_MIN_MS)
+        return;
     struct ocr_result r;
-    if (!perceive_ocr(j, 0, 0, 0, 0, args_string(j->args, "lang", "eng"), &r)) {
+    if (!perceive_ocr(j, 0, 0, 0, 0, args_string(j->args, "lang", "eng"), left, &r)) {
         free(j->error);
         j->error = NULL;
         return;
@@ -267,6 +298,7 @@ void perceive_wait_for(struct perceive *p, struct backend_call *bc)
     w->stable_ms = stable_ms;
     w->timeout_ms = (int)args_int(a, "timeout_ms", 10000);
     w->start_ms = uv_now(bc->app->loop);
+    w->until_hr_ms = uv_hrtime() / 1000000 + (uint64_t)w->timeout_ms;
     w->source = stable_ms ? "pixels" : "accessibility";
     uv_timer_init(bc->app->loop, &w->timer);
     w->timer.data = w;

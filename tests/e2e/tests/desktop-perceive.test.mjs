@@ -114,3 +114,23 @@ test('programs get a UTF-8 locale when the client gave glovebox none (SDK client
   assert.equal(seen.sc.source, 'accessibility');
   await srv.ok('session_stop', { session });
 });
+
+test('wait_for answers at its timeout even when the application stops answering', topts(), async (t) => {
+  const srv = await startServer(t);
+  const started = (await srv.ok('desktop_start', { command: ['zenity', '--info', '--text=Frozen soon'] })).sc;
+  await srv.ok('wait_for', { session: started.id, text: 'Frozen soon', timeout_ms: ms(15000) });
+  // A frozen application: its accessibility calls go unanswered (each may
+  // take 1.5 s to give up on) and OCR of the screen takes its time too.
+  const pid = started.app_pids[0];
+  process.kill(pid, 'SIGSTOP');
+  t.after(() => {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {}
+  });
+  const w = await srv.ok('wait_for', { session: started.id, text: 'never there', timeout_ms: 1000 });
+  assert.equal(w.sc.reason, 'timeout');
+  assert.ok(w.sc.elapsed_ms < 1000 + ms(500), `answered after ${w.sc.elapsed_ms} ms`);
+  process.kill(pid, 'SIGCONT');
+  await srv.ok('session_stop', { session: started.id });
+});
