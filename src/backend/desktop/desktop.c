@@ -8,6 +8,7 @@
 #include "backend/backend.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/leftovers.h"
+#include "backend/desktop/output.h"
 #include "backend/desktop/xgrab.h"
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
@@ -51,8 +52,10 @@ static const char *getenv_or_empty(const char *name)
     return v ? v : "";
 }
 
-pid_t desktop_spawn(const char *const *argv, const char *const *env_extra, int fd_keep, char **err)
+pid_t desktop_spawn(const struct desktop *d, const char *const *argv, const char *const *env_extra,
+                    int fd_keep, char **err)
 {
+    int output = d->output ? desktop_output_fd(d->output) : -1;
     int report[2];
     if (pipe2(report, O_CLOEXEC) < 0) {
         *err = xasprintf("pipe: %s", strerror(errno));
@@ -83,10 +86,13 @@ pid_t desktop_spawn(const char *const *argv, const char *const *env_extra, int f
         if (fd_keep >= 0)
             fcntl(fd_keep, F_SETFD, 0);
         int devnull = open("/dev/null", O_RDWR);
-        if (devnull >= 0) {
+        int out = output >= 0 ? output : devnull;
+        if (devnull >= 0)
             dup2(devnull, STDIN_FILENO);
+        if (out >= 0) {
             if (fd_keep != STDOUT_FILENO)
-                dup2(devnull, STDOUT_FILENO);
+                dup2(out, STDOUT_FILENO);
+            dup2(out, STDERR_FILENO);
         }
         sigset_t none;
         sigemptyset(&none);
@@ -179,6 +185,8 @@ static void end_session(struct desktop *d)
     if (!d->owned)
         xinput_restore(d->input);
     remove_runtime_dir(d);
+    desktop_output_close(d->output);
+    d->output = NULL;
     if (d->kill_timer_open && !uv_is_closing((uv_handle_t *)&d->kill_timer)) {
         uv_timer_stop(&d->kill_timer);
         uv_close((uv_handle_t *)&d->kill_timer, timer_closed);
@@ -246,6 +254,8 @@ static void desktop_destroy(struct session *s)
         return;
     desktop_start_abandon(d);
     desktop_clipboard_close(d);
+    desktop_output_close(d->output);
+    d->output = NULL;
     for (int i = 0; i < d->n_children; i++) {
         if (d->children[i].alive) {
             /* Only at exit after a failed shutdown: never leave them running. */
@@ -266,6 +276,8 @@ static json_t *desktop_describe(struct session *s)
     struct desktop *d = desktop_of(s);
     json_t *o = json_pack("{s:s, s:i, s:i, s:b}", "display", d->display, "width", d->width,
                           "height", d->height, "private", d->owned);
+    if (d->output)
+        json_object_set_new(o, "log", json_string(desktop_output_path(d->output)));
     for (int i = 0; i < d->n_children; i++)
         if (d->children[i].alive && d->children[i].kind != CHILD_APP)
             json_object_set_new(o, d->children[i].kind == CHILD_XVFB ? "xvfb_pid" : "bus_pid",
@@ -289,7 +301,7 @@ int desktop_launch(struct session *s, const char *const *argv, char **err)
                                /* A private desktop's own runtime folder (last:
                                 * absent when attached). */
                                d->runtime_dir ? "XDG_RUNTIME_DIR" : NULL, d->runtime_dir, NULL};
-    pid_t pid = desktop_spawn(argv, env, -1, err);
+    pid_t pid = desktop_spawn(d, argv, env, -1, err);
     if (pid < 0)
         return -1;
     desktop_watch(d, pid, CHILD_APP);
@@ -306,6 +318,12 @@ struct desktop *desktop_create(struct app *app, const char *name)
     d->kill_timer_open = true;
     d->session = session_add(app->sessions, &desktop_impl, name);
     d->session->backend = d;
+    char *err = NULL;
+    d->output = desktop_output_open(app->loop, app->data_dir, d->session->id, &err);
+    if (!d->output) {
+        log_warn("%s: the programs' output goes nowhere: %s", d->session->id, err);
+        free(err);
+    }
     return d;
 }
 

@@ -8,6 +8,7 @@
 
 struct app;
 struct desktop_clipboard;
+struct desktop_output;
 struct frame;
 struct perceive;
 struct session;
@@ -47,6 +48,7 @@ struct desktop {
     struct xgrab *grab;                  /* pixels; connects on the first capture */
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
     struct start *start;                 /* while starting (start.c), else NULL */
+    struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
 };
 
 struct desktop *desktop_of(struct session *s);
@@ -57,8 +59,10 @@ void desktop_start_abandon(struct desktop *d);
 struct desktop *desktop_create(struct app *app, const char *name);
 /* fork + exec argv in its own process group with env_extra (name, value
  * pairs, NULL-terminated) set; fd_keep (or -1) stays open in the child,
- * which also ends if glovebox dies. -1 with *err on failure. */
-pid_t desktop_spawn(const char *const *argv, const char *const *env_extra, int fd_keep, char **err);
+ * which also ends if glovebox dies. Its stdout and stderr go to d's output
+ * (output.h), else /dev/null. -1 with *err on failure. */
+pid_t desktop_spawn(const struct desktop *d, const char *const *argv, const char *const *env_extra,
+                    int fd_keep, char **err);
 /* Track a child: its exit is noticed, it is stopped with the session and
  * recorded for the next glovebox should this one be killed. */
 void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind);

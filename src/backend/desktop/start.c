@@ -210,7 +210,7 @@ static char *spawn_bus(struct start *st, int *fd)
     const char *const env[] = {"DISPLAY", st->d->display, "XDG_RUNTIME_DIR", st->d->runtime_dir,
                                NULL};
     char *err = NULL;
-    pid_t pid = desktop_spawn(dbus, env, fds[1], &err);
+    pid_t pid = desktop_spawn(st->d, dbus, env, fds[1], &err);
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);
@@ -296,7 +296,7 @@ static char *spawn_xvfb(struct start *st, const struct desktop_options *o, int *
     const char *const xvfb[] = {"Xvfb", "-screen",    "0",   size,       "-nolisten",
                                 "tcp",  "-displayfd", fdarg, "-noreset", NULL};
     char *err = NULL;
-    pid_t pid = desktop_spawn(xvfb, NULL, fds[1], &err);
+    pid_t pid = desktop_spawn(st->d, xvfb, NULL, fds[1], &err);
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);

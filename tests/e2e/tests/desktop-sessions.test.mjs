@@ -21,6 +21,7 @@ import {
   procState,
   processes,
   startServer,
+  tempDir,
   topts,
   until,
 } from '../lib/terminal.mjs';
@@ -72,6 +73,25 @@ test('session_stop ends the program, the bus and Xvfb; nothing is left', topts()
   const stopped = await srv.ok('session_stop', { session });
   assert.equal(stopped.sc.session.state, 'ended');
   await until(() => started.every((p) => !procExists(p.pid)), ms(5000), 'every desktop process to be gone');
+  await srv.close();
+});
+
+test("what the programs print goes to the session's log, not glovebox's stderr; a flood is cut short and never blocks", topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const start = await srv.ok('desktop_start', {});
+  const { id: session, log } = start.sc;
+  assert.match(log, new RegExp(`/logs/${session}-${srv.pid}\\.log$`));
+  await srv.ok('launch_app', { session, command: ['sh', '-c', 'echo said-on-stdout; echo said-on-stderr >&2'] });
+  await until(() => /said-on-stdout\nsaid-on-stderr\n/.test(readFileSync(log, 'utf8')), ms(5000), 'the lines in the log');
+  // Six MiB from a program nobody reads: kept up to 4 MiB, and it runs to its end.
+  await srv.ok('launch_app', { session, command: ['sh', '-c', `head -c 6291456 /dev/zero | tr '\\0' x; touch ${dir}/finished`] });
+  await until(() => existsSync(join(dir, 'finished')), ms(15000), 'the flooding program to finish');
+  await srv.ok('session_stop', { session });
+  const text = readFileSync(log, 'utf8');
+  assert.ok(text.length <= 4 * 1024 * 1024 + 100, `${text.length} bytes kept`);
+  assert.match(text, /\[glovebox: the rest of the output was left out\]\n$/);
+  assert.doesNotMatch(srv.stderr(), /said-on-std|xxxxxxxx/);
   await srv.close();
 });
 
