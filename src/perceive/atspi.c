@@ -431,6 +431,7 @@ static void fetch_levels(struct walker *w)
         int end = w->nraw;
         if (time_left_ms(w) == 0) {
             truncate_for(w->t, "the walk ran out of time");
+            w->t->unanswered = true;
             return;
         }
         for (int i = begin; i < end; i++)
@@ -442,6 +443,7 @@ static void fetch_levels(struct walker *w)
             struct raw *r = &w->raw[i];
             if (!r->a[ASK_PROPS]) {
                 truncate_for(w->t, "an application did not answer in time");
+                w->t->unanswered = true;
                 continue;
             }
             int md = r->parent < 0 ? 0 : w->raw[r->parent].mdepth;
@@ -459,6 +461,7 @@ static void fetch_levels(struct walker *w)
             }
             if (time_left_ms(w) == 0) {
                 truncate_for(w->t, "the walk ran out of time");
+                w->t->unanswered = true;
                 return;
             }
             expand(w, i);

@@ -49,6 +49,7 @@ struct atspi_tree {
     struct atspi_node *nodes; /* depth-first order */
     int count;
     bool truncated;   /* a limit (depth, node cap, deadline) left some out */
+    bool unanswered;  /* of those, some for lack of time or of an answer */
     char *truncation; /* why, or NULL */
 };
 

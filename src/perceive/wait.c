@@ -42,6 +42,7 @@ struct waiter {
     uint64_t hash, new_hash, since_ms;
     /* The last check's verdict. */
     bool present;
+    bool unsure; /* it could not look everywhere: not being seen proves nothing */
     char *line;
     const char *source;
 };
@@ -105,6 +106,7 @@ static void check_run(struct job *j)
         return;
     }
     w->present = false;
+    w->unsure = true;
     free(w->line);
     w->line = NULL;
     if (!w->ref_bus && args_string(j->args, "ref", NULL)) {
@@ -137,6 +139,9 @@ static void check_run(struct job *j)
             w->line = xstrdup(n->value && text_hit(w, n->value) ? n->value : n->name);
     }
     bool empty = !have_tree || t.count == 0;
+    /* A tree without the answers of an application that is slow or gone
+     * cannot say that something is not there. */
+    w->unsure = !have_tree || t.unanswered;
     if (have_tree)
         atspi_tree_finish(&t);
     w->source = "accessibility";
@@ -156,6 +161,8 @@ static void check_run(struct job *j)
         return;
     }
     w->source = "ocr";
+    /* A pass cut short by the deadline may have missed what it looks for. */
+    w->unsure = time_left_ms(until) == 0;
     for (const char *p = r.text; *p && !w->present;) {
         size_t n = strcspn(p, "\n");
         char *line = xasprintf("%.*s", (int)n, p);
@@ -222,7 +229,8 @@ static void checked(struct job *j)
         }
         w->present = now - w->since_ms >= (uint64_t)w->stable_ms;
     }
-    if (w->present != w->gone)
+    /* Gone only when the check could see everything there was to see. */
+    if (w->present ? !w->gone : w->gone && !w->unsure)
         answer(w, true, NULL);
     else if (w->cancelled)
         answer(w, false, "cancelled");

@@ -117,7 +117,7 @@ test('programs get a UTF-8 locale when the client gave glovebox none (SDK client
   await srv.ok('session_stop', { session });
 });
 
-test('wait_for answers at its timeout even when the application stops answering', topts(), async (t) => {
+test('wait_for answers at its timeout even when the application stops answering, and never calls it gone', topts(), async (t) => {
   const srv = await startServer(t);
   const started = (await srv.ok('desktop_start', { command: ['zenity', '--info', '--text=Frozen soon'] })).sc;
   await srv.ok('wait_for', { session: started.id, text: 'Frozen soon', timeout_ms: ms(15000) });
@@ -133,6 +133,16 @@ test('wait_for answers at its timeout even when the application stops answering'
   const w = await srv.ok('wait_for', { session: started.id, text: 'never there', timeout_ms: 1000 });
   assert.equal(w.sc.reason, 'timeout');
   assert.ok(w.sc.elapsed_ms < 1000 + ms(500), `answered after ${w.sc.elapsed_ms} ms`);
+  // An application that does not answer has not gone: its text is not
+  // reported gone because the walk could not read it.
+  const gone = await srv.ok('wait_for', { session: started.id, text: 'Frozen soon', gone: true, timeout_ms: 1000 });
+  assert.equal(gone.sc.matched, false, JSON.stringify(gone.sc));
+  assert.equal(gone.sc.reason, 'timeout');
   process.kill(pid, 'SIGCONT');
+  // Answering again, it is seen to be there; closed, it is gone.
+  await srv.ok('wait_for', { session: started.id, text: 'Frozen soon', timeout_ms: ms(10000) });
+  await srv.ok('click', { session: started.id, text: 'OK', role: 'push button' });
+  const closed = await srv.ok('wait_for', { session: started.id, text: 'Frozen soon', gone: true, timeout_ms: ms(10000) });
+  assert.equal(closed.sc.matched, true);
   await srv.ok('session_stop', { session: started.id });
 });
