@@ -1,14 +1,11 @@
-#define LOG_MODULE "desktop"
 #include "backend/desktop/output.h"
 
-#include "core/log.h"
 #include "core/paths.h"
 #include "core/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
