@@ -190,6 +190,13 @@ static void truncate_for(struct atspi_tree *t, const char *why)
         t->truncation = xstrdup(why);
 }
 
+/* Left out for lack of time or of an answer: what is missing may be there. */
+static void truncate_unanswered(struct atspi_tree *t, const char *why)
+{
+    truncate_for(t, why);
+    t->unanswered = true;
+}
+
 static void answered(GObject *src, GAsyncResult *res, void *ud)
 {
     struct answer *an = ud;
@@ -430,8 +437,7 @@ static void fetch_levels(struct walker *w)
     for (int level = 0; begin < w->nraw && level <= MAX_RAW_DEPTH; level++) {
         int end = w->nraw;
         if (time_left_ms(w) == 0) {
-            truncate_for(w->t, "the walk ran out of time");
-            w->t->unanswered = true;
+            truncate_unanswered(w->t, "the walk ran out of time");
             return;
         }
         for (int i = begin; i < end; i++)
@@ -442,8 +448,7 @@ static void fetch_levels(struct walker *w)
         for (int i = begin; i < end; i++) {
             struct raw *r = &w->raw[i];
             if (!r->a[ASK_PROPS]) {
-                truncate_for(w->t, "an application did not answer in time");
-                w->t->unanswered = true;
+                truncate_unanswered(w->t, "an application did not answer in time");
                 continue;
             }
             int md = r->parent < 0 ? 0 : w->raw[r->parent].mdepth;
@@ -460,8 +465,7 @@ static void fetch_levels(struct walker *w)
                 continue;
             }
             if (time_left_ms(w) == 0) {
-                truncate_for(w->t, "the walk ran out of time");
-                w->t->unanswered = true;
+                truncate_unanswered(w->t, "the walk ran out of time");
                 return;
             }
             expand(w, i);

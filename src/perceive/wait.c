@@ -84,17 +84,24 @@ static void stable_run(struct waiter *w, struct job *j)
     frame_finish(&f);
 }
 
-/* When this check must be done by (uv_hrtime in ms): when timeout_ms is
- * up, or for the first check at least FIRST_LOOK_MS from now. */
+/* The monotonic clock in ms, readable from the worker (uv_now is the
+ * loop's). */
+static uint64_t hr_now_ms(void)
+{
+    return uv_hrtime() / 1000000;
+}
+
+/* When this check must be done by: when timeout_ms is up, or for the first
+ * check at least FIRST_LOOK_MS from now. */
 static uint64_t check_until(const struct waiter *w)
 {
-    uint64_t first = uv_hrtime() / 1000000 + FIRST_LOOK_MS;
+    uint64_t first = hr_now_ms() + FIRST_LOOK_MS;
     return w->checks == 0 && first > w->until_hr_ms ? first : w->until_hr_ms;
 }
 
 static int time_left_ms(uint64_t until)
 {
-    uint64_t now = uv_hrtime() / 1000000;
+    uint64_t now = hr_now_ms();
     return now >= until ? 0 : (int)(until - now);
 }
 
@@ -306,7 +313,7 @@ void perceive_wait_for(struct perceive *p, struct backend_call *bc)
     w->stable_ms = stable_ms;
     w->timeout_ms = (int)args_int(a, "timeout_ms", 10000);
     w->start_ms = uv_now(bc->app->loop);
-    w->until_hr_ms = uv_hrtime() / 1000000 + (uint64_t)w->timeout_ms;
+    w->until_hr_ms = hr_now_ms() + (uint64_t)w->timeout_ms;
     w->source = stable_ms ? "pixels" : "accessibility";
     uv_timer_init(bc->app->loop, &w->timer);
     w->timer.data = w;

@@ -13,6 +13,7 @@
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
 #include "core/children.h"
+#include "core/locale_env.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "perceive/perceive.h"
@@ -46,12 +47,6 @@ struct desktop *desktop_of(struct session *s)
     return s->backend;
 }
 
-static const char *getenv_or_empty(const char *name)
-{
-    const char *v = getenv(name);
-    return v ? v : "";
-}
-
 pid_t desktop_spawn(const struct desktop *d, const char *const *argv, const char *const *env_extra,
                     int fd_keep, char **err)
 {
@@ -77,12 +72,9 @@ pid_t desktop_spawn(const struct desktop *d, const char *const *argv, const char
             _exit(127);
         for (const char *const *e = env_extra; e && *e; e += 2)
             setenv(e[0], e[1], 1);
-        /* MCP clients often start servers with a minimal environment (no
-         * LANG): programs would run in the C locale, where GTK cannot read
-         * non-ASCII arguments. Give them UTF-8 unless a locale is chosen. */
-        if (!*getenv_or_empty("LC_ALL") && !*getenv_or_empty("LC_CTYPE") &&
-            !*getenv_or_empty("LANG"))
-            setenv("LANG", "C.UTF-8", 1);
+        /* A UTF-8 locale unless one is chosen (core/locale_env.h says why). */
+        if (!locale_env_chosen(environ))
+            setenv(LOCALE_ENV_DEFAULT_NAME, LOCALE_ENV_DEFAULT_VALUE, 1);
         if (fd_keep >= 0)
             fcntl(fd_keep, F_SETFD, 0);
         int devnull = open("/dev/null", O_RDWR);

@@ -1,5 +1,6 @@
 #include "backend/terminal/term_pty.h"
 
+#include "core/locale_env.h"
 #include "core/xmalloc.h"
 
 #include <errno.h>
@@ -50,20 +51,6 @@ static bool overridden(const char *entry, const char *const *extra)
     return false;
 }
 
-static const char *env_get(char **env, const char *key);
-
-/* Whether env chooses a locale (a non-empty LC_ALL, LC_CTYPE or LANG). */
-static bool has_locale(char **env)
-{
-    static const char *const keys[] = {"LC_ALL", "LC_CTYPE", "LANG"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const char *v = env_get(env, keys[i]);
-        if (v && *v)
-            return true;
-    }
-    return false;
-}
-
 /* The child's environment: glovebox's own, minus what describes a terminal
  * it is not (TERM, COLORTERM, and LINES/COLUMNS, which programs would prefer
  * over the real size), plus the terminal's, plus the caller's, plus a UTF-8
@@ -92,8 +79,8 @@ static char **build_env(const char *const *extra)
     for (const char *const *e = extra; e && *e; e++)
         env[m++] = *e;
     env[m] = NULL;
-    if (!has_locale((char **)env)) {
-        env[m++] = "LANG=C.UTF-8";
+    if (!locale_env_chosen((char **)env)) {
+        env[m++] = LOCALE_ENV_DEFAULT_NAME "=" LOCALE_ENV_DEFAULT_VALUE;
         env[m] = NULL;
     }
     return (char **)env;
