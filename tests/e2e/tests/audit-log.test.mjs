@@ -221,7 +221,8 @@ test('a locked database: calls are still answered, status tells, rows arrive aft
   t.after(() => locker.exitCode === null && locker.kill('SIGKILL'));
   let lockOut = '';
   locker.stdout.on('data', (d) => (lockOut += d));
-  locker.stdin.write("BEGIN EXCLUSIVE;\nSELECT 'locked';\n");
+  // The server may hold the lock for a moment while it writes: wait for it.
+  locker.stdin.write(".timeout 5000\nBEGIN EXCLUSIVE;\nSELECT 'locked';\n");
   await deadline(
     (async () => {
       while (!lockOut.includes('locked')) await sleep(20);
