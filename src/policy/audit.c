@@ -311,5 +311,6 @@ json_t *audit_describe(struct audit *a)
 const struct call_observer *audit_observer(struct audit *a)
 {
     a->observer.finished = audit_observe_call;
+    a->observer.read = audit_observe_read;
     return &a->observer;
 }

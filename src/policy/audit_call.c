@@ -9,6 +9,7 @@
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
+#include "mcp/resources.h"
 #include "mcp/tool.h"
 #include "policy/audit.h"
 
@@ -184,6 +185,19 @@ static char *error_text(const json_t *result)
     return strbuf_steal(&sb);
 }
 
+/* The client columns from a tool_call_client-shaped object (taken). */
+static void set_client(struct audit_row *row, json_t *client)
+{
+    char **t = row->text;
+    const json_t *info = json_object_get(client, "client");
+    t[AUDIT_CLIENT_NAME] = string_of(json_object_get(info, "name"));
+    t[AUDIT_CLIENT_VERSION] = string_of(json_object_get(info, "version"));
+    t[AUDIT_TRANSPORT] = string_of(json_object_get(client, "transport"));
+    t[AUDIT_REMOTE] = string_of(json_object_get(client, "remote"));
+    t[AUDIT_MCP_SESSION] = string_of(json_object_get(client, "mcp_session"));
+    json_decref(client);
+}
+
 struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t *result)
 {
     struct audit_row *row = xcalloc(1, sizeof *row);
@@ -193,14 +207,7 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     row->duration_ms = (int64_t)tool_call_elapsed_ms(call);
     row->time_ms = audit_now_ms() - row->duration_ms;
 
-    json_t *client = tool_call_client(call);
-    const json_t *info = json_object_get(client, "client");
-    t[AUDIT_CLIENT_NAME] = string_of(json_object_get(info, "name"));
-    t[AUDIT_CLIENT_VERSION] = string_of(json_object_get(info, "version"));
-    t[AUDIT_TRANSPORT] = string_of(json_object_get(client, "transport"));
-    t[AUDIT_REMOTE] = string_of(json_object_get(client, "remote"));
-    t[AUDIT_MCP_SESSION] = string_of(json_object_get(client, "mcp_session"));
-    json_decref(client);
+    set_client(row, tool_call_client(call));
 
     /* A call that started a session names it only in its result: a
      * session's description ({"id", "kind", …}) or a "session" field. */
@@ -257,4 +264,34 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
 void audit_observe_call(void *ud, const struct tool_call *call, const json_t *result)
 {
     audit_add(ud, audit_row_from_call(call, result));
+}
+
+struct audit_row *audit_row_from_read(const struct resource_read *r, const char *error)
+{
+    struct audit_row *row = xcalloc(1, sizeof *row);
+    char **t = row->text;
+    row->duration_ms = (int64_t)resource_read_elapsed_ms(r);
+    row->time_ms = audit_now_ms() - row->duration_ms;
+    set_client(row, resource_read_client(r));
+    const json_t *notes = resource_read_notes(r);
+    t[AUDIT_SESSION] = string_of(json_object_get(resource_read_args(r), "session"));
+    /* Not a tool: the method, so that nobody mistakes it for a call. */
+    t[AUDIT_TOOL] = xstrdup("resources/read");
+    const char *uri = resource_read_uri(r);
+    char *cut = shortened(uri, strlen(uri));
+    json_t *args = json_pack("{s:o}", "uri", utf8_json_string(cut, strlen(cut)));
+    free(cut);
+    t[AUDIT_ARGUMENTS] = json_dumps(args, JSON_COMPACT);
+    json_decref(args);
+    t[AUDIT_DECISION] = note_text(json_object_get(notes, "decision"));
+    t[AUDIT_NOTES] = json_dumps(notes, JSON_COMPACT);
+    t[AUDIT_OUTCOME] = xstrdup(error ? "error" : "ok");
+    if (error)
+        t[AUDIT_ERROR] = shortened(error, strlen(error));
+    return row;
+}
+
+void audit_observe_read(void *ud, const struct resource_read *r, const char *error)
+{
+    audit_add(ud, audit_row_from_read(r, error));
 }
