@@ -34,9 +34,10 @@ static void audit_event(struct serve_policy *sp, const char *decision, const cha
     row->text[AUDIT_DECISION] = xstrdup(decision);
     row->text[AUDIT_OUTCOME] = xstrdup(outcome);
     row->text[AUDIT_ERROR] = why ? xstrdup(why) : NULL;
-    json_t *notes = json_pack("{s:s, s:s?}", "file", sp->file, "project", sp->project);
-    row->text[AUDIT_NOTES] = json_dumps(notes, JSON_COMPACT);
-    json_decref(notes);
+    /* Every row has arguments (the table requires them): here, the files. */
+    json_t *files = json_pack("{s:s, s:s?}", "file", sp->file, "project", sp->project);
+    row->text[AUDIT_ARGUMENTS] = json_dumps(files, JSON_COMPACT);
+    json_decref(files);
     audit_add(sp->app->audit, row);
 }
 

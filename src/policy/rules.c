@@ -135,7 +135,7 @@ struct policy_rules *policy_rules_parse(const json_t *doc, char **err)
                 policy_rules_destroy(r);
                 return NULL;
             }
-            char *where = xasprintf("rules.%s.%s", tool, list_names[k]);
+            char *where = xasprintf("rules.%s.%s", tool, key);
             bool ok;
             if (k == L_COMMANDS)
                 ok = (r->commands[t] = policy_commands_parse(v, where, err)) != NULL;
