@@ -13,6 +13,7 @@
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
 #include "core/children.h"
+#include "core/child_env.h"
 #include "core/locale_env.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
@@ -70,6 +71,7 @@ pid_t desktop_spawn(const struct desktop *d, const char *const *argv, const char
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent)
             _exit(127);
+        child_env_scrub(environ); /* glovebox's own secrets stay here */
         for (const char *const *e = env_extra; e && *e; e += 2)
             setenv(e[0], e[1], 1);
         /* A UTF-8 locale unless one is chosen (core/locale_env.h says why). */

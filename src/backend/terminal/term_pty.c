@@ -1,5 +1,6 @@
 #include "backend/terminal/term_pty.h"
 
+#include "core/child_env.h"
 #include "core/locale_env.h"
 #include "core/xmalloc.h"
 
@@ -66,7 +67,7 @@ static char **build_env(const char *const *extra)
     const char **env = xcalloc(n + 4, sizeof *env);
     static const char *const drop[] = {"TERM", "COLORTERM", "LINES", "COLUMNS"};
     for (char **e = environ; *e; e++) {
-        bool skip = overridden(*e, extra);
+        bool skip = overridden(*e, extra) || child_env_withheld(*e);
         for (size_t i = 0; !skip && i < sizeof drop / sizeof drop[0]; i++)
             skip = key_is(*e, drop[i]);
         if (!skip)
@@ -283,7 +284,8 @@ bool term_pty_spawn(const struct term_pty_options *opts, struct term_pty *out, c
         .slave = slave,
         .report_fd = pipefd[1],
         .cwd = opts->cwd,
-        .candidates = candidates(argv[0], env_get(envp, "PATH")),
+        /* The caller's resolved path runs as it is: no search after the policy's check. */
+        .candidates = candidates(opts->program ? opts->program : argv[0], env_get(envp, "PATH")),
         .argv = (char *const *)argv,
         .envp = envp,
         .dfl = {.sa_handler = SIG_DFL},

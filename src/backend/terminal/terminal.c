@@ -435,7 +435,7 @@ static void screen_changed(void *ud)
 struct session *terminal_start(struct app *app, const struct terminal_options *o, char **err)
 {
     struct term_pty_options po = {
-        .argv = o->argv, .cwd = o->cwd, .env = o->env, .cols = o->cols, .rows = o->rows};
+        .argv = o->argv, .program = o->program, .cwd = o->cwd, .env = o->env, .cols = o->cols, .rows = o->rows};
     struct term_pty pty;
     if (!term_pty_spawn(&po, &pty, err))
         return NULL;

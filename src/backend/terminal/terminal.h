@@ -9,6 +9,8 @@ struct session;
 
 struct terminal_options {
     const char *const *argv; /* NULL-terminated; NULL = the user's shell */
+    const char *program;     /* absolute path to execute (core/program_path.h); NULL = argv[0]
+                                searched in PATH */
     const char *cwd;         /* NULL = glovebox's working directory */
     const char *const *env;  /* "KEY=value" added to the environment; may be NULL */
     int cols, rows;          /* 2..1000 */
