@@ -45,6 +45,8 @@ static int init_main(void *arg)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* What ps shows for it. */
+    prctl(PR_SET_NAME, "glovebox-pidns");
     /* getppid() is 0 inside a new namespace, so it cannot tell whether
      * glovebox died before the line above: the pipe can. Keep nothing else
      * open, least of all other sessions' lifelines. */
