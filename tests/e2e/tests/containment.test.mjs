@@ -5,10 +5,11 @@
 // unique marker argument in /proc/*/cmdline, and any found is killed (by pid)
 // when the test ends.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { ms, startServer, topts, until } from '../lib/terminal.mjs';
+import { ms, procExists, startServer, topts, until } from '../lib/terminal.mjs';
 
 const ROOT = process.getuid?.() === 0;
 let serial = 0;
@@ -55,6 +56,14 @@ async function noneLeft(mark, what, timeoutMs = ms(3000)) {
   await until(() => survivors(mark).length === 0, timeoutMs, `no sleep ${mark} left ${what} (still running: ${survivors(mark)})`);
 }
 
+/** True, or the test is skipped where this machine cannot contain (doctor says why). */
+async function contained(t, srv) {
+  const { containment } = (await srv.status()).sc;
+  if (containment.mode !== 'none') return true;
+  t.skip(`no containment here: ${containment.reason}`);
+  return false;
+}
+
 const MODES = ROOT
   ? [
       { name: 'pid-namespace', env: {} },
@@ -67,6 +76,7 @@ for (const mode of MODES) {
     const mark = marker(3001);
     cleanUp(t, mark);
     const srv = await startServer(t, { env: mode.env });
+    if (!(await contained(t, srv))) return;
     if (mode.name !== 'default') assert.equal((await srv.status()).sc.containment.mode, mode.name);
     const s = await srv.start({ command: ['sh', '-c', `setsid sleep ${mark} & exec cat`] });
     await started(mark);
@@ -82,6 +92,7 @@ test('containment: a setsid\'d background job ends when the server exits cleanly
   const mark = marker(3001);
   cleanUp(t, mark);
   const srv = await startServer(t);
+  if (!(await contained(t, srv))) return;
   await srv.start({ command: ['sh', '-c', `setsid sleep ${mark} & exec cat`] });
   await started(mark);
   await srv.close();
@@ -92,6 +103,7 @@ test('containment: a setsid\'d background job ends when the server exits on SIGT
   const mark = marker(3001);
   cleanUp(t, mark);
   const srv = await startServer(t);
+  if (!(await contained(t, srv))) return;
   await srv.start({ command: ['sh', '-c', `setsid sleep ${mark} & exec cat`] });
   await started(mark);
   srv.closed = true;
@@ -106,6 +118,7 @@ test('containment: a nohup\'d job ends within about 2 s of kill -9 of the server
   const mark = marker(3002);
   cleanUp(t, mark);
   const srv = await startServer(t);
+  if (!(await contained(t, srv))) return;
   await srv.start({ command: ['sh', '-c', `nohup sleep ${mark} >/dev/null 2>&1 & exec cat`] });
   await started(mark);
   srv.closed = true; // nothing to close cleanly after this
@@ -152,6 +165,7 @@ test('containment: a double-forked program launched on a desktop ends with sessi
   const mark = marker(3004);
   cleanUp(t, mark);
   const srv = await startServer(t);
+  if (!(await contained(t, srv))) return;
   const session = (await srv.ok('desktop_start', { width: 320, height: 240 })).sc.id;
   // The launched shell exits at once; its grandchild, in a session of its
   // own, is nobody's tracked child.
@@ -159,4 +173,21 @@ test('containment: a double-forked program launched on a desktop ends with sessi
   await started(mark);
   await srv.stop(session);
   await noneLeft(mark, 'after session_stop', ms(5000));
+});
+
+test('containment: on an attached display, a double-forked launch_app program ends with session_stop; the X server stays', topts(), async (t) => {
+  const mark = marker(3005);
+  cleanUp(t, mark);
+  // Our own X server, as a user's desktop would be.
+  const xvfb = spawn('Xvfb', ['-screen', '0', '320x240x24', '-nolisten', 'tcp', '-displayfd', '1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => xvfb.kill('SIGKILL'));
+  const display = await new Promise((resolve) => xvfb.stdout.once('data', (d) => resolve(`:${d.toString().trim()}`)));
+  const srv = await startServer(t);
+  if (!(await contained(t, srv))) return;
+  const session = (await srv.ok('desktop_start', { display })).sc.id;
+  await srv.ok('launch_app', { session, command: ['sh', '-c', `(setsid sleep ${mark} >/dev/null 2>&1 &) ; exit 0`] });
+  await started(mark);
+  await srv.stop(session);
+  await noneLeft(mark, 'after session_stop', ms(5000));
+  assert.ok(procExists(xvfb.pid), 'the X server glovebox did not start is still running');
 });
