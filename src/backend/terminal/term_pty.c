@@ -2,6 +2,7 @@
 
 #include "core/child_env.h"
 #include "core/locale_env.h"
+#include "core/pidns.h"
 #include "core/xmalloc.h"
 
 #include <errno.h>
@@ -298,7 +299,8 @@ bool term_pty_spawn(const struct term_pty_options *opts, struct term_pty *out, c
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
+    /* Into the session's namespace, but still glovebox's child. */
+    pid_t pid = pidns_fork(opts->ns);
     if (pid == 0)
         child(&plan);
     int fork_errno = errno;
@@ -309,7 +311,9 @@ bool term_pty_spawn(const struct term_pty_options *opts, struct term_pty *out, c
     free(envp);
     free_strv(plan.candidates);
     if (pid < 0) {
-        *err = xasprintf("cannot start \"%s\": fork: %s", argv[0], strerror(fork_errno));
+        *err = xasprintf("cannot start \"%s\": fork: %s", argv[0],
+                         fork_errno == ESRCH ? "the session's PID namespace is gone"
+                                             : strerror(fork_errno));
         close(pipefd[0]);
         close(master);
         return false;
