@@ -30,6 +30,8 @@ struct http_req {
     char *session_id, *protocol_version, *last_event_id, *mcp_method, *mcp_name;
     long content_length; /* -1 if absent */
     struct strbuf body;
+    bool discarding;  /* the body is over --max-message: read, dropped, then 413 */
+    size_t discarded; /* bytes dropped so far */
 
     /* Response. */
     int status;

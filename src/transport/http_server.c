@@ -412,17 +412,34 @@ static int on_http(struct lws *wsi, struct pss *pss, struct http_transport *t)
     if (!http_guard_check(req) || !http_guard_open(req))
         return 0;
     if (req->method == HTTP_POST && has_body) {
-        if (req->content_length > (long)t->app->max_message) {
-            http_req_fail(req, 413, JSONRPC_INVALID_REQUEST,
-                          "Payload too large: the body is %ld bytes, the limit is %zu",
-                          req->content_length, t->app->max_message);
-            return 0;
-        }
-        return 0; /* wait for the body */
+        if (req->content_length > (long)t->app->max_message)
+            req->discarding = true; /* answered once the body has been read */
+        return 0;                   /* wait for the body */
     }
     req->close_after = false;
     route(req);
     return 0;
+}
+
+/* A body over --max-message is read and dropped, then answered: a client
+ * still uploading when the connection closes sees only a reset ("fetch
+ * failed"), not why. Past MAX_DISCARD the connection is closed instead. */
+#define MAX_DISCARD (256u * 1024 * 1024)
+
+static void answer_too_large(struct http_req *req, bool closing)
+{
+    size_t limit = req->t->app->max_message;
+    if (req->content_length >= 0)
+        http_req_fail(req, 413, JSONRPC_INVALID_REQUEST,
+                      "Payload too large: the body is %ld bytes; the limit is %zu bytes "
+                      "(glovebox serve --max-message)",
+                      req->content_length, limit);
+    else
+        http_req_fail(req, 413, JSONRPC_INVALID_REQUEST,
+                      "Payload too large: the body is over the limit of %zu bytes "
+                      "(glovebox serve --max-message)",
+                      limit);
+    req->close_after = closing;
 }
 
 static int on_body(struct pss *pss, const void *in, size_t len)
@@ -430,9 +447,15 @@ static int on_body(struct pss *pss, const void *in, size_t len)
     struct http_req *req = pss->req;
     if (!req || req->responding)
         return 0;
-    if (req->body.len + len > req->t->app->max_message) {
-        http_req_fail(req, 413, JSONRPC_INVALID_REQUEST,
-                      "Payload too large: the limit is %zu bytes", req->t->app->max_message);
+    if (!req->discarding && req->body.len + len > req->t->app->max_message) {
+        req->discarding = true;
+        strbuf_finish(&req->body);
+        strbuf_init(&req->body);
+    }
+    if (req->discarding) {
+        req->discarded += len;
+        if (req->discarded > MAX_DISCARD)
+            answer_too_large(req, true);
         return 0;
     }
     strbuf_append(&req->body, in, len);
@@ -444,6 +467,10 @@ static int on_body_complete(struct pss *pss)
     struct http_req *req = pss->req;
     if (!req || req->responding)
         return 0;
+    if (req->discarding) {
+        answer_too_large(req, false); /* the body is read: the connection can serve on */
+        return 0;
+    }
     req->close_after = false;
     route(req);
     return 0;
