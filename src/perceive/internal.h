@@ -57,6 +57,8 @@ struct job *job_new(struct perceive *p, struct backend_call *bc, job_fn run);
 void job_queue(struct job *j);
 void job_fail(struct job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The accessibility bus, connected if needed; NULL with j->error. */
+struct atspi *perceive_atspi(struct job *j);
 /* Walk the tree (connecting if needed). false with j->error set. */
 bool perceive_walk(struct job *j, const struct atspi_walk_opts *o, struct atspi_tree *out);
 /* Default walk options from the tool arguments (app, depth, max_nodes, include_hidden). */

@@ -145,6 +145,19 @@ int perceive_secret_rects(struct perceive *p, struct perceive_rect *out, int max
     return n;
 }
 
+struct atspi *perceive_atspi(struct job *j)
+{
+    struct perceive *p = j->p;
+    char *err = NULL;
+    if (!p->atspi)
+        p->atspi = atspi_connect(p->bus_address, CONNECT_TIMEOUT_MS, &err);
+    if (!p->atspi) {
+        job_fail(j, "%s", err);
+        free(err);
+    }
+    return p->atspi;
+}
+
 bool perceive_walk(struct job *j, const struct atspi_walk_opts *o, struct atspi_tree *out)
 {
     struct perceive *p = j->p;
