@@ -1,9 +1,11 @@
 /* Acting on a desktop: click, drag, scroll, type_text and press_key. The
  * arguments are read on the loop (so bad coordinates fail at once), the
- * events are sent from the worker pool (a long press or a drag sleeps
- * between events), and an element named by ref or text is found and, where
+ * events are sent from the desktop's own input thread (input_queue.h: a
+ * long press or a drag sleeps between events, and must not hold a shared
+ * worker), and an element named by ref or text is found and, where
  * a person's plain click would do the same, pressed through accessibility
  * (src/perceive) before the pointer is used. */
+#include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
@@ -31,7 +33,7 @@
 enum act_kind { ACT_CLICK, ACT_DRAG, ACT_SCROLL, ACT_TYPE, ACT_KEY };
 
 struct act {
-    uv_work_t work;
+    struct input_job job; /* first: the job is the act */
     struct backend_call *bc;
     struct desktop *d;
     enum act_kind kind;
@@ -258,10 +260,15 @@ static bool input_blocked(struct act *a, struct xinput *xi)
     return blocked;
 }
 
-static void act_run(uv_work_t *w)
+static void act_run(struct input_job *job)
 {
-    struct act *a = w->data;
+    struct act *a = (struct act *)job;
     struct xinput *xi = a->d->input;
+    /* Cancelled (or paused) while it waited its turn: nothing is sent. */
+    if (atomic_load(&a->stop)) {
+        stopped(a, "nothing was done");
+        return;
+    }
     if (!xinput_lock(xi, &a->err))
         return;
     const char *window = args_string(a->bc->args, "window", NULL);
@@ -369,12 +376,13 @@ static void settled(struct backend_call *bc, const struct perceive_target *t)
     answer(a);
 }
 
-static void act_done(uv_work_t *w, int status)
+static void act_done(struct input_job *job, bool dropped)
 {
-    (void)status;
-    struct act *a = w->data;
+    struct act *a = (struct act *)job;
     a->bc->cancel = NULL;
     a->bc->backend_data = NULL;
+    if (dropped)
+        stopped(a, "the session ended");
     if (a->err) {
         backend_call_fail(a->bc, "%s", a->err);
         free_act(a);
@@ -390,6 +398,8 @@ void desktop_input_ensure(struct desktop *d)
 {
     if (!d->input)
         d->input = xinput_create(d->display);
+    if (!d->input_queue)
+        d->input_queue = input_queue_create(d->app->loop);
 }
 
 static void act_cancel(struct backend_call *bc)
@@ -404,8 +414,9 @@ static void queue(struct act *a)
     a->bc->cancel = act_cancel;
     a->bc->backend_data = a;
     a->blocked = policy_blocked_input(a->bc->app->policy);
-    a->work.data = a;
-    uv_queue_work(a->bc->app->loop, &a->work, act_run, act_done);
+    a->job.run = act_run;
+    a->job.done = act_done;
+    input_queue_push(a->d->input_queue, &a->job);
 }
 
 static struct act *act_new(struct backend_call *bc, enum act_kind kind)

@@ -10,6 +10,7 @@ struct app;
 struct desktop_clipboard;
 struct desktop_output;
 struct frame;
+struct input_queue;
 struct perceive;
 struct session;
 struct start;
@@ -45,6 +46,7 @@ struct desktop {
     bool destroyed;       /* the session is gone; free when the timer has closed */
     struct perceive *perceive;
     struct xinput *input;                /* XTEST, created on the first action */
+    struct input_queue *input_queue;     /* the thread input runs on; with input */
     struct xgrab *grab;                  /* pixels; connects on the first capture */
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
     struct start *start;                 /* while starting (start.c), else NULL */
@@ -75,7 +77,8 @@ void desktop_drag_op(struct backend_call *bc);
 void desktop_scroll_op(struct backend_call *bc);
 void desktop_type_op(struct backend_call *bc);
 void desktop_press_key_op(struct backend_call *bc);
-/* The desktop's input connection, created on first use. */
+/* The desktop's input connection and the thread that uses it (input_queue.h),
+ * created on first use. */
 void desktop_input_ensure(struct desktop *d);
 /* window_list and window_manage (window_ops.c). */
 void desktop_window_list_op(struct backend_call *bc);

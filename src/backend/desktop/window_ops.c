@@ -1,5 +1,7 @@
 /* window_list and window_manage on desktops: the requests of windows.c made
- * on the worker pool, over the desktop's input connection. */
+ * on the desktop's input thread (input_queue.h), over its input connection,
+ * in turn with the input actions that share it. */
+#include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
@@ -13,7 +15,7 @@
 #include <string.h>
 
 struct window_job {
-    uv_work_t work;
+    struct input_job job; /* first */
     struct backend_call *bc;
     struct desktop *d;
     bool manage;
@@ -69,9 +71,9 @@ static void manage(struct window_job *j, struct xinput *xi)
                         (unsigned)win);
 }
 
-static void run(uv_work_t *w)
+static void run(struct input_job *job)
 {
-    struct window_job *j = w->data;
+    struct window_job *j = (struct window_job *)job;
     struct xinput *xi = j->d->input;
     if (!xinput_lock(xi, &j->err))
         return;
@@ -86,11 +88,12 @@ static void run(uv_work_t *w)
     xinput_unlock(xi);
 }
 
-static void done(uv_work_t *w, int status)
+static void done(struct input_job *job, bool dropped)
 {
-    (void)status;
-    struct window_job *j = w->data;
-    if (j->err)
+    struct window_job *j = (struct window_job *)job;
+    if (dropped)
+        backend_call_fail(j->bc, "the session ended");
+    else if (j->err)
         backend_call_fail(j->bc, "%s", j->err);
     else
         backend_call_done(j->bc, j->data, "%s", j->text);
@@ -106,8 +109,9 @@ static void start(struct backend_call *bc, bool is_manage)
     j->d = desktop_of(bc->session);
     j->manage = is_manage;
     desktop_input_ensure(j->d);
-    j->work.data = j;
-    uv_queue_work(bc->app->loop, &j->work, run, done);
+    j->job.run = run;
+    j->job.done = done;
+    input_queue_push(j->d->input_queue, &j->job);
 }
 
 void desktop_window_list_op(struct backend_call *bc)

@@ -224,3 +224,33 @@ test('a person pausing input stops a long drag or press at once, with the button
   assert.match(h.content.map((c) => c.text).join(' '), /the button was released early/);
   process.kill(srv.pid, 'SIGUSR2');
 });
+
+test('long presses on one desktop never hold up another session: they wait their turn on the desktop\'s own input thread', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv, { width: 400, height: 300 });
+  // Four 10 s presses queued at once: they once took all four shared
+  // workers (one pressing, three waiting for the input), and a terminal's
+  // screenshot waited for the first press to end.
+  const order = [];
+  const clicks = [0, 1, 2, 3].map((i) =>
+    srv.call('click', { session, x: 20 + i, y: 20, hold_ms: 10000 }).then((r) => {
+      order.push(`click${i}`);
+      return r;
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const term = await srv.start({ command: ['sleep', '60'] });
+  const shot = await srv.ok('screenshot', { session: term.id });
+  order.push('screenshot');
+  assert.equal(shot.sc.session, term.id);
+  assert.deepEqual(order, ['screenshot'], 'the terminal answered while the presses went on');
+  // A person's stop ends the press under way and the ones still queued,
+  // with every button released.
+  process.kill(srv.pid, 'SIGUSR1');
+  const results = await Promise.all(clicks);
+  for (const r of results) {
+    assert.equal(r.isError, true);
+    assert.match(r.content.map((c) => c.text).join(' '), /Paused by the person/);
+  }
+  process.kill(srv.pid, 'SIGUSR2');
+});
