@@ -17,6 +17,10 @@ struct perceive {
     int first_ref;          /* ref number of last.nodes[0] */
     int next_ref;           /* the next snapshot's first ref */
     bool have_snapshot;
+    /* The input thread's own connection, for asking whether the focus is
+     * a password field as text is typed, without waiting for p->lock. */
+    uv_mutex_t focus_lock;
+    struct atspi *focus_atspi;
     /* Password fields seen by the latest walks, for screenshots to hide. */
     uv_mutex_t secrets_lock;
     struct perceive_rect secrets[PERCEIVE_MAX_SECRETS];

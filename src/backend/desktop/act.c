@@ -5,6 +5,7 @@
  * worker), and an element named by ref or text is found and, where
  * a person's plain click would do the same, pressed through accessibility
  * (src/perceive) before the pointer is used. */
+#define LOG_MODULE "desktop"
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/windows.h"
@@ -12,6 +13,7 @@
 #include "backend/terminal/term_keys.h"
 #include "core/app.h"
 #include "core/args.h"
+#include "core/log.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "perceive/perceive.h"
@@ -48,6 +50,7 @@ struct act {
     json_t *target;  /* the element acted on, for the answer */
     json_t *blocked; /* the policy's windows input must keep away from, or NULL */
     size_t chars;
+    bool secret; /* typed into a password field: kept out of the audit log */
     char *err;
     atomic_bool stop; /* the call was cancelled (or a person paused input) */
 };
@@ -295,6 +298,14 @@ static void act_run(struct input_job *job)
         click_at(a, xi);
         a->count = keep;
     }
+    /* Whatever way the field got the focus (a click, Tab, a ref), what is
+     * typed into a password field is a secret: asked now, as it is typed. */
+    if (a->kind == ACT_TYPE && !a->secret && a->text[0]) {
+        uint64_t t0 = uv_hrtime();
+        a->secret = perceive_focus_is_secret(a->d->perceive);
+        log_debug("focus check: %s, %.1f ms", a->secret ? "a password field" : "not a secret",
+                  (double)(uv_hrtime() - t0) / 1e6);
+    }
     switch (a->kind) {
     case ACT_CLICK:
         click_at(a, xi);
@@ -381,6 +392,8 @@ static void act_done(struct input_job *job, bool dropped)
     struct act *a = (struct act *)job;
     a->bc->cancel = NULL;
     a->bc->backend_data = NULL;
+    if (a->secret && a->bc->note)
+        a->bc->note(a->bc, "redacted", json_true());
     if (dropped)
         stopped(a, "the session ended");
     if (a->err) {
@@ -538,6 +551,7 @@ static void type_then(struct backend_call *bc, const struct perceive_target *t)
     a->target = perceive_target_json(t);
     a->text = xstrdup(args_string(bc->args, "text", ""));
     a->click_first = !t->done;
+    a->secret = t->secret;
     a->x = t->x;
     a->y = t->y;
     queue(a);

@@ -180,6 +180,43 @@ test('a password field: what is typed into it is redacted in the audit log, and 
   assert.ok(!rows.includes('hunter2'), `the secret is not stored: ${rows}`);
 });
 
+/** The audit rows of a tool's calls, once one of them matches want. */
+async function auditRows(srv, tool, want) {
+  const db = join(srv.dataDir, 'audit.db');
+  let rows = '';
+  await until(() => {
+    try {
+      rows = execFileSync('sqlite3', ['-readonly', db, `SELECT arguments FROM calls WHERE tool = '${tool}'`]).toString();
+    } catch { return false; }
+    return want.test(rows);
+  }, ms(5000), `the ${tool} call to be audited`);
+  return rows;
+}
+
+test('a password field focused by a click, typed into without a ref: the text stays out of the audit log', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(t, `zenity --password --title Secret`, 'Password');
+  const field = element(snap, 'password text');
+  // The pointer puts the focus there, not a ref: type_text cannot know from
+  // its arguments that this is a password field.
+  await srv.ok('click', { session, ...centre(field) });
+  const secret = 'sw0rdfish-Ü';
+  await srv.ok('type_text', { session, text: secret });
+  await srv.ok('press_key', { session, key: 'Enter' });
+  assert.equal(await outputOf(out), `${secret}\nstatus=0\n`, 'the program got the real text');
+  const rows = await auditRows(srv, 'type_text', /redacted/);
+  assert.ok(!rows.includes('sw0rdfish'), `the secret is not stored: ${rows}`);
+});
+
+test('text typed into an ordinary field is audited as typed', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(t, `zenity --entry --title Who --text 'Your name'`, 'Your name');
+  await srv.ok('click', { session, ...centre(element(snap, 'text')) });
+  await srv.ok('type_text', { session, text: 'plain-words' });
+  await srv.ok('press_key', { session, key: 'Enter' });
+  assert.equal(await outputOf(out), 'plain-words\nstatus=0\n');
+  const rows = await auditRows(srv, 'type_text', /plain-words/);
+  assert.doesNotMatch(rows, /redacted/);
+});
+
 test('an application that crashes mid-session: its refs say so, the desktop goes on; Xvfb dying ends the session', topts(), async (t) => {
   const { srv, session, snap } = await dialog(t, `zenity --question --title Crash --text 'Still here?'`, 'Still here?');
   const yes = element(snap, 'push button', 'Yes');
