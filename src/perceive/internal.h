@@ -21,6 +21,7 @@ struct perceive {
      * a password field as text is typed, without waiting for p->lock. */
     uv_mutex_t focus_lock;
     struct atspi *focus_atspi;
+    uint64_t focus_retry_ms; /* no accessibility bus: not asked again before (hrtime ms) */
     /* Password fields seen by the latest walks, for screenshots to hide. */
     uv_mutex_t secrets_lock;
     struct perceive_rect secrets[PERCEIVE_MAX_SECRETS];

@@ -141,8 +141,10 @@ static void note_secrets(struct perceive *p, const struct atspi_walk_opts *o,
 
 /* The focus check's time: an application that does not answer costs at most
  * this per call; the fallback walk at most FOCUS_WALK_MS. */
-#define FOCUS_CALL_MS 1000
-#define FOCUS_WALK_MS 1500
+#define FOCUS_CALL_MS  1000
+#define FOCUS_WALK_MS  1500
+#define FOCUS_RETRY_MS 10000
+#define FOCUS_AGAIN_MS 25
 
 static bool focused_password_in(const struct atspi_tree *t)
 {
@@ -153,16 +155,45 @@ static bool focused_password_in(const struct atspi_tree *t)
     return false;
 }
 
-bool perceive_focus_is_secret(struct perceive *p)
+static bool focus_is_secret(struct perceive *p);
+
+bool perceive_focus_is_secret(struct perceive *p, int settle_ms)
 {
     if (!p)
         return false;
+    uint64_t until = uv_hrtime() / 1000000 + (uint64_t)settle_ms;
+    bool secret;
+    /* A "no" may be a program that has not yet handled the focus it was
+     * just given: ask again for a moment. A "yes" is final. */
+    while (!(secret = focus_is_secret(p)) && uv_hrtime() / 1000000 + FOCUS_AGAIN_MS < until)
+        uv_sleep(FOCUS_AGAIN_MS);
+    return secret;
+}
+
+static bool focus_is_secret(struct perceive *p)
+{
     uv_mutex_lock(&p->focus_lock);
     char *err = NULL;
-    if (!p->focus_atspi)
+    uint64_t now = uv_hrtime() / 1000000;
+    if (!p->focus_atspi && now >= p->focus_retry_ms) {
         p->focus_atspi = atspi_connect(p->bus_address, CONNECT_TIMEOUT_MS, &err);
-    int verdict = p->focus_atspi ? atspi_focused_secret(p->focus_atspi, FOCUS_CALL_MS, &err) : -1;
-    if (verdict < 0 && p->focus_atspi) {
+        if (!p->focus_atspi) {
+            /* No accessibility bus: no application says what it shows, as
+             * for screenshots' painting over; not asked again for a while
+             * so typing does not wait on it each time. */
+            log_debug("no accessibility bus to ask about the focus: %s", err);
+            free(err);
+            p->focus_retry_ms = now + FOCUS_RETRY_MS;
+            uv_mutex_unlock(&p->focus_lock);
+            return false;
+        }
+    }
+    if (!p->focus_atspi) {
+        uv_mutex_unlock(&p->focus_lock);
+        return false;
+    }
+    int verdict = atspi_focused_secret(p->focus_atspi, FOCUS_CALL_MS, &err);
+    if (verdict < 0) {
         /* A toolkit without Collection: look at the whole tree instead. */
         struct atspi_walk_opts o = {
             .max_depth = 30, .max_nodes = 2000, .deadline_ms = FOCUS_WALK_MS};

@@ -263,6 +263,12 @@ static bool input_blocked(struct act *a, struct xinput *xi)
     return blocked;
 }
 
+/* Text typed within this long of other input, or of giving the focus, may
+ * reach a field the program has not yet shown as focused: the password
+ * check then asks again for up to FOCUS_SETTLE_MS while the answer is no. */
+#define RECENT_INPUT_MS 1000
+#define FOCUS_SETTLE_MS 200
+
 static void act_run(struct input_job *job)
 {
     struct act *a = (struct act *)job;
@@ -276,17 +282,19 @@ static void act_run(struct input_job *job)
         return;
     const char *window = args_string(a->bc->args, "window", NULL);
     uint32_t win;
+    bool focused = a->click_first;
     if (window && (a->kind == ACT_TYPE || a->kind == ACT_KEY)) {
         if (!windows_find(xi, window, &win, &a->err)) {
             xinput_unlock(xi);
             return;
         }
         windows_focus(xi, win);
+        focused = true;
     } else if (a->kind == ACT_TYPE || a->kind == ACT_KEY) {
         if (a->target)
-            xinput_focus_at(xi, a->x, a->y);
+            xinput_focus_at(xi, a->x, a->y), focused = true;
         else
-            xinput_focus_default(xi);
+            focused = xinput_focus_default(xi);
     }
     if (a->blocked && input_blocked(a, xi)) {
         xinput_unlock(xi);
@@ -302,7 +310,14 @@ static void act_run(struct input_job *job)
      * typed into a password field is a secret: asked now, as it is typed. */
     if (a->kind == ACT_TYPE && !a->secret && a->text[0]) {
         uint64_t t0 = uv_hrtime();
-        a->secret = perceive_focus_is_secret(a->d->perceive);
+        /* Input just given (this call's focusing, a click a moment ago) may
+         * not have reached the program yet: it gets a moment to say. */
+        bool recent = focused || t0 / 1000000 < a->d->input_at_ms + RECENT_INPUT_MS;
+        char *ignored = NULL; /* a display gone shows when the keys are sent */
+        if (focused)
+            xinput_sync(xi, &ignored);
+        free(ignored);
+        a->secret = perceive_focus_is_secret(a->d->perceive, recent ? FOCUS_SETTLE_MS : 0);
         log_debug("focus check: %s, %.1f ms", a->secret ? "a password field" : "not a secret",
                   (double)(uv_hrtime() - t0) / 1e6);
     }
@@ -325,6 +340,7 @@ static void act_run(struct input_job *job)
     }
     if (!a->err)
         xinput_sync(xi, &a->err);
+    a->d->input_at_ms = uv_hrtime() / 1000000;
     xinput_unlock(xi);
 }
 

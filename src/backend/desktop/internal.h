@@ -3,6 +3,7 @@
 #include "backend/backend.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <uv.h>
 
@@ -45,9 +46,10 @@ struct desktop {
     bool kill_timer_open; /* until its close callback has run */
     bool destroyed;       /* the session is gone; free when the timer has closed */
     struct perceive *perceive;
-    struct xinput *input;                /* XTEST, created on the first action */
-    struct input_queue *input_queue;     /* the thread input runs on; with input */
-    struct xgrab *grab;                  /* pixels; connects on the first capture */
+    struct xinput *input;            /* XTEST, created on the first action */
+    struct input_queue *input_queue; /* the thread input runs on; with input */
+    uint64_t input_at_ms; /* uv_hrtime ms when the last input action ended (input thread) */
+    struct xgrab *grab;   /* pixels; connects on the first capture */
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
     struct start *start;                 /* while starting (start.c), else NULL */
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
