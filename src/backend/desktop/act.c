@@ -263,7 +263,8 @@ static bool input_blocked(struct act *a, struct xinput *xi)
     return blocked;
 }
 
-/* Text typed within this long of other input, or of giving the focus, may
+/* Text typed within this long of a click, drag or key press, or of giving
+ * the focus, may
  * reach a field the program has not yet shown as focused: the password
  * check then asks again for up to FOCUS_SETTLE_MS while the answer is no. */
 #define RECENT_INPUT_MS 1000
@@ -340,7 +341,9 @@ static void act_run(struct input_job *job)
     }
     if (!a->err)
         xinput_sync(xi, &a->err);
-    a->d->input_at_ms = uv_hrtime() / 1000000;
+    /* Typing leaves the focus where it was; anything else may move it. */
+    if (a->kind != ACT_TYPE && a->kind != ACT_SCROLL)
+        a->d->input_at_ms = uv_hrtime() / 1000000;
     xinput_unlock(xi);
 }
 

@@ -48,7 +48,7 @@ struct desktop {
     struct perceive *perceive;
     struct xinput *input;            /* XTEST, created on the first action */
     struct input_queue *input_queue; /* the thread input runs on; with input */
-    uint64_t input_at_ms; /* uv_hrtime ms when the last input action ended (input thread) */
+    uint64_t input_at_ms; /* uv_hrtime ms when the last click, drag or key ended (input thread) */
     struct xgrab *grab;   /* pixels; connects on the first capture */
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
     struct start *start;                 /* while starting (start.c), else NULL */
