@@ -70,7 +70,10 @@ static void finish_close(struct input_queue *q)
         return;
     stop_thread(q);
     q->closed = true;
-    uv_close((uv_handle_t *)&q->async, closed);
+    /* Closed already by a server shutting down with the session still
+     * ending: the loop holds the handle until it ends, so q stays. */
+    if (!uv_is_closing((uv_handle_t *)&q->async))
+        uv_close((uv_handle_t *)&q->async, closed);
 }
 
 /* Hands finished jobs to their done callbacks, outside the lock (a done
