@@ -179,8 +179,10 @@ static void end_session(struct desktop *d)
     leftovers_forget(d);
     if (!d->owned)
         xinput_restore(d->input);
-    /* Its thread ends once the calls in flight are answered. */
+    /* Its thread ends once the calls in flight are answered; it then frees
+     * itself. */
     input_queue_close(d->input_queue);
+    d->input_queue = NULL;
     remove_runtime_dir(d);
     desktop_output_close(d->output);
     d->output = NULL;

@@ -111,10 +111,6 @@ struct input_queue *input_queue_create(uv_loop_t *loop)
 
 void input_queue_push(struct input_queue *q, struct input_job *job)
 {
-    if (q->closing) {
-        job->done(job, true);
-        return;
-    }
     q->in_flight++;
     uv_mutex_lock(&q->lock);
     append(&q->todo_tail, job);
@@ -146,8 +142,6 @@ void input_queue_destroy(struct input_queue *q)
 {
     if (!q)
         return;
-    if (q->closed)
-        return; /* frees itself when its handle has closed */
     /* Only when a session is destroyed without having ended (at exit after
      * a failed shutdown): the running job ends, the rest never run. */
     stop_thread(q);

@@ -23,11 +23,10 @@ struct input_queue *input_queue_create(uv_loop_t *loop);
 /* Queue job (not run yet: its run starts after the jobs before it). */
 void input_queue_push(struct input_queue *q, struct input_job *job);
 /* The session has ended: once the jobs in flight are answered the thread
- * ends and q frees itself; later pushes are dropped at once. NULL ok. */
+ * ends and q frees itself (the caller forgets q now). NULL ok. */
 void input_queue_close(struct input_queue *q);
 /* For a session destroyed without input_queue_close (at exit only): waits
  * for the running job (stopped by its owner's cancel beforehand),
  * joins the thread, hands every job left to its done with dropped set when
- * it never ran, and frees q. After input_queue_close: nothing (q frees
- * itself). NULL ok. */
+ * it never ran, and frees q. NULL ok. */
 void input_queue_destroy(struct input_queue *q);
