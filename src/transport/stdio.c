@@ -14,6 +14,11 @@
 #include <unistd.h>
 
 #define READ_CHUNK 65536
+/* Replies queued for a client that does not read them: past the high mark
+ * no more requests are read (so no more replies are made) until the client
+ * has taken the queue down to the low mark. */
+#define OUTPUT_HIGH (16u << 20)
+#define OUTPUT_LOW  (4u << 20)
 
 struct stdio_transport {
     struct app *app;
@@ -28,6 +33,8 @@ struct stdio_transport {
     uv_stream_t *out;
     bool out_failed;
     int writes_pending;
+    size_t out_queued; /* bytes handed to libuv and not yet written */
+    bool held;         /* reading stopped until out_queued falls to OUTPUT_LOW */
     /* Destroyed by its owner: freed once libuv has called back for every
      * write and handle close, which still point at it. */
     bool destroyed;
@@ -49,7 +56,12 @@ struct write_req {
     uv_write_t req;
     struct stdio_transport *t;
     char *data;
+    size_t len;
 };
+
+static void resume_reading(struct stdio_transport *t);
+static void deliver(struct stdio_transport *t);
+static void file_read_next(struct stdio_transport *t);
 
 static void free_transport(struct stdio_transport *t)
 {
@@ -80,9 +92,15 @@ static void write_done(uv_write_t *req, int status)
         t->out_failed = true;
         log_warn("stdout: %s; the client is gone", uv_strerror(status));
     }
+    t->out_queued -= w->len;
     free(w->data);
     free(w);
     t->writes_pending--;
+    if (t->held && t->out_queued <= OUTPUT_LOW && !t->destroyed) {
+        t->held = false;
+        log_info("stdout: the client reads again; reading requests again");
+        resume_reading(t);
+    }
     maybe_drained(t);
 }
 
@@ -112,6 +130,7 @@ static void write_bytes(struct stdio_transport *t, char *data, size_t len)
     struct write_req *w = xmalloc(sizeof *w);
     w->t = t;
     w->data = data;
+    w->len = len;
     uv_buf_t buf = uv_buf_init(data, (unsigned)len);
     int rc = uv_write(&w->req, t->out, &buf, 1, write_done);
     if (rc < 0) {
@@ -122,6 +141,17 @@ static void write_bytes(struct stdio_transport *t, char *data, size_t len)
         return;
     }
     t->writes_pending++;
+    t->out_queued += len;
+    if (!t->held && t->out_queued > OUTPUT_HIGH) {
+        t->held = true;
+        log_warn("stdout: %zu bytes of replies wait for the client to read them; no more "
+                 "requests are read until it does",
+                 t->out_queued);
+        if (t->in && t->reading) {
+            uv_read_stop(t->in);
+            t->reading = false;
+        }
+    }
 }
 
 static void send_message(struct mcp_conn *c, void *stream, json_t *msg, bool final, void *ud)
@@ -149,6 +179,8 @@ static void deliver(struct stdio_transport *t)
     const char *msg;
     size_t len;
     for (;;) {
+        if (t->held)
+            return; /* the rest waits in the framing buffer */
         enum framing_event ev = framing_next(&t->framing, &msg, &len);
         if (ev == FRAMING_NEED_MORE || !t->conn)
             return;
@@ -205,6 +237,24 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 static void file_read_cb(uv_fs_t *req);
 
+static void resume_reading(struct stdio_transport *t)
+{
+    deliver(t); /* what was read before the hold */
+    if (t->held || t->in_closed || t->reading)
+        return;
+    if (!t->in) {
+        file_read_next(t);
+        return;
+    }
+    int rc = uv_read_start(t->in, alloc_cb, read_cb);
+    if (rc < 0) {
+        log_warn("stdin: %s", uv_strerror(rc));
+        input_ended(t);
+        return;
+    }
+    t->reading = true;
+}
+
 static void file_read_next(struct stdio_transport *t)
 {
     struct file_read *r = xmalloc(sizeof *r);
@@ -232,7 +282,7 @@ static void file_read_cb(uv_fs_t *req)
         framing_push(&t->framing, r->buf, (size_t)n);
         free(r);
         deliver(t);
-        if (!t->in_closed)
+        if (!t->in_closed && !t->held)
             file_read_next(t);
         return;
     }

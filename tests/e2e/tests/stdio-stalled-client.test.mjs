@@ -77,3 +77,70 @@ test('SIGTERM while the client reads no replies: exits at the deadline, cleanly'
   srv.child.kill('SIGTERM');
   await assertGaveUpCleanly(srv, started);
 });
+
+/** Resident memory of a process in MiB, from /proc/<pid>/status. */
+function rssMiB(pid) {
+  const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+test('a client that sends requests but reads no replies cannot grow glovebox past its output bound', { timeout: ms(120000) }, async (t) => {
+  const child = spawn(binary(), ['serve'], { env: serverEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdout.pause();
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d.toString()));
+  child.stdin.on('error', () => {});
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const baseline = await (async () => {
+    child.stdin.write(JSON.stringify(INIT) + '\n');
+    while (written(child.pid) === 0) await new Promise((r) => setTimeout(r, 20));
+    return rssMiB(child.pid);
+  })();
+  // About 200 MiB of replies if every request were answered at once.
+  const one = JSON.stringify({ jsonrpc: '2.0', method: 'tools/list' });
+  for (let batch = 0; batch < 20; batch++) {
+    const lines = [];
+    for (let i = 0; i < 300; i++) lines.push(one.replace('"method"', `"id":${batch * 300 + i + 1},"method"`));
+    child.stdin.write(lines.join('\n') + '\n');
+  }
+  // Let it read what it will: once the replies it queued pass the bound, it stops reading.
+  await deadline(
+    (async () => {
+      while (!/no more requests are read until it does/.test(stderr)) await new Promise((r) => setTimeout(r, 100));
+    })(),
+    ms(60000),
+    'glovebox to stop reading requests',
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const grown = rssMiB(child.pid) - baseline;
+  t.diagnostic(`grew by ${grown.toFixed(0)} MiB`);
+  // 16 MiB of queued replies and what building them takes; answering every
+  // request at once grows it by several hundred. (ASan's quarantine keeps
+  // freed memory resident, so only the plain build is measured.)
+  if (!process.env.GLOVEBOX_SANITIZED) assert.ok(grown < 100, `glovebox grew by ${grown.toFixed(0)} MiB with a client that reads nothing`);
+  // Reading again lets it go on: every request is answered in the end.
+  let got = 0;
+  let buf = '';
+  child.stdout.on('data', (d) => {
+    buf += d.toString();
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      if (buf.slice(0, nl).includes('"tools"')) got++;
+      buf = buf.slice(nl + 1);
+    }
+  });
+  child.stdout.resume();
+  await deadline(
+    (async () => {
+      while (got < 6000) await new Promise((r) => setTimeout(r, 100));
+    })(),
+    ms(60000),
+    `every reply (got ${got})`,
+  );
+  child.stdin.end();
+  const status = await deadline(new Promise((r) => child.once('exit', (code) => r(code))), ms(15000), 'exit');
+  assertNoSanitizerReport(stderr);
+  assert.equal(status, 0, stderr.slice(-2000));
+});
