@@ -106,6 +106,11 @@ void reply_error(struct mcp_conn *c, void *stream, json_t *id, int code, const c
                  json_t *data);
 
 /* In-flight bookkeeping. */
+/* Each request in flight holds its arguments and maybe a worker job, so a
+ * connection may not queue work without bound: false (answered with
+ * MCP_TOO_MANY_IN_FLIGHT) when it has MCP_MAX_IN_FLIGHT already. Methods
+ * that answer later call this before pending_start. */
+bool pending_admit(struct mcp_conn *c, void *stream, json_t *id);
 void pending_start(struct pending *p, struct mcp_conn *c, json_t *id, void *stream,
                    const struct request_ctx *rc);
 struct pending *pending_find(struct mcp_conn *c, const json_t *id);

@@ -110,6 +110,8 @@ void method_subscriptions_listen(struct mcp_conn *c, json_t *id, json_t *params,
         free(msg);
         return;
     }
+    if (!pending_admit(c, stream, id))
+        return;
     json_t *filter = honoured_filter(asked);
     struct listen *l = xcalloc(1, sizeof *l);
     l->uris = json_object();

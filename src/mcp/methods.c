@@ -109,6 +109,8 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
                     "Invalid params: \"arguments\" must be an object", NULL);
         return;
     }
+    if (!pending_admit(c, stream, id))
+        return;
     json_t *owned = args && json_is_object(args) ? json_incref(args) : json_object();
     struct tool_call *call = tool_call_create(c, entry, owned, id, stream, rc);
     json_decref(owned);
@@ -344,6 +346,8 @@ void method_resources_read(struct mcp_conn *c, json_t *id, json_t *params,
                     "Invalid params: \"uri\" must be a string", NULL);
         return;
     }
+    if (!pending_admit(c, stream, id))
+        return;
     struct resource_read *r = xcalloc(1, sizeof *r);
     pending_start(&r->p, c, id, stream, rc);
     r->app = c->app;

@@ -225,6 +225,18 @@ void pending_start(struct pending *p, struct mcp_conn *c, json_t *id, void *stre
     c->in_flight++;
 }
 
+bool pending_admit(struct mcp_conn *c, void *stream, json_t *id)
+{
+    if (c->in_flight < MCP_MAX_IN_FLIGHT)
+        return true;
+    char *msg = xasprintf("Too many requests in flight: this connection already waits for %d "
+                          "answers; wait for some before sending more",
+                          MCP_MAX_IN_FLIGHT);
+    reply_error(c, stream, id, MCP_TOO_MANY_IN_FLIGHT, msg, NULL);
+    free(msg);
+    return false;
+}
+
 struct pending *pending_find(struct mcp_conn *c, const json_t *id)
 {
     for (struct pending *p = c->pending; p; p = p->next)

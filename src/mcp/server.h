@@ -35,6 +35,9 @@ void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *st
 /* Report a transport-level problem (oversized or unframeable message) as a
  * JSON-RPC error with a null id. */
 void mcp_conn_report(struct mcp_conn *c, int code, const char *message);
+/* Requests one connection may have in flight; more are answered
+ * MCP_TOO_MANY_IN_FLIGHT (the HTTP transport allows as many per client). */
+#define MCP_MAX_IN_FLIGHT 256
 int mcp_conn_in_flight(const struct mcp_conn *c);
 /* Who is on the other end, for the audit log and status (copied). */
 void mcp_conn_set_peer(struct mcp_conn *c, const char *remote, const char *session_id);
