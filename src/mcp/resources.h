@@ -14,8 +14,9 @@ struct resource_provider {
     const char *name;
     const char *description;
     const char *mime_type;
-    /* Append the concrete resources that exist now to list: {uri, name, mimeType…}. */
-    void (*list)(struct app *app, json_t *list);
+    /* Append the concrete resources that exist now, and that owner (the
+     * caller as in tool_call_owner) may see, to list: {uri, name, mimeType…}. */
+    void (*list)(struct app *app, const char *owner, json_t *list);
     /* Start reading uri; finish with resource_read_done/_not_found/_fail. */
     void (*read)(struct resource_read *r, const char *uri);
     /* Clients may subscribe to this provider's URIs (resources/subscribe);
@@ -42,6 +43,8 @@ bool resources_complete(void);
 void resources_updated(const char *uri);
 
 struct app *resource_read_app(const struct resource_read *r);
+/* The reader, as tool_call_owner. Borrowed. */
+const char *resource_read_owner(const struct resource_read *r);
 /* contents: array of {uri, mimeType, text | blob} (stolen). */
 void resource_read_done(struct resource_read *r, json_t *contents);
 void resource_read_not_found(struct resource_read *r, const char *fmt, ...)

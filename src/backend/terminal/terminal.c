@@ -458,7 +458,7 @@ struct session *terminal_start(struct app *app, const struct terminal_options *o
     }
     t->last_output_ms = uv_now(app->loop);
 
-    struct session *s = session_add(app->sessions, &terminal_impl, o->name);
+    struct session *s = session_add(app->sessions, &terminal_impl, o->name, o->client);
     s->backend = t;
     t->session = s;
     uv_poll_init(app->loop, &t->poll, t->master);
@@ -470,6 +470,7 @@ struct session *terminal_start(struct app *app, const struct terminal_options *o
     update_poll(t);
     children_watch(t->pid, child_exited, t);
     log_info("%s: started pid %d", s->id, (int)t->pid);
+    session_set_live(s);
     return s;
 }
 
