@@ -99,9 +99,10 @@ static void begin(struct session *s, void *ud)
 {
     struct screen_call *sc = ud;
     struct tool_call *call = sc->bc.owner;
-    if (!s->was_live || s->state != SESSION_LIVE) {
-        tool_call_fail(call, "cannot %s: session %s %s (%s)", sc->verb, s->id,
-                       s->was_live ? "has ended" : "did not start",
+    /* Reached from SESSION_STARTING only at set_live or at the end of a start
+     * that failed; screen_call_run has checked the rest. */
+    if (!s->was_live) {
+        tool_call_fail(call, "cannot %s: session %s did not start (%s)", sc->verb, s->id,
                        s->end_reason ? s->end_reason : "stopped");
         free(sc);
         return;
