@@ -78,8 +78,8 @@ static void usage(FILE *to)
           "  --shared-sessions    every client may list and use every screen session\n"
           "                       (cooperating agents; default: a session is its\n"
           "                       starter's unless started with shared: true)\n"
-          "  --max-sessions N     screen sessions running at once (default 64)\n"
-          "  --max-sessions-per-client N   per client (default 16)\n"
+          "  --max-sessions N     screen sessions running at once (default 128)\n"
+          "  --max-sessions-per-client N   per client (default 64)\n"
           "  --log-level LEVEL    debug, info, warning or error (default warning; also\n"
           "                       GLOVEBOX_LOG)\n" SERVE_POLICY_USAGE SERVE_AUDIT_USAGE
           "  -h, --help           show this help\n"

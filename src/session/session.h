@@ -63,8 +63,8 @@ void session_registry_destroy(struct session_registry *reg);
 
 /* How many sessions that have not ended the server, and each client (all
  * stateless requests together count as one), may have; <= 0: no bound. */
-#define SESSION_DEFAULT_MAX_TOTAL      64
-#define SESSION_DEFAULT_MAX_PER_CLIENT 16
+#define SESSION_DEFAULT_MAX_TOTAL      128
+#define SESSION_DEFAULT_MAX_PER_CLIENT 64
 /* share_all: every session is every client's (--shared-sessions). */
 void session_registry_configure(struct session_registry *reg, bool share_all, int max_total,
                                 int max_per_client);

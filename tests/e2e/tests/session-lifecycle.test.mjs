@@ -95,7 +95,7 @@ test('a session_list while a desktop starts shows it as starting', topts(), asyn
 
 test('shutdown with 34 attached desktops (no programs) exits cleanly', topts({ timeout: ms(120000) }), async (t) => {
   const own = await ownXvfb(t);
-  const srv = await startServer(t, { args: ['--max-sessions-per-client', '40'] });
+  const srv = await startServer(t);
   for (let i = 0; i < 34; i++) await srv.ok('desktop_start', { display: own.display });
   assert.equal((await srv.ok('session_list', {})).sc.sessions.length, 34);
   await srv.close({ timeoutMs: ms(20000) });
