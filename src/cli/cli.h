@@ -14,5 +14,14 @@ int cli_policy(int argc, char **argv);
 /* Pause / resume running servers (SIGUSR1 / SIGUSR2). */
 int cli_stop(int argc, char **argv);
 int cli_resume(int argc, char **argv);
+/* A command that signals every running glovebox serve of this user (or the
+ * one given with --pid): stop, resume, policy apply. */
+struct cli_signal_command {
+    const char *name; /* as typed after "glovebox " */
+    int sig;
+    const char *done;  /* "paused": what the server did */
+    const char *about; /* the help text's description */
+};
+int cli_signal_servers(int argc, char **argv, const struct cli_signal_command *c);
 /* Extra tools for the test binary; a no-op in the real one. */
 void cli_register_extra_tools(void);

@@ -1,7 +1,9 @@
 /* glovebox doctor: what each kind of session needs, and what is missing
- * here with the Debian package that provides it. */
+ * here with the Debian package that provides it, and how sessions'
+ * processes are contained. */
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "core/pidns.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +17,8 @@ int cli_doctor(int argc, char **argv)
                  "\n"
                  "Checks what each kind of session (terminal, desktop, vnc, webdriver, android)\n"
                  "needs on this machine and prints what is missing with the Debian package\n"
-                 "that provides it.\n"
+                 "that provides it, and which containment keeps a session's processes from\n"
+                 "outliving it (pid-namespace, user+pid-namespace, or none and why).\n"
                  "Exit status: 0 when every implemented kind can run, 1 when something is\n"
                  "missing, 2 on a usage error.");
             return EXIT_OK;
@@ -60,6 +63,9 @@ int cli_doctor(int argc, char **argv)
                        json_string_value(json_object_get(m, "package")));
             }
         }
+        enum pidns_mode mode = pidns_mode();
+        printf("%-10s %s%s%s\n", "containment", pidns_mode_name(mode),
+               mode == PIDNS_NONE ? " — " : "", mode == PIDNS_NONE ? pidns_reason() : "");
         puts(missing_any ? "\nSome requirements are missing (see above)."
                          : "\nEverything the implemented session kinds need is here.");
     }

@@ -1,5 +1,6 @@
 /* glovebox stop / glovebox resume: the person's stop button for every
- * running server (or one, with --pid), by SIGUSR1 / SIGUSR2. */
+ * running server (or one, with --pid), by SIGUSR1 / SIGUSR2; glovebox policy
+ * apply reaches them the same way (SIGHUP). */
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/pidfile.h"
@@ -12,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *to, const char *cmd)
+static void usage(FILE *to, const struct cli_signal_command *c)
 {
-    bool stop = strcmp(cmd, "stop") == 0;
     fprintf(to,
             "Usage: glovebox %s [--pid PID] [--data-dir DIR]\n"
             "\n"
@@ -28,24 +28,19 @@ static void usage(FILE *to, const char *cmd)
             "\n"
             "Exit status: 0 when at least one server was %s, 1 when none was found,\n"
             "2 on a usage error.\n",
-            cmd,
-            stop ? "Pauses every input action of every running glovebox serve of this user at\n"
-                   "once (SIGUSR1): tools that change anything are refused and the ones running\n"
-                   "are stopped, until glovebox resume. Screens can still be read."
-                 : "Lets paused glovebox servers act again (SIGUSR2).",
-            stop ? "paused" : "resumed");
+            c->name, c->about, c->done);
 }
 
-static int run(int argc, char **argv, bool stop)
+int cli_signal_servers(int argc, char **argv, const struct cli_signal_command *c)
 {
-    const char *cmd = argv[0];
+    const char *cmd = c->name;
     long only = 0;
     char *dir = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout, cmd);
+            usage(stdout, c);
             free(dir);
             return EXIT_OK;
         } else if (strcmp(a, "--pid") == 0 && v) {
@@ -69,8 +64,8 @@ static int run(int argc, char **argv, bool stop)
             return EXIT_USAGE;
         }
     }
-    int sig = stop ? SIGUSR1 : SIGUSR2;
-    const char *done = stop ? "paused" : "resumed";
+    int sig = c->sig;
+    const char *done = c->done;
     if (only) {
         free(dir);
         /* Never signal something else: SIGUSR1 would kill most programs. */
@@ -110,10 +105,17 @@ static int run(int argc, char **argv, bool stop)
 
 int cli_stop(int argc, char **argv)
 {
-    return run(argc, argv, true);
+    static const struct cli_signal_command stop = {
+        "stop", SIGUSR1, "paused",
+        "Pauses every input action of every running glovebox serve of this user at\n"
+        "once (SIGUSR1): tools that change anything are refused and the ones running\n"
+        "are stopped, until glovebox resume. Screens can still be read."};
+    return cli_signal_servers(argc, argv, &stop);
 }
 
 int cli_resume(int argc, char **argv)
 {
-    return run(argc, argv, false);
+    static const struct cli_signal_command resume = {
+        "resume", SIGUSR2, "resumed", "Lets paused glovebox servers act again (SIGUSR2)."};
+    return cli_signal_servers(argc, argv, &resume);
 }

@@ -1,5 +1,6 @@
-/* glovebox policy init|check: write a starter policy, and explain what a
- * policy allows, tool by tool, from the real tool list. */
+/* glovebox policy init|check|apply: write a starter policy, explain what a
+ * policy allows, tool by tool, from the real tool list, and confirm a
+ * widened policy to the running servers. */
 #include "cli/cli.h"
 #include "core/xmalloc.h"
 #include "mcp/registry.h"
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +35,15 @@ static const char STARTER[] =
     "  \"confirm\": [],\n"
     "  \"confirm_timeout_s\": 60,\n"
     "  \"rules\": {\n"
-    "    \"$comment\": \"Which programs may run. A name without / matches that program "
-    "anywhere; a path pins it. desktop_start attaches to an existing display only if "
-    "displays lists it.\",\n"
-    "    \"terminal_start\": {\"commands\": [\"bash\", \"sh\"]},\n"
+    "    \"$comment\": \"Which programs may run. A bare name (bash) allows that program "
+    "from a folder of glovebox's PATH (/usr/bin/bash, never ./bin/bash) WITH ANY ARGUMENTS, "
+    "so bash allows bash -c 'any command'; a full path (/usr/bin/git) pins the file. To fix "
+    "the arguments too, write {\\\"program\\\": \\\"git\\\", \\\"args\\\": "
+    "[\\\"status\\\", \\\"...\\\"]}: one pattern per argument, ... for any further "
+    "ones. env lists the variables terminal_start may set beyond the inert ones (LANG, LC_*, "
+    "TERM, TZ, ...). desktop_start attaches to an existing display only if displays lists "
+    "it.\",\n"
+    "    \"terminal_start\": {\"commands\": [\"bash\", \"sh\"], \"env\": []},\n"
     "    \"desktop_start\": {\"commands\": [\"zenity\", \"xterm\"], \"displays\": []},\n"
     "    \"launch_app\": {\"commands\": [\"zenity\", \"xterm\"]},\n"
     "    \"input\": {\"blocked_windows\": [\"*Password*\", \"*password*\"], "
@@ -54,12 +61,16 @@ static int usage(FILE *to, int code)
 {
     fputs("Usage: glovebox policy init [PATH] [--force]\n"
           "       glovebox policy check [PATH]\n"
+          "       glovebox policy apply [--pid PID] [--data-dir DIR]\n"
           "\n"
           "init   writes a starter policy to PATH (default ./" DEFAULT_PATH ") with\n"
           "       comments on each part; an existing file is kept unless --force.\n"
           "check  explains what the policy at PATH (default: the file glovebox serve\n"
           "       would use) allows: the mode, every tool and why, argument rules and\n"
-          "       rate limits. Exit 0 when it is valid, 2 when it is not.\n",
+          "       rate limits. Exit 0 when it is valid, 2 when it is not.\n"
+          "apply  tells the running servers (every glovebox serve of yours, or --pid)\n"
+          "       to read their policy files again and apply them even when they widen\n"
+          "       the permissions (SIGHUP); a reload that narrows needs no apply.\n",
           to);
     return code;
 }
@@ -124,7 +135,15 @@ static void print_json_lists(const char *title, json_t *o)
 
 static int check(const char *given)
 {
-    char *path = given ? xstrdup(given) : policy_find_file();
+    char *path = NULL, *project = NULL;
+    if (given)
+        path = xstrdup(given);
+    else
+        policy_find_files(&path, &project);
+    if (!path) {
+        path = project; /* alone, it is the policy */
+        project = NULL;
+    }
     struct policy *p;
     if (!path) {
         puts("no policy file (./" DEFAULT_PATH " or $XDG_CONFIG_HOME/glovebox/policy.json):\n"
@@ -133,14 +152,18 @@ static int check(const char *given)
         p = policy_create_default();
     } else {
         char *err = NULL;
-        p = policy_load(path, &err);
+        p = policy_load_layers(path, project, &err);
         if (!p) {
             fprintf(stderr, "glovebox policy check: %s\n", err);
             free(err);
             free(path);
+            free(project);
             return EXIT_USAGE;
         }
         printf("policy: %s (valid)\n", path);
+        if (project)
+            printf("narrowed by the project's policy: %s (valid; a call must pass both)\n",
+                   project);
     }
     static const char *const modes[] = {"observe only",
                                         "every change needs a person's "
@@ -167,7 +190,19 @@ static int check(const char *given)
     mcp_server_finish();
     policy_destroy(p);
     free(path);
+    free(project);
     return EXIT_OK;
+}
+
+static int apply(int argc, char **argv)
+{
+    static const struct cli_signal_command c = {
+        "policy apply", SIGHUP, "told",
+        "Tells every running glovebox serve of this user (or --pid) to read its policy\n"
+        "files again and apply them, also when they widen the permissions: a reload that\n"
+        "widens waits for this (status shows it as \"pending\"); one that narrows applies\n"
+        "at once."};
+    return cli_signal_servers(argc, argv, &c);
 }
 
 int cli_policy(int argc, char **argv)
@@ -175,6 +210,8 @@ int cli_policy(int argc, char **argv)
     const char *verb = argc > 1 ? argv[1] : NULL;
     if (!verb || strcmp(verb, "-h") == 0 || strcmp(verb, "--help") == 0)
         return usage(verb ? stdout : stderr, verb ? EXIT_OK : EXIT_USAGE);
+    if (strcmp(verb, "apply") == 0)
+        return apply(argc - 1, argv + 1);
     const char *path = NULL;
     bool force = false;
     for (int i = 2; i < argc; i++) {
@@ -192,6 +229,6 @@ int cli_policy(int argc, char **argv)
         return init(path ? path : DEFAULT_PATH, force);
     if (strcmp(verb, "check") == 0)
         return check(path);
-    fprintf(stderr, "glovebox policy: unknown command \"%s\" (init or check)\n", verb);
+    fprintf(stderr, "glovebox policy: unknown command \"%s\" (init, check or apply)\n", verb);
     return EXIT_USAGE;
 }

@@ -46,18 +46,34 @@ bool serve_policy_start(struct serve_policy *sp, struct app *app)
               "only for development and sandboxes\n",
               stderr);
     } else {
-        char *path = sp->path ? xstrdup(sp->path) : policy_find_file();
-        if (path) {
+        char *user = NULL, *project = NULL;
+        if (sp->path)
+            user = xstrdup(sp->path);
+        else
+            policy_find_files(&user, &project);
+        if (user || project) {
             char *err = NULL;
-            sp->policy = policy_load(path, &err);
+            sp->policy = policy_load_layers(user, project, &err);
             if (!sp->policy) {
                 fprintf(stderr, "glovebox serve: cannot use the policy: %s\n", err);
                 free(err);
-                free(path);
+                free(user);
+                free(project);
                 return false;
             }
-            log_info("policy: %s", path);
-            free(path);
+            if (user && project)
+                log_info("policy: %s, narrowed by the project's %s", user, project);
+            else if (project)
+                fprintf(stderr,
+                        "glovebox: the project's policy %s is in force alone; with your own "
+                        "policy in $XDG_CONFIG_HOME/glovebox/policy.json a project's policy can "
+                        "only narrow it\n",
+                        project);
+            else
+                log_info("policy: %s", user);
+            /* The project file narrows only when there is a user file under it. */
+            sp->file = user ? user : project;
+            sp->project = user ? project : NULL;
         } else {
             sp->policy = policy_create_default();
             fputs("glovebox: no policy file, so this server is read-only: tools that change "
@@ -86,4 +102,6 @@ void serve_policy_finish(struct serve_policy *sp)
     sp->path = NULL;
     free(sp->file);
     sp->file = NULL;
+    free(sp->project);
+    sp->project = NULL;
 }

@@ -21,15 +21,17 @@ struct serve_policy {
     /* Re-reading the file (policy_watch.c). */
     struct app *app;
     char *file;                   /* the policy's file, or NULL */
+    char *project;                /* the project's file narrowing it, or NULL */
     enum policy_mode loaded_mode; /* as loaded (file, then --mode) */
-    uv_fs_event_t event;          /* its directory */
-    uv_fs_poll_t poll;            /* when events cannot be had */
+    uv_fs_event_t event[2];       /* the directories of file and project */
+    uv_fs_poll_t poll[2];         /* when events cannot be had */
     uv_timer_t settle;            /* editors write in steps: wait for quiet */
+    uv_signal_t apply;            /* SIGHUP: glovebox policy apply */
 };
 
 #define SERVE_POLICY_USAGE                                                                         \
-    "  --policy PATH        the permission policy (default: ./.glovebox/policy.json, then\n"       \
-    "                       $XDG_CONFIG_HOME/glovebox/policy.json; none: read-only)\n"             \
+    "  --policy PATH        the permission policy (default: $XDG_CONFIG_HOME/glovebox/\n"          \
+    "                       policy.json, narrowed by ./.glovebox/policy.json; none: read-only)\n"  \
     "  --mode MODE          passive, assist or autopilot (overrides the policy's mode)\n"          \
     "  --allow-all          allow every tool (development and sandboxes only;\n"                   \
     "                       also GLOVEBOX_ALLOW_ALL=1)\n"

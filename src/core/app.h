@@ -12,6 +12,7 @@ struct http_transport;
 
 struct mcp_gate;
 struct tool_call;
+struct resource_read;
 
 /* Told about every tools/call as it is answered (the audit log): the
  * arguments, notes and client are readable through mcp/tool.h; result is
@@ -19,6 +20,10 @@ struct tool_call;
  * not block. */
 struct call_observer {
     void (*finished)(void *ud, const struct tool_call *call, const json_t *result);
+    /* Every resources/read a provider answered, allowed or not (mcp/resources.h
+     * has the accessors); error is the text the client got, NULL when it got
+     * the contents. */
+    void (*read)(void *ud, const struct resource_read *r, const char *error);
     void *ud;
 };
 struct policy;

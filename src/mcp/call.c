@@ -66,10 +66,10 @@ bool tool_call_client_can(const struct tool_call *call, const char *capability)
     return json_is_object(json_object_get(caps, capability));
 }
 
-json_t *tool_call_client(const struct tool_call *call)
+json_t *pending_client(const struct pending *p)
 {
-    const struct mcp_conn *c = call->p.conn;
-    const json_t *info = call->p.modern ? call->p.client_info : c ? c->client_info : NULL;
+    const struct mcp_conn *c = p->conn;
+    const json_t *info = p->modern ? p->client_info : c ? c->client_info : NULL;
     json_t *o = json_object();
     json_object_set_new(o, "transport", json_string(c ? c->transport.name : "gone"));
     json_t *client = json_null();
@@ -88,6 +88,11 @@ json_t *tool_call_client(const struct tool_call *call)
     if (c && c->session_id)
         json_object_set_new(o, "mcp_session", json_string(c->session_id));
     return o;
+}
+
+json_t *tool_call_client(const struct tool_call *call)
+{
+    return pending_client(&call->p);
 }
 
 const char *tool_call_owner(const struct tool_call *call)

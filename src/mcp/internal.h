@@ -115,6 +115,8 @@ struct pending *pending_find(struct mcp_conn *c, const json_t *id);
 /* Send msg (consumed; may be NULL) as the request's final message unless it
  * was cancelled or its connection is gone, then unlink p. */
 void pending_finish(struct pending *p, json_t *msg);
+/* Who sent p, as tool_call_client describes it (new reference). */
+json_t *pending_client(const struct pending *p);
 void pending_cancel(struct pending *p);
 
 /* Methods. Each replies itself (possibly later). */

@@ -12,6 +12,7 @@ enum {
     JSONRPC_INTERNAL_ERROR = -32603,
     /* MCP codes. */
     MCP_RESOURCE_NOT_FOUND_LEGACY = -32002, /* 2025-11-25 and earlier */
+    MCP_DENIED = -32003, /* glovebox: the permission policy refused a resources/read */
     MCP_HEADER_MISMATCH = -32020,
     MCP_MISSING_CLIENT_CAPABILITY = -32021,
     MCP_UNSUPPORTED_PROTOCOL_VERSION = -32022,

@@ -8,6 +8,7 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/resources.h"
 #include "mcp/schema.h"
+#include "mcp/tool.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -146,6 +147,9 @@ struct resource_read {
     struct pending p;
     struct app *app;
     char *uri;
+    json_t *args;        /* the permission arguments; owned, never NULL */
+    json_t *notes;       /* owned; NULL: no provider, so nothing to audit */
+    uint64_t started_ms; /* uv_now at arrival */
 };
 
 struct app *resource_read_app(const struct resource_read *r)
@@ -158,9 +162,40 @@ const char *resource_read_owner(const struct resource_read *r)
     return mcp_conn_owner(r->p.conn);
 }
 
-static void read_finish(struct resource_read *r, json_t *msg)
+const char *resource_read_uri(const struct resource_read *r)
 {
+    return r->uri;
+}
+
+json_t *resource_read_client(const struct resource_read *r)
+{
+    return pending_client(&r->p);
+}
+
+const json_t *resource_read_args(const struct resource_read *r)
+{
+    return r->args;
+}
+
+const json_t *resource_read_notes(const struct resource_read *r)
+{
+    return r->notes;
+}
+
+uint64_t resource_read_elapsed_ms(const struct resource_read *r)
+{
+    return uv_now(r->app->loop) - r->started_ms;
+}
+
+/* error: what the client is told, NULL when it gets the contents. */
+static void read_finish(struct resource_read *r, json_t *msg, const char *error)
+{
+    const struct call_observer *o = r->app->call_observer;
+    if (r->notes && o && o->read)
+        o->read(o->ud, r, error);
     pending_finish(&r->p, msg);
+    json_decref(r->args);
+    json_decref(r->notes);
     free(r->uri);
     free(r);
 }
@@ -171,7 +206,7 @@ void resource_read_done(struct resource_read *r, json_t *contents)
     struct request_ctx rc = {.modern = r->p.modern, .version = r->p.version};
     cacheable(&rc, result, 0);
     decorate_result(&rc, result);
-    read_finish(r, jsonrpc_result(r->p.id, result));
+    read_finish(r, jsonrpc_result(r->p.id, result), NULL);
 }
 
 static void read_error(struct resource_read *r, int code, const char *fmt, va_list ap)
@@ -183,7 +218,10 @@ static void read_error(struct resource_read *r, int code, const char *fmt, va_li
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
     json_t *data = json_pack("{s:s}", "uri", r->uri);
-    read_finish(r, jsonrpc_error(r->p.id, code, msg ? msg : "resource error", data));
+    if (code == MCP_DENIED)
+        json_object_set_new(data, "code", json_string("denied"));
+    const char *text = msg ? msg : "resource error";
+    read_finish(r, jsonrpc_error(r->p.id, code, text, data), text);
     free(msg);
 }
 
@@ -205,6 +243,51 @@ void resource_read_fail(struct resource_read *r, const char *fmt, ...)
     va_end(ap);
 }
 
+static void read_refuse(struct resource_read *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void read_refuse(struct resource_read *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    read_error(r, MCP_DENIED, fmt, ap);
+    va_end(ap);
+}
+
+/* A read shows what its permission tool shows, so it passes the same gate
+ * as that tool's call. false after refusing r. */
+static bool read_admitted(struct resource_read *r, const struct resource_provider *p)
+{
+    const struct tool *tool = p->permission ? p->permission(r->uri, r->args) : NULL;
+    const struct mcp_gate *gate = r->app->gate;
+    if (!tool || !gate) {
+        json_object_set_new(r->notes, "decision", json_string("allowed"));
+        return true;
+    }
+    json_object_set_new(r->notes, "permission", json_string(tool->name));
+    struct mcp_verdict v = gate->admit(gate->ud, tool, r->args);
+    switch (v.admission) {
+    case MCP_ADMIT:
+        free(v.message);
+        json_object_set_new(r->notes, "decision", json_string("allowed"));
+        return true;
+    case MCP_REFUSE:
+        log_info("resources/read %s refused by policy (as %s)", r->uri, tool->name);
+        json_object_set_new(r->notes, "decision", json_string(v.decision ? v.decision : "denied"));
+        read_refuse(r, "Reading %s takes the permission of %s: %s", r->uri, tool->name,
+                    v.message ? v.message : "Denied by policy");
+        break;
+    case MCP_CONFIRM:
+        json_object_set_new(r->notes, "decision", json_string("needs_confirmation"));
+        read_refuse(r,
+                    "Reading %s takes the permission of %s, which needs a person's "
+                    "confirmation (%s); a resource read cannot ask: call %s instead",
+                    r->uri, tool->name, v.message ? v.message : "policy", tool->name);
+        break;
+    }
+    free(v.message);
+    return false;
+}
 void method_resources_list(struct mcp_conn *c, json_t *id, json_t *params,
                            const struct request_ctx *rc, void *stream)
 {
@@ -270,10 +353,14 @@ void method_resources_read(struct mcp_conn *c, json_t *id, json_t *params,
     pending_start(&r->p, c, id, stream, rc);
     r->app = c->app;
     r->uri = xstrdup(json_string_value(uri));
+    r->args = json_object();
+    r->started_ms = uv_now(c->app->loop);
     const struct resource_provider *p = resources_find(r->uri);
     if (!p) {
         resource_read_not_found(r, "Resource not found: %.200s", r->uri);
         return;
     }
-    p->read(r, r->uri);
+    r->notes = json_object();
+    if (read_admitted(r, p))
+        p->read(r, r->uri);
 }

@@ -1,5 +1,9 @@
 #include "mcp/resources.h"
 
+#include "core/app.h"
+#include "mcp/gate.h"
+#include "mcp/tool.h"
+
 #include <string.h>
 
 #define MAX_PROVIDERS 32
@@ -50,4 +54,15 @@ bool resources_complete(void)
         if (providers[i]->complete)
             return true;
     return false;
+}
+
+bool resources_may_watch(struct app *app, const char *uri)
+{
+    const struct resource_provider *p = resources_find(uri);
+    if (!p || !p->permission || !app->gate)
+        return true;
+    json_t *args = json_object();
+    const struct tool *tool = p->permission(uri, args);
+    json_decref(args);
+    return !tool || app->gate->visible(app->gate->ud, tool);
 }

@@ -4,9 +4,11 @@
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct app;
 struct resource_read;
+struct tool;
 
 struct resource_provider {
     const char *uri_template; /* RFC 6570, e.g. "glovebox://session/{id}/screen" */
@@ -26,6 +28,15 @@ struct resource_provider {
      * to values (a JSON array) the strings that could complete value for
      * the variable named var. */
     void (*complete)(const char *var, const char *value, json_t *values);
+    /* Reading uri shows what a tool shows: return that tool, and fill args
+     * (an empty object) with the arguments the equivalent call would have
+     * ({"session": id}). The read then passes the permission gate as that
+     * call would (deny, mode, argument rules, rate limits; a read cannot
+     * ask a person, so one that needs confirmation is refused), and
+     * subscribing needs the tool to be visible. Return NULL when reading
+     * uri needs no permission. NULL function: no permission needed. The
+     * provider names the tool; mcp/ never does. */
+    const struct tool *(*permission)(const char *uri, json_t *args);
 };
 
 void resources_add(const struct resource_provider *p);
@@ -42,9 +53,22 @@ bool resources_complete(void);
  * notifications/resources/updated. Call on the loop thread. */
 void resources_updated(const char *uri);
 
+/* Whether the policy lets clients hear about changes to uri (its
+ * permission tool is visible, or it needs none). */
+bool resources_may_watch(struct app *app, const char *uri);
+
 struct app *resource_read_app(const struct resource_read *r);
 /* The reader, as tool_call_owner. Borrowed. */
 const char *resource_read_owner(const struct resource_read *r);
+/* For the audit log (call_observer.read): the URI asked for; who asked (as
+ * tool_call_client); the permission arguments the provider filled
+ * ({"session": id}, borrowed, never NULL); the notes ({"decision",
+ * "permission": the tool}, borrowed, never NULL); ms since arrival. */
+const char *resource_read_uri(const struct resource_read *r);
+json_t *resource_read_client(const struct resource_read *r);
+const json_t *resource_read_args(const struct resource_read *r);
+const json_t *resource_read_notes(const struct resource_read *r);
+uint64_t resource_read_elapsed_ms(const struct resource_read *r);
 /* contents: array of {uri, mimeType, text | blob} (stolen). */
 void resource_read_done(struct resource_read *r, json_t *contents);
 void resource_read_not_found(struct resource_read *r, const char *fmt, ...)

@@ -6,6 +6,7 @@
  * request. 2026-07-28 clients subscribe with subscriptions/listen instead
  * (listen.c), so their resources/subscribe is refused with a pointer to it. */
 #define LOG_MODULE "mcp"
+#include "core/app.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "mcp/internal.h"
@@ -93,6 +94,15 @@ void method_resources_subscribe(struct mcp_conn *c, json_t *id, json_t *params,
     const char *uri = subscription_uri(c, id, params, rc, stream);
     if (!uri)
         return;
+    if (!resources_may_watch(c->app, uri)) {
+        char *msg = xasprintf("Denied by policy: reading %.200s is not allowed, so neither is "
+                              "hearing about its changes",
+                              uri);
+        reply_error(c, stream, id, MCP_DENIED, msg,
+                    json_pack("{s:s, s:s}", "uri", uri, "code", "denied"));
+        free(msg);
+        return;
+    }
     if (!c->subscriptions)
         c->subscriptions = json_object();
     json_object_set_new(c->subscriptions, uri, json_true());
@@ -120,7 +130,8 @@ void resources_updated(const char *uri)
 {
     for (size_t i = 0; i < n_subscribers; i++) {
         struct mcp_conn *c = subscribers[i];
-        if (!json_object_get(c->subscriptions, uri))
+        /* The policy may have narrowed since the subscription. */
+        if (!json_object_get(c->subscriptions, uri) || !resources_may_watch(c->app, uri))
             continue;
         /* Tied to no request: over HTTP it goes to the session's GET stream. */
         conn_send(

@@ -38,8 +38,12 @@ struct audit {
     char *last_error; /* the most recent problem, kept after recovery */
     bool stopping;
 
+    uint64_t recreated; /* times the file vanished or was replaced under us */
+
     /* The writer's alone. */
     sqlite3 *db;
+    struct audit_db_id id; /* the file db has open */
+    char *gone;            /* the file was removed or replaced: said in the new one; NULL */
     struct audit_row *batch[BATCH];
     size_t batch_n;
     uint64_t next_expire_ms; /* monotonic */
@@ -50,14 +54,63 @@ static uint64_t mono_ms(void)
     return uv_hrtime() / 1000000;
 }
 
+/* The row that starts a recreated log: whoever reads it learns that the
+ * calls before it are missing, and why. */
+static struct audit_row *gone_row(const char *what)
+{
+    struct audit_row *row = xcalloc(1, sizeof *row);
+    row->time_ms = audit_now_ms();
+    row->text[AUDIT_TOOL] = xstrdup("(audit log)");
+    row->text[AUDIT_ARGUMENTS] = xstrdup("{}");
+    row->text[AUDIT_DECISION] = xstrdup("recreated");
+    row->text[AUDIT_OUTCOME] = xstrdup("error");
+    row->text[AUDIT_ERROR] = xstrdup(what);
+    row->text[AUDIT_NOTES] = xstrdup("{\"audit_log\":\"recreated\"}");
+    return row;
+}
+
+/* Someone removed (rm audit.db*) or replaced the file the server writes:
+ * rows would go to an unlinked inode and be lost. Checked on every flush;
+ * then the log starts again in a new file at the same path. */
+static void check_still_there(struct audit *a)
+{
+    struct audit_db_id now;
+    bool present = audit_db_file_id(a->path, &now);
+    if (present && now.dev == a->id.dev && now.ino == a->id.ino)
+        return;
+    free(a->gone);
+    a->gone = xasprintf("the audit log %s was %s while glovebox was serving; calls recorded "
+                        "before this row are not in this file",
+                        a->path, present ? "replaced by another file" : "removed");
+    log_error("AUDIT LOG %s: %s; starting a new one", present ? "REPLACED" : "REMOVED", a->gone);
+    audit_db_close(a->db);
+    a->db = NULL;
+    uv_mutex_lock(&a->mu);
+    a->recreated++;
+    free(a->last_error);
+    a->last_error = xstrdup(a->gone);
+    uv_mutex_unlock(&a->mu);
+}
+
 /* Open if needed, delete expired rows when due, insert the batch. Runs
  * without the lock. */
 static bool write_batch(struct audit *a, char **err)
 {
+    if (a->db)
+        check_still_there(a);
     if (!a->db) {
-        a->db = audit_db_open_write(a->path, a->busy_ms, err);
+        a->db = audit_db_open_write(a->path, a->busy_ms, &a->id, err);
         if (!a->db)
             return false;
+    }
+    if (a->gone) {
+        struct audit_row *row = gone_row(a->gone);
+        bool ok = audit_db_insert(a->db, &row, 1, err);
+        audit_row_free(row);
+        if (!ok)
+            return false;
+        free(a->gone);
+        a->gone = NULL;
     }
     if (a->retention_days > 0 && mono_ms() >= a->next_expire_ms) {
         int64_t deleted = 0;
@@ -169,6 +222,8 @@ static void writer(void *arg)
     uv_mutex_unlock(&a->mu);
     audit_db_close(a->db);
     a->db = NULL;
+    free(a->gone);
+    a->gone = NULL;
 }
 
 struct audit *audit_create(const struct audit_options *o)
@@ -244,11 +299,11 @@ json_t *audit_describe(struct audit *a)
 {
     uv_mutex_lock(&a->mu);
     json_t *o =
-        json_pack("{s:b, s:o, s:b, s:o, s:o, s:I, s:I, s:I, s:i}", "enabled", 1, "path",
+        json_pack("{s:b, s:o, s:b, s:o, s:o, s:I, s:I, s:I, s:I, s:i}", "enabled", 1, "path",
                   text_or_null(a->path), "ok", a->error == NULL, "error", text_or_null(a->error),
                   "last_error", text_or_null(a->last_error), "written", (json_int_t)a->written,
                   "queued", (json_int_t)(a->count + a->held), "dropped", (json_int_t)a->dropped,
-                  "retention_days", a->retention_days);
+                  "recreated", (json_int_t)a->recreated, "retention_days", a->retention_days);
     uv_mutex_unlock(&a->mu);
     return o;
 }
@@ -256,5 +311,6 @@ json_t *audit_describe(struct audit *a)
 const struct call_observer *audit_observer(struct audit *a)
 {
     a->observer.finished = audit_observe_call;
+    a->observer.read = audit_observe_read;
     return &a->observer;
 }

@@ -48,3 +48,9 @@ struct tool_call;
 struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t *result);
 /* struct call_observer's finished hook; ud is the struct audit. */
 void audit_observe_call(void *ud, const struct tool_call *call, const json_t *result);
+/* One row for a finished resources/read: tool "resources/read", arguments
+ * {"uri"}, the session and the policy's decision (policy/audit_call.c). */
+struct resource_read;
+struct audit_row *audit_row_from_read(const struct resource_read *r, const char *error);
+/* struct call_observer's read hook; ud is the struct audit. */
+void audit_observe_read(void *ud, const struct resource_read *r, const char *error);

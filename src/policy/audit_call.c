@@ -1,16 +1,20 @@
 /* What the audit log keeps about one finished tools/call. Secrets never
- * leave this file: "text" is replaced when the caller said the text is
- * secret (secret: true) or a backend noted that it typed into a password
- * field (note "redacted": true), and the same text is cut out of the error
- * message in case a tool quoted it. */
+ * leave this file. Values under password-like keys are always replaced;
+ * "text" and "value" too when the caller said the call is secret (secret:
+ * true), a backend noted that it typed into a password field (note
+ * "redacted": true), or the arguments failed validation (a secret of the
+ * wrong type, say an array, is still a secret). Whatever was replaced is
+ * cut out of the error message too, in case it was quoted there. */
 #define LOG_MODULE "audit"
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
+#include "mcp/resources.h"
 #include "mcp/tool.h"
 #include "policy/audit.h"
 
 #include <string.h>
+#include <strings.h>
 
 /* Longer argument strings and error texts are shortened: a 16 MB paste
  * must not be held 10,000 times in the queue. */
@@ -68,8 +72,68 @@ static void shorten_strings(json_t *v)
 static bool is_secret(const json_t *args, const json_t *notes)
 {
     const json_t *flag = json_object_get(args, "secret");
+    const char *decision = json_string_value(json_object_get(notes, "decision"));
     return (flag && !json_is_false(flag) && !json_is_null(flag)) ||
-           json_is_true(json_object_get(notes, "redacted"));
+           json_is_true(json_object_get(notes, "redacted")) ||
+           (decision && strcmp(decision, "invalid") == 0);
+}
+
+/* Keys whose values are secrets by their name, in any call. */
+static bool password_like(const char *key)
+{
+    static const char *const parts[] = {"password", "passwd", "passphrase",
+                                        "secret",   "token",  "credential",
+                                        "api_key",  "apikey", "private_key"};
+    /* "secret" itself is the flag saying the call is secret, not one. */
+    if (strcmp(key, "secret") == 0)
+        return false;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        if (strcasestr(key, parts[i]))
+            return true;
+    return false;
+}
+
+/* Every string inside v, appended to strings. */
+static void collect_strings(const json_t *v, json_t *strings)
+{
+    const char *key;
+    size_t i;
+    const json_t *item;
+    if (json_is_string(v))
+        json_array_append(strings, (json_t *)v);
+    json_object_foreach((json_t *)v, key, item)
+    {
+        collect_strings(item, strings);
+    }
+    json_array_foreach(v, i, item)
+    {
+        collect_strings(item, strings);
+    }
+}
+
+/* Replaces, at any depth in v, the values of password-like keys and, when
+ * secret, of "text" and "value", whatever their type; the strings they
+ * held are appended to removed. */
+static void redact(json_t *v, bool secret, json_t *removed)
+{
+    const char *key;
+    size_t i;
+    json_t *item;
+    json_object_foreach(v, key, item)
+    {
+        bool hide = password_like(key) ||
+                    (secret && (strcmp(key, "text") == 0 || strcmp(key, "value") == 0));
+        if (hide) {
+            collect_strings(item, removed);
+            json_object_set_new(v, key, json_string(REDACTED));
+        } else {
+            redact(item, secret, removed);
+        }
+    }
+    json_array_foreach(v, i, item)
+    {
+        redact(item, secret, removed);
+    }
 }
 
 static char *without(const char *text, const char *secret)
@@ -121,6 +185,19 @@ static char *error_text(const json_t *result)
     return strbuf_steal(&sb);
 }
 
+/* The client columns from a tool_call_client-shaped object (taken). */
+static void set_client(struct audit_row *row, json_t *client)
+{
+    char **t = row->text;
+    const json_t *info = json_object_get(client, "client");
+    t[AUDIT_CLIENT_NAME] = string_of(json_object_get(info, "name"));
+    t[AUDIT_CLIENT_VERSION] = string_of(json_object_get(info, "version"));
+    t[AUDIT_TRANSPORT] = string_of(json_object_get(client, "transport"));
+    t[AUDIT_REMOTE] = string_of(json_object_get(client, "remote"));
+    t[AUDIT_MCP_SESSION] = string_of(json_object_get(client, "mcp_session"));
+    json_decref(client);
+}
+
 struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t *result)
 {
     struct audit_row *row = xcalloc(1, sizeof *row);
@@ -130,14 +207,7 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     row->duration_ms = (int64_t)tool_call_elapsed_ms(call);
     row->time_ms = audit_now_ms() - row->duration_ms;
 
-    json_t *client = tool_call_client(call);
-    const json_t *info = json_object_get(client, "client");
-    t[AUDIT_CLIENT_NAME] = string_of(json_object_get(info, "name"));
-    t[AUDIT_CLIENT_VERSION] = string_of(json_object_get(info, "version"));
-    t[AUDIT_TRANSPORT] = string_of(json_object_get(client, "transport"));
-    t[AUDIT_REMOTE] = string_of(json_object_get(client, "remote"));
-    t[AUDIT_MCP_SESSION] = string_of(json_object_get(client, "mcp_session"));
-    json_decref(client);
+    set_client(row, tool_call_client(call));
 
     /* A call that started a session names it only in its result: a
      * session's description ({"id", "kind", …}) or a "session" field. */
@@ -151,10 +221,8 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     t[AUDIT_TOOL] = xstrdup(tool_call_tool_name(call));
 
     json_t *stored = json_deep_copy(args);
-    const json_t *secret = json_object_get(args, "text");
-    bool redact = is_secret(args, notes) && json_is_string(secret);
-    if (redact)
-        json_object_set_new(stored, "text", json_string(REDACTED));
+    json_t *removed = json_array();
+    redact(stored, is_secret(args, notes), removed);
     shorten_strings(stored);
     t[AUDIT_ARGUMENTS] = json_dumps(stored, JSON_COMPACT);
     json_decref(stored);
@@ -178,18 +246,52 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     t[AUDIT_OUTCOME] = xstrdup(tool_call_cancelled(call) ? "cancelled" : failed ? "error" : "ok");
     if (failed) {
         char *text = error_text(result);
-        if (redact) {
-            char *clean = without(text, json_string_value(secret));
+        json_t *item;
+        size_t i;
+        json_array_foreach(removed, i, item)
+        {
+            char *clean = without(text, json_string_value(item));
             free(text);
             text = clean;
         }
         t[AUDIT_ERROR] = shortened(text, strlen(text));
         free(text);
     }
+    json_decref(removed);
     return row;
 }
 
 void audit_observe_call(void *ud, const struct tool_call *call, const json_t *result)
 {
     audit_add(ud, audit_row_from_call(call, result));
+}
+
+struct audit_row *audit_row_from_read(const struct resource_read *r, const char *error)
+{
+    struct audit_row *row = xcalloc(1, sizeof *row);
+    char **t = row->text;
+    row->duration_ms = (int64_t)resource_read_elapsed_ms(r);
+    row->time_ms = audit_now_ms() - row->duration_ms;
+    set_client(row, resource_read_client(r));
+    const json_t *notes = resource_read_notes(r);
+    t[AUDIT_SESSION] = string_of(json_object_get(resource_read_args(r), "session"));
+    /* Not a tool: the method, so that nobody mistakes it for a call. */
+    t[AUDIT_TOOL] = xstrdup("resources/read");
+    const char *uri = resource_read_uri(r);
+    char *cut = shortened(uri, strlen(uri));
+    json_t *args = json_pack("{s:o}", "uri", utf8_json_string(cut, strlen(cut)));
+    free(cut);
+    t[AUDIT_ARGUMENTS] = json_dumps(args, JSON_COMPACT);
+    json_decref(args);
+    t[AUDIT_DECISION] = note_text(json_object_get(notes, "decision"));
+    t[AUDIT_NOTES] = json_dumps(notes, JSON_COMPACT);
+    t[AUDIT_OUTCOME] = xstrdup(error ? "error" : "ok");
+    if (error)
+        t[AUDIT_ERROR] = shortened(error, strlen(error));
+    return row;
+}
+
+void audit_observe_read(void *ud, const struct resource_read *r, const char *error)
+{
+    audit_add(ud, audit_row_from_read(r, error));
 }

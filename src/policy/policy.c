@@ -8,6 +8,7 @@
 #include "policy/rules.h"
 
 #include <time.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include <stdlib.h>
@@ -28,6 +29,11 @@ struct policy {
     json_t *redact;             /* [{x, y, width, height}] painted over in desktop screenshots */
     time_t loaded_at;
     char *reload_error; /* the last failed reload while this policy stayed, or NULL */
+    char *pending;      /* a reload that widens, waiting for glovebox policy apply, or NULL */
+    /* The project's policy (./.glovebox/policy.json) under the user's: a call
+     * must pass both, so a project can narrow but never widen. Owned; NULL
+     * when there is none. */
+    struct policy *narrow;
 };
 
 static struct policy *policy_new(void)
@@ -65,6 +71,8 @@ void policy_destroy(struct policy *p)
     policy_rules_destroy(p->rules);
     rate_limits_destroy(p->rates);
     free(p->reload_error);
+    free(p->pending);
+    policy_destroy(p->narrow);
     json_decref(p->redact);
     free(p->source);
     free(p);
@@ -225,7 +233,7 @@ static bool matches_any(char *const *list, const char *name)
     return policy_patterns_first_match(list, name) != NULL;
 }
 
-bool policy_allows(const struct policy *p, const char *tool, bool read_only)
+static bool allows(const struct policy *p, const char *tool, bool read_only)
 {
     /* --allow-all lifts the lists, not the mode: set_mode passive must
      * still stop an agent. */
@@ -242,9 +250,14 @@ bool policy_allows(const struct policy *p, const char *tool, bool read_only)
     return matches_any(p->allow, tool) || matches_any(p->confirm, tool);
 }
 
-char *policy_refusal(const struct policy *p, const char *tool, bool read_only)
+bool policy_allows(const struct policy *p, const char *tool, bool read_only)
 {
-    if (policy_allows(p, tool, read_only))
+    return allows(p, tool, read_only) && (!p->narrow || policy_allows(p->narrow, tool, read_only));
+}
+
+static char *refusal(const struct policy *p, const char *tool, bool read_only)
+{
+    if (allows(p, tool, read_only))
         return NULL;
     if (matches_any(p->deny, tool))
         return xasprintf("Denied by policy: %s matches a \"deny\" rule in %s. Remove it from "
@@ -266,14 +279,41 @@ char *policy_refusal(const struct policy *p, const char *tool, bool read_only)
                      tool, p->source, tool);
 }
 
+char *policy_refusal(const struct policy *p, const char *tool, bool read_only)
+{
+    char *why = refusal(p, tool, read_only);
+    return why || !p->narrow ? why : policy_refusal(p->narrow, tool, read_only);
+}
+
 enum policy_mode policy_mode(const struct policy *p)
 {
-    return p->mode;
+    /* The stricter of the two layers. */
+    enum policy_mode inner = p->narrow ? policy_mode(p->narrow) : POLICY_AUTOPILOT;
+    return p->mode < inner ? p->mode : inner;
 }
 
 void policy_set_mode(struct policy *p, enum policy_mode mode)
 {
     p->mode = mode;
+    if (p->narrow)
+        policy_set_mode(p->narrow, mode);
+}
+
+void policy_narrow_with(struct policy *p, struct policy *project)
+{
+    policy_destroy(p->narrow);
+    p->narrow = project;
+}
+
+const struct policy *policy_narrowed_by(const struct policy *p)
+{
+    return p->narrow;
+}
+
+void policy_set_pending(struct policy *p, const char *why)
+{
+    free(p->pending);
+    p->pending = why ? xstrdup(why) : NULL;
 }
 
 static const char *const mode_names[] = {"passive", "assist", "autopilot"};
@@ -304,30 +344,60 @@ const char *policy_source(const struct policy *p)
     return p->source;
 }
 
-char *policy_find_file(void)
+static char *existing(char *path)
 {
-    const char *local = ".glovebox/policy.json";
-    FILE *f = fopen(local, "r");
-    if (f) {
-        fclose(f);
-        return xstrdup(local);
-    }
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    const char *home = getenv("HOME");
-    char *path = NULL;
-    if (xdg && *xdg)
-        path = xasprintf("%s/glovebox/policy.json", xdg);
-    else if (home && *home)
-        path = xasprintf("%s/.config/glovebox/policy.json", home);
-    if (path && (f = fopen(path, "r"))) {
-        fclose(f);
+    if (path && access(path, F_OK) == 0)
         return path;
-    }
     free(path);
     return NULL;
 }
 
+void policy_find_files(char **user, char **project)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    *user = existing(xdg && *xdg     ? xasprintf("%s/glovebox/policy.json", xdg)
+                     : home && *home ? xasprintf("%s/.config/glovebox/policy.json", home)
+                                     : NULL);
+    *project = existing(xstrdup(".glovebox/policy.json"));
+    /* The same file reached both ways is one policy, not two. */
+    if (*user && *project) {
+        char *a = realpath(*user, NULL), *b = realpath(*project, NULL);
+        if (a && b && strcmp(a, b) == 0) {
+            free(*project);
+            *project = NULL;
+        }
+        free(a);
+        free(b);
+    }
+}
+
+struct policy *policy_load_layers(const char *user, const char *project, char **err)
+{
+    struct policy *p = user ? policy_load(user, err) : NULL;
+    if (user && !p)
+        return NULL;
+    struct policy *q = project ? policy_load(project, err) : NULL;
+    if (project && !q) {
+        policy_destroy(p);
+        return NULL;
+    }
+    if (!p)
+        return q;
+    policy_narrow_with(p, q);
+    return p;
+}
+
 json_t *policy_describe(const struct policy *p)
+{
+    json_t *o = policy_describe_own(p);
+    json_object_set_new(o, "mode", json_string(policy_mode_name(policy_mode(p))));
+    json_object_set_new(o, "narrowed_by", p->narrow ? policy_describe_own(p->narrow) : json_null());
+    json_object_set_new(o, "pending", p->pending ? json_string(p->pending) : json_null());
+    return o;
+}
+
+json_t *policy_describe_own(const struct policy *p)
 {
     json_t *o = json_pack("{s:s, s:b, s:s?, s:o, s:o}", "mode", policy_mode_name(p->mode),
                           "allow_all", p->allow_all, "source", p->source, "allow",
@@ -351,7 +421,10 @@ char *policy_summary(const struct policy *p)
         return xstrdup("WARNING: --allow-all, every tool is allowed");
     if (!p->from_file)
         return xasprintf("no policy file: read-only (mode %s)", policy_mode_name(p->mode));
-    return xasprintf("policy %s, mode %s", p->source, policy_mode_name(p->mode));
+    return xasprintf("policy %s%s%s, mode %s%s%s", p->source, p->narrow ? " narrowed by " : "",
+                     p->narrow ? p->narrow->source : "", policy_mode_name(policy_mode(p)),
+                     p->pending ? "; a wider policy waits for glovebox policy apply: " : "",
+                     p->pending ? p->pending : "");
 }
 
 static bool gate_visible(void *ud, const struct tool *tool)
@@ -359,10 +432,23 @@ static bool gate_visible(void *ud, const struct tool *tool)
     return policy_allows(ud, tool->name, tool->annotations.read_only);
 }
 
+static char *explain(const struct policy *p, const char *tool, bool read_only);
+
 char *policy_explain(const struct policy *p, const char *tool, bool read_only)
 {
+    if (p->narrow && allows(p, tool, read_only) && !policy_allows(p->narrow, tool, read_only)) {
+        char *inner = policy_explain(p->narrow, tool, read_only);
+        char *out = xasprintf("%s by the project policy %s", inner, p->narrow->source);
+        free(inner);
+        return out;
+    }
+    return explain(p, tool, read_only);
+}
+
+static char *explain(const struct policy *p, const char *tool, bool read_only)
+{
     const char *deny = policy_patterns_first_match(p->deny, tool);
-    if (!policy_allows(p, tool, read_only)) {
+    if (!allows(p, tool, read_only)) {
         if (deny && !p->allow_all)
             return xasprintf("denied (deny \"%s\")", deny);
         if (p->mode == POLICY_PASSIVE)
@@ -386,7 +472,15 @@ char *policy_explain(const struct policy *p, const char *tool, bool read_only)
     return xasprintf("allowed (allow \"%s\")", policy_patterns_first_match(p->allow, tool));
 }
 
+static char *confirmation(const struct policy *p, const char *tool, bool read_only);
+
 char *policy_confirmation(const struct policy *p, const char *tool, bool read_only)
+{
+    char *why = confirmation(p, tool, read_only);
+    return why || !p->narrow ? why : policy_confirmation(p->narrow, tool, read_only);
+}
+
+static char *confirmation(const struct policy *p, const char *tool, bool read_only)
 {
     for (char *const *s = p->confirm; *s; s++)
         if (policy_glob_match(*s, tool))
@@ -400,43 +494,90 @@ char *policy_confirmation(const struct policy *p, const char *tool, bool read_on
 
 unsigned policy_confirm_timeout_s(const struct policy *p)
 {
-    return p->confirm_timeout_s;
+    unsigned inner = p->narrow ? policy_confirm_timeout_s(p->narrow) : p->confirm_timeout_s;
+    return p->confirm_timeout_s < inner ? p->confirm_timeout_s : inner;
 }
 
 char *policy_check_arguments(const struct policy *p, const char *tool, const json_t *args)
 {
-    return p->allow_all ? NULL : policy_rules_check(p->rules, tool, args);
+    char *why = p->allow_all ? NULL : policy_rules_check(p->rules, tool, args);
+    return why || !p->narrow ? why : policy_check_arguments(p->narrow, tool, args);
+}
+
+char *policy_check_exec(const struct policy *p, const char *tool, const char *path,
+                        const char *const *argv)
+{
+    if (!p)
+        return NULL;
+    char *why = p->allow_all ? NULL : policy_rules_check_exec(p->rules, tool, path, argv);
+    return why || !p->narrow ? why : policy_check_exec(p->narrow, tool, path, argv);
 }
 
 bool policy_input_blocked(const struct policy *p, const char *window_title, const char *app)
 {
-    return p && !p->allow_all && policy_rules_input_blocked(p->rules, window_title, app);
+    return p && ((!p->allow_all && policy_rules_input_blocked(p->rules, window_title, app)) ||
+                 policy_input_blocked(p->narrow, window_title, app));
+}
+
+/* b's arrays appended to a's (both objects of arrays, or NULL); returns the result. */
+static json_t *merge_lists(json_t *a, json_t *b)
+{
+    if (!a || !b) {
+        json_t *one = a ? a : b;
+        return one ? json_deep_copy(one) : NULL;
+    }
+    json_t *out = json_deep_copy(a);
+    const char *k;
+    json_t *v;
+    json_object_foreach(b, k, v)
+    {
+        json_t *have = json_object_get(out, k);
+        if (have)
+            json_array_extend(have, v);
+        else
+            json_object_set(out, k, v);
+    }
+    return out;
 }
 
 json_t *policy_blocked_input(const struct policy *p)
 {
-    if (!p || p->allow_all)
+    if (!p)
         return NULL;
-    json_t *all = policy_rules_describe(p->rules);
-    json_t *input = json_incref(json_object_get(all, "input"));
+    json_t *all = p->allow_all ? NULL : policy_rules_describe(p->rules);
+    json_t *inner = policy_blocked_input(p->narrow);
+    json_t *input = merge_lists(json_object_get(all, "input"), inner);
+    json_decref(inner);
     json_decref(all);
     return input;
 }
 
 json_t *policy_redact_regions(const struct policy *p)
 {
-    return p && p->redact ? json_deep_copy(p->redact) : NULL;
+    if (!p)
+        return NULL;
+    json_t *inner = policy_redact_regions(p->narrow);
+    if (!p->redact)
+        return inner;
+    json_t *out = json_deep_copy(p->redact);
+    if (inner)
+        json_array_extend(out, inner);
+    json_decref(inner);
+    return out;
 }
 
 char *policy_rate_check(struct policy *p, const char *tool, uint64_t now_ms,
                         uint64_t *retry_after_ms)
 {
-    return rate_limits_take(p->rates, tool, now_ms, retry_after_ms);
+    char *why = rate_limits_take(p->rates, tool, now_ms, retry_after_ms);
+    return why || !p->narrow ? why : policy_rate_check(p->narrow, tool, now_ms, retry_after_ms);
 }
 
 void policy_carry_over(struct policy *to, const struct policy *from)
 {
     rate_limits_carry_over(to->rates, from->rates);
+    if (to->narrow && from->narrow)
+        policy_carry_over(to->narrow, from->narrow);
 }
 
 void policy_set_reload_error(struct policy *p, const char *err)
@@ -447,7 +588,7 @@ void policy_set_reload_error(struct policy *p, const char *err)
 
 bool policy_mode_in_file(const struct policy *p)
 {
-    return p->mode_from_file;
+    return p->mode_from_file || (p->narrow && policy_mode_in_file(p->narrow));
 }
 
 static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const json_t *args)
@@ -467,7 +608,8 @@ static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const js
     if (why)
         return (struct mcp_verdict){.admission = MCP_CONFIRM,
                                     .message = why,
-                                    .confirm_timeout_ms = (uint64_t)p->confirm_timeout_s * 1000};
+                                    .confirm_timeout_ms =
+                                        (uint64_t)policy_confirm_timeout_s(p) * 1000};
     return (struct mcp_verdict){.admission = MCP_ADMIT};
 }
 

@@ -26,10 +26,21 @@ struct policy *policy_create_from_json(const json_t *doc, char **err);
 struct policy *policy_load(const char *path, char **err);
 void policy_destroy(struct policy *p);
 
-/* Where the policy file is looked for when --policy is not given:
- * ./.glovebox/policy.json, then $XDG_CONFIG_HOME/glovebox/policy.json.
- * Returns a malloc'd path of an existing file, or NULL. */
-char *policy_find_file(void);
+/* The policy files used when --policy is not given, each a malloc'd path
+ * of an existing file or NULL: the user's own
+ * ($XDG_CONFIG_HOME/glovebox/policy.json) and the project's
+ * (./.glovebox/policy.json). */
+void policy_find_files(char **user, char **project);
+/* Load the user's and the project's policy: with both, the project's
+ * narrows the user's (policy_narrow_with); with one, that one. NULL with
+ * *err naming the file; NULL with *err untouched when neither is given. */
+struct policy *policy_load_layers(const char *user, const char *project, char **err);
+/* project (owned from now on, may be NULL) must also allow every call p
+ * allows: calls pass both, the stricter mode and confirmation win, blocked
+ * windows, redactions and rate limits add up. */
+void policy_narrow_with(struct policy *p, struct policy *project);
+/* The project policy under p, or NULL. */
+const struct policy *policy_narrowed_by(const struct policy *p);
 
 /* '*' matches any run of characters (including none); nothing else is special. */
 bool policy_glob_match(const char *pattern, const char *name);
@@ -57,15 +68,32 @@ bool policy_is_allow_all(const struct policy *p);
 /* The file it came from, or NULL. */
 const char *policy_source(const struct policy *p);
 
-/* For status: {"mode", "allow_all", "source" (file or null), "allow", "deny",
- * "confirm", "confirm_timeout_s"}. */
+/* For status: {"mode" (in force), "allow_all", "source" (file or null),
+ * "allow", "deny", "confirm", "confirm_timeout_s", "rules", "rate_limits",
+ * "redact", "loaded_at", "error" (the last failed reload, or null),
+ * "pending" (a widening waiting for glovebox policy apply, or null),
+ * "narrowed_by" (the project policy, described the same way, or null)}. */
 json_t *policy_describe(const struct policy *p);
+/* The same for p's own file only (no narrowing, its own mode). */
+json_t *policy_describe_own(const struct policy *p);
+/* NULL when to is provably no wider than from (own files only, not their
+ * narrowing); else a malloc'd reason ("\"allow\" gains \"*\""). Anything
+ * it cannot prove narrower counts as wider. from NULL: NULL. */
+char *policy_widening(const struct policy *to, const struct policy *from);
+/* A reload that widens and waits for the person (status "pending"); NULL
+ * clears it. */
+void policy_set_pending(struct policy *p, const char *why);
 /* A one-line summary for people. malloc'd. */
 char *policy_summary(const struct policy *p);
 
 /* NULL when args keep to the policy's argument rules for tool, else a
  * malloc'd refusal naming the argument, value and rule. */
 char *policy_check_arguments(const struct policy *p, const char *tool, const json_t *args);
+/* The commands rule for what tool is about to execute: path is the
+ * absolute file that will run (core/program_path.h), argv as given. NULL
+ * when allowed (or p is NULL), else a malloc'd refusal. */
+char *policy_check_exec(const struct policy *p, const char *tool, const char *path,
+                        const char *const *argv);
 /* Whether input must not go to this window (title or application may be
  * NULL); false for a NULL policy. */
 bool policy_input_blocked(const struct policy *p, const char *window_title, const char *app);

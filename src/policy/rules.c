@@ -1,6 +1,8 @@
 #include "policy/rules.h"
 
+#include "core/program_path.h"
 #include "core/xmalloc.h"
+#include "policy/commands.h"
 #include "policy/patterns.h"
 #include "policy/policy.h"
 
@@ -10,16 +12,31 @@
 #include <unistd.h>
 
 /* The lists a rule can hold, and the tools each applies to. */
-enum list_kind { L_COMMANDS, L_DISPLAYS, L_HOSTS, L_BLOCKED_WINDOWS, L_BLOCKED_APPS, L_COUNT };
+enum list_kind {
+    L_COMMANDS,
+    L_DISPLAYS,
+    L_HOSTS,
+    L_BLOCKED_WINDOWS,
+    L_BLOCKED_APPS,
+    L_ENV,
+    L_COUNT
+};
 
-static const char *const list_names[L_COUNT] = {"commands", "displays", "hosts", "blocked_windows",
-                                                "blocked_apps"};
+static const char *const list_names[L_COUNT] = {"commands",        "displays",     "hosts",
+                                                "blocked_windows", "blocked_apps", "env"};
+
+/* Variables a caller may set without a rule: they choose a language, a
+ * terminal size, colours or a time zone, and make no program run other code
+ * (unlike BASH_ENV, ENV, LD_PRELOAD, PYTHONSTARTUP, GIT_*, PS1, …). */
+static const char *const safe_env[] = {
+    "LANG", "LANGUAGE", "LC_*",        "TERM",     "COLORTERM",      "COLUMNS", "LINES",
+    "TZ",   "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", NULL};
 
 static const struct {
     const char *tool;
     unsigned lists; /* bits of enum list_kind */
 } rule_tools[] = {
-    {"terminal_start", 1u << L_COMMANDS},
+    {"terminal_start", (1u << L_COMMANDS) | (1u << L_ENV)},
     {"desktop_start", (1u << L_COMMANDS) | (1u << L_DISPLAYS)},
     {"launch_app", 1u << L_COMMANDS},
     {"open_url", 1u << L_HOSTS},
@@ -34,6 +51,8 @@ struct policy_rules {
     /* lists[t][k]: NULL-terminated patterns, or NULL when the rule does not
      * say (no restriction, except displays: none listed, none allowed). */
     char **lists[N_RULE_TOOLS][L_COUNT];
+    /* The commands rule (L_COMMANDS is unused in lists), NULL when unsaid. */
+    struct policy_commands *commands[N_RULE_TOOLS];
 };
 
 void policy_rules_destroy(struct policy_rules *r)
@@ -43,6 +62,8 @@ void policy_rules_destroy(struct policy_rules *r)
     for (size_t t = 0; t < N_RULE_TOOLS; t++)
         for (int k = 0; k < L_COUNT; k++)
             policy_patterns_free(r->lists[t][k]);
+    for (size_t t = 0; t < N_RULE_TOOLS; t++)
+        policy_commands_destroy(r->commands[t]);
     free(r);
 }
 
@@ -115,75 +136,20 @@ struct policy_rules *policy_rules_parse(const json_t *doc, char **err)
                 return NULL;
             }
             char *where = xasprintf("rules.%s.%s", tool, key);
-            r->lists[t][k] = policy_patterns_parse(v, where, "patterns", "string", err);
+            bool ok;
+            if (k == L_COMMANDS)
+                ok = (r->commands[t] = policy_commands_parse(v, where, err)) != NULL;
+            else
+                ok = (r->lists[t][k] =
+                          policy_patterns_parse(v, where, "patterns", "string", err)) != NULL;
             free(where);
-            if (!r->lists[t][k]) {
+            if (!ok) {
                 policy_rules_destroy(r);
                 return NULL;
             }
         }
     }
     return r;
-}
-
-/* program's path through PATH (malloc'd), or NULL. */
-static char *which(const char *program)
-{
-    const char *path = getenv("PATH");
-    if (!path || strchr(program, '/'))
-        return NULL;
-    for (const char *p = path; *p;) {
-        size_t n = strcspn(p, ":");
-        char *full = xasprintf("%.*s/%s", (int)n, n ? p : ".", program);
-        if (access(full, X_OK) == 0)
-            return full;
-        free(full);
-        p += n + (p[n] == ':');
-    }
-    return NULL;
-}
-
-/* Whether dir (a program's folder) is one of the folders of glovebox's
- * PATH, comparing real paths so /bin and /usr/bin (a symlink) agree. */
-static bool in_path(const char *dir)
-{
-    const char *path = getenv("PATH");
-    char *want = realpath(dir, NULL);
-    bool found = false;
-    for (const char *p = path; want && p && *p && !found;) {
-        size_t n = strcspn(p, ":");
-        char *entry = xasprintf("%.*s", (int)n, p);
-        char *real = n ? realpath(entry, NULL) : NULL;
-        found = real && strcmp(real, want) == 0;
-        free(real);
-        free(entry);
-        p += n + (p[n] == ':');
-    }
-    free(want);
-    return found;
-}
-
-bool policy_program_matches(const char *pattern, const char *program)
-{
-    if (!strchr(pattern, '/')) {
-        /* A bare name means that program where the system keeps programs:
-         * "bash" is /bin/bash or /usr/bin/bash, never /tmp/x/bash. */
-        const char *slash = strrchr(program, '/');
-        if (!policy_glob_match(pattern, slash ? slash + 1 : program))
-            return false;
-        if (!slash)
-            return true; /* found through PATH when it runs */
-        char *dir = xasprintf("%.*s", (int)(slash - program) ? (int)(slash - program) : 1, program);
-        bool ok = in_path(dir);
-        free(dir);
-        return ok;
-    }
-    if (policy_glob_match(pattern, program))
-        return true;
-    char *full = which(program);
-    bool ok = full && policy_glob_match(pattern, full);
-    free(full);
-    return ok;
 }
 
 static char *joined(char *const *list)
@@ -240,12 +206,64 @@ static char *host_of(const json_t *args)
     return xasprintf("%.*s", (int)n, start);
 }
 
-static bool any(char *const *list, const char *value, bool program)
+static bool any(char *const *list, const char *value)
 {
-    for (char *const *s = list; *s; s++)
-        if (program ? policy_program_matches(*s, value) : policy_glob_match(*s, value))
-            return true;
-    return false;
+    return policy_patterns_first_match(list, value) != NULL;
+}
+
+static char *check_env(char *const *allowed, const char *tool, const json_t *env)
+{
+    const char *name;
+    const json_t *v;
+    json_object_foreach((json_t *)env, name, v)
+    {
+        if (any((char *const *)safe_env, name) || (allowed && any(allowed, name)))
+            continue;
+        return xasprintf("Denied by policy: %s may not set the environment variable \"%.100s\": "
+                         "variables can make an allowed program run other code, so only inert "
+                         "ones are accepted (LANG, LC_*, TERM, COLORTERM, COLUMNS, LINES, TZ, "
+                         "NO_COLOR, FORCE_COLOR, CLICOLOR, CLICOLOR_FORCE) and those listed in "
+                         "rules.%s.env; add \"%.100s\" there to allow it",
+                         tool, name, tool, name);
+    }
+    return NULL;
+}
+
+char *policy_rules_check_exec(const struct policy_rules *r, const char *tool, const char *path,
+                              const char *const *argv)
+{
+    int t = tool_index(tool);
+    if (t < 0 || !r || !r->commands[t])
+        return NULL;
+    char *where = xasprintf("rules.%s.commands", tool);
+    char *msg = policy_commands_check(r->commands[t], tool, where, path, argv);
+    free(where);
+    return msg;
+}
+
+/* The checks on what the call will execute, resolved as the tool will
+ * resolve it (tools/exec_target.h does the same from the same arguments). */
+static char *check_program(const struct policy_rules *r, const char *tool, const json_t *args)
+{
+    const json_t *command = json_object_get(args, "command");
+    const char *prog = program_of(tool, args);
+    if (!prog)
+        return NULL;
+    char *err = NULL;
+    const char *env_path = json_string_value(json_object_get(json_object_get(args, "env"), "PATH"));
+    char *path =
+        program_path_resolve(prog, json_string_value(json_object_get(args, "cwd")), env_path, &err);
+    /* Not found: nothing proves it allowed; refuse by the name as given. */
+    free(err);
+    size_t n = json_array_size(command);
+    const char **argv = xcalloc(n + 2, sizeof *argv);
+    argv[0] = prog;
+    for (size_t i = 1; i < n; i++)
+        argv[i] = json_string_value(json_array_get(command, i));
+    char *msg = policy_rules_check_exec(r, tool, path ? path : prog, argv);
+    free(argv);
+    free(path);
+    return msg;
 }
 
 char *policy_rules_check(const struct policy_rules *r, const char *tool, const json_t *args)
@@ -257,7 +275,7 @@ char *policy_rules_check(const struct policy_rules *r, const char *tool, const j
     if (strcmp(tool, "desktop_start") == 0) {
         const char *display = json_string_value(json_object_get(args, "display"));
         /* Attaching reaches a real screen: only where the person said. */
-        if (display && !(l[L_DISPLAYS] && any(l[L_DISPLAYS], display, false)))
+        if (display && !(l[L_DISPLAYS] && any(l[L_DISPLAYS], display)))
             return l[L_DISPLAYS] ? refuse(tool, "attach to display", display, "displays",
                                           l[L_DISPLAYS], "displays")
                                  : xasprintf("Denied by policy: desktop_start may not attach to "
@@ -266,19 +284,19 @@ char *policy_rules_check(const struct policy_rules *r, const char *tool, const j
                                              "desktops need no rule)",
                                              display);
     }
-    if (l[L_COMMANDS]) {
-        /* A PATH of the agent's choosing would decide which "bash" runs. */
-        if (json_object_get(json_object_get(args, "env"), "PATH"))
-            return xasprintf("Denied by policy: %s may not set PATH while "
-                             "rules.%s.commands limits the programs it runs",
-                             tool, tool);
-        const char *prog = program_of(tool, args);
-        if (prog && !any(l[L_COMMANDS], prog, true))
-            return refuse(tool, "run", prog, "commands", l[L_COMMANDS], "commands");
+    if (rule_tools[t].lists & (1u << L_ENV)) {
+        char *msg = check_env(l[L_ENV], tool, json_object_get(args, "env"));
+        if (msg)
+            return msg;
+    }
+    if (r->commands[t]) {
+        char *msg = check_program(r, tool, args);
+        if (msg)
+            return msg;
     }
     if (l[L_HOSTS]) {
         char *host = host_of(args);
-        char *msg = host && !any(l[L_HOSTS], host, false)
+        char *msg = host && !any(l[L_HOSTS], host)
                         ? refuse(tool, "reach", host, "hosts", l[L_HOSTS], "hosts")
                         : NULL;
         free(host);
@@ -292,8 +310,8 @@ bool policy_rules_input_blocked(const struct policy_rules *r, const char *title,
     if (!r)
         return false;
     char **const *l = r->lists[tool_index("input")];
-    return (title && l[L_BLOCKED_WINDOWS] && any(l[L_BLOCKED_WINDOWS], title, false)) ||
-           (app && l[L_BLOCKED_APPS] && any(l[L_BLOCKED_APPS], app, false));
+    return (title && l[L_BLOCKED_WINDOWS] && any(l[L_BLOCKED_WINDOWS], title)) ||
+           (app && l[L_BLOCKED_APPS] && any(l[L_BLOCKED_APPS], app));
 }
 
 json_t *policy_rules_describe(const struct policy_rules *r)
@@ -302,11 +320,15 @@ json_t *policy_rules_describe(const struct policy_rules *r)
     for (size_t t = 0; r && t < N_RULE_TOOLS; t++) {
         json_t *rule = NULL;
         for (int k = 0; k < L_COUNT; k++) {
-            if (!r->lists[t][k])
+            json_t *v = k == L_COMMANDS
+                            ? (r->commands[t] ? policy_commands_json(r->commands[t]) : NULL)
+                        : r->lists[t][k] ? policy_patterns_json(r->lists[t][k])
+                                         : NULL;
+            if (!v)
                 continue;
             if (!rule)
                 rule = json_object();
-            json_object_set_new(rule, list_names[k], policy_patterns_json(r->lists[t][k]));
+            json_object_set_new(rule, list_names[k], v);
         }
         if (rule)
             json_object_set_new(o, rule_tools[t].tool, rule);

@@ -23,8 +23,8 @@ bool policy_rules_input_blocked(const struct policy_rules *r, const char *title,
 /* For status and `glovebox policy check`: the rules as JSON (new). */
 json_t *policy_rules_describe(const struct policy_rules *r);
 
-/* Whether program (argv[0]) matches pattern: a pattern with a '/' is
- * matched against the program's path (as given, or found through PATH); one
- * without against its file name, and a program given with a path must then
- * sit in a folder of glovebox's PATH. '*' is a wildcard. */
-bool policy_program_matches(const char *pattern, const char *program);
+/* The commands rule for what a tool is about to execute: path is the
+ * absolute file (core/program_path.h), argv as given. NULL when allowed or
+ * the tool has no such rule, else a malloc'd refusal. */
+char *policy_rules_check_exec(const struct policy_rules *r, const char *tool, const char *path,
+                              const char *const *argv);

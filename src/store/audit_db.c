@@ -3,12 +3,14 @@
 
 #include "core/paths.h"
 #include "core/xmalloc.h"
+#include "store/nowal_vfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,29 +101,61 @@ static bool create_private(const char *path, char **err)
     return true;
 }
 
-sqlite3 *audit_db_open_write(const char *path, int busy_ms, char **err)
+/* Rollback journal, not WAL: WAL shares its index through a memory-mapped
+ * -shm file, and any process of the same user truncating that file would
+ * kill the server with SIGBUS on its next write. Readers (glovebox audit,
+ * the sqlite3 shell) still read while the server runs; a reader holding
+ * its lock only delays a batch, which then waits in the queue.
+ * A database left in WAL mode (older glovebox, or a -wal file someone put
+ * beside it) is taken over in exclusive mode, where SQLite keeps the WAL
+ * index on the heap, and converted; the nowal VFS makes sure no path ever
+ * maps shared memory. */
+static const char SETUP[] = "PRAGMA locking_mode=EXCLUSIVE;"
+                            "PRAGMA journal_mode=DELETE;"
+                            "PRAGMA locking_mode=NORMAL;"
+                            "PRAGMA synchronous=NORMAL;";
+
+sqlite3 *audit_db_open_write(const char *path, int busy_ms, struct audit_db_id *id, char **err)
 {
     if (!create_private(path, err))
         return NULL;
+    const char *vfs = nowal_vfs_name();
+    if (!vfs) {
+        *err = xasprintf("%s: cannot open: SQLite has no \"unix\" VFS", path);
+        return NULL;
+    }
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, vfs) !=
         SQLITE_OK) {
         *err = db_error(db, path, "cannot open");
         sqlite3_close(db);
         return NULL;
     }
     sqlite3_busy_timeout(db, busy_ms);
-    /* WAL: readers (glovebox audit --follow) never block the writer.
-     * NORMAL sync is durable across a process crash, which is what
-     * matters here, at a fraction of FULL's fsyncs. */
-    if (sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, NULL) !=
-            SQLITE_OK ||
+    /* The schema statement is the first access after NORMAL: it ends the
+     * exclusive lock, so readers get in from then on. */
+    if (sqlite3_exec(db, SETUP, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK) {
         *err = db_error(db, path, "cannot set up");
         sqlite3_close(db);
         return NULL;
     }
+    if (!audit_db_file_id(path, id)) {
+        *err = xasprintf("%s: removed while being opened", path);
+        sqlite3_close(db);
+        return NULL;
+    }
     return db;
+}
+
+bool audit_db_file_id(const char *path, struct audit_db_id *id)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false;
+    id->dev = (uint64_t)st.st_dev;
+    id->ino = (uint64_t)st.st_ino;
+    return true;
 }
 
 sqlite3 *audit_db_open_read(const char *path, char **err)

@@ -42,10 +42,20 @@ int64_t audit_now_ms(void);
 /* "2026-11-22T10:00:01.234Z" (UTC) into buf. */
 void audit_format_time(int64_t time_ms, char buf[32]);
 
+/* Which file a path names: compared on every flush to notice the log
+ * being removed or replaced while the server runs. */
+struct audit_db_id {
+    uint64_t dev, ino;
+};
+/* false when path does not exist (or cannot be examined). */
+bool audit_db_file_id(const char *path, struct audit_db_id *id);
+
 /* Open the database for writing: the file is created (mode 0600, its
- * directory too), switched to WAL and given the table; SQLITE_BUSY waits
- * busy_ms at most. NULL with *err (malloc'd) on failure. */
-sqlite3 *audit_db_open_write(const char *path, int busy_ms, char **err);
+ * directory too), given a rollback journal (never WAL, whose mmap'd index
+ * another process could truncate under us) and the table; SQLITE_BUSY
+ * waits busy_ms at most. *id names the file opened. NULL with *err
+ * (malloc'd) on failure. */
+sqlite3 *audit_db_open_write(const char *path, int busy_ms, struct audit_db_id *id, char **err);
 /* Open an existing database read-only. NULL with *err on failure. */
 sqlite3 *audit_db_open_read(const char *path, char **err);
 void audit_db_close(sqlite3 *db);

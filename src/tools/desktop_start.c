@@ -5,6 +5,7 @@
 #include "core/args.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "tools/exec_target.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -39,6 +40,14 @@ static void handle(struct tool_call *call)
     const char **argv = n ? xcalloc(n + 1, sizeof *argv) : NULL;
     for (size_t i = 0; i < n; i++)
         argv[i] = json_string_value(json_array_get(cmd, i));
+    char *program = NULL;
+    if (argv && !(program = exec_target(call, "desktop_start", argv, NULL, NULL))) {
+        free(argv);
+        return;
+    }
+    /* The checked file runs, not a new PATH search for argv[0]. */
+    if (argv)
+        argv[0] = program;
     struct desktop_options o = {
         .display = args_string(a, "display", NULL),
         .width = (int)args_int(a, "width", 1280),
@@ -48,6 +57,7 @@ static void handle(struct tool_call *call)
         .client = &who,
     };
     if (o.display && json_object_get(a, "width")) {
+        free(program);
         free(argv);
         tool_call_fail(call,
                        "width/height are for private desktops; an existing display (%s) "
@@ -56,6 +66,7 @@ static void handle(struct tool_call *call)
         return;
     }
     desktop_start(tool_call_app(call), &o, started, call);
+    free(program);
     free(argv);
 }
 

@@ -5,6 +5,7 @@
 #include "core/args.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "tools/exec_target.h"
 #include "tools/screen_call.h"
 #include "tools/session_schema.h"
 #include "tools/tools.h"
@@ -43,7 +44,15 @@ static void handle(struct tool_call *call)
     const char **argv = xcalloc(n + 1, sizeof *argv);
     for (size_t i = 0; i < n; i++)
         argv[i] = json_string_value(json_array_get(cmd, i));
+    char *program = exec_target(call, "launch_app", argv, NULL, NULL);
+    if (!program) {
+        free(argv);
+        return;
+    }
+    /* The checked file runs, not a new PATH search for argv[0]. */
+    argv[0] = program;
     int pid = desktop_launch(s, argv, &err);
+    free(program);
     free(argv);
     if (pid < 0) {
         tool_call_fail(call, "cannot launch the app: %s", err);

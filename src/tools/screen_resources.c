@@ -7,6 +7,7 @@
 #include "mcp/resources.h"
 #include "record/recordings.h"
 #include "session/session.h"
+#include "tools/tools.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -131,6 +132,19 @@ static void session_read(struct resource_read *r, const char *uri)
     session_when_live(s, read_when_live, sr);
 }
 
+/* The text view shows what read_text shows, the screen image what
+ * screenshot shows: a policy that denies those tools denies these reads. A
+ * URI of neither shape still takes read_text's permission, so that even
+ * its "not found" answer is gated. */
+static const struct tool *session_permission(const char *uri, json_t *args)
+{
+    const char *rest = uri + strlen(SESSION_PREFIX);
+    const char *slash = strchr(rest, '/');
+    json_object_set_new(args, "session",
+                        json_stringn(rest, slash ? (size_t)(slash - rest) : strlen(rest)));
+    return slash && strcmp(slash, "/screen") == 0 ? &tool_screenshot : &tool_read_text;
+}
+
 static const struct resource_provider session_provider = {
     .uri_template = SESSION_PREFIX "{id}/{view}",
     .prefix = SESSION_PREFIX,
@@ -140,6 +154,7 @@ static const struct resource_provider session_provider = {
     .mime_type = "image/png",
     .list = session_list,
     .read = session_read,
+    .permission = session_permission,
 };
 
 static void recording_list(struct app *app, const char *owner, json_t *list)
@@ -186,6 +201,14 @@ static void recording_read(struct resource_read *r, const char *uri)
     free(b64);
 }
 
+/* A recording is what record_stop hands over (its link points here). */
+static const struct tool *recording_permission(const char *uri, json_t *args)
+{
+    (void)uri;
+    (void)args;
+    return &tool_record_stop;
+}
+
 static const struct resource_provider recording_provider = {
     .uri_template = RECORDING_PREFIX "{id}",
     .prefix = RECORDING_PREFIX,
@@ -194,6 +217,7 @@ static const struct resource_provider recording_provider = {
     .mime_type = "image/gif",
     .list = recording_list,
     .read = recording_read,
+    .permission = recording_permission,
 };
 
 void screen_resources_register(void)

@@ -1,6 +1,7 @@
 /* status: what this server is and can do right now. */
 #include "backend/backend.h"
 #include "core/app.h"
+#include "core/pidns.h"
 #include "core/xmalloc.h"
 #include "policy/audit.h"
 #include "policy/pause.h"
@@ -61,6 +62,10 @@ static void handle(struct tool_call *call)
     char *policy = app->policy ? policy_summary(app->policy) : xstrdup("no policy in effect");
     if (app->policy)
         json_object_set_new(out, "policy", policy_describe(app->policy));
+    enum pidns_mode mode = pidns_mode();
+    json_object_set_new(
+        out, "containment",
+        json_pack("{s:s, s:s?}", "mode", pidns_mode_name(mode), "reason", pidns_reason()));
     char *audit = audit_status(app, out);
     json_t *paused = pause_describe(app);
     json_object_update(out, paused);
@@ -68,9 +73,10 @@ static void handle(struct tool_call *call)
     tool_call_done(
         call, out,
         "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
-        "here: %s; %s; %s%s%s",
+        "here: %s; %s; %s; session processes contained: %s%s%s",
         GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0, tool_call_protocol_version(call),
         live, live == 1 ? "" : "s", usable[0] ? usable : "none", policy, audit,
+        mode == PIDNS_NONE ? "no" : pidns_mode_name(mode),
         pause_active(app) ? "; PAUSED by the person since " : "",
         pause_active(app) ? json_string_value(json_object_get(out, "paused_since")) : "");
     free(policy);
@@ -112,6 +118,9 @@ const struct tool tool_status = {
         "\"written\":{\"type\":\"integer\"},\"queued\":{\"type\":\"integer\"},"
         "\"dropped\":{\"type\":\"integer\"},\"retention_days\":{\"type\":\"integer\"}},"
         "\"required\":[\"enabled\"]},"
+        "\"containment\":{\"type\":\"object\",\"properties\":{"
+        "\"mode\":{\"type\":\"string\",\"enum\":[\"pid-namespace\",\"user+pid-namespace\","
+        "\"none\"]},\"reason\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"mode\"]},"
         "\"paused\":{\"type\":\"boolean\"},\"paused_since\":{\"type\":[\"string\",\"null\"]}},"
         "\"required\":[\"server\",\"version\",\"uptime_ms\",\"protocol_version\","
         "\"live_sessions\",\"sessions\",\"backends\"]}",

@@ -4,9 +4,11 @@
 #include "core/args.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "tools/exec_target.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A NULL-terminated copy of a JSON array of strings; NULL if absent. */
@@ -70,9 +72,22 @@ static void handle(struct tool_call *call)
         free(err);
         return;
     }
+    /* What the terminal runs without a command (as term_pty does). */
+    const char *shell = getenv("SHELL");
+    const char *shell_argv[] = {shell && *shell ? shell : "/bin/sh", NULL};
+    const char *cwd = args_string(a, "cwd", NULL);
+    const char *env_path = json_string_value(json_object_get(json_object_get(a, "env"), "PATH"));
+    char *program = exec_target(call, "terminal_start",
+                                argv ? (const char *const *)argv : shell_argv, cwd, env_path);
+    if (!program) {
+        free_list(argv);
+        free_list(env);
+        return;
+    }
     struct terminal_options o = {
         .argv = (const char *const *)argv,
-        .cwd = args_string(a, "cwd", NULL),
+        .program = program,
+        .cwd = cwd,
         .env = (const char *const *)env,
         .cols = (int)args_int(a, "cols", 120),
         .rows = (int)args_int(a, "rows", 40),
@@ -81,6 +96,7 @@ static void handle(struct tool_call *call)
         .client = &who,
     };
     struct session *s = terminal_start(tool_call_app(call), &o, &err);
+    free(program);
     free_list(argv);
     free_list(env);
     if (!s) {

@@ -12,9 +12,11 @@
 #include "backend/desktop/xgrab.h"
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
+#include "core/child_env.h"
 #include "core/children.h"
 #include "core/locale_env.h"
 #include "core/log.h"
+#include "core/pidns.h"
 #include "core/xmalloc.h"
 #include "perceive/perceive.h"
 #include "session/session.h"
@@ -50,6 +52,11 @@ struct desktop *desktop_of(struct session *s)
 pid_t desktop_spawn(const struct desktop *d, const char *const *argv, const char *const *env_extra,
                     int fd_keep, char **err)
 {
+    if (d->stopping && !d->ns && pidns_mode() != PIDNS_NONE) {
+        /* Its namespace is gone: nothing may start uncontained instead. */
+        *err = xstrdup("the session has ended");
+        return -1;
+    }
     int output = d->output ? desktop_output_fd(d->output) : -1;
     int report[2];
     if (pipe2(report, O_CLOEXEC) < 0) {
@@ -57,19 +64,24 @@ pid_t desktop_spawn(const struct desktop *d, const char *const *argv, const char
         return -1;
     }
     pid_t parent = getpid();
-    pid_t pid = fork();
+    pid_t pid = pidns_fork(d->ns);
     if (pid < 0) {
-        *err = xasprintf("fork: %s", strerror(errno));
+        *err = xasprintf("fork: %s",
+                         errno == ESRCH ? "the session's PID namespace is gone" : strerror(errno));
         close(report[0]);
         close(report[1]);
         return -1;
     }
     if (pid == 0) {
         setpgid(0, 0);
-        /* If glovebox dies without stopping the session, so does this. */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent)
-            _exit(127);
+        /* If glovebox dies without stopping the session, so does this (in
+         * a namespace its init's death sees to it; getppid() is 0 there). */
+        if (!d->ns) {
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (getppid() != parent)
+                _exit(127);
+        }
+        child_env_scrub(environ); /* glovebox's own secrets stay here */
         for (const char *const *e = env_extra; e && *e; e += 2)
             setenv(e[0], e[1], 1);
         /* A UTF-8 locale unless one is chosen (core/locale_env.h says why). */
@@ -183,6 +195,9 @@ static void end_session(struct desktop *d)
         uv_timer_stop(&d->kill_timer);
         uv_close((uv_handle_t *)&d->kill_timer, timer_closed);
     }
+    /* What the programs left behind (double forks, daemons) goes too. */
+    pidns_destroy(d->ns);
+    d->ns = NULL;
     session_ended(d->session, d->session->end_reason ? d->session->end_reason : "stopped");
 }
 
@@ -255,6 +270,8 @@ static void desktop_destroy(struct session *s)
             kill(-d->children[i].pid, SIGKILL);
         }
     }
+    pidns_destroy(d->ns);
+    d->ns = NULL;
     s->backend = NULL;
     /* The timer's close callback may still be to come; it frees then. */
     if (d->kill_timer_open)

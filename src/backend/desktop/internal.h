@@ -11,6 +11,7 @@ struct desktop_clipboard;
 struct desktop_output;
 struct frame;
 struct perceive;
+struct pidns;
 struct session;
 struct start;
 
@@ -38,6 +39,9 @@ struct desktop {
     int width, height;
     bool owned; /* glovebox started the X server (a private desktop) */
     bool stopping;
+    /* Every process the session starts lives here (core/pidns.h); NULL when
+     * containment is off, and once the session has ended. */
+    struct pidns *ns;
     struct desktop_child children[DESKTOP_MAX_CHILDREN];
     int n_children;
     uv_timer_t kill_timer;
@@ -59,10 +63,10 @@ void desktop_start_abandon(struct desktop *d);
 struct session_client;
 struct desktop *desktop_create(struct app *app, const char *name,
                                const struct session_client *client);
-/* fork + exec argv in its own process group with env_extra (name, value
- * pairs, NULL-terminated) set; fd_keep (or -1) stays open in the child,
- * which also ends if glovebox dies. Its stdout and stderr go to d's output
- * (output.h), else /dev/null. -1 with *err on failure. */
+/* fork + exec argv in its own process group, inside the session's PID
+ * namespace, with env_extra (name, value pairs, NULL-terminated) set; fd_keep
+ * (or -1) stays open in the child, which also ends if glovebox dies. Its stdout and stderr go to
+ * d's output (output.h), else /dev/null. -1 with *err on failure. */
 pid_t desktop_spawn(const struct desktop *d, const char *const *argv, const char *const *env_extra,
                     int fd_keep, char **err);
 /* Track a child: its exit is noticed, it is stopped with the session and

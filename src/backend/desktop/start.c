@@ -10,6 +10,7 @@
 #include "backend/desktop/xgrab.h"
 #include "core/app.h"
 #include "core/log.h"
+#include "core/pidns.h"
 #include "core/xmalloc.h"
 #include "perceive/perceive.h"
 #include "session/session.h"
@@ -346,6 +347,11 @@ void desktop_start(struct app *app, const struct desktop_options *o, desktop_sta
     uv_timer_start(&st->timer, timed_out, READY_TIMEOUT_MS, READY_TIMEOUT_MS);
     st->open_handles = 1;
     char *err = NULL;
+    /* Attached desktops too: the programs launch_app starts go there. */
+    if (!pidns_create(&st->d->ns, &err)) {
+        finish(st, err);
+        return;
+    }
     if (o->display) {
         snprintf(st->d->display, sizeof st->d->display, "%s", o->display);
         probe_display(st->d->display, &st->d->width, &st->d->height, &err);

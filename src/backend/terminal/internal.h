@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <uv.h>
 
+struct pidns;
 struct app;
 struct session;
 struct term_screen;
@@ -29,7 +30,8 @@ struct terminal {
     struct session *session;
     struct app *app;
     pid_t pid;
-    int master; /* pty master fd; -1 once closed */
+    struct pidns *ns; /* every process of the session lives here; NULL: uncontained */
+    int master;       /* pty master fd; -1 once closed */
     uv_poll_t poll;
     bool poll_open;
     int poll_events;

@@ -1,6 +1,8 @@
 #include "backend/terminal/term_pty.h"
 
+#include "core/child_env.h"
 #include "core/locale_env.h"
+#include "core/pidns.h"
 #include "core/xmalloc.h"
 
 #include <errno.h>
@@ -66,7 +68,7 @@ static char **build_env(const char *const *extra)
     const char **env = xcalloc(n + 4, sizeof *env);
     static const char *const drop[] = {"TERM", "COLORTERM", "LINES", "COLUMNS"};
     for (char **e = environ; *e; e++) {
-        bool skip = overridden(*e, extra);
+        bool skip = overridden(*e, extra) || child_env_withheld(*e);
         for (size_t i = 0; !skip && i < sizeof drop / sizeof drop[0]; i++)
             skip = key_is(*e, drop[i]);
         if (!skip)
@@ -283,7 +285,8 @@ bool term_pty_spawn(const struct term_pty_options *opts, struct term_pty *out, c
         .slave = slave,
         .report_fd = pipefd[1],
         .cwd = opts->cwd,
-        .candidates = candidates(argv[0], env_get(envp, "PATH")),
+        /* The caller's resolved path runs as it is: no search after the policy's check. */
+        .candidates = candidates(opts->program ? opts->program : argv[0], env_get(envp, "PATH")),
         .argv = (char *const *)argv,
         .envp = envp,
         .dfl = {.sa_handler = SIG_DFL},
@@ -296,7 +299,8 @@ bool term_pty_spawn(const struct term_pty_options *opts, struct term_pty *out, c
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
+    /* Into the session's namespace, but still glovebox's child. */
+    pid_t pid = pidns_fork(opts->ns);
     if (pid == 0)
         child(&plan);
     int fork_errno = errno;
@@ -307,7 +311,9 @@ bool term_pty_spawn(const struct term_pty_options *opts, struct term_pty *out, c
     free(envp);
     free_strv(plan.candidates);
     if (pid < 0) {
-        *err = xasprintf("cannot start \"%s\": fork: %s", argv[0], strerror(fork_errno));
+        *err = xasprintf("cannot start \"%s\": fork: %s", argv[0],
+                         fork_errno == ESRCH ? "the session's PID namespace is gone"
+                                             : strerror(fork_errno));
         close(pipefd[0]);
         close(master);
         return false;

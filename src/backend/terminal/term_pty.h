@@ -5,11 +5,16 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+struct pidns;
+
 struct term_pty_options {
     const char *const *argv; /* NULL-terminated; NULL = $SHELL, else /bin/sh */
+    const char *program;     /* absolute path to execute (argv[0] stays as given); NULL =
+                                search argv[0] in PATH */
     const char *cwd;         /* NULL = inherit glovebox's */
     const char *const *env;  /* extra "KEY=value" entries, NULL-terminated; may be NULL */
     int cols, rows;          /* 1..65535 */
+    struct pidns *ns;        /* the session's PID namespace (core/pidns.h); NULL = none */
 };
 
 struct term_pty {

@@ -8,6 +8,7 @@
 #include "core/app.h"
 #include "core/children.h"
 #include "core/log.h"
+#include "core/pidns.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
@@ -312,6 +313,10 @@ static void finalize(struct terminal *t)
         read_output(t);
     kill(-t->pid, SIGKILL);
     kill_session(t->pid);
+    /* Whatever escaped the terminal's session (setsid, double forks) is in
+     * the namespace: ending its init ends them. */
+    pidns_destroy(t->ns);
+    t->ns = NULL;
     if (t->poll_open && !uv_is_closing((uv_handle_t *)&t->poll)) {
         t->closing++;
         uv_close((uv_handle_t *)&t->poll, poll_closed);
@@ -393,6 +398,8 @@ static void terminal_destroy(struct session *s)
         kill(-t->pid, SIGKILL);
         kill(t->pid, SIGKILL);
     }
+    pidns_destroy(t->ns);
+    t->ns = NULL;
     terminal_waits_abort(t, "the session was removed");
     terminal_record_destroy(t);
     if (t->master >= 0) {
@@ -434,13 +441,24 @@ static void screen_changed(void *ud)
 
 struct session *terminal_start(struct app *app, const struct terminal_options *o, char **err)
 {
-    struct term_pty_options po = {
-        .argv = o->argv, .cwd = o->cwd, .env = o->env, .cols = o->cols, .rows = o->rows};
-    struct term_pty pty;
-    if (!term_pty_spawn(&po, &pty, err))
+    struct pidns *ns;
+    if (!pidns_create(&ns, err))
         return NULL;
+    struct term_pty_options po = {.argv = o->argv,
+                                  .program = o->program,
+                                  .cwd = o->cwd,
+                                  .env = o->env,
+                                  .cols = o->cols,
+                                  .rows = o->rows,
+                                  .ns = ns};
+    struct term_pty pty;
+    if (!term_pty_spawn(&po, &pty, err)) {
+        pidns_destroy(ns);
+        return NULL;
+    }
     struct terminal *t = xcalloc(1, sizeof *t);
     t->app = app;
+    t->ns = ns;
     t->pid = pty.pid;
     t->master = pty.master;
     t->cols = o->cols;

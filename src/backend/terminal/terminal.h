@@ -9,12 +9,14 @@ struct session;
 struct session_client;
 
 struct terminal_options {
-    const char *const *argv;             /* NULL-terminated; NULL = the user's shell */
-    const char *cwd;                     /* NULL = glovebox's working directory */
-    const char *const *env;              /* "KEY=value" added to the environment; may be NULL */
-    int cols, rows;                      /* 2..1000 */
-    int scrollback;                      /* lines kept above the screen */
-    const char *name;                    /* optional session label */
+    const char *const *argv; /* NULL-terminated; NULL = the user's shell */
+    const char *program;     /* absolute path to execute (core/program_path.h); NULL = argv[0]
+                                searched in PATH */
+    const char *cwd;         /* NULL = glovebox's working directory */
+    const char *const *env;  /* "KEY=value" added to the environment; may be NULL */
+    int cols, rows;          /* 2..1000 */
+    int scrollback;          /* lines kept above the screen */
+    const char *name;        /* optional session label */
     const struct session_client *client; /* who it belongs to (session_add) */
 };
 

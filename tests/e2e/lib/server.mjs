@@ -122,11 +122,12 @@ function killQuietly(child) {
  * close() ends stdin, waits for the server to exit and asserts a clean exit.
  * Pass the test context t so the server is killed if the test fails early.
  */
-export async function connectClient(t, { bin = 'glovebox-testing', args = [], capabilities = {}, clientInfo, env = {} } = {}) {
+export async function connectClient(t, { bin = 'glovebox-testing', args = [], capabilities = {}, clientInfo, env = {}, cwd } = {}) {
   const transport = new StdioClientTransport({
     command: binary(bin),
     args: ['serve', ...args],
     env: serverEnv(env),
+    cwd,
     stderr: 'pipe',
   });
   let stderr = '';

@@ -6,7 +6,7 @@
 // exit (status 0, no sanitizer report); a server that does not exit is
 // killed and the test fails.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -247,6 +247,28 @@ export function processes() {
     }
   }
   return out;
+}
+
+/**
+ * The pid glovebox (and this test) sees for a process that calls itself
+ * `inner` — what `$!` or `$$` print inside a session, whose processes live in
+ * a PID namespace of their own. `anchor` is any live process of that session
+ * (its program's pid as terminal_start reports it). Uncontained, the two
+ * numbers are the same.
+ */
+export function hostPid(anchor, inner) {
+  const ns = readlinkSync(`/proc/${anchor}/ns/pid`);
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/ns/pid`) !== ns) continue;
+      const line = readFileSync(`/proc/${name}/status`, 'utf8').match(/^NSpid:\s*(.*)$/m);
+      if (line && Number(line[1].trim().split(/\s+/).pop()) === inner) return Number(name);
+    } catch {
+      // exited while we looked
+    }
+  }
+  assert.fail(`no process ${inner} in the PID namespace of ${anchor}`);
 }
 
 /** Children of pid (zombies included). */

@@ -221,7 +221,8 @@ test('a locked database: calls are still answered, status tells, rows arrive aft
   t.after(() => locker.exitCode === null && locker.kill('SIGKILL'));
   let lockOut = '';
   locker.stdout.on('data', (d) => (lockOut += d));
-  locker.stdin.write("BEGIN EXCLUSIVE;\nSELECT 'locked';\n");
+  // The server may hold the lock for a moment while it writes: wait for it.
+  locker.stdin.write(".timeout 5000\nBEGIN EXCLUSIVE;\nSELECT 'locked';\n");
   await deadline(
     (async () => {
       while (!lockOut.includes('locked')) await sleep(20);
@@ -282,4 +283,33 @@ test('a call the client cancelled is recorded as cancelled', opts(), async (t) =
   assert.equal(row.outcome, 'cancelled');
   assert.equal(row.decision, 'allowed');
   assert.ok(row.duration_ms < 5000, `stopped early (${row.duration_ms} ms)`);
+});
+
+test('secrets in calls refused as invalid are redacted, whatever their type', opts(), async (t) => {
+  const h = home(t);
+  const srv = await connectClient(t, { env: h.env });
+  const started = await call(srv, 'terminal_start', { command: ['cat'] });
+  const session = started.structured.id;
+  // secret: true, but text is not a string: refused by the schema.
+  const a = await call(srv, 'type_text', { session, text: ['Hunter2-array'], secret: true });
+  assert.match(a.text, /Invalid arguments/);
+  // No secret flag at all, but invalid: what it carried may be a secret too.
+  const b = await call(srv, 'type_text', { session, text: { nested: 'Hunter2-object' } });
+  assert.match(b.text, /Invalid arguments/);
+  // A password-like key is a secret in any call.
+  const c = await call(srv, 'session_list', { db_password: 'Hunter2-key' });
+  assert.ok(c.isError);
+  await srv.close();
+
+  const rows = await sqlite(h.db, "SELECT tool, arguments, decision, error FROM calls WHERE decision = 'invalid' ORDER BY id");
+  assert.equal(rows.length, 3);
+  assert.deepEqual(JSON.parse(rows[0].arguments), { session, text: '[redacted]', secret: true });
+  assert.deepEqual(JSON.parse(rows[1].arguments), { session, text: '[redacted]' });
+  assert.deepEqual(JSON.parse(rows[2].arguments), { db_password: '[redacted]' });
+  const leaks = await sqlite(
+    h.db,
+    "SELECT count(*) AS n FROM calls WHERE arguments LIKE '%Hunter2%' OR error LIKE '%Hunter2%' OR notes LIKE '%Hunter2%'",
+  );
+  assert.equal(leaks[0].n, 0);
+  assert.ok(!readFileSync(h.db).includes('Hunter2'), 'not anywhere in the file');
 });

@@ -14,6 +14,7 @@ import {
   assertColour,
   childrenOf,
   decodePng,
+  hostPid,
   imageOf,
   ms,
   pixel,
@@ -136,15 +137,35 @@ test('bad displays and bad requests get errors that say what is wrong', topts(),
   await srv.close();
 });
 
-test('a killed glovebox leaves nothing: its desktop ends with it, and what escaped is ended by the next one', topts(), async (t) => {
+test('a killed glovebox leaves nothing: its desktop and what escaped its programs end with it', topts(), async (t) => {
   const srv = await startServer(t);
+  if ((await srv.status()).sc.containment.mode === 'none') return t.skip('no PID namespaces here (glovebox doctor says why)');
+  const pidFile = join(srv.dataDir, 'escaped.pid');
+  const start = await srv.ok('desktop_start', { command: ['sh', '-c', `sleep 600 & echo $! > '${pidFile}'; wait`] });
+  const xvfb = start.sc.xvfb_pid;
+  assert.ok(Number.isInteger(xvfb) && procExists(xvfb), 'Xvfb runs');
+  await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), ms(5000), 'the program to start');
+  // $! is the pid inside the session's PID namespace.
+  const escaped = hostPid(xvfb, Number(readFileSync(pidFile, 'utf8')));
+  t.after(() => { try { if (procExists(escaped)) process.kill(escaped, 'SIGKILL'); } catch {} });
+  const alive = (pid) => !['Z', 'X', null].includes(procState(pid));
+
+  srv.child.kill('SIGKILL');
+  srv.closed = true; // no clean exit to check: it was killed
+  await until(() => !alive(xvfb), ms(5000), 'Xvfb to end with the glovebox that started it');
+  await until(() => !alive(escaped), ms(5000), 'the escaped process to end with the glovebox that started it');
+});
+
+test('uncontained (GLOVEBOX_CONTAINMENT=none), a killed glovebox\'s desktop ends with it, and what escaped is ended by the next one', topts(), async (t) => {
+  const env = { GLOVEBOX_CONTAINMENT: 'none' };
+  const srv = await startServer(t, { env });
   const pidFile = join(srv.dataDir, 'escaped.pid');
   const start = await srv.ok('desktop_start', { command: ['sh', '-c', `sleep 600 & echo $! > '${pidFile}'; wait`] });
   const xvfb = start.sc.xvfb_pid;
   assert.ok(Number.isInteger(xvfb) && procExists(xvfb), 'Xvfb runs');
   await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), ms(5000), 'the program to start');
   const escaped = Number(readFileSync(pidFile, 'utf8'));
-  t.after(() => { try { process.kill(escaped, 'SIGKILL'); } catch {} });
+  t.after(() => { try { if (procExists(escaped)) process.kill(escaped, 'SIGKILL'); } catch {} });
   const alive = (pid) => !['Z', 'X', null].includes(procState(pid));
 
   srv.child.kill('SIGKILL');
@@ -153,7 +174,7 @@ test('a killed glovebox leaves nothing: its desktop ends with it, and what escap
   assert.ok(alive(escaped), 'a process whose parent ended keeps running until someone ends it');
 
   // The next glovebox with the same data directory ends it when it starts a desktop.
-  const next = await connectClient(t, { args: ['--data-dir', srv.dataDir] });
+  const next = await connectClient(t, { args: ['--data-dir', srv.dataDir], env });
   const r = await next.client.callTool({ name: 'desktop_start', arguments: {} });
   assert.ok(!r.isError, JSON.stringify(r));
   await until(() => !alive(escaped), ms(5000), 'the escaped process to be ended');

@@ -24,6 +24,18 @@ async function call(srv, name, args = {}) {
   return { isError: !!r.isError, text: r.content.map((c) => c.text ?? '').join(''), sc: r.structuredContent };
 }
 
+/** What a person does to confirm a policy that widens (the reload alone waits). */
+async function apply(srv) {
+  const r = await runCli(['policy', 'apply', '--pid', String(srv.child.pid)], { env });
+  assert.equal(r.code, 0, r.stderr);
+}
+
+/** Waits until status shows a widening waiting for the person, then applies it. */
+async function applyWhenPending(srv) {
+  await until(async () => (await call(srv, 'status')).sc.policy.pending, ms(5000), 'the pending widening');
+  await apply(srv);
+}
+
 async function until(pred, timeoutMs, what) {
   const end = Date.now() + timeoutMs;
   for (;;) {
@@ -44,7 +56,8 @@ test('argument rules: allowed programs run, others are refused naming the rule; 
   assert.ok(!ok.isError, ok.text);
   const refused = await call(srv, 'terminal_start', { command: ['bash', '-c', 'echo hi'] });
   assert.ok(refused.isError);
-  assert.equal(refused.text, 'Denied by policy: terminal_start may not run "bash": allowed commands are cat, /bin/sh (policy rules.terminal_start.commands)');
+  // The refusal names the file that would have run (where PATH finds bash).
+  assert.match(refused.text, /^Denied by policy: terminal_start may not run "bash" \(\/[^)]*\/bash\): allowed commands are cat, \/bin\/sh \(policy rules\.terminal_start\.commands\)$/);
   const attach = await call(srv, 'desktop_start', { display: ':0' });
   assert.ok(attach.isError);
   assert.match(attach.text, /may not attach to the existing display ":0"; list it in rules\.desktop_start\.displays/);
@@ -77,6 +90,7 @@ test('the policy file is re-read when it changes; a broken one keeps the last go
   // An editor's way: write a copy, rename it over the file.
   writeFileSync(`${path}.new`, JSON.stringify({ allow: ['press_key'] }));
   renameSync(`${path}.new`, path);
+  await applyWhenPending(srv); // it widens (press_key): the person confirms
   await until(async () => (await names()).includes('press_key'), ms(5000), 'the new policy');
   assert.ok(!(await names()).includes('terminal_start'));
 
@@ -91,6 +105,7 @@ test('the policy file is re-read when it changes; a broken one keeps the last go
   assert.match(srv.stderr(), /policy not reloaded, the last good one stays in force/);
 
   writeFileSync(path, JSON.stringify({ allow: ['type_text'] }));
+  await applyWhenPending(srv);
   await until(async () => (await names()).includes('type_text'), ms(5000), 'the fixed policy');
   assert.equal((await call(srv, 'status')).sc.policy.error, null);
   await srv.close();
@@ -101,9 +116,12 @@ test('a mode the agent lowered stays lowered across a reload, unless the file ch
   const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path], env });
   await call(srv, 'set_mode', { mode: 'passive' });
   writeFileSync(path, JSON.stringify({ mode: 'autopilot', allow: ['press_key', 'type_text'] }));
+  await applyWhenPending(srv);
   await until(async () => (await call(srv, 'status')).sc.policy.allow.includes('type_text'), ms(5000), 'the reload');
   assert.equal((await call(srv, 'status')).sc.policy.mode, 'passive');
+  // assist is above the passive the agent chose: a widening, confirmed.
   writeFileSync(path, JSON.stringify({ mode: 'assist', allow: ['press_key', 'type_text'] }));
+  await applyWhenPending(srv);
   await until(async () => (await call(srv, 'status')).sc.policy.mode === 'assist', ms(5000), 'the person\'s new mode');
   await srv.close();
 });
@@ -130,6 +148,8 @@ test('clients hear tools/list_changed when a reload or set_mode changes the tool
 
   // A tool appears: both clients hear it, and the list shows it.
   writeFileSync(path, JSON.stringify({ mode: 'autopilot', allow: ['terminal_start', 'press_key'] }));
+  await applyWhenPending(srv);
+  await apply(modern); // the second server watches the same file
   await until(() => heard === 1, ms(5000), 'notifications/tools/list_changed after the reload');
   assert.ok((await srv.client.listTools()).tools.some((x) => x.name === 'press_key'));
   await modern.take(isListen('notifications/tools/list_changed'), { what: 'the listen stream\'s notification' });
@@ -163,7 +183,9 @@ test('glovebox policy init writes a starter policy; check explains it and names 
   assert.match(check.stdout, /^mode: autopilot/m);
   assert.match(check.stdout, /^ {2}terminal_start +allowed \(allow "terminal_start"\)$/m);
   assert.match(check.stdout, /^ {2}screenshot +allowed \(read-only\)$/m);
-  assert.match(check.stdout, /^ {2}terminal_start +\{"commands":\["bash","sh"\]\}$/m);
+  assert.match(check.stdout, /^ {2}terminal_start +\{"commands":\["bash","sh"\],"env":\[\]\}$/m);
+  // The starter says what a bare name allows.
+  assert.match(starter.rules.$comment, /A bare name \(bash\) allows that program from a folder of glovebox's PATH .* WITH ANY ARGUMENTS/);
   assert.match(check.stdout, /type_text +\{"per_second":10/);
 
   const bad = policyFile('bad.json', { allow: ['x'], rules: { launch_app: { apps: 'zenity' } } });

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { SANITIZED, childrenOf, decodePng, imageOf, ms, procExists, startServer, tempDir, textOf, topts, until } from '../lib/terminal.mjs';
+import { SANITIZED, childrenOf, decodePng, hostPid, imageOf, ms, procExists, startServer, tempDir, textOf, topts, until } from '../lib/terminal.mjs';
 
 /** "Answers quickly": 1 s; 5 s under ASan+UBSan, where parsing the 1 MiB
  * glovebox reads per wake-up takes about 0.8 s, now and then 3 s (plain:
@@ -227,8 +227,8 @@ test('session_stop kills a program that ignores SIGTERM and SIGHUP within about 
 test('session_stop leaves no process of the session: background jobs, disowned jobs, no zombies', topts(), async (t) => {
   const srv = await startServer(t);
   const s = await srv.bash({ cols: 80, rows: 20 });
-  // Each job's pid, as bash reports it ($!).
-  const pidOf = async (cmd, name) => Number((await srv.run(s.id, `${cmd} echo ${name}=$!`, `^${name}=[0-9]+$`)).line.split('=')[1]);
+  // Each job's pid, as bash reports it ($!: the session's PID namespace's), as seen here.
+  const pidOf = async (cmd, name) => hostPid(s.pid, Number((await srv.run(s.id, `${cmd} echo ${name}=$!`, `^${name}=[0-9]+$`)).line.split('=')[1]));
   const bg = await pidOf('sleep 1000 &', 'bg');
   const disowned = await pidOf('sleep 1001 & disown;', 'dis');
   const nohup = await pidOf('nohup sleep 1002 >/dev/null 2>&1 &', 'nh');
@@ -275,7 +275,7 @@ test('type_text of 1 MiB arrives intact while the server keeps answering', topts
 test('closing stdin with live sessions exits 0 promptly and leaves none of their processes', topts(), async (t) => {
   const srv = await startServer(t);
   const shell = await srv.bash();
-  const bg = Number((await srv.run(shell.id, 'sleep 1000 & disown; echo bg=$!', '^bg=[0-9]+$')).line.split('=')[1]);
+  const bg = hostPid(shell.pid, Number((await srv.run(shell.id, 'sleep 1000 & disown; echo bg=$!', '^bg=[0-9]+$')).line.split('=')[1]));
   const cat = await srv.start({ command: ['cat'] });
   const stubborn = await srv.start({ command: ['bash', '-c', 'trap "" TERM HUP; echo ready; sleep 1000; echo not reached'] });
   await srv.waitFor(stubborn.id, { text: 'ready' });

@@ -1,0 +1,31 @@
+#include "tools/exec_target.h"
+
+#include "core/app.h"
+#include "core/program_path.h"
+#include "policy/policy.h"
+#include "tools/tools.h"
+
+#include <stdlib.h>
+
+char *exec_target(struct tool_call *call, const char *tool, const char *const *argv,
+                  const char *cwd, const char *path)
+{
+    char *err = NULL;
+    char *file = program_path_resolve(argv[0], cwd, path, &err);
+    if (!file) {
+        tool_call_fail(call, "%s", err);
+        free(err);
+        return NULL;
+    }
+    /* The gate checked the same resolution; files can change while a person
+     * confirms, so the path that runs is checked again here. */
+    char *refusal = policy_check_exec(tool_call_app(call)->policy, tool, file, argv);
+    if (refusal) {
+        tool_call_note(call, "decision", json_string("denied"));
+        tool_call_fail(call, "%s", refusal);
+        free(refusal);
+        free(file);
+        return NULL;
+    }
+    return file;
+}
