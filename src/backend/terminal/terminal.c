@@ -486,9 +486,11 @@ struct session *terminal_start(struct app *app, const struct terminal_options *o
     t->kill_timer.data = t;
     t->kill_timer_open = true;
     update_poll(t);
+    /* Live before the exit watch: a program that already ended is reported
+     * at once (children_watch), and it ends a session that was live. */
+    session_set_live(s);
     children_watch(t->pid, child_exited, t);
     log_info("%s: started pid %d", s->id, (int)t->pid);
-    session_set_live(s);
     return s;
 }
 
