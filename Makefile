@@ -21,8 +21,7 @@ build: deps $(BUILD)/build.ninja
 	@ninja -C $(BUILD)
 
 run: build
-	@scripts/connect-help.sh "$(abspath $(BUILD))/glovebox" "$(LISTEN)"
-	@exec $(BUILD)/glovebox serve --policy scripts/demo-policy.json --http $(LISTEN)
+	@exec scripts/connect-help.sh "$(abspath $(BUILD))/glovebox" "$(LISTEN)" scripts/demo-policy.json
 
 test:
 	@scripts/deps.sh test

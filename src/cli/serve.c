@@ -403,8 +403,16 @@ static bool start_transports(struct server *srv)
         }
         srv->app.http = srv->http;
         json_t *d = http_transport_describe(srv->http);
-        fprintf(stderr, "glovebox %s serving MCP on %s%s\n", GLOVEBOX_VERSION,
-                json_string_value(json_object_get(d, "url")),
+        /* Every bound address, so the line says all that listens. */
+        json_t *listening = json_object_get(d, "listening");
+        char also[160] = "";
+        for (size_t i = 1; i < json_array_size(listening); i++)
+            snprintf(also + strlen(also), sizeof also - strlen(also), "%s%s",
+                     i > 1 ? ", " : " (also ", json_string_value(json_array_get(listening, i)));
+        if (also[0])
+            snprintf(also + strlen(also), sizeof also - strlen(also), ")");
+        fprintf(stderr, "glovebox %s serving MCP on %s%s%s\n", GLOVEBOX_VERSION,
+                json_string_value(json_object_get(d, "url")), also,
                 srv->http_opts.token ? " (bearer token required)" : "");
         json_decref(d);
     }

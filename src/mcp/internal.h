@@ -50,7 +50,11 @@ struct pending {
     json_t *client_info; /* owned; 2026-07-28 requests only; may be NULL */
     bool cancelled;
     void (*on_cancel)(struct pending *p);
-    struct pending *prev, *next;
+    struct pending *prev, *next; /* the connection's, or the detached list (server.c) */
+    /* Set while its connection is being destroyed: the connection's address,
+     * only compared, and how far its teardown got (1: asks aborted, 2: cancelled). */
+    const struct mcp_conn *detached_from;
+    int detach_step;
 };
 
 struct mcp_conn {

@@ -65,6 +65,46 @@ struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t)
     return c;
 }
 
+/* In-flight requests of connections being destroyed. A cancel hook may
+ * finish, and so free, any of them, not only its own (cancelling the
+ * running clipboard_get answers the queued one at once), so they stay on
+ * this list, which pending_finish unlinks from, and every step chooses its
+ * next request afresh. */
+static struct pending *detached;
+
+static void detach(struct pending *p, const struct mcp_conn *c)
+{
+    p->conn = NULL;
+    p->detached_from = c;
+    p->detach_step = 0;
+    p->prev = NULL;
+    p->next = detached;
+    if (detached)
+        detached->prev = p;
+    detached = p;
+}
+
+static void undetach(struct pending *p)
+{
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        detached = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    p->prev = p->next = NULL;
+    p->detached_from = NULL;
+}
+
+/* The first request of c still live and not yet at step. */
+static struct pending *next_detached(const struct mcp_conn *c, int step)
+{
+    for (struct pending *p = detached; p; p = p->next)
+        if (p->detached_from == c && p->detach_step < step)
+            return p;
+    return NULL;
+}
+
 void mcp_conn_destroy(struct mcp_conn *c)
 {
     if (!c)
@@ -75,30 +115,33 @@ void mcp_conn_destroy(struct mcp_conn *c)
         all_conns = c->next_conn;
     if (c->next_conn)
         c->next_conn->prev_conn = c->prev_conn;
-    /* Detach first: a cancel hook may finish (and free) its call at once. */
-    int n = c->in_flight;
-    struct pending **list = xcalloc((size_t)n + 1, sizeof *list);
-    int i = 0;
-    for (struct pending *p = c->pending; p; p = p->next) {
-        p->conn = NULL;
-        list[i++] = p;
+    /* Detach first: nothing may be sent on a connection that is going. */
+    while (c->pending) {
+        struct pending *p = c->pending;
+        c->pending = p->next;
+        detach(p, c);
     }
-    c->pending = NULL;
     c->in_flight = 0;
     /* A call waiting for the client's answer hears that none will come; its
      * answer callback finishes it (silently: the connection is gone). */
-    for (int j = 0; j < i; j++) {
-        list[j]->cancelled = true;
-        if (ask_abort_for(c, list[j], "the connection to the client closed", false))
-            list[j] = NULL;
-    }
-    for (int j = 0; j < i; j++) {
-        if (list[j]) {
-            list[j]->cancelled = false;
-            pending_cancel(list[j]);
+    struct pending *p;
+    while ((p = next_detached(c, 1))) {
+        p->detach_step = 2; /* an aborted ask stands for the cancel */
+        p->cancelled = true;
+        if (ask_abort_for(c, p, "the connection to the client closed", false) == 0) {
+            /* Nothing ran: p is still here. */
+            p->detach_step = 1;
+            p->cancelled = false;
         }
     }
-    free(list);
+    while ((p = next_detached(c, 2))) {
+        p->detach_step = 2;
+        pending_cancel(p);
+    }
+    /* The rest finish later, on no connection. */
+    for (p = detached; p; p = p->next)
+        if (p->detached_from == c)
+            p->detached_from = NULL;
     subscriptions_drop(c);
     free(c->remote);
     free(c->session_id);
@@ -218,6 +261,8 @@ void pending_finish(struct pending *p, json_t *msg)
             msg = NULL;
         }
         c->transport.send(c, p->stream, msg, true, c->transport.ud);
+    } else if (p->prev || p->next || detached == p) {
+        undetach(p);
     }
     json_decref(msg);
     json_decref(p->id);

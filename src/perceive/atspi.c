@@ -601,3 +601,81 @@ bool atspi_read_text(struct atspi *a, const char *bus_name, const char *path, ch
     g_variant_unref(r);
     return true;
 }
+
+/* AT-SPI Collection match types and sort order (atspi-constants.h). */
+#define MATCH_ALL      1
+#define SORT_CANONICAL 1
+#define FOCUS_APPS_MAX 32
+
+/* The focused elements of one application, by one Collection.GetMatches
+ * call answered inside the application (no walk from here); NULL when it
+ * does not implement Collection. */
+static GVariant *focused_in(struct atspi *a, const char *dest, const char *path, int timeout_ms)
+{
+    GVariantBuilder states, empty_i, empty_s;
+    g_variant_builder_init(&states, G_VARIANT_TYPE("ai"));
+    g_variant_builder_add(&states, "i", (gint32)(1u << ATSPI_STATE_FOCUSED));
+    g_variant_builder_add(&states, "i", 0);
+    g_variant_builder_init(&empty_i, G_VARIANT_TYPE("ai"));
+    g_variant_builder_init(&empty_s, G_VARIANT_TYPE("as"));
+    /* Empty criteria with MATCH_ALL match anything; focused is the filter. */
+    GVariant *rule = g_variant_new("(aiia{ss}iaiiasib)", &states, MATCH_ALL, NULL, MATCH_ALL,
+                                   &empty_i, MATCH_ALL, &empty_s, MATCH_ALL, FALSE);
+    return call(a->bus, dest, path, "org.a11y.atspi.Collection", "GetMatches",
+                g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, (guint32)SORT_CANONICAL, 4, TRUE),
+                "(a(so))", timeout_ms, NULL);
+}
+
+int atspi_focused_secret(struct atspi *a, int timeout_ms, char **err)
+{
+    GError *e = NULL;
+    GVariant *apps =
+        call(a->bus, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
+             "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))", timeout_ms, &e);
+    if (!apps) {
+        /* No registry: no application exposes anything, nothing to hide. */
+        bool absent = e && (g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
+                            g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN));
+        if (absent) {
+            g_error_free(e);
+            return 0;
+        }
+        *err = gerror_take(e, "the accessibility registry did not answer");
+        return -1;
+    }
+    int verdict = 0, asked = 0;
+    GVariantIter *it;
+    const char *dest, *path;
+    g_variant_get(apps, "(a(so))", &it);
+    while (verdict == 0 && asked++ < FOCUS_APPS_MAX &&
+           g_variant_iter_next(it, "(&s&o)", &dest, &path)) {
+        GVariant *found = focused_in(a, dest, path, timeout_ms);
+        if (!found) {
+            /* A toolkit without Collection, or an application that does
+             * not answer: it cannot be said whether its focus is a secret. */
+            if (!*err)
+                *err = xasprintf("application %s did not say what has its focus", dest);
+            verdict = -1;
+            break;
+        }
+        GVariantIter *m;
+        const char *mdest, *mpath;
+        g_variant_get(found, "(a(so))", &m);
+        while (verdict == 0 && g_variant_iter_next(m, "(&s&o)", &mdest, &mpath)) {
+            GVariant *role = call(a->bus, mdest, mpath, "org.a11y.atspi.Accessible", "GetRoleName",
+                                  NULL, "(s)", timeout_ms, NULL);
+            const char *name = "";
+            if (role)
+                g_variant_get(role, "(&s)", &name);
+            if (strcmp(name, "password text") == 0)
+                verdict = 1;
+            if (role)
+                g_variant_unref(role);
+        }
+        g_variant_iter_free(m);
+        g_variant_unref(found);
+    }
+    g_variant_iter_free(it);
+    g_variant_unref(apps);
+    return verdict;
+}

@@ -84,3 +84,8 @@ bool atspi_read_text(struct atspi *a, const char *bus_name, const char *path, ch
                      char **err);
 /* Give an element keyboard focus. */
 bool atspi_grab_focus(struct atspi *a, const char *bus_name, const char *path, char **err);
+/* Whether the element with the keyboard focus is a password field (role
+ * "password text"), asked of every application at once through its
+ * Collection interface: 1 yes, 0 no (or no application exposes anything),
+ * -1 with *err (NULL on entry) when an application could not say. */
+int atspi_focused_secret(struct atspi *a, int timeout_ms, char **err);

@@ -17,6 +17,11 @@ struct perceive {
     int first_ref;          /* ref number of last.nodes[0] */
     int next_ref;           /* the next snapshot's first ref */
     bool have_snapshot;
+    /* The input thread's own connection, for asking whether the focus is
+     * a password field as text is typed, without waiting for p->lock. */
+    uv_mutex_t focus_lock;
+    struct atspi *focus_atspi;
+    uint64_t focus_retry_ms; /* no accessibility bus: not asked again before (hrtime ms) */
     /* Password fields seen by the latest walks, for screenshots to hide. */
     uv_mutex_t secrets_lock;
     struct perceive_rect secrets[PERCEIVE_MAX_SECRETS];
@@ -57,6 +62,8 @@ struct job *job_new(struct perceive *p, struct backend_call *bc, job_fn run);
 void job_queue(struct job *j);
 void job_fail(struct job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The accessibility bus, connected if needed; NULL with j->error. */
+struct atspi *perceive_atspi(struct job *j);
 /* Walk the tree (connecting if needed). false with j->error set. */
 bool perceive_walk(struct job *j, const struct atspi_walk_opts *o, struct atspi_tree *out);
 /* Default walk options from the tool arguments (app, depth, max_nodes, include_hidden). */

@@ -3,6 +3,8 @@
 #include "backend/backend.h"
 #include "core/app.h"
 #include "core/args.h"
+#define LOG_MODULE "perceive"
+#include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
@@ -21,6 +23,7 @@ struct perceive *perceive_create(const char *session_bus_address, const struct p
     p->next_ref = 1;
     uv_mutex_init(&p->lock);
     uv_mutex_init(&p->secrets_lock);
+    uv_mutex_init(&p->focus_lock);
     return p;
 }
 
@@ -29,6 +32,8 @@ void perceive_destroy(struct perceive *p)
     if (!p)
         return;
     atspi_destroy(p->atspi);
+    atspi_destroy(p->focus_atspi);
+    uv_mutex_destroy(&p->focus_lock);
     atspi_tree_finish(&p->last);
     uv_mutex_destroy(&p->lock);
     uv_mutex_destroy(&p->secrets_lock);
@@ -134,6 +139,86 @@ static void note_secrets(struct perceive *p, const struct atspi_walk_opts *o,
     uv_mutex_unlock(&p->secrets_lock);
 }
 
+/* The focus check's time: an application that does not answer costs at most
+ * this per call; the fallback walk at most FOCUS_WALK_MS. */
+#define FOCUS_CALL_MS  1000
+#define FOCUS_WALK_MS  1500
+#define FOCUS_RETRY_MS 10000
+#define FOCUS_AGAIN_MS 25
+
+static bool focused_password_in(const struct atspi_tree *t)
+{
+    for (int i = 0; i < t->count; i++)
+        if (ATSPI_HAS(t->nodes[i].states, ATSPI_STATE_FOCUSED) &&
+            strcmp(t->nodes[i].role, "password text") == 0)
+            return true;
+    return false;
+}
+
+static bool focus_is_secret(struct perceive *p);
+
+bool perceive_focus_is_secret(struct perceive *p, int settle_ms)
+{
+    if (!p)
+        return false;
+    uint64_t until = uv_hrtime() / 1000000 + (uint64_t)settle_ms;
+    bool secret;
+    /* A "no" may be a program that has not yet handled the focus it was
+     * just given: ask again for a moment. A "yes" is final. */
+    while (!(secret = focus_is_secret(p)) && uv_hrtime() / 1000000 + FOCUS_AGAIN_MS < until)
+        uv_sleep(FOCUS_AGAIN_MS);
+    return secret;
+}
+
+static bool focus_is_secret(struct perceive *p)
+{
+    uv_mutex_lock(&p->focus_lock);
+    char *err = NULL;
+    uint64_t now = uv_hrtime() / 1000000;
+    if (!p->focus_atspi && now >= p->focus_retry_ms) {
+        p->focus_atspi = atspi_connect(p->bus_address, CONNECT_TIMEOUT_MS, &err);
+        if (!p->focus_atspi) {
+            /* No accessibility bus: no application says what it shows, as
+             * for screenshots' painting over; not asked again for a while
+             * so typing does not wait on it each time. */
+            log_debug("no accessibility bus to ask about the focus: %s", err);
+            free(err);
+            p->focus_retry_ms = now + FOCUS_RETRY_MS;
+            uv_mutex_unlock(&p->focus_lock);
+            return false;
+        }
+    }
+    if (!p->focus_atspi) {
+        uv_mutex_unlock(&p->focus_lock);
+        return false;
+    }
+    int verdict = atspi_focused_secret(p->focus_atspi, FOCUS_CALL_MS, &err);
+    if (verdict < 0) {
+        /* A toolkit without Collection: look at the whole tree instead. */
+        struct atspi_walk_opts o = {
+            .max_depth = 30, .max_nodes = 2000, .deadline_ms = FOCUS_WALK_MS};
+        struct atspi_tree t;
+        free(err);
+        err = NULL;
+        if (atspi_walk(p->focus_atspi, &o, &t, &err)) {
+            verdict = focused_password_in(&t) ? 1 : t.unanswered ? -1 : 0;
+            atspi_tree_finish(&t);
+        }
+    }
+    if (verdict < 0) {
+        /* Cannot tell: the typed text is treated as a secret (fail closed),
+         * and the connection is made again next time. */
+        log_info("cannot tell whether the focus is a password field; the typed text is kept "
+                 "out of the audit log: %s",
+                 err ? err : "an application did not answer");
+        atspi_destroy(p->focus_atspi);
+        p->focus_atspi = NULL;
+    }
+    free(err);
+    uv_mutex_unlock(&p->focus_lock);
+    return verdict != 0;
+}
+
 int perceive_secret_rects(struct perceive *p, struct perceive_rect *out, int max)
 {
     if (!p)
@@ -143,6 +228,19 @@ int perceive_secret_rects(struct perceive *p, struct perceive_rect *out, int max
     memcpy(out, p->secrets, (size_t)n * sizeof *out);
     uv_mutex_unlock(&p->secrets_lock);
     return n;
+}
+
+struct atspi *perceive_atspi(struct job *j)
+{
+    struct perceive *p = j->p;
+    char *err = NULL;
+    if (!p->atspi)
+        p->atspi = atspi_connect(p->bus_address, CONNECT_TIMEOUT_MS, &err);
+    if (!p->atspi) {
+        job_fail(j, "%s", err);
+        free(err);
+    }
+    return p->atspi;
 }
 
 bool perceive_walk(struct job *j, const struct atspi_walk_opts *o, struct atspi_tree *out)

@@ -47,6 +47,17 @@ struct perceive_rect {
  * them, into out; returns how many. Any thread. */
 int perceive_secret_rects(struct perceive *p, struct perceive_rect *out, int max);
 
+/* Whether the element that has the keyboard focus now is a password field
+ * (AT-SPI role "password text"), however it got the focus; true as well
+ * when it cannot be told (an application that does not answer): the caller
+ * then keeps typed text out of the audit log. false when the desktop has no
+ * accessibility bus at all (nothing says what is a password field). Blocks for a D-Bus round trip
+ * per application (Collection.GetMatches), longer only for toolkits without
+ * it; call it from a thread that may block (the desktop's input thread),
+ * never the loop. settle_ms > 0 (input was just given, which a program may
+ * not have handled yet): a "no" is asked again until then. */
+bool perceive_focus_is_secret(struct perceive *p, int settle_ms);
+
 /* session_bus_address: the desktop's D-Bus session bus, whose org.a11y.Bus
  * leads to its accessibility bus. Nothing is connected until first use. */
 struct perceive *perceive_create(const char *session_bus_address, const struct perceive_host *host);

@@ -126,6 +126,69 @@ static json_t *split_lines(const char *text)
     return lines;
 }
 
+/* The text of a snapshot element and everything inside it as it is now,
+ * not as the snapshot saw it: whatever has a Text interface (fields, labels)
+ * is read again; only names come from the snapshot. An editable field is
+ * its contents alone (not its icons' names); *editable says so. false with
+ * j->error when the element itself cannot be read. */
+static bool ref_text_now(struct job *j, const struct atspi_node *n, json_t *lines, bool *editable)
+{
+    const struct atspi_tree *t = &j->p->last;
+    int i = (int)(n - t->nodes), end = i + 1;
+    *editable = n->has_text && n->has_editable;
+    if (!*editable)
+        while (end < t->count && t->nodes[end].depth > n->depth)
+            end++;
+    bool any_text = false;
+    for (int k = i; k < end && !any_text; k++)
+        any_text = t->nodes[k].has_text;
+    struct atspi *a = any_text ? perceive_atspi(j) : NULL;
+    if (any_text && !a)
+        return false;
+    uint64_t until = uv_hrtime() / 1000000 + WALK_DEADLINE_MS;
+    for (int k = i; k < end; k++) {
+        const struct atspi_node *m = &t->nodes[k];
+        if (strcmp(m->role, "application") == 0)
+            continue;
+        char *live = NULL, *err = NULL;
+        const char *s = m->name;
+        if (m->has_text) {
+            if (uv_hrtime() / 1000000 >= until) {
+                job_fail(j,
+                         "reading the %d elements inside %s took too long; read_text a "
+                         "smaller part (a ref inside it) or a region",
+                         end - i, args_string(j->args, "ref", ""));
+                return false;
+            }
+            if (!atspi_read_text(a, m->bus_name, m->path, &live, &err)) {
+                if (k == i) {
+                    job_fail(j, "cannot read %s now (has it gone? take a new snapshot): %s",
+                             args_string(j->args, "ref", ""), err);
+                    free(err);
+                    return false;
+                }
+                free(err); /* a part that went away says nothing */
+                continue;
+            }
+            if (*live || m->has_editable)
+                s = live;
+        }
+        size_t len = json_array_size(lines);
+        if (*editable) {
+            for (const char *q = s; *q;) {
+                size_t ln = strcspn(q, "\n");
+                json_array_append_new(lines, utf8_json_string(q, ln));
+                q += ln + (q[ln] == '\n');
+            }
+        } else if (*s &&
+                   !(len && strcmp(json_string_value(json_array_get(lines, len - 1)), s) == 0)) {
+            json_array_append_new(lines, utf8_json_string(s, strlen(s)));
+        }
+        free(live);
+    }
+    return true;
+}
+
 static void read_text_run(struct job *j)
 {
     const char *ref = args_string(j->args, "ref", NULL);
@@ -146,20 +209,17 @@ static void read_text_run(struct job *j)
             json_decref(lines);
             return;
         }
-        int i = (int)(n - j->p->last.nodes);
-        bool leaf = i + 1 >= j->p->last.count || j->p->last.nodes[i + 1].depth <= n->depth;
-        char *live = NULL, *live_err = NULL;
-        /* A text field's contents change after the snapshot (typing): read
-         * them now rather than repeat the snapshot's. */
-        if (!force_ocr && leaf && n->has_text && j->p->atspi &&
-            atspi_read_text(j->p->atspi, n->bus_name, n->path, &live, &live_err)) {
-            if (*live)
-                json_array_append_new(lines, utf8_json_string(live, strlen(live)));
-        } else if (!force_ocr) {
-            tree_text(&j->p->last, i, lines);
+        bool editable = false;
+        if (!force_ocr && !ref_text_now(j, n, lines, &editable)) {
+            json_decref(lines);
+            return;
         }
-        free(live);
-        free(live_err);
+        if (editable) { /* an empty field is an answer, not a reason for OCR */
+            j->text = join_lines(lines);
+            j->data = json_pack("{s:s, s:s, s:s, s:o}", "session", j->session, "source",
+                                "accessibility", "text", j->text, "lines", lines);
+            return;
+        }
         x = n->x, y = n->y, w = n->w, h = n->h;
         if (json_array_size(lines) == 0 && w <= 0) {
             job_fail(j, "element %s has no accessible text and no known bounds to read with OCR",

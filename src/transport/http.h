@@ -12,7 +12,8 @@ struct app;
 struct http_transport;
 
 struct http_options {
-    char *host; /* address to bind: "127.0.0.1", "::1", "0.0.0.0"… */
+    char *host; /* address to bind: "127.0.0.1", "::1", "0.0.0.0"…, or "localhost"
+                 * (127.0.0.1 and, where the machine has it, ::1) */
     int port;
     char *token;                 /* bearer token required of every request; NULL = none */
     char **allow_origins;        /* extra allowed Origin values (exact), NULL-terminated */
@@ -39,5 +40,6 @@ int http_transport_port(const struct http_transport *t);
 /* End every MCP session (requests in flight are cancelled), stop listening;
  * done(ud) runs once libwebsockets has let go of the loop. */
 void http_transport_shutdown(struct http_transport *t, void (*done)(void *ud), void *ud);
-/* For status: {url, mcp_sessions, open_requests, token_required, tls}. */
+/* For status: {url, listening: ["127.0.0.1:7800", "[::1]:7800"], mcp_sessions,
+ * open_requests, token_required, tls}; addresses are the bound ones. */
 json_t *http_transport_describe(const struct http_transport *t);

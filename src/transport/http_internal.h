@@ -30,6 +30,8 @@ struct http_req {
     char *session_id, *protocol_version, *last_event_id, *mcp_method, *mcp_name;
     long content_length; /* -1 if absent */
     struct strbuf body;
+    bool discarding;  /* the body is over --max-message: read, dropped, then 413 */
+    size_t discarded; /* bytes dropped so far */
 
     /* Response. */
     int status;
@@ -88,11 +90,39 @@ void http_guard_sweep(struct http_transport *t, uint64_t now_ms);
 struct client_slot;
 struct doomed_conn;
 
+/* One listening socket (http_listen.c); accepted connections go to
+ * libwebsockets. */
+struct http_listener {
+    struct http_transport *t;
+    int fd; /* -1 once closed */
+    uv_poll_t poll;
+    bool polling;  /* poll initialised and not yet closed */
+    bool paused;   /* out of descriptors: resumed by the sweep */
+    char name[64]; /* "127.0.0.1:7800", "[::1]:7800": from getsockname */
+    int port;
+};
+
+/* Bind every address host names (see http_options.host) on port; false with
+ * *err (caller frees) naming the address, the port and why. */
+bool http_listen_bind(struct http_transport *t, const char *host, int port, char **err);
+/* Start accepting on the loop, once t->vhost exists. */
+void http_listen_start(struct http_transport *t);
+/* Accept again after running out of descriptors (from the sweep). */
+void http_listen_resume(struct http_transport *t);
+/* Stop listening; t->n_listening counts the closes still to run. */
+void http_listen_stop(struct http_transport *t);
+/* Close sockets http_listen_start never saw (start-up failed). */
+void http_listen_abandon(struct http_transport *t);
+
 struct http_transport {
     struct app *app;
     struct http_options opts;
     struct lws_context *ctx;
-    int port;
+    struct lws_vhost *vhost;
+    int port; /* of the first listener: the one the url names */
+    struct http_listener listeners[2];
+    int n_listeners;
+    int n_listening;  /* listener closes not yet completed */
     uv_timer_t sweep; /* idle sessions, old rate buckets */
     struct mcp_session *sessions;
     int n_sessions;

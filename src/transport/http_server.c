@@ -412,17 +412,34 @@ static int on_http(struct lws *wsi, struct pss *pss, struct http_transport *t)
     if (!http_guard_check(req) || !http_guard_open(req))
         return 0;
     if (req->method == HTTP_POST && has_body) {
-        if (req->content_length > (long)t->app->max_message) {
-            http_req_fail(req, 413, JSONRPC_INVALID_REQUEST,
-                          "Payload too large: the body is %ld bytes, the limit is %zu",
-                          req->content_length, t->app->max_message);
-            return 0;
-        }
-        return 0; /* wait for the body */
+        if (req->content_length > (long)t->app->max_message)
+            req->discarding = true; /* answered once the body has been read */
+        return 0;                   /* wait for the body */
     }
     req->close_after = false;
     route(req);
     return 0;
+}
+
+/* A body over --max-message is read and dropped, then answered: a client
+ * still uploading when the connection closes sees only a reset ("fetch
+ * failed"), not why. Past MAX_DISCARD the connection is closed instead. */
+#define MAX_DISCARD (256u * 1024 * 1024)
+
+static void answer_too_large(struct http_req *req, bool closing)
+{
+    size_t limit = req->t->app->max_message;
+    if (req->content_length >= 0)
+        http_req_fail(req, 413, JSONRPC_INVALID_REQUEST,
+                      "Payload too large: the body is %ld bytes; the limit is %zu bytes "
+                      "(glovebox serve --max-message)",
+                      req->content_length, limit);
+    else
+        http_req_fail(req, 413, JSONRPC_INVALID_REQUEST,
+                      "Payload too large: the body is over the limit of %zu bytes "
+                      "(glovebox serve --max-message)",
+                      limit);
+    req->close_after = closing;
 }
 
 static int on_body(struct pss *pss, const void *in, size_t len)
@@ -430,9 +447,15 @@ static int on_body(struct pss *pss, const void *in, size_t len)
     struct http_req *req = pss->req;
     if (!req || req->responding)
         return 0;
-    if (req->body.len + len > req->t->app->max_message) {
-        http_req_fail(req, 413, JSONRPC_INVALID_REQUEST,
-                      "Payload too large: the limit is %zu bytes", req->t->app->max_message);
+    if (!req->discarding && req->body.len + len > req->t->app->max_message) {
+        req->discarding = true;
+        strbuf_finish(&req->body);
+        strbuf_init(&req->body);
+    }
+    if (req->discarding) {
+        req->discarded += len;
+        if (req->discarded > MAX_DISCARD)
+            answer_too_large(req, true);
         return 0;
     }
     strbuf_append(&req->body, in, len);
@@ -444,6 +467,10 @@ static int on_body_complete(struct pss *pss)
     struct http_req *req = pss->req;
     if (!req || req->responding)
         return 0;
+    if (req->discarding) {
+        answer_too_large(req, false); /* the body is read: the connection can serve on */
+        return 0;
+    }
     req->close_after = false;
     route(req);
     return 0;
@@ -563,7 +590,7 @@ bool http_options_parse_listen(struct http_options *o, const char *spec, char **
             return false;
         }
         free(o->host);
-        o->host = xstrdup(strcmp(host, "localhost") == 0 ? "127.0.0.1" : host);
+        o->host = xstrdup(host);
     }
     o->port = (int)p;
     return true;
@@ -616,6 +643,7 @@ static void on_sweep(uv_timer_t *timer)
     uint64_t now = uv_now(timer->loop);
     http_sessions_sweep(t, now);
     http_guard_sweep(t, now);
+    http_listen_resume(t);
 }
 
 struct http_transport *http_transport_start(struct app *app, const struct http_options *opts,
@@ -648,11 +676,18 @@ struct http_transport *http_transport_start(struct app *app, const struct http_o
     if (!dlopen("libwebsockets-evlib_uv.so", RTLD_NOW | RTLD_NODELETE))
         log_debug("could not pin the libwebsockets libuv plugin: %s", dlerror());
     lws_set_log_level(log_enabled(LOG_DEBUG) ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR, lws_log);
+    if (!http_listen_bind(t, t->opts.host, opts->port, err)) {
+        http_options_finish(&t->opts);
+        free(t);
+        return NULL;
+    }
+    t->port = t->listeners[0].port;
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     void *loops[1] = {app->loop};
-    info.port = opts->port;
-    info.iface = t->opts.host;
+    /* The sockets are ours (http_listen.c); libwebsockets serves the
+     * connections accepted on them. */
+    info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     info.protocols = protocols;
     info.user = t;
     info.options = LWS_SERVER_OPTION_LIBUV;
@@ -669,18 +704,25 @@ struct http_transport *http_transport_start(struct app *app, const struct http_o
         info.ssl_private_key_filepath = t->opts.tls_key;
     }
     t->ctx = lws_create_context(&info);
-    if (!t->ctx) {
+    t->vhost = t->ctx ? lws_get_vhost_by_name(t->ctx, "default") : NULL;
+    if (!t->vhost) {
         *err =
-            xasprintf("could not listen on %s port %d (in use, or not an address of this "
-                      "machine%s)",
-                      t->opts.host, opts->port,
-                      t->opts.tls_cert ? ", or the TLS certificate/key could not be loaded" : "");
+            t->opts.tls_cert
+                ? xstrdup("could not start HTTPS: the TLS certificate or key could not be loaded")
+                : xstrdup("could not start the HTTP server (libwebsockets failed; run with "
+                          "GLOVEBOX_LOG=debug for its reasons)");
+        http_listen_abandon(t);
+        if (t->ctx) {
+            /* Its teardown runs on the loop and writes t->ctx when done, so
+             * t must outlive it; the process is about to exit anyway. */
+            lws_context_destroy(t->ctx);
+            return NULL;
+        }
         http_options_finish(&t->opts);
         free(t);
         return NULL;
     }
-    struct lws_vhost *vh = lws_get_vhost_by_name(t->ctx, "default");
-    t->port = vh ? lws_get_vhost_listen_port(vh) : opts->port;
+    http_listen_start(t);
     uv_timer_init(app->loop, &t->sweep);
     t->sweep.data = t;
     uv_check_init(app->loop, &t->hangups);
@@ -702,12 +744,14 @@ int http_transport_port(const struct http_transport *t)
 
 json_t *http_transport_describe(const struct http_transport *t)
 {
-    bool v6 = strchr(t->opts.host, ':') != NULL;
-    char *url = xasprintf("%s://%s%s%s:%d/mcp", t->opts.tls_cert ? "https" : "http", v6 ? "[" : "",
-                          t->opts.host, v6 ? "]" : "", t->port);
-    json_t *o = json_pack("{s:s, s:i, s:i, s:b, s:b}", "url", url, "mcp_sessions", t->n_sessions,
-                          "open_requests", t->n_requests, "token_required", t->opts.token != NULL,
-                          "tls", t->opts.tls_cert != NULL);
+    /* What the sockets are bound to (getsockname), not what was asked. */
+    char *url = xasprintf("%s://%s/mcp", t->opts.tls_cert ? "https" : "http", t->listeners[0].name);
+    json_t *listening = json_array();
+    for (int i = 0; i < t->n_listeners; i++)
+        json_array_append_new(listening, json_string(t->listeners[i].name));
+    json_t *o = json_pack("{s:s, s:o, s:i, s:i, s:b, s:b}", "url", url, "listening", listening,
+                          "mcp_sessions", t->n_sessions, "open_requests", t->n_requests,
+                          "token_required", t->opts.token != NULL, "tls", t->opts.tls_cert != NULL);
     free(url);
     return o;
 }
@@ -731,8 +775,8 @@ static void wait_for_lws(uv_timer_t *timer)
     struct http_transport *t = timer->data;
     /* Its first destroy only starts closing; once the loop has run the
      * closes, a second one frees the context (libwebsockets 4.1). */
-    if (t->ctx && ++t->shutdown_ticks < 200) {
-        if (t->shutdown_ticks % 5 == 1)
+    if ((t->ctx || t->n_listening) && ++t->shutdown_ticks < 200) {
+        if (t->ctx && t->shutdown_ticks % 5 == 1)
             lws_context_destroy(t->ctx);
         return;
     }
@@ -752,6 +796,7 @@ void http_transport_shutdown(struct http_transport *t, void (*done)(void *ud), v
     t->shutting_down = true;
     t->done = done;
     t->done_ud = ud;
+    http_listen_stop(t);
     http_sessions_close_all(t);
     lws_context_destroy(t->ctx);
     uv_ref((uv_handle_t *)&t->sweep);

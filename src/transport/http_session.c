@@ -68,6 +68,9 @@ struct mcp_session *session_lookup(struct http_transport *t, const char *id)
 void session_close(struct mcp_session *s)
 {
     struct http_transport *t = s->t;
+    /* Whatever the teardown below sets off must not queue s for a later
+     * close: it is freed here. */
+    s->doomed = true;
     for (struct mcp_session **pp = &t->sessions; *pp; pp = &(*pp)->next) {
         if (*pp == s) {
             *pp = s->next;
@@ -185,18 +188,26 @@ static bool has_connection(const struct mcp_session *s)
     return false;
 }
 
+static bool expired(const struct mcp_session *s, uint64_t now_ms, uint64_t idle_ms)
+{
+    return !s->legacy && mcp_conn_in_flight(s->conn) == 0 && !has_connection(s) &&
+           now_ms - s->last_used_ms >= idle_ms;
+}
+
 void http_sessions_sweep(struct http_transport *t, uint64_t now_ms)
 {
     uint64_t idle_ms = (uint64_t)t->opts.session_idle_s * 1000;
-    struct mcp_session *s = t->sessions;
-    while (s) {
-        struct mcp_session *next = s->next;
-        if (!s->legacy && mcp_conn_in_flight(s->conn) == 0 && !has_connection(s) &&
-            now_ms - s->last_used_ms >= idle_ms) {
-            log_info("MCP session %.8s… unused for %d s; ending it", s->id, t->opts.session_idle_s);
-            session_close(s);
-        }
-        s = next;
+    /* Ending a session runs cancel hooks and stops screen sessions, which
+     * may end or move other MCP sessions: choose afresh from the live list
+     * each time (an ended one has left it) rather than keep a next pointer. */
+    for (;;) {
+        struct mcp_session *s = t->sessions;
+        while (s && !expired(s, now_ms, idle_ms))
+            s = s->next;
+        if (!s)
+            return;
+        log_info("MCP session %.8s… unused for %d s; ending it", s->id, t->opts.session_idle_s);
+        session_close(s);
     }
 }
 

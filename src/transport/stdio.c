@@ -28,6 +28,10 @@ struct stdio_transport {
     uv_stream_t *out;
     bool out_failed;
     int writes_pending;
+    /* Destroyed by its owner: freed once libuv has called back for every
+     * write and handle close, which still point at it. */
+    bool destroyed;
+    int handles_open;
     void (*closed)(void *ud);
     void *closed_ud;
     void (*drained)(void *ud);
@@ -47,8 +51,20 @@ struct write_req {
     char *data;
 };
 
+static void free_transport(struct stdio_transport *t)
+{
+    framing_finish(&t->framing);
+    free(t->read_buf);
+    free(t);
+}
+
 static void maybe_drained(struct stdio_transport *t)
 {
+    if (t->destroyed) {
+        if (t->writes_pending == 0 && t->handles_open == 0)
+            free_transport(t);
+        return;
+    }
     if (!t->drained || t->writes_pending > 0)
         return;
     void (*cb)(void *) = t->drained;
@@ -60,7 +76,7 @@ static void write_done(uv_write_t *req, int status)
 {
     struct write_req *w = (struct write_req *)req;
     struct stdio_transport *t = w->t;
-    if (status < 0 && !t->out_failed) {
+    if (status < 0 && !t->out_failed && !t->destroyed) {
         t->out_failed = true;
         log_warn("stdout: %s; the client is gone", uv_strerror(status));
     }
@@ -302,9 +318,14 @@ void stdio_transport_shutdown(struct stdio_transport *t, void (*drained)(void *u
     maybe_drained(t);
 }
 
-static void free_handle(uv_handle_t *h)
+/* Closing stdout cancels its queued writes: libuv calls write_done for
+ * each (with UV_ECANCELED) and then this, so t lives until the last. */
+static void handle_closed(uv_handle_t *h)
 {
+    struct stdio_transport *t = h->data;
     free(h);
+    t->handles_open--;
+    maybe_drained(t);
 }
 
 void stdio_transport_destroy(struct stdio_transport *t)
@@ -312,13 +333,19 @@ void stdio_transport_destroy(struct stdio_transport *t)
     if (!t)
         return;
     mcp_conn_destroy(t->conn);
-    if (t->in)
-        uv_close((uv_handle_t *)t->in, free_handle);
-    if (t->out)
-        uv_close((uv_handle_t *)t->out, free_handle);
+    t->conn = NULL;
+    t->destroyed = true;
+    t->drained = NULL;
+    t->closed = NULL;
+    if (t->in) {
+        t->handles_open++;
+        uv_close((uv_handle_t *)t->in, handle_closed);
+    }
+    if (t->out) {
+        t->handles_open++;
+        uv_close((uv_handle_t *)t->out, handle_closed);
+    }
     if (t->file_read)
         t->file_read->t = NULL;
-    framing_finish(&t->framing);
-    free(t->read_buf);
-    free(t);
+    maybe_drained(t);
 }

@@ -1,15 +1,19 @@
 /* Acting on a desktop: click, drag, scroll, type_text and press_key. The
  * arguments are read on the loop (so bad coordinates fail at once), the
- * events are sent from the worker pool (a long press or a drag sleeps
- * between events), and an element named by ref or text is found and, where
+ * events are sent from the desktop's own input thread (input_queue.h: a
+ * long press or a drag sleeps between events, and must not hold a shared
+ * worker), and an element named by ref or text is found and, where
  * a person's plain click would do the same, pressed through accessibility
  * (src/perceive) before the pointer is used. */
+#define LOG_MODULE "desktop"
+#include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
 #include "backend/terminal/term_keys.h"
 #include "core/app.h"
 #include "core/args.h"
+#include "core/log.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "perceive/perceive.h"
@@ -31,7 +35,7 @@
 enum act_kind { ACT_CLICK, ACT_DRAG, ACT_SCROLL, ACT_TYPE, ACT_KEY };
 
 struct act {
-    uv_work_t work;
+    struct input_job job; /* first: the job is the act */
     struct backend_call *bc;
     struct desktop *d;
     enum act_kind kind;
@@ -46,6 +50,7 @@ struct act {
     json_t *target;  /* the element acted on, for the answer */
     json_t *blocked; /* the policy's windows input must keep away from, or NULL */
     size_t chars;
+    bool secret; /* typed into a password field: kept out of the audit log */
     char *err;
     atomic_bool stop; /* the call was cancelled (or a person paused input) */
 };
@@ -258,25 +263,39 @@ static bool input_blocked(struct act *a, struct xinput *xi)
     return blocked;
 }
 
-static void act_run(uv_work_t *w)
+/* Text typed within this long of a click, drag or key press, or of giving
+ * the focus, may
+ * reach a field the program has not yet shown as focused: the password
+ * check then asks again for up to FOCUS_SETTLE_MS while the answer is no. */
+#define RECENT_INPUT_MS 1000
+#define FOCUS_SETTLE_MS 200
+
+static void act_run(struct input_job *job)
 {
-    struct act *a = w->data;
+    struct act *a = (struct act *)job;
     struct xinput *xi = a->d->input;
+    /* Cancelled (or paused) while it waited its turn: nothing is sent. */
+    if (atomic_load(&a->stop)) {
+        stopped(a, "nothing was done");
+        return;
+    }
     if (!xinput_lock(xi, &a->err))
         return;
     const char *window = args_string(a->bc->args, "window", NULL);
     uint32_t win;
+    bool focused = a->click_first;
     if (window && (a->kind == ACT_TYPE || a->kind == ACT_KEY)) {
         if (!windows_find(xi, window, &win, &a->err)) {
             xinput_unlock(xi);
             return;
         }
         windows_focus(xi, win);
+        focused = true;
     } else if (a->kind == ACT_TYPE || a->kind == ACT_KEY) {
         if (a->target)
-            xinput_focus_at(xi, a->x, a->y);
+            xinput_focus_at(xi, a->x, a->y), focused = true;
         else
-            xinput_focus_default(xi);
+            focused = xinput_focus_default(xi);
     }
     if (a->blocked && input_blocked(a, xi)) {
         xinput_unlock(xi);
@@ -287,6 +306,21 @@ static void act_run(uv_work_t *w)
         a->count = 1;
         click_at(a, xi);
         a->count = keep;
+    }
+    /* Whatever way the field got the focus (a click, Tab, a ref), what is
+     * typed into a password field is a secret: asked now, as it is typed. */
+    if (a->kind == ACT_TYPE && !a->secret && a->text[0]) {
+        uint64_t t0 = uv_hrtime();
+        /* Input just given (this call's focusing, a click a moment ago) may
+         * not have reached the program yet: it gets a moment to say. */
+        bool recent = focused || t0 / 1000000 < a->d->input_at_ms + RECENT_INPUT_MS;
+        char *ignored = NULL; /* a display gone shows when the keys are sent */
+        if (focused)
+            xinput_sync(xi, &ignored);
+        free(ignored);
+        a->secret = perceive_focus_is_secret(a->d->perceive, recent ? FOCUS_SETTLE_MS : 0);
+        log_debug("focus check: %s, %.1f ms", a->secret ? "a password field" : "not a secret",
+                  (double)(uv_hrtime() - t0) / 1e6);
     }
     switch (a->kind) {
     case ACT_CLICK:
@@ -307,6 +341,9 @@ static void act_run(uv_work_t *w)
     }
     if (!a->err)
         xinput_sync(xi, &a->err);
+    /* Typing leaves the focus where it was; anything else may move it. */
+    if (a->kind != ACT_TYPE && a->kind != ACT_SCROLL)
+        a->d->input_at_ms = uv_hrtime() / 1000000;
     xinput_unlock(xi);
 }
 
@@ -369,12 +406,15 @@ static void settled(struct backend_call *bc, const struct perceive_target *t)
     answer(a);
 }
 
-static void act_done(uv_work_t *w, int status)
+static void act_done(struct input_job *job, bool dropped)
 {
-    (void)status;
-    struct act *a = w->data;
+    struct act *a = (struct act *)job;
     a->bc->cancel = NULL;
     a->bc->backend_data = NULL;
+    if (a->secret && a->bc->note)
+        a->bc->note(a->bc, "redacted", json_true());
+    if (dropped)
+        stopped(a, "the session ended");
     if (a->err) {
         backend_call_fail(a->bc, "%s", a->err);
         free_act(a);
@@ -390,6 +430,8 @@ void desktop_input_ensure(struct desktop *d)
 {
     if (!d->input)
         d->input = xinput_create(d->display);
+    if (!d->input_queue)
+        d->input_queue = input_queue_create(d->app->loop);
 }
 
 static void act_cancel(struct backend_call *bc)
@@ -404,8 +446,9 @@ static void queue(struct act *a)
     a->bc->cancel = act_cancel;
     a->bc->backend_data = a;
     a->blocked = policy_blocked_input(a->bc->app->policy);
-    a->work.data = a;
-    uv_queue_work(a->bc->app->loop, &a->work, act_run, act_done);
+    a->job.run = act_run;
+    a->job.done = act_done;
+    input_queue_push(a->d->input_queue, &a->job);
 }
 
 static struct act *act_new(struct backend_call *bc, enum act_kind kind)
@@ -527,6 +570,7 @@ static void type_then(struct backend_call *bc, const struct perceive_target *t)
     a->target = perceive_target_json(t);
     a->text = xstrdup(args_string(bc->args, "text", ""));
     a->click_first = !t->done;
+    a->secret = t->secret;
     a->x = t->x;
     a->y = t->y;
     queue(a);

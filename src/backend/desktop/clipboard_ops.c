@@ -224,7 +224,8 @@ static void got_property(struct desktop_clipboard *cb, xcb_get_property_reply_t 
                      clip_sel_x_name[op->sel], MAX_TEXT >> 20);
         return;
     }
-    size_t n = (size_t)xcb_get_property_value_length(r) * (r->format / 8);
+    /* Bytes already, whatever the format (8, 16 or 32 bits per item). */
+    size_t n = (size_t)xcb_get_property_value_length(r);
     const char *v = xcb_get_property_value(r);
     if (op->step == STEP_READ && r->type == cb->atom[A_INCR]) {
         uint32_t announced = 0;

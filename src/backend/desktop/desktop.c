@@ -6,6 +6,7 @@
 #include "backend/desktop/desktop.h"
 
 #include "backend/backend.h"
+#include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/leftovers.h"
 #include "backend/desktop/output.h"
@@ -168,6 +169,8 @@ static void free_desktop(struct desktop *d)
 {
     remove_runtime_dir(d);
     perceive_destroy(d->perceive);
+    /* The thread first: it may be using the connection. */
+    input_queue_destroy(d->input_queue);
     xinput_destroy(d->input);
     xgrab_destroy(d->grab);
     free(d->bus);
@@ -188,6 +191,10 @@ static void end_session(struct desktop *d)
     leftovers_forget(d);
     if (!d->owned)
         xinput_restore(d->input);
+    /* Its thread ends once the calls in flight are answered; it then frees
+     * itself. */
+    input_queue_close(d->input_queue);
+    d->input_queue = NULL;
     remove_runtime_dir(d);
     desktop_output_close(d->output);
     d->output = NULL;

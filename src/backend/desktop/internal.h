@@ -3,6 +3,7 @@
 #include "backend/backend.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <uv.h>
 
@@ -10,6 +11,7 @@ struct app;
 struct desktop_clipboard;
 struct desktop_output;
 struct frame;
+struct input_queue;
 struct perceive;
 struct pidns;
 struct session;
@@ -48,8 +50,10 @@ struct desktop {
     bool kill_timer_open; /* until its close callback has run */
     bool destroyed;       /* the session is gone; free when the timer has closed */
     struct perceive *perceive;
-    struct xinput *input;                /* XTEST, created on the first action */
-    struct xgrab *grab;                  /* pixels; connects on the first capture */
+    struct xinput *input;            /* XTEST, created on the first action */
+    struct input_queue *input_queue; /* the thread input runs on; with input */
+    uint64_t input_at_ms; /* uv_hrtime ms when the last click, drag or key ended (input thread) */
+    struct xgrab *grab;   /* pixels; connects on the first capture */
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
     struct start *start;                 /* while starting (start.c), else NULL */
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
@@ -81,7 +85,8 @@ void desktop_drag_op(struct backend_call *bc);
 void desktop_scroll_op(struct backend_call *bc);
 void desktop_type_op(struct backend_call *bc);
 void desktop_press_key_op(struct backend_call *bc);
-/* The desktop's input connection, created on first use. */
+/* The desktop's input connection and the thread that uses it (input_queue.h),
+ * created on first use. */
 void desktop_input_ensure(struct desktop *d);
 /* window_list and window_manage (window_ops.c). */
 void desktop_window_list_op(struct backend_call *bc);

@@ -52,12 +52,20 @@ struct desktop_output *desktop_output_open(uv_loop_t *loop, const char *data_dir
     return o;
 }
 
-/* Read what the pipe holds into the file (the first DESKTOP_OUTPUT_MAX
- * bytes); false at EOF or on an error. */
-static bool drain(struct desktop_output *o)
+/* At most this much is read per wake-up: a program that writes as fast as
+ * it is read would otherwise keep the loop here and every other session
+ * waiting. The poll is level-triggered: what is left wakes it again. */
+#define DRAIN_PER_WAKEUP (256 * 1024)
+/* At the end, what the pipe can hold (a pipe is at most 1 MiB by default):
+ * a daemon left behind that keeps writing cannot hold the close. */
+#define DRAIN_AT_CLOSE (1024 * 1024)
+
+/* Read what the pipe holds, at most limit bytes, into the file (the first
+ * DESKTOP_OUTPUT_MAX bytes); false at EOF or on an error. */
+static bool drain(struct desktop_output *o, size_t limit)
 {
     char buf[16384];
-    for (;;) {
+    for (size_t got = 0; got < limit;) {
         ssize_t n = read(o->read_fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
@@ -65,6 +73,7 @@ static bool drain(struct desktop_output *o)
             return errno == EAGAIN;
         if (n == 0)
             return false;
+        got += (size_t)n;
         size_t keep = o->written < DESKTOP_OUTPUT_MAX ? DESKTOP_OUTPUT_MAX - o->written : 0;
         if (keep > (size_t)n)
             keep = (size_t)n;
@@ -76,13 +85,14 @@ static bool drain(struct desktop_output *o)
             o->cut = write(o->file_fd, note, sizeof note - 1) > 0;
         }
     }
+    return true;
 }
 
 static void readable(uv_poll_t *h, int status, int events)
 {
     (void)events;
     struct desktop_output *o = h->data;
-    if (status < 0 || !drain(o))
+    if (status < 0 || !drain(o, DRAIN_PER_WAKEUP))
         uv_poll_stop(h);
 }
 
@@ -110,7 +120,7 @@ void desktop_output_close(struct desktop_output *o)
     /* The programs are gone: what they wrote is in the pipe already. A
      * daemon one of them left behind gets EPIPE from now on. */
     close(o->write_fd);
-    drain(o);
+    drain(o, DRAIN_AT_CLOSE);
     close(o->read_fd);
     struct stat st;
     if (fstat(o->file_fd, &st) == 0 && st.st_size == 0)

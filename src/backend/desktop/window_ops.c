@@ -1,5 +1,7 @@
 /* window_list and window_manage on desktops: the requests of windows.c made
- * on the worker pool, over the desktop's input connection. */
+ * on the desktop's input thread (input_queue.h), over its input connection,
+ * in turn with the input actions that share it. */
+#include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
@@ -13,7 +15,7 @@
 #include <string.h>
 
 struct window_job {
-    uv_work_t work;
+    struct input_job job; /* first */
     struct backend_call *bc;
     struct desktop *d;
     bool manage;
@@ -36,6 +38,62 @@ static json_t *find_id(json_t *list, uint32_t win)
     return NULL;
 }
 
+/* A program may answer a new size with another (its smallest, a whole
+ * number of cells) and a window manager may place it elsewhere: the answer
+ * waits until the geometry has stayed the same for SETTLED_MS, at most
+ * SETTLE_MAX_MS, so it reports what the window has, not what was asked. */
+#define SETTLE_POLL_MS 20
+#define SETTLED_MS     200
+#define SETTLE_MAX_MS  1500
+
+static void settle(struct xinput *xi, uint32_t win)
+{
+    int last[4] = {0}, now[4];
+    int still_ms = 0;
+    bool have = false;
+    for (int waited = 0; waited < SETTLE_MAX_MS && still_ms < SETTLED_MS;
+         waited += SETTLE_POLL_MS) {
+        uv_sleep(SETTLE_POLL_MS);
+        if (!windows_geometry(xi, win, &now[0], &now[1], &now[2], &now[3]))
+            return; /* gone: the listing says so */
+        if (have && memcmp(now, last, sizeof now) == 0) {
+            still_ms += SETTLE_POLL_MS;
+        } else {
+            still_ms = 0;
+            memcpy(last, now, sizeof now);
+            have = true;
+        }
+    }
+}
+
+/* "the window kept 1366x768 (asked for 1270x768)" when the window's bounds
+ * are not what was asked (want: x, y, width, height; <0 or 0: not asked),
+ * else NULL. */
+static char *differs_from(const json_t *bounds, const int want[4])
+{
+    if (!bounds)
+        return xstrdup("the window is gone");
+    static const char *const keys[] = {"x", "y", "width", "height"};
+    int got[4];
+    bool differ = false;
+    for (int i = 0; i < 4; i++) {
+        got[i] = (int)json_integer_value(json_object_get(bounds, keys[i]));
+        bool asked = i < 2 ? want[i] >= 0 : want[i] > 0;
+        differ = differ || (asked && got[i] != want[i]);
+    }
+    if (!differ)
+        return NULL;
+    char asked[96] = "";
+    size_t len = 0;
+    for (int i = 0; i < 4; i++)
+        if (i < 2 ? want[i] >= 0 : want[i] > 0)
+            len += (size_t)snprintf(asked + len, sizeof asked - len, "%s%s %d", len ? ", " : "",
+                                    keys[i], want[i]);
+    return xasprintf("the window took %d,%d %dx%d, not what was asked (%s): its program or the "
+                     "window manager chose otherwise",
+                     got[0], got[1], got[2], got[3], asked);
+}
+
 static void manage(struct window_job *j, struct xinput *xi)
 {
     const json_t *a = j->bc->args;
@@ -53,25 +111,33 @@ static void manage(struct window_job *j, struct xinput *xi)
         }
         return;
     }
-    if (strcmp(action, "focus") == 0)
+    bool focus = strcmp(action, "focus") == 0;
+    int want[4] = {(int)args_int(a, "x", -1), (int)args_int(a, "y", -1),
+                   (int)args_int(a, "width", 0), (int)args_int(a, "height", 0)};
+    if (focus)
         windows_focus(xi, win);
     else
-        windows_configure(xi, win, (int)args_int(a, "x", -1), (int)args_int(a, "y", -1),
-                          (int)args_int(a, "width", 0), (int)args_int(a, "height", 0));
+        windows_configure(xi, win, want[0], want[1], want[2], want[3]);
     if (!xinput_sync(xi, &j->err))
         return;
+    if (!focus)
+        settle(xi, win);
     json_t *list = windows_list(xi);
     json_t *now = find_id(list, win);
     json_decref(list);
     j->data = json_pack("{s:s, s:s, s:o}", "session", j->bc->session->id, "action", action,
                         "window", now ? now : json_null());
-    j->text = xasprintf("%s window 0x%x", strcmp(action, "focus") == 0 ? "focused" : "moved",
-                        (unsigned)win);
+    char *differs = focus ? NULL : differs_from(json_object_get(now, "bounds"), want);
+    if (differs)
+        json_object_set_new(j->data, "note", json_string(differs));
+    j->text = xasprintf("%s window 0x%x%s%s", focus ? "focused" : "moved", (unsigned)win,
+                        differs ? "; " : "", differs ? differs : "");
+    free(differs);
 }
 
-static void run(uv_work_t *w)
+static void run(struct input_job *job)
 {
-    struct window_job *j = w->data;
+    struct window_job *j = (struct window_job *)job;
     struct xinput *xi = j->d->input;
     if (!xinput_lock(xi, &j->err))
         return;
@@ -86,11 +152,12 @@ static void run(uv_work_t *w)
     xinput_unlock(xi);
 }
 
-static void done(uv_work_t *w, int status)
+static void done(struct input_job *job, bool dropped)
 {
-    (void)status;
-    struct window_job *j = w->data;
-    if (j->err)
+    struct window_job *j = (struct window_job *)job;
+    if (dropped)
+        backend_call_fail(j->bc, "the session ended");
+    else if (j->err)
         backend_call_fail(j->bc, "%s", j->err);
     else
         backend_call_done(j->bc, j->data, "%s", j->text);
@@ -106,8 +173,9 @@ static void start(struct backend_call *bc, bool is_manage)
     j->d = desktop_of(bc->session);
     j->manage = is_manage;
     desktop_input_ensure(j->d);
-    j->work.data = j;
-    uv_queue_work(bc->app->loop, &j->work, run, done);
+    j->job.run = run;
+    j->job.done = done;
+    input_queue_push(j->d->input_queue, &j->job);
 }
 
 void desktop_window_list_op(struct backend_call *bc)

@@ -205,6 +205,22 @@ static json_t *describe(xcb_connection_t *c, xcb_window_t root, xcb_window_t w,
     return o;
 }
 
+bool windows_geometry(struct xinput *xi, uint32_t win, int *x, int *y, int *width, int *height)
+{
+    xcb_connection_t *c = xinput_connection(xi);
+    xcb_get_geometry_reply_t *g = xcb_get_geometry_reply(c, xcb_get_geometry(c, win), NULL);
+    xcb_translate_coordinates_reply_t *pos = xcb_translate_coordinates_reply(
+        c, xcb_translate_coordinates(c, win, xinput_root(xi), 0, 0), NULL);
+    bool ok = g && pos;
+    if (ok) {
+        *x = pos->dst_x, *y = pos->dst_y;
+        *width = g->width, *height = g->height;
+    }
+    free(g);
+    free(pos);
+    return ok;
+}
+
 json_t *windows_list(struct xinput *xi)
 {
     xcb_connection_t *c = xinput_connection(xi);

@@ -10,6 +10,9 @@ struct xinput;
 /* [{id "0x…", title, app, pid?, bounds {x, y, width, height}, focused}],
  * top-most first. */
 json_t *windows_list(struct xinput *xi);
+/* Where win is now: its top-left corner on the screen and its size; false
+ * when it is gone. */
+bool windows_geometry(struct xinput *xi, uint32_t win, int *x, int *y, int *width, int *height);
 /* spec: an id ("0x1a00004") or a case-insensitive part of the title; the
  * top-most match. false with *err naming spec. */
 bool windows_find(struct xinput *xi, const char *spec, uint32_t *win, char **err);

@@ -309,7 +309,7 @@ void xinput_focus_at(struct xinput *xi, int x, int y)
         give_focus(xi, w);
 }
 
-void xinput_focus_default(struct xinput *xi)
+bool xinput_focus_default(struct xinput *xi)
 {
     xcb_get_input_focus_reply_t *f =
         xcb_get_input_focus_reply(xi->c, xcb_get_input_focus(xi->c), NULL);
@@ -317,10 +317,11 @@ void xinput_focus_default(struct xinput *xi)
                   f->focus == xi->root;
     free(f);
     if (!nobody)
-        return;
+        return false;
     xcb_window_t w = top_window(xi, -1, -1);
     if (w)
         give_focus(xi, w);
+    return w != 0;
 }
 
 static bool lookup(const struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shift)

@@ -40,8 +40,8 @@ void xinput_key(struct xinput *xi, uint8_t code, bool down);
 /* The top-level window at x,y gets the focus and is raised. */
 void xinput_focus_at(struct xinput *xi, int x, int y);
 /* When nothing has the focus (None or PointerRoot), the top-most window
- * gets it. */
-void xinput_focus_default(struct xinput *xi);
+ * gets it; true when it was given. */
+bool xinput_focus_default(struct xinput *xi);
 /* Wait until the server has handled everything sent; false if it is gone. */
 bool xinput_sync(struct xinput *xi, char **err);
 

@@ -32,6 +32,7 @@ struct sb_cell {
 
 struct sb_line {
     int ncells;
+    size_t bytes;    /* what this line holds, for the scrollback's bound */
     uint32_t *extra; /* combining sequences, each 0-terminated; usually NULL */
     struct sb_cell cells[];
 };
@@ -39,15 +40,22 @@ struct sb_line {
 struct term_scrollback {
     struct sb_line **lines; /* ring of capacity */
     int capacity, head, count;
+    size_t bytes, max_bytes; /* memory the lines hold, and its bound */
 };
 
-struct term_scrollback *term_scrollback_create(int capacity)
+struct term_scrollback *term_scrollback_create(int capacity, size_t max_bytes)
 {
     struct term_scrollback *sb = xcalloc(1, sizeof *sb);
     sb->capacity = capacity > 0 ? capacity : 0;
+    sb->max_bytes = max_bytes;
     if (sb->capacity)
         sb->lines = xcalloc((size_t)sb->capacity, sizeof *sb->lines);
     return sb;
+}
+
+static size_t line_bytes(const struct sb_line *l, size_t nextra)
+{
+    return sizeof *l + (size_t)l->ncells * sizeof l->cells[0] + nextra * sizeof *l->extra;
 }
 
 static void line_free(struct sb_line *l)
@@ -97,6 +105,7 @@ static struct sb_line *line_from_cells(int cols, const VTermScreenCell *cells)
     struct sb_line *l = xmalloc(sizeof *l + (size_t)n * sizeof l->cells[0]);
     l->ncells = n;
     l->extra = nextra ? xmalloc(nextra * sizeof *l->extra) : NULL;
+    l->bytes = line_bytes(l, nextra);
     size_t off = 0;
     for (int i = 0; i < n; i++) {
         const VTermScreenCell *c = &cells[i];
@@ -125,19 +134,28 @@ static struct sb_line *line_from_cells(int cols, const VTermScreenCell *cells)
     return l;
 }
 
+static void drop_oldest(struct term_scrollback *sb)
+{
+    struct sb_line *l = sb->lines[sb->head];
+    sb->bytes -= l->bytes;
+    line_free(l);
+    sb->lines[sb->head] = NULL;
+    sb->head = (sb->head + 1) % sb->capacity;
+    sb->count--;
+}
+
 void term_scrollback_push(struct term_scrollback *sb, int cols, const VTermScreenCell *cells)
 {
     if (!sb->capacity)
         return;
     struct sb_line *l = line_from_cells(cols, cells);
-    if (sb->count == sb->capacity) {
-        line_free(sb->lines[sb->head]);
-        sb->lines[sb->head] = l;
-        sb->head = (sb->head + 1) % sb->capacity;
-    } else {
-        sb->lines[(sb->head + sb->count) % sb->capacity] = l;
-        sb->count++;
-    }
+    if (sb->count == sb->capacity)
+        drop_oldest(sb);
+    sb->lines[(sb->head + sb->count) % sb->capacity] = l;
+    sb->count++;
+    sb->bytes += l->bytes;
+    while (sb->bytes > sb->max_bytes && sb->count > 1)
+        drop_oldest(sb);
 }
 
 /* The characters of a stored cell, 0-terminated within max. */
@@ -167,6 +185,7 @@ bool term_scrollback_pop(struct term_scrollback *sb, int cols, VTermScreenCell *
     struct sb_line *l = sb->lines[idx];
     sb->lines[idx] = NULL;
     sb->count--;
+    sb->bytes -= l->bytes;
 
     for (int i = 0; i < cols; i++) {
         VTermScreenCell *d = &cells[i];

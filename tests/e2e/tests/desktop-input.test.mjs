@@ -180,6 +180,43 @@ test('a password field: what is typed into it is redacted in the audit log, and 
   assert.ok(!rows.includes('hunter2'), `the secret is not stored: ${rows}`);
 });
 
+/** The audit rows of a tool's calls, once one of them matches want. */
+async function auditRows(srv, tool, want) {
+  const db = join(srv.dataDir, 'audit.db');
+  let rows = '';
+  await until(() => {
+    try {
+      rows = execFileSync('sqlite3', ['-readonly', db, `SELECT arguments FROM calls WHERE tool = '${tool}'`]).toString();
+    } catch { return false; }
+    return want.test(rows);
+  }, ms(5000), `the ${tool} call to be audited`);
+  return rows;
+}
+
+test('a password field focused by a click, typed into without a ref: the text stays out of the audit log', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(t, `zenity --password --title Secret`, 'Password');
+  const field = element(snap, 'password text');
+  // The pointer puts the focus there, not a ref: type_text cannot know from
+  // its arguments that this is a password field.
+  await srv.ok('click', { session, ...centre(field) });
+  const secret = 'sw0rdfish-Ü';
+  await srv.ok('type_text', { session, text: secret });
+  await srv.ok('press_key', { session, key: 'Enter' });
+  assert.equal(await outputOf(out), `${secret}\nstatus=0\n`, 'the program got the real text');
+  const rows = await auditRows(srv, 'type_text', /redacted/);
+  assert.ok(!rows.includes('sw0rdfish'), `the secret is not stored: ${rows}`);
+});
+
+test('text typed into an ordinary field is audited as typed', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(t, `zenity --entry --title Who --text 'Your name'`, 'Your name');
+  await srv.ok('click', { session, ...centre(element(snap, 'text')) });
+  await srv.ok('type_text', { session, text: 'plain-words' });
+  await srv.ok('press_key', { session, key: 'Enter' });
+  assert.equal(await outputOf(out), 'plain-words\nstatus=0\n');
+  const rows = await auditRows(srv, 'type_text', /plain-words/);
+  assert.doesNotMatch(rows, /redacted/);
+});
+
 test('an application that crashes mid-session: its refs say so, the desktop goes on; Xvfb dying ends the session', topts(), async (t) => {
   const { srv, session, snap } = await dialog(t, `zenity --question --title Crash --text 'Still here?'`, 'Still here?');
   const yes = element(snap, 'push button', 'Yes');
@@ -222,5 +259,35 @@ test('a person pausing input stops a long drag or press at once, with the button
   process.kill(srv.pid, 'SIGUSR1');
   const h = await held;
   assert.match(h.content.map((c) => c.text).join(' '), /the button was released early/);
+  process.kill(srv.pid, 'SIGUSR2');
+});
+
+test('long presses on one desktop never hold up another session: they wait their turn on the desktop\'s own input thread', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv, { width: 400, height: 300 });
+  // Four 10 s presses queued at once: they once took all four shared
+  // workers (one pressing, three waiting for the input), and a terminal's
+  // screenshot waited for the first press to end.
+  const order = [];
+  const clicks = [0, 1, 2, 3].map((i) =>
+    srv.call('click', { session, x: 20 + i, y: 20, hold_ms: 10000 }).then((r) => {
+      order.push(`click${i}`);
+      return r;
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const term = await srv.start({ command: ['sleep', '60'] });
+  const shot = await srv.ok('screenshot', { session: term.id });
+  order.push('screenshot');
+  assert.equal(shot.sc.session, term.id);
+  assert.deepEqual(order, ['screenshot'], 'the terminal answered while the presses went on');
+  // A person's stop ends the press under way and the ones still queued,
+  // with every button released.
+  process.kill(srv.pid, 'SIGUSR1');
+  const results = await Promise.all(clicks);
+  for (const r of results) {
+    assert.equal(r.isError, true);
+    assert.match(r.content.map((c) => c.text).join(' '), /Paused by the person/);
+  }
   process.kill(srv.pid, 'SIGUSR2');
 });

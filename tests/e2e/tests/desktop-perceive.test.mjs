@@ -146,3 +146,28 @@ test('wait_for answers at its timeout even when the application stops answering,
   assert.equal(closed.sc.matched, true);
   await srv.ok('session_stop', { session: started.id });
 });
+
+test('read_text {ref} reads a field as it is now, not as the snapshot saw it (GTK entry with an icon)', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = (await srv.ok('desktop_start', { command: ['gtk3-widget-factory'] })).sc.id;
+  await srv.ok('wait_for', { session, text: 'Page 2', timeout_ms: ms(20000) });
+  const snap = await srv.ok('snapshot', { session });
+  // The entry whose icon is an element inside it: its snapshot's text was
+  // answered instead of what the field holds.
+  const els = snap.sc.elements;
+  const at = els.findIndex((e, i) => e.role === 'text' && e.states.includes('enabled') && els[i + 1]?.role === 'icon' && els[i + 1].parent === e.ref);
+  assert.ok(at >= 0, 'an entry with an icon inside');
+  const ref = els[at].ref;
+  await srv.ok('click', { session, ref });
+  await srv.ok('press_key', { session, key: 'ctrl+a' });
+  await srv.ok('type_text', { session, ref, text: 'def' });
+  await until(async () => (await srv.ok('read_text', { session, ref })).sc.text === 'def', ms(5000), 'read_text to show "def"');
+  await srv.ok('press_key', { session, key: 'ctrl+a' });
+  await srv.ok('press_key', { session, key: 'BackSpace' });
+  // Cleared: an empty field, read from the field (no OCR guess, no stale text).
+  await until(async () => {
+    const r = (await srv.ok('read_text', { session, ref })).sc;
+    return r.text === '' && r.source === 'accessibility';
+  }, ms(5000), 'read_text to show the cleared field');
+  await srv.ok('session_stop', { session });
+});

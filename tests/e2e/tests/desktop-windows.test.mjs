@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { launchShell, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
+import { join } from 'node:path';
+
+import { ms, startServer, tempDir, topts, until } from '../lib/terminal.mjs';
 
 async function twoDialogs(t) {
   const srv = await startServer(t);
@@ -72,4 +74,24 @@ test('window errors name what was asked for', topts(), async (t) => {
   await srv.err('type_text', { session, window: 'Third', text: 'x' }, /no window whose title contains "Third"/);
   const term = (await srv.ok('terminal_start', {})).sc;
   await srv.err('window_list', { session: term.id }, /not supported by terminal sessions/);
+});
+
+test('a resize the program refuses is reported as the size the window kept, with a note', topts(), async (t) => {
+  const srv = await startServer(t);
+  // A window that resizes itself back to at least 400x300 (tests/fixtures).
+  const program = join(process.env.GLOVEBOX_BUILD, 'x-min-size-window');
+  const session = (await srv.ok('desktop_start', { command: [program] })).sc.id;
+  let win;
+  await until(async () => (win = (await srv.ok('window_list', { session })).sc.windows.find((w) => w.title === 'Stubborn')), ms(10000), 'the window');
+  const r = (await srv.ok('window_manage', { session, window: 'Stubborn', action: 'resize', width: 200, height: 350 })).sc;
+  assert.deepEqual([r.window.bounds.width, r.window.bounds.height], [400, 350], JSON.stringify(r));
+  assert.match(r.note, /the window took 0,0 400x350, not what was asked \(width 200, height 350\)/);
+  // What was reported is what the window has.
+  const after = (await srv.ok('window_list', { session })).sc.windows.find((w) => w.id === win.id);
+  assert.deepEqual(r.window.bounds, after.bounds);
+  // A size the window takes comes without a note.
+  const fits = (await srv.ok('window_manage', { session, window: 'Stubborn', action: 'resize', width: 600, height: 450 })).sc;
+  assert.deepEqual([fits.window.bounds.width, fits.window.bounds.height], [600, 450]);
+  assert.equal(fits.note, undefined);
+  await srv.ok('session_stop', { session });
 });

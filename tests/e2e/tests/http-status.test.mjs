@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { test } from 'node:test';
 
-import { INIT, JSON_AND_SSE, modernMeta, openSession, parseSse, post, startHttp } from '../lib/http.mjs';
+import { INIT, JSON_AND_SSE, connectHttpClient, modernMeta, openSession, parseSse, post, startHttp } from '../lib/http.mjs';
 import { deadline, ms } from '../lib/server.mjs';
 
 test('status codes of the MCP endpoint', async (t) => {
@@ -227,5 +227,38 @@ test('closing a 2026-07-28 response stream cancels the request', async (t) => {
   // The server keeps serving, and shuts down promptly with nothing in flight.
   const r = await post(srv.url, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: modernMeta() } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
   assert.equal(r.status, 200);
+  await srv.stop();
+});
+
+test('a body over --max-message is read to its end and answered 413 with the limit; the server serves on', async (t) => {
+  const srv = await startHttp(t, { args: ['--max-message', '16K'] });
+  // Megabytes: far more than the socket buffers hold, so a server that
+  // answered before reading would reset the upload ("fetch failed").
+  const big = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { pad: 'x'.repeat(4 << 20) } });
+
+  await t.test('raw POST, sized body', async () => {
+    const sid = await openSession(srv.url);
+    const r = await post(srv.url, big, { 'mcp-session-id': sid });
+    assert.equal(r.status, 413);
+    assert.equal(r.json.error.code, -32600);
+    assert.match(r.json.error.message, /the body is \d+ bytes; the limit is 16384 bytes \(glovebox serve --max-message\)/);
+    const after = await post(srv.url, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { 'mcp-session-id': sid });
+    assert.equal(after.status, 200);
+  });
+
+  await t.test('the SDK client sees the 413 and the limit, not "fetch failed"', async () => {
+    const { client } = await connectHttpClient(srv.url);
+    const err = await client.callTool({ name: 'fixture_echo', arguments: { text: 'x'.repeat(4 << 20) } }).then(
+      () => null,
+      (e) => e,
+    );
+    assert.ok(err, 'the call failed');
+    assert.equal(err.code, 413, `the HTTP status reaches the client: ${err.message}`);
+    assert.match(String(err.message), /Payload too large: .*the limit is 16384 bytes/);
+    // The same client goes on working.
+    const list = await client.listTools();
+    assert.ok(list.tools.length > 5);
+    await client.close();
+  });
   await srv.stop();
 });
