@@ -50,6 +50,9 @@ test('a session is its starter\'s: another client neither sees, reaches nor stop
   await fails(a, 'read_text', {}, /^no session; start one first/);
   const listA = (await ok(a, 'session_list', { include_ended: true })).structuredContent.sessions;
   assert.deepEqual(listA, [], 'A lists nothing of B');
+  const status = (await ok(a, 'status')).structuredContent;
+  assert.equal(status.live_sessions, 0);
+  assert.deepEqual(status.sessions, []);
   // By id or name: the very answer a session that does not exist gets.
   const byId = await fails(a, 'read_text', { session: id }, /^unknown session/);
   const missing = await fails(a, 'read_text', { session: 'terminal-999' }, /^unknown session/);
