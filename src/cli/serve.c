@@ -45,6 +45,8 @@ struct server {
     uv_signal_t sigusr1, sigusr2; /* pause, resume (glovebox stop / resume) */
     char *pidfile;                /* DATA_DIR/serve-<pid>.pid; NULL if not written */
     uv_timer_t deadline;
+    bool shared_sessions;             /* --shared-sessions */
+    int max_sessions, max_per_client; /* --max-sessions, --max-sessions-per-client */
     bool stopping;
     bool finished;
     int exit_code;
@@ -73,6 +75,11 @@ static void usage(FILE *to)
           "  --data-dir DIR       recordings, screenshots, audit log\n"
           "                       (default $XDG_DATA_HOME/glovebox)\n"
           "  --page-size N        items per page in list results (default 100)\n"
+          "  --shared-sessions    every client may list and use every screen session\n"
+          "                       (cooperating agents; default: a session is its\n"
+          "                       starter's unless started with shared: true)\n"
+          "  --max-sessions N     screen sessions running at once (default 128)\n"
+          "  --max-sessions-per-client N   per client (default 64)\n"
           "  --log-level LEVEL    debug, info, warning or error (default warning; also\n"
           "                       GLOVEBOX_LOG)\n" SERVE_POLICY_USAGE SERVE_AUDIT_USAGE
           "  -h, --help           show this help\n"
@@ -219,6 +226,21 @@ static int parse_args(struct server *srv, int argc, char **argv)
         } else if (strcmp(a, "--stdio") == 0) {
             srv->want_stdio = true;
             continue;
+        } else if (strcmp(a, "--shared-sessions") == 0) {
+            srv->shared_sessions = true;
+            continue;
+        } else if ((strcmp(a, "--max-sessions") == 0 ||
+                    strcmp(a, "--max-sessions-per-client") == 0) &&
+                   v) {
+            long n;
+            if (!options_parse_int(v, 1, 10000, &n)) {
+                fprintf(stderr, "glovebox serve: %s expects 1..10000, got \"%s\"\n", a, v);
+                return EXIT_USAGE;
+            }
+            if (strcmp(a, "--max-sessions") == 0)
+                srv->max_sessions = (int)n;
+            else
+                srv->max_per_client = (int)n;
         } else if (strcmp(a, "--http") == 0 && v) {
             char *err = NULL;
             srv->want_http = true;
@@ -293,10 +315,15 @@ static int parse_args(struct server *srv, int argc, char **argv)
             }
         } else {
             static const char *const valued[] = {
-                "--max-message", "--data-dir",   "--page-size",    "--log-level",
-                "--http",        "--token-file", "--allow-origin", "--allow-host",
-                "--tls-cert",    "--tls-key",    "--session-idle", "--rate-limit",
-                "--policy",      "--mode",       "--audit-db",     "--audit-retention-days",
+                "--max-message",  "--data-dir",
+                "--page-size",    "--log-level",
+                "--http",         "--token-file",
+                "--allow-origin", "--allow-host",
+                "--tls-cert",     "--tls-key",
+                "--session-idle", "--rate-limit",
+                "--policy",       "--mode",
+                "--audit-db",     "--audit-retention-days",
+                "--max-sessions", "--max-sessions-per-client",
             };
             bool needs_value = false;
             for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
@@ -399,6 +426,8 @@ int cli_serve(int argc, char **argv)
     srv.app.loop = uv_default_loop();
     srv.app.max_message = 16u * 1024 * 1024;
     srv.app.page_size = 100;
+    srv.max_sessions = SESSION_DEFAULT_MAX_TOTAL;
+    srv.max_per_client = SESSION_DEFAULT_MAX_PER_CLIENT;
     srv.app.data_dir = paths_default_data_dir();
     serve_audit_init(&srv.audit);
     int rc = parse_args(&srv, argc, argv);
@@ -417,6 +446,8 @@ int cli_serve(int argc, char **argv)
     srv.app.started_ms = uv_now(srv.app.loop);
     serve_audit_start(&srv.audit, &srv.app);
     srv.app.sessions = session_registry_create(&srv.app);
+    session_registry_configure(srv.app.sessions, srv.shared_sessions, srv.max_sessions,
+                               srv.max_per_client);
     children_init(srv.app.loop);
     tools_register_all();
     cli_register_extra_tools();

@@ -95,6 +95,11 @@ json_t *tool_call_client(const struct tool_call *call)
     return pending_client(&call->p);
 }
 
+const char *tool_call_owner(const struct tool_call *call)
+{
+    return mcp_conn_owner(call->p.conn);
+}
+
 void tool_call_disconnect(struct tool_call *call)
 {
     struct mcp_conn *c = call->p.conn;

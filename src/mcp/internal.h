@@ -70,11 +70,18 @@ struct mcp_conn {
     int in_flight;
     char *remote;     /* peer address ("127.0.0.1:5123"); NULL for stdio */
     char *session_id; /* transport session (HTTP MCP-Session-Id); NULL if none */
+    char *key;        /* "connection-N": names a stdio connection as a session owner */
     struct ask *asks; /* server-to-client requests awaiting an answer */
     json_int_t next_ask_id;
     json_t *subscriptions;                  /* resources/subscribe: {uri: true}; NULL if none */
     struct mcp_conn *prev_conn, *next_conn; /* every open connection (server.c) */
 };
+
+/* The client that owns the screen sessions this connection starts: its MCP
+ * session id (HTTP), its key (stdio: the connection is the client), or NULL
+ * for a stateless HTTP request (a peer address without an MCP session),
+ * which identifies no client. Borrowed: valid while c lives. */
+const char *mcp_conn_owner(const struct mcp_conn *c);
 
 /* The first of every open connection; walk on with next_conn. */
 struct mcp_conn *conns_first(void);

@@ -159,6 +159,11 @@ struct app *resource_read_app(const struct resource_read *r)
     return r->app;
 }
 
+const char *resource_read_owner(const struct resource_read *r)
+{
+    return mcp_conn_owner(r->p.conn);
+}
+
 const char *resource_read_uri(const struct resource_read *r)
 {
     return r->uri;
@@ -291,7 +296,7 @@ void method_resources_list(struct mcp_conn *c, json_t *id, json_t *params,
     json_t *all = json_array();
     for (int i = 0; i < resources_count(); i++)
         if (resources_at(i)->list)
-            resources_at(i)->list(c->app, all);
+            resources_at(i)->list(c->app, mcp_conn_owner(c), all);
     size_t total = json_array_size(all), offset;
     char *err = NULL;
     if (!cursor_parse(params, 'r', total, &offset, &err)) {

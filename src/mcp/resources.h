@@ -16,8 +16,9 @@ struct resource_provider {
     const char *name;
     const char *description;
     const char *mime_type;
-    /* Append the concrete resources that exist now to list: {uri, name, mimeType…}. */
-    void (*list)(struct app *app, json_t *list);
+    /* Append the concrete resources that exist now, and that owner (the
+     * caller as in tool_call_owner) may see, to list: {uri, name, mimeType…}. */
+    void (*list)(struct app *app, const char *owner, json_t *list);
     /* Start reading uri; finish with resource_read_done/_not_found/_fail. */
     void (*read)(struct resource_read *r, const char *uri);
     /* Clients may subscribe to this provider's URIs (resources/subscribe);
@@ -57,6 +58,8 @@ void resources_updated(const char *uri);
 bool resources_may_watch(struct app *app, const char *uri);
 
 struct app *resource_read_app(const struct resource_read *r);
+/* The reader, as tool_call_owner. Borrowed. */
+const char *resource_read_owner(const struct resource_read *r);
 /* For the audit log (call_observer.read): the URI asked for; who asked (as
  * tool_call_client); the permission arguments the provider filled
  * ({"session": id}, borrowed, never NULL); the notes ({"decision",

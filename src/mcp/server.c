@@ -56,6 +56,8 @@ struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t)
     c->transport = *t;
     /* Until the client picks a level, only problems are worth its attention. */
     c->log_level = LEVEL_WARNING;
+    static unsigned long n_conns;
+    c->key = xasprintf("connection-%lu", ++n_conns);
     c->next_conn = all_conns;
     if (all_conns)
         all_conns->prev_conn = c;
@@ -143,6 +145,7 @@ void mcp_conn_destroy(struct mcp_conn *c)
     subscriptions_drop(c);
     free(c->remote);
     free(c->session_id);
+    free(c->key);
     json_decref(c->client_info);
     json_decref(c->client_capabilities);
     free(c);
@@ -154,6 +157,15 @@ void mcp_conn_set_peer(struct mcp_conn *c, const char *remote, const char *sessi
     free(c->session_id);
     c->remote = remote ? xstrdup(remote) : NULL;
     c->session_id = session_id ? xstrdup(session_id) : NULL;
+}
+
+const char *mcp_conn_owner(const struct mcp_conn *c)
+{
+    if (!c)
+        return NULL;
+    if (c->session_id)
+        return c->session_id;
+    return c->remote ? NULL : c->key;
 }
 
 int mcp_conn_in_flight(const struct mcp_conn *c)

@@ -41,6 +41,11 @@ const char *tool_call_tool_name(const struct tool_call *call);
  * "http", "client": {"name", "version"} or null, "remote": "addr:port"
  * (HTTP), "mcp_session": "…" (HTTP sessions)}. */
 json_t *tool_call_client(const struct tool_call *call);
+/* The client this call comes from, as owner of screen sessions
+ * (session/session.h): an MCP session id, a stdio connection's key, or NULL
+ * for a stateless HTTP request or once the connection is gone. Borrowed:
+ * copy it to keep it past the handler. */
+const char *tool_call_owner(const struct tool_call *call);
 /* Whether the client declared a capability ("elicitation", "sampling",
  * "roots") in initialize or, for 2026-07-28 requests, in the request's _meta. */
 bool tool_call_client_can(const struct tool_call *call, const char *capability);

@@ -39,7 +39,7 @@ struct job {
     struct perceive *p;
     struct backend_call *bc;
     const json_t *args; /* bc->args; read only, on the worker */
-    char session[32];
+    char session[48];   /* struct session id */
     job_fn run;
     char *error;
     json_t *data;

@@ -8,7 +8,9 @@
 #include "core/xmalloc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 /* Ended sessions kept for "why is it gone" answers. */
 #define MAX_ENDED_KEPT 32
@@ -17,6 +19,8 @@ struct session_registry {
     struct app *app;
     struct session *head; /* newest first */
     unsigned next_number;
+    bool share_all;                /* --shared-sessions */
+    int max_total, max_per_client; /* <= 0: no bound */
     void (*all_stopped)(void *ud);
     void *all_stopped_ud;
 };
@@ -26,7 +30,62 @@ struct session_registry *session_registry_create(struct app *app)
     struct session_registry *reg = xcalloc(1, sizeof *reg);
     reg->app = app;
     reg->next_number = 1;
+    reg->max_total = SESSION_DEFAULT_MAX_TOTAL;
+    reg->max_per_client = SESSION_DEFAULT_MAX_PER_CLIENT;
     return reg;
+}
+
+void session_registry_configure(struct session_registry *reg, bool share_all, int max_total,
+                                int max_per_client)
+{
+    reg->share_all = share_all;
+    reg->max_total = max_total;
+    reg->max_per_client = max_per_client;
+}
+
+static bool same_owner(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether owner may see s in lists, reach it by name and (own sessions, or
+ * everyone's under --shared-sessions) as its default. Sessions of stateless
+ * requests belong to nobody: only their id, a capability, reaches them. */
+static bool may_list(const struct session_registry *reg, const struct session *s, const char *owner)
+{
+    return reg->share_all || s->shared || (s->owner && same_owner(s->owner, owner));
+}
+
+/* Whether owner may reach s by its id. */
+static bool may_reach_by_id(const struct session_registry *reg, const struct session *s,
+                            const char *owner)
+{
+    return may_list(reg, s, owner) || !s->owner;
+}
+
+bool session_registry_admit(struct session_registry *reg, const char *owner, char **err)
+{
+    int total = 0, mine = 0;
+    for (struct session *s = reg->head; s; s = s->next) {
+        if (s->state == SESSION_ENDED)
+            continue;
+        total++;
+        mine += same_owner(s->owner, owner);
+    }
+    if (reg->max_total > 0 && total >= reg->max_total) {
+        *err = xasprintf("too many sessions: this server runs at most %d at once "
+                         "(--max-sessions); stop one with session_stop first",
+                         reg->max_total);
+        return false;
+    }
+    if (reg->max_per_client > 0 && mine >= reg->max_per_client) {
+        *err = xasprintf("too many sessions: a client may run at most %d at once "
+                         "(--max-sessions-per-client); stop one of yours with session_stop "
+                         "first",
+                         reg->max_per_client);
+        return false;
+    }
+    return true;
 }
 
 static void free_session(struct session *s)
@@ -48,35 +107,120 @@ void session_registry_destroy(struct session_registry *reg)
         struct session *next = s->next;
         if (s->state != SESSION_ENDED)
             log_warn("session %s still %s at exit", s->id,
-                     s->state == SESSION_LIVE ? "live" : "stopping");
+                     s->state == SESSION_STOPPING ? "stopping" : "live");
         free_session(s);
         s = next;
     }
     free(reg);
 }
 
-struct session *session_add(struct session_registry *reg, const struct backend_impl *impl,
-                            const char *name)
+static void prune_ended(struct session_registry *reg);
+
+/* 64 bits from the kernel's CSPRNG as hex: a stateless request's session id
+ * is its only key, so it must not be guessable. */
+static bool random_suffix(char out[17])
 {
+    uint8_t b[8];
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t n = getrandom(b + got, sizeof b - got, 0);
+        if (n <= 0)
+            return false;
+        got += (size_t)n;
+    }
+    for (size_t i = 0; i < sizeof b; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return true;
+}
+
+struct session *session_add(struct session_registry *reg, const struct backend_impl *impl,
+                            const char *name, const struct session_client *who)
+{
+    /* Pruning happens here, never while a session is ending: callers up the
+     * stack of session_stop may still hold the sessions it would free. */
+    prune_ended(reg);
     struct session *s = xcalloc(1, sizeof *s);
-    snprintf(s->id, sizeof s->id, "%s-%u", impl->kind, reg->next_number++);
+    char suffix[17];
+    if (who && !who->owner) {
+        if (!random_suffix(suffix)) {
+            log_error("cannot read random bytes for a session id");
+            abort();
+        }
+        snprintf(s->id, sizeof s->id, "%s-%u-%s", impl->kind, reg->next_number++, suffix);
+    } else {
+        snprintf(s->id, sizeof s->id, "%s-%u", impl->kind, reg->next_number++);
+    }
     s->name = name ? xstrdup(name) : NULL;
     s->impl = impl;
-    s->state = SESSION_LIVE;
+    s->state = SESSION_STARTING;
     s->started_ms = uv_now(reg->app->loop);
     s->registry = reg;
+    s->owner = who && who->owner ? xstrdup(who->owner) : NULL;
+    s->shared = who && who->shared;
     s->next = reg->head;
     reg->head = s;
-    log_info("session %s started", s->id);
+    log_info("session %s starting%s", s->id, s->shared ? " (shared)" : "");
     return s;
 }
 
-char *session_registry_live_ids(const struct session_registry *reg)
+static void run_waiters(struct session *s, struct session_waiter *w)
+{
+    while (w) {
+        struct session_waiter *next = w->next;
+        w->ended(s, w->ud);
+        free(w);
+        w = next;
+    }
+}
+
+void session_set_live(struct session *s)
+{
+    if (s->state != SESSION_STARTING)
+        return;
+    s->state = SESSION_LIVE;
+    s->was_live = true;
+    log_info("session %s live", s->id);
+    struct session_waiter *w = s->live_waiters;
+    s->live_waiters = NULL;
+    run_waiters(s, w);
+}
+
+void session_when_live(struct session *s, void (*fn)(struct session *s, void *ud), void *ud)
+{
+    if (s->state != SESSION_STARTING) {
+        fn(s, ud);
+        return;
+    }
+    struct session_waiter *w = xcalloc(1, sizeof *w);
+    w->ended = fn;
+    w->ud = ud;
+    w->next = s->live_waiters;
+    s->live_waiters = w;
+}
+
+void session_forget_live_waiter(struct session *s, void *ud)
+{
+    for (struct session_waiter **pp = &s->live_waiters; *pp; pp = &(*pp)->next) {
+        if ((*pp)->ud == ud) {
+            struct session_waiter *w = *pp;
+            *pp = w->next;
+            free(w);
+            return;
+        }
+    }
+}
+
+static bool running(const struct session *s)
+{
+    return s->state == SESSION_STARTING || s->state == SESSION_LIVE;
+}
+
+char *session_registry_live_ids(const struct session_registry *reg, const char *owner)
 {
     struct strbuf sb;
     strbuf_init(&sb);
     for (struct session *s = reg->head; s; s = s->next) {
-        if (s->state != SESSION_LIVE)
+        if (!running(s) || !may_list(reg, s, owner))
             continue;
         strbuf_printf(&sb, "%s%s", sb.len ? ", " : "", s->id);
         if (s->name)
@@ -87,59 +231,98 @@ char *session_registry_live_ids(const struct session_registry *reg)
     return strbuf_steal(&sb);
 }
 
-struct session *session_resolve(struct session_registry *reg, const char *id_or_name, char **err)
+/* The caller's default: its newest running session, else its newest. */
+static struct session *default_session(struct session_registry *reg, const char *owner, char **err)
 {
-    if (!id_or_name) {
-        for (struct session *s = reg->head; s; s = s->next)
-            if (s->state == SESSION_LIVE)
-                return s;
-        /* None live: the newest one, so the caller can say how it ended (and
-         * its last screen stays readable). */
-        if (reg->head)
-            return reg->head;
-        *err = xstrdup("no session; start one first with terminal_start");
+    if (!owner && !reg->share_all) {
+        *err = xstrdup("no session given: a stateless request has no default session; pass "
+                       "\"session\" (the id terminal_start or desktop_start answered)");
         return NULL;
     }
+    /* Shared sessions are reachable by id or name, but only the caller's
+     * own are its default: it never types into another client's screen by
+     * leaving "session" out. */
     for (struct session *s = reg->head; s; s = s->next)
-        if (strcmp(s->id, id_or_name) == 0)
+        if (running(s) && (reg->share_all || (s->owner && same_owner(s->owner, owner))))
             return s;
+    /* None live: the newest one, so the caller can say how it ended (and
+     * its last screen stays readable). */
     for (struct session *s = reg->head; s; s = s->next)
-        if (s->name && strcmp(s->name, id_or_name) == 0 && s->state == SESSION_LIVE)
+        if (reg->share_all || (s->owner && same_owner(s->owner, owner)))
             return s;
-    char *live = session_registry_live_ids(reg);
+    *err = xstrdup("no session; start one first with terminal_start or desktop_start");
+    return NULL;
+}
+
+struct session *session_resolve(struct session_registry *reg, const char *owner,
+                                const char *id_or_name, char **err)
+{
+    if (!id_or_name)
+        return default_session(reg, owner, err);
+    for (struct session *s = reg->head; s; s = s->next)
+        if (strcmp(s->id, id_or_name) == 0 && may_reach_by_id(reg, s, owner))
+            return s;
+    /* A name: the session of that name that has not ended, else the newest
+     * that has (its end is what the caller needs to hear about). */
+    struct session *ended = NULL;
+    for (struct session *s = reg->head; s; s = s->next) {
+        if (!s->name || strcmp(s->name, id_or_name) != 0 || !may_list(reg, s, owner))
+            continue;
+        if (s->state != SESSION_ENDED)
+            return s;
+        if (!ended)
+            ended = s;
+    }
+    if (ended)
+        return ended;
+    char *live = session_registry_live_ids(reg, owner);
     *err = xasprintf("unknown session \"%s\"; live sessions: %s", id_or_name, live);
     free(live);
     return NULL;
 }
 
-void session_set_owner(struct session *s, const char *owner)
+/* Stop, one at a time, the first session wanted() picks: choose, re-check,
+ * act. Stopping may end a session at once and run code that changes the
+ * list, so no pointer into it is kept across session_stop. */
+static int stop_each(struct session_registry *reg, const char *owner,
+                     bool (*wanted)(const struct session_registry *reg, const struct session *s,
+                                    const char *owner),
+                     const char *reason)
 {
-    free(s->owner);
-    s->owner = owner ? xstrdup(owner) : NULL;
+    int n = 0;
+    for (;;) {
+        struct session *pick = NULL;
+        for (struct session *s = reg->head; s && !pick; s = s->next)
+            if (running(s) && wanted(reg, s, owner))
+                pick = s;
+        if (!pick)
+            return n;
+        session_stop(pick, reason);
+        n++;
+    }
 }
 
-void session_note_user(struct session *s, const char *user)
+static bool released_with(const struct session_registry *reg, const struct session *s,
+                          const char *owner)
 {
-    /* A caller without an MCP session (stdio, stateless) could be anyone. */
-    if (s->owner && (!user || strcmp(user, s->owner) != 0))
-        s->shared = true;
+    return !reg->share_all && !s->shared && s->owner && same_owner(s->owner, owner);
+}
+
+static bool any_session(const struct session_registry *reg, const struct session *s,
+                        const char *owner)
+{
+    (void)reg, (void)s, (void)owner;
+    return true;
 }
 
 int session_registry_release_owner(struct session_registry *reg, const char *owner)
 {
-    int n = 0;
-    for (struct session *s = reg->head; s; s = s->next) {
-        if (s->state == SESSION_LIVE && s->owner && !s->shared && strcmp(s->owner, owner) == 0) {
-            session_stop(s, "the MCP session that started it expired");
-            n++;
-        }
-    }
-    return n;
+    return stop_each(reg, owner, released_with, "the MCP session that started it went away");
 }
 
 void session_stop(struct session *s, const char *reason)
 {
-    if (s->state != SESSION_LIVE)
+    if (!running(s))
         return;
     s->state = SESSION_STOPPING;
     free(s->end_reason);
@@ -203,15 +386,13 @@ void session_ended(struct session *s, const char *reason)
     if (!s->end_reason)
         s->end_reason = xstrdup(reason);
     log_info("session %s ended: %s", s->id, s->end_reason);
-    struct session_waiter *w = s->waiters;
+    /* Calls waiting for a start that failed hear it now (s->was_live false). */
+    struct session_waiter *w = s->live_waiters;
+    s->live_waiters = NULL;
+    run_waiters(s, w);
+    w = s->waiters;
     s->waiters = NULL;
-    while (w) {
-        struct session_waiter *next = w->next;
-        w->ended(s, w->ud);
-        free(w);
-        w = next;
-    }
-    prune_ended(reg);
+    run_waiters(s, w);
     check_all_stopped(reg);
 }
 
@@ -219,8 +400,7 @@ void session_registry_stop_all(struct session_registry *reg, void (*done)(void *
 {
     reg->all_stopped = done;
     reg->all_stopped_ud = ud;
-    for (struct session *s = reg->head; s; s = s->next)
-        session_stop(s, "glovebox is shutting down");
+    stop_each(reg, NULL, any_session, "glovebox is shutting down");
     check_all_stopped(reg);
 }
 
@@ -228,13 +408,15 @@ int session_registry_live_count(const struct session_registry *reg)
 {
     int n = 0;
     for (struct session *s = reg->head; s; s = s->next)
-        n += s->state == SESSION_LIVE;
+        n += running(s);
     return n;
 }
 
 static const char *state_name(enum session_state st)
 {
     switch (st) {
+    case SESSION_STARTING:
+        return "starting";
     case SESSION_LIVE:
         return "live";
     case SESSION_STOPPING:
@@ -253,7 +435,7 @@ json_t *session_to_json(struct session *s)
     json_object_set_new(o, "name", s->name ? json_string(s->name) : json_null());
     if (s->end_reason)
         json_object_set_new(o, "end_reason", json_string(s->end_reason));
-    if (s->impl->describe && s->backend) {
+    if (s->impl->describe && s->backend && s->was_live) {
         json_t *extra = s->impl->describe(s);
         if (extra)
             json_object_update_missing(o, extra);
@@ -262,17 +444,18 @@ json_t *session_to_json(struct session *s)
     return o;
 }
 
-json_t *session_registry_list(struct session_registry *reg, bool include_ended)
+json_t *session_registry_list(struct session_registry *reg, const char *owner, bool include_ended)
 {
     json_t *arr = json_array();
     /* Oldest first reads naturally in a list. */
     int n = 0;
     for (struct session *s = reg->head; s; s = s->next)
-        n++;
-    struct session **v = xcalloc((size_t)n, sizeof *v);
+        n += may_list(reg, s, owner);
+    struct session **v = xcalloc((size_t)n + 1, sizeof *v);
     int i = n;
     for (struct session *s = reg->head; s; s = s->next)
-        v[--i] = s;
+        if (may_list(reg, s, owner))
+            v[--i] = s;
     for (i = 0; i < n; i++)
         if (include_ended || v[i]->state != SESSION_ENDED)
             json_array_append_new(arr, session_to_json(v[i]));

@@ -1,8 +1,10 @@
 /* The registry of screens glovebox drives. Each session is one backend
- * instance: a terminal program, a desktop, a remote connection. Sessions are
- * owned by the server, not by a client connection. A session that ended (its
- * program exited, or session_stop) stays listed for a while so a late caller
- * learns why it is gone. */
+ * instance: a terminal program, a desktop, a remote connection. A session
+ * belongs to the client that started it (docs/tools.md "Who may reach a
+ * session"): other clients neither list nor reach it unless it was started
+ * shared or the server shares every session (--shared-sessions). A session
+ * that ended (its program exited, or session_stop) stays listed for a while
+ * so a late caller learns why it is gone. */
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
@@ -12,25 +14,38 @@ struct app;
 struct backend_impl;
 
 enum session_state {
+    SESSION_STARTING, /* registered; the backend is not ready: no backend field may be read */
     SESSION_LIVE,     /* usable */
     SESSION_STOPPING, /* stop requested, backend releasing its resources */
     SESSION_ENDED,    /* nothing left running; kept to report why */
 };
 
+/* Who starts a session, copied into it by session_add. */
+struct session_client {
+    /* The client it belongs to: an MCP session id (HTTP), a stdio
+     * connection's key; NULL for a stateless request, which identifies no
+     * client: its session gets an unguessable id that works as a capability. */
+    const char *owner;
+    bool shared; /* every client may list and reach it */
+};
+
 struct session {
-    char id[32]; /* "terminal-1": kind and a number never reused in this process */
+    char id[48]; /* "terminal-1": kind and a number never reused in this process; sessions
+                    of stateless requests add a random suffix ("terminal-2-9f…") */
     char *name;  /* optional label given by the client; NULL if none */
     const struct backend_impl *impl;
-    void *backend; /* the backend's state, owned by it */
+    void *backend; /* the backend's state, owned by it; read only once was_live */
     enum session_state state;
+    bool was_live;                 /* it reached SESSION_LIVE: its backend is complete */
     char *end_reason;              /* why it ended, for messages; NULL while live */
     uint64_t started_ms, ended_ms; /* uv_now() times */
     struct session_registry *registry;
-    struct session_waiter *waiters; /* run once when the session ends */
-    int in_use;                     /* operations in flight on it; an ended session in use is
-                                       not pruned (a worker job may still read it) */
-    char *owner; /* the MCP session (HTTP) that started it; NULL: nobody in particular */
-    bool shared; /* another MCP session has used it: it is no longer its owner's alone */
+    struct session_waiter *waiters;      /* run once when the session ends */
+    struct session_waiter *live_waiters; /* run once when it leaves SESSION_STARTING */
+    int in_use;                          /* operations in flight on it; an ended session in use is
+                                            not pruned (a worker job may still read it) */
+    char *owner; /* see struct session_client; NULL: started by a stateless request */
+    bool shared; /* started with shared: true */
     struct session *next;
 };
 
@@ -46,22 +61,42 @@ struct session_registry *session_registry_create(struct app *app);
 /* All sessions must have ended (see session_registry_stop_all). */
 void session_registry_destroy(struct session_registry *reg);
 
-/* Register a new live session of impl's kind; the backend then sets
- * s->backend. name may be NULL. */
+/* How many sessions that have not ended the server, and each client (all
+ * stateless requests together count as one), may have; <= 0: no bound. */
+#define SESSION_DEFAULT_MAX_TOTAL      128
+#define SESSION_DEFAULT_MAX_PER_CLIENT 64
+/* share_all: every session is every client's (--shared-sessions). */
+void session_registry_configure(struct session_registry *reg, bool share_all, int max_total,
+                                int max_per_client);
+/* Whether who may start one more session; false with *err naming the limit. */
+bool session_registry_admit(struct session_registry *reg, const char *owner, char **err);
+
+/* Register a new session of impl's kind in SESSION_STARTING; the backend
+ * then sets s->backend and calls session_set_live once it is ready. name
+ * may be NULL; who NULL: a stateless request. */
 struct session *session_add(struct session_registry *reg, const struct backend_impl *impl,
-                            const char *name);
-/* Find a session for a tool: id (or name) given, else the most recently
- * started live session (or, when none is live, the newest ended one, so the
- * caller can say how it ended). NULL with *err set (listing the live
- * sessions) when there is none; an ended session may be returned (callers
- * check s->state). */
-struct session *session_resolve(struct session_registry *reg, const char *id_or_name, char **err);
-/* Who started it, and who uses it: owner is an MCP session id (NULL for
- * stdio and stateless requests, which no client can lose). */
-void session_set_owner(struct session *s, const char *owner);
-void session_note_user(struct session *s, const char *user);
-/* An MCP session expired: stop the live sessions it alone started. Returns
- * how many. */
+                            const char *name, const struct session_client *who);
+/* The backend is ready: tools may use it. Runs the live waiters. */
+void session_set_live(struct session *s);
+/* Run fn(s, ud) once s has left SESSION_STARTING (live, or ended without
+ * ever being live: check s->was_live); at once if it has. The wait is
+ * bounded by the backend's own start timeout. */
+void session_when_live(struct session *s, void (*fn)(struct session *s, void *ud), void *ud);
+/* Forget a waiter registered with session_when_live (a cancelled call). */
+void session_forget_live_waiter(struct session *s, void *ud);
+
+/* Find a session for a caller (owner as in struct session_client): id or
+ * name given (a name means the live session of that name, else the newest
+ * ended one), else the caller's most recently started live session (or,
+ * when none is live, its newest ended one, so the caller can say how it
+ * ended). A session the caller may not reach is answered exactly as one
+ * that does not exist. NULL with *err set (listing the caller's live
+ * sessions) when there is none; an ended or starting session may be
+ * returned (callers check s->state). */
+struct session *session_resolve(struct session_registry *reg, const char *owner,
+                                const char *id_or_name, char **err);
+/* An MCP session went away: stop the live sessions it started, unless they
+ * are shared. Returns how many. */
 int session_registry_release_owner(struct session_registry *reg, const char *owner);
 /* Ask a live session to end. reason is kept for later callers. */
 void session_stop(struct session *s, const char *reason);
@@ -73,8 +108,10 @@ void session_ended(struct session *s, const char *reason);
 /* Stop every live session; done(ud) runs once all have ended (maybe at once). */
 void session_registry_stop_all(struct session_registry *reg, void (*done)(void *ud), void *ud);
 int session_registry_live_count(const struct session_registry *reg);
-/* [{id, name, kind, state, started_ms_ago, end_reason, …describe()}] */
-json_t *session_registry_list(struct session_registry *reg, bool include_ended);
+/* The sessions owner may list: [{id, name, kind, state, age_ms, end_reason,
+ * …describe()}]. */
+json_t *session_registry_list(struct session_registry *reg, const char *owner, bool include_ended);
 json_t *session_to_json(struct session *s);
-/* "terminal-1, desktop-2" or "none". Caller frees. */
-char *session_registry_live_ids(const struct session_registry *reg);
+/* The live sessions owner may list: "terminal-1, desktop-2" or "none".
+ * Caller frees. */
+char *session_registry_live_ids(const struct session_registry *reg, const char *owner);

@@ -16,7 +16,6 @@ static void started(struct session *s, const char *err, void *ud)
         tool_call_fail(call, "cannot start the desktop: %s", err);
         return;
     }
-    screen_call_claim(call, s);
     json_t *out = session_to_json(s);
     bool attached = !json_is_true(json_object_get(out, "private"));
     tool_call_done(call, out, "started %s on %s (%lldx%lld)%s", s->id,
@@ -29,6 +28,13 @@ static void started(struct session *s, const char *err, void *ud)
 static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
+    char *err = NULL;
+    struct session_client who = screen_call_client(call);
+    if (!session_registry_admit(tool_call_app(call)->sessions, who.owner, &err)) {
+        tool_call_fail(call, "%s", err);
+        free(err);
+        return;
+    }
     const json_t *cmd = json_object_get(a, "command");
     size_t n = json_array_size(cmd);
     const char **argv = n ? xcalloc(n + 1, sizeof *argv) : NULL;
@@ -48,6 +54,7 @@ static void handle(struct tool_call *call)
         .height = (int)args_int(a, "height", 800),
         .command = argv,
         .name = args_string(a, "name", NULL),
+        .client = &who,
     };
     if (o.display && json_object_get(a, "width")) {
         free(program);
@@ -85,7 +92,7 @@ const struct tool tool_desktop_start = {
         "\"description\":\"A program and its arguments to start inside, e.g. [\\\"zenity\\\", "
         "\\\"--entry\\\"]\"},"
         "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"description\":"
-        "\"A label to find the session by\"}},"
+        "\"A label to find the session by\"}," SHARED_PROPERTY "},"
         "\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
                      "\"kind\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"

@@ -14,8 +14,7 @@ static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
     char *err = NULL;
-    struct session *s =
-        session_resolve(tool_call_app(call)->sessions, args_string(a, "session", NULL), &err);
+    struct session *s = screen_call_resolve(call, &err);
     if (!s) {
         tool_call_fail(call, "%s", err);
         free(err);
@@ -28,12 +27,18 @@ static void handle(struct tool_call *call)
                        s->id, s->impl->kind);
         return;
     }
+    if (s->state == SESSION_STARTING) {
+        tool_call_fail(call,
+                       "cannot launch an app: session %s is still starting; call launch_app "
+                       "once desktop_start has answered",
+                       s->id);
+        return;
+    }
     if (s->state != SESSION_LIVE) {
         tool_call_fail(call, "cannot launch an app: session %s has ended (%s)", s->id,
                        s->end_reason ? s->end_reason : "stopped");
         return;
     }
-    screen_call_note_user(call, s);
     const json_t *cmd = json_object_get(a, "command");
     size_t n = json_array_size(cmd);
     const char **argv = xcalloc(n + 1, sizeof *argv);

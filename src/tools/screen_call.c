@@ -72,28 +72,53 @@ static void cancel(struct tool_call *call)
         bc->cancel(bc);
 }
 
-/* The caller's MCP session id (HTTP), or NULL. Caller frees. */
-static char *caller_session(struct tool_call *call)
+struct session *screen_call_resolve(struct tool_call *call, char **err)
 {
-    json_t *who = tool_call_client(call);
-    const char *id = json_string_value(json_object_get(who, "mcp_session"));
-    char *copy = id ? xstrdup(id) : NULL;
-    json_decref(who);
-    return copy;
+    struct app *app = tool_call_app(call);
+    return session_resolve(app->sessions, tool_call_owner(call),
+                           args_string(tool_call_args(call), "session", NULL), err);
 }
 
-void screen_call_claim(struct tool_call *call, struct session *s)
+struct session_client screen_call_client(struct tool_call *call)
 {
-    char *id = caller_session(call);
-    session_set_owner(s, id);
-    free(id);
+    return (struct session_client){
+        .owner = tool_call_owner(call),
+        .shared = args_bool(tool_call_args(call), "shared", false),
+    };
 }
 
-void screen_call_note_user(struct tool_call *call, struct session *s)
+/* A call on its way to the backend; it may first wait for the session to
+ * finish starting. */
+struct screen_call {
+    struct backend_call bc; /* first: the backend frees the call as a backend_call */
+    backend_op op;
+    const char *verb;
+};
+
+static void begin(struct session *s, void *ud)
 {
-    char *id = caller_session(call);
-    session_note_user(s, id);
-    free(id);
+    struct screen_call *sc = ud;
+    struct tool_call *call = sc->bc.owner;
+    /* Reached from SESSION_STARTING only at set_live or at the end of a start
+     * that failed; screen_call_run has checked the rest. */
+    if (!s->was_live) {
+        tool_call_fail(call, "cannot %s: session %s did not start (%s)", sc->verb, s->id,
+                       s->end_reason ? s->end_reason : "stopped");
+        free(sc);
+        return;
+    }
+    tool_call_on_cancel(call, cancel);
+    s->in_use++;
+    sc->op(&sc->bc);
+}
+
+/* Cancelled while the session was still starting: nothing reached the backend. */
+static void cancel_waiting(struct tool_call *call)
+{
+    struct screen_call *sc = tool_call_data(call);
+    session_forget_live_waiter(sc->bc.session, sc);
+    tool_call_fail(call, "cancelled while session %s was starting", sc->bc.session->id);
+    free(sc);
 }
 
 void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb, bool needs_live)
@@ -101,32 +126,41 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     struct app *app = tool_call_app(call);
     const json_t *args = tool_call_args(call);
     char *err = NULL;
-    struct session *s = session_resolve(app->sessions, args_string(args, "session", NULL), &err);
+    struct session *s = screen_call_resolve(call, &err);
     if (!s) {
         tool_call_fail(call, "%s", err);
         free(err);
         return;
     }
-    screen_call_note_user(call, s);
     backend_op op = *(const backend_op *)((const char *)s->impl + op_offset);
     if (!op) {
         tool_call_fail(call, "cannot %s: not supported by %s sessions", verb, s->impl->kind);
         return;
     }
-    if (s->state == SESSION_STOPPING || (needs_live && s->state != SESSION_LIVE)) {
-        tool_call_fail(call, "cannot %s: session %s has ended (%s)", verb, s->id,
+    /* A session that never went live has no backend to read, even ended. */
+    if (s->state == SESSION_STOPPING || (s->state == SESSION_ENDED && !s->was_live) ||
+        (needs_live && s->state == SESSION_ENDED)) {
+        tool_call_fail(call, "cannot %s: session %s %s (%s)", verb, s->id,
+                       s->was_live ? "has ended" : "did not start",
                        s->end_reason ? s->end_reason : "stopped");
         return;
     }
-    struct backend_call *bc = xcalloc(1, sizeof *bc);
-    bc->session = s;
-    bc->args = args;
-    bc->app = app;
-    bc->owner = call;
-    bc->finish = finish;
-    bc->note = note;
-    tool_call_set_data(call, bc);
-    tool_call_on_cancel(call, cancel);
-    s->in_use++;
-    op(bc);
+    struct screen_call *sc = xcalloc(1, sizeof *sc);
+    sc->op = op;
+    sc->verb = verb;
+    sc->bc.session = s;
+    sc->bc.args = args;
+    sc->bc.app = app;
+    sc->bc.owner = call;
+    sc->bc.finish = finish;
+    sc->bc.note = note;
+    tool_call_set_data(call, sc);
+    if (s->state == SESSION_STARTING) {
+        /* Sent right after desktop_start (pipelined): wait for the backend,
+         * at most as long as the start itself may take. */
+        tool_call_on_cancel(call, cancel_waiting);
+        session_when_live(s, begin, sc);
+        return;
+    }
+    begin(s, sc);
 }

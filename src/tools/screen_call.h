@@ -15,16 +15,24 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
 /* The "session" property every screen tool has, for input schemas. */
 #define SESSION_PROPERTY                                                                           \
     "\"session\":{\"type\":\"string\",\"minLength\":1,\"description\":"                            \
-    "\"Session id or name (default: the most recently started live session)\"}"
+    "\"Session id or name (default: your most recently started live session)\"}"
 
 /* Desktops: the window to focus before keys are sent (type_text, press_key). */
 #define WINDOW_PROPERTY                                                                            \
     "\"window\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":"           \
     "\"Desktop: focus this window (id from window_list, or a part of its title) first\"}"
 
-struct session;
-/* The calling MCP session started s (kept so that session's expiry can
- * release it). */
-void screen_call_claim(struct tool_call *call, struct session *s);
-/* The calling MCP session used s; if it is not the owner, s is shared. */
-void screen_call_note_user(struct tool_call *call, struct session *s);
+#include "session/session.h"
+
+/* The session the call's "session" argument names, or the caller's default,
+ * among those the caller may reach (session_resolve). NULL with *err. */
+struct session *screen_call_resolve(struct tool_call *call, char **err);
+/* Who a start tool's new session belongs to: the caller, and its "shared"
+ * argument. owner is borrowed from the call. */
+struct session_client screen_call_client(struct tool_call *call);
+
+/* The "shared" property of the start tools. */
+#define SHARED_PROPERTY                                                                            \
+    "\"shared\":{\"type\":\"boolean\",\"description\":"                                            \
+    "\"Let every client of this server list and use the session (default false: only the "         \
+    "client that started it)\"}"

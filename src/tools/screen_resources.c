@@ -18,9 +18,9 @@
 /* Recordings larger than this are not inlined; the path is on disk. */
 #define MAX_INLINE_RECORDING (64u * 1024 * 1024)
 
-static void session_list(struct app *app, json_t *list)
+static void session_list(struct app *app, const char *owner, json_t *list)
 {
-    json_t *sessions = session_registry_list(app->sessions, false);
+    json_t *sessions = session_registry_list(app->sessions, owner, false);
     size_t i;
     json_t *s;
     json_array_foreach(sessions, i, s)
@@ -76,6 +76,22 @@ static void read_finished(struct backend_call *bc, struct backend_result *res)
     free(sr);
 }
 
+static void read_when_live(struct session *s, void *ud)
+{
+    struct session_read *sr = ud;
+    if (!s->was_live) {
+        resource_read_fail(sr->r, "session %s did not start (%s)", s->id,
+                           s->end_reason ? s->end_reason : "stopped");
+        json_decref((json_t *)sr->bc.args);
+        free(sr->uri);
+        free(sr);
+        return;
+    }
+    backend_op op = sr->text ? s->impl->read_text : s->impl->capture;
+    s->in_use++;
+    op(&sr->bc);
+}
+
 static void session_read(struct resource_read *r, const char *uri)
 {
     const char *rest = uri + strlen(SESSION_PREFIX);
@@ -88,7 +104,7 @@ static void session_read(struct resource_read *r, const char *uri)
     char *id = xstrndup(rest, (size_t)(slash - rest));
     struct app *app = resource_read_app(r);
     char *err = NULL;
-    struct session *s = session_resolve(app->sessions, id, &err);
+    struct session *s = session_resolve(app->sessions, resource_read_owner(r), id, &err);
     free(id);
     if (!s) {
         resource_read_not_found(r, "Resource not found: %s", err);
@@ -111,8 +127,9 @@ static void session_read(struct resource_read *r, const char *uri)
     sr->bc.app = app;
     sr->bc.owner = sr;
     sr->bc.finish = read_finished;
-    s->in_use++;
-    op(&sr->bc);
+    /* A session still starting has no backend to read yet: wait for it
+     * (bounded by the start's own time limit). */
+    session_when_live(s, read_when_live, sr);
 }
 
 /* The text view shows what read_text shows, the screen image what
@@ -140,8 +157,9 @@ static const struct resource_provider session_provider = {
     .permission = session_permission,
 };
 
-static void recording_list(struct app *app, json_t *list)
+static void recording_list(struct app *app, const char *owner, json_t *list)
 {
+    (void)owner;
     for (size_t i = 0; i < recordings_count(); i++) {
         const struct recording_info *info = recordings_at(i);
         char *uri = xasprintf(RECORDING_PREFIX "%s", info->id);

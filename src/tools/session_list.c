@@ -11,8 +11,9 @@ static void handle(struct tool_call *call)
 {
     struct app *app = tool_call_app(call);
     bool ended = args_bool(tool_call_args(call), "include_ended", false);
-    json_t *list = session_registry_list(app->sessions, ended);
-    char *ids = session_registry_live_ids(app->sessions);
+    const char *owner = tool_call_owner(call);
+    json_t *list = session_registry_list(app->sessions, owner, ended);
+    char *ids = session_registry_live_ids(app->sessions, owner);
     size_t n = json_array_size(list);
     tool_call_done(call, json_pack("{s:o}", "sessions", list), "%zu session%s: %s", n,
                    n == 1 ? "" : "s", ids);
@@ -22,9 +23,11 @@ static void handle(struct tool_call *call)
 const struct tool tool_session_list = {
     .name = "session_list",
     .title = "List sessions",
-    .description = "Lists the live sessions (terminals, desktops, remote screens) with their id, "
-                   "kind, name and kind-specific facts. include_ended also shows recently ended "
-                   "sessions and why they ended.",
+    .description =
+        "Lists your live sessions (terminals, desktops, remote screens; also those "
+        "other clients started shared) with their id, kind, name, state (starting, "
+        "live, stopping, ended) and kind-specific facts. include_ended also shows recently ended "
+        "sessions and why they ended.",
     .input_schema = "{\"type\":\"object\",\"properties\":{"
                     "\"include_ended\":{\"type\":\"boolean\",\"description\":"
                     "\"Also list sessions that ended recently (default false)\"}},"

@@ -21,7 +21,7 @@ static void handle(struct tool_call *call)
     struct app *app = tool_call_app(call);
     const char *id = args_string(tool_call_args(call), "session", NULL);
     char *err = NULL;
-    struct session *s = session_resolve(app->sessions, id, &err);
+    struct session *s = session_resolve(app->sessions, tool_call_owner(call), id, &err);
     if (!s) {
         tool_call_fail(call, "%s", err);
         free(err);

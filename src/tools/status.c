@@ -38,8 +38,10 @@ static void handle(struct tool_call *call)
 {
     struct app *app = tool_call_app(call);
     json_t *backends = backend_check_all();
-    json_t *sessions = session_registry_list(app->sessions, false);
-    int live = session_registry_live_count(app->sessions);
+    json_t *sessions = session_registry_list(app->sessions, tool_call_owner(call), false);
+    /* Only what the caller may see: other clients' sessions are not counted
+     * either (their existence is not revealed). */
+    int live = (int)json_array_size(sessions);
     json_t *out = json_pack("{s:s, s:s, s:I, s:s, s:i, s:O, s:o}", "server", "glovebox", "version",
                             GLOVEBOX_VERSION, "uptime_ms", (json_int_t)app_uptime_ms(app),
                             "protocol_version", tool_call_protocol_version(call), "live_sessions",

@@ -58,6 +58,12 @@ static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
     char *err = NULL;
+    struct session_client who = screen_call_client(call);
+    if (!session_registry_admit(tool_call_app(call)->sessions, who.owner, &err)) {
+        tool_call_fail(call, "%s", err);
+        free(err);
+        return;
+    }
     char **argv = string_list(json_object_get(a, "command"));
     char **env = env_list(json_object_get(a, "env"), &err);
     if (err) {
@@ -87,6 +93,7 @@ static void handle(struct tool_call *call)
         .rows = (int)args_int(a, "rows", 40),
         .scrollback = (int)args_int(a, "scrollback", 10000),
         .name = args_string(a, "name", NULL),
+        .client = &who,
     };
     struct session *s = terminal_start(tool_call_app(call), &o, &err);
     free(program);
@@ -97,7 +104,6 @@ static void handle(struct tool_call *call)
         free(err);
         return;
     }
-    screen_call_claim(call, s);
     json_t *out = session_to_json(s);
     json_t *pid = json_object_get(out, "pid");
     tool_call_done(call, out, "started %s (pid %lld, %dx%d)", s->id,
@@ -126,7 +132,7 @@ const struct tool tool_terminal_start = {
         "\"scrollback\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000000,"
         "\"description\":\"Lines kept above the screen (default 10000)\"},"
         "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"description\":"
-        "\"A label to find the session by\"}},"
+        "\"A label to find the session by\"}," SHARED_PROPERTY "},"
         "\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
                      "\"kind\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"

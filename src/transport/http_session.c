@@ -84,6 +84,12 @@ void session_close(struct mcp_session *s)
         }
     }
     t->n_sessions--;
+    /* Its screen sessions go with it (unless shared): nobody else can reach
+     * them. At shutdown they are already stopping. */
+    int released = session_registry_release_owner(t->app->sessions, s->id);
+    if (released)
+        log_info("MCP session %.8s… closed: stopping the %d screen session(s) it started", s->id,
+                 released);
     /* Requests in flight end silently; then the streams go. */
     mcp_conn_destroy(s->conn);
     s->conn = NULL;
@@ -200,10 +206,7 @@ void http_sessions_sweep(struct http_transport *t, uint64_t now_ms)
             s = s->next;
         if (!s)
             return;
-        int released = session_registry_release_owner(t->app->sessions, s->id);
-        log_info("MCP session %.8s… unused for %d s; ending it and the %d screen session(s) "
-                 "it alone started",
-                 s->id, t->opts.session_idle_s, released);
+        log_info("MCP session %.8s… unused for %d s; ending it", s->id, t->opts.session_idle_s);
         session_close(s);
     }
 }

@@ -325,14 +325,15 @@ int desktop_launch(struct session *s, const char *const *argv, char **err)
     return pid;
 }
 
-struct desktop *desktop_create(struct app *app, const char *name)
+struct desktop *desktop_create(struct app *app, const char *name,
+                               const struct session_client *client)
 {
     struct desktop *d = xcalloc(1, sizeof *d);
     d->app = app;
     uv_timer_init(app->loop, &d->kill_timer);
     d->kill_timer.data = d;
     d->kill_timer_open = true;
-    d->session = session_add(app->sessions, &desktop_impl, name);
+    d->session = session_add(app->sessions, &desktop_impl, name, client);
     d->session->backend = d;
     char *err = NULL;
     d->output = desktop_output_open(app->loop, app->data_dir, d->session->id, &err);

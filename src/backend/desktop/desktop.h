@@ -7,12 +7,14 @@
 
 struct app;
 struct session;
+struct session_client;
 
 struct desktop_options {
-    const char *display;        /* ":0" to attach; NULL for a private desktop */
-    int width, height;          /* private desktops only */
-    const char *const *command; /* argv started inside (NULL-terminated), or NULL */
-    const char *name;           /* session label, or NULL */
+    const char *display;                 /* ":0" to attach; NULL for a private desktop */
+    int width, height;                   /* private desktops only */
+    const char *const *command;          /* argv started inside (NULL-terminated), or NULL */
+    const char *name;                    /* session label, or NULL */
+    const struct session_client *client; /* who it belongs to (session_add); read at once */
 };
 
 /* Called once a desktop is up (s) or could not start (s NULL, err says why:

@@ -64,7 +64,9 @@ struct desktop *desktop_of(struct session *s);
  * exit): let go of the start-up state. */
 void desktop_start_abandon(struct desktop *d);
 /* A new desktop and its session (live, nothing started yet). */
-struct desktop *desktop_create(struct app *app, const char *name);
+struct session_client;
+struct desktop *desktop_create(struct app *app, const char *name,
+                               const struct session_client *client);
 /* fork + exec argv in its own process group, inside the session's PID
  * namespace, with env_extra (name, value pairs, NULL-terminated) set; fd_keep
  * (or -1) stays open in the child, which also ends if glovebox dies. Its stdout and stderr go to

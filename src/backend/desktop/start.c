@@ -169,6 +169,9 @@ static void finish(struct start *st, char *err)
                                   &(struct perceive_host){.ud = d, .capture = desktop_capture});
     log_info("%s: %s desktop on %s (%dx%d)", s->id, d->owned ? "private" : "attached", d->display,
              d->width, d->height);
+    /* Only now, with the display name, input connection target, grab and
+     * accessibility handles in place, may tools reach the backend. */
+    session_set_live(s);
     st->done(s, NULL, st->ud);
 }
 
@@ -326,7 +329,7 @@ void desktop_start(struct app *app, const struct desktop_options *o, desktop_sta
         leftovers_sweep(app->data_dir);
     }
     struct start *st = xcalloc(1, sizeof *st);
-    st->d = desktop_create(app, o->name);
+    st->d = desktop_create(app, o->name, o->client);
     st->d->start = st;
     st->done = done;
     st->ud = ud;

@@ -476,7 +476,7 @@ struct session *terminal_start(struct app *app, const struct terminal_options *o
     }
     t->last_output_ms = uv_now(app->loop);
 
-    struct session *s = session_add(app->sessions, &terminal_impl, o->name);
+    struct session *s = session_add(app->sessions, &terminal_impl, o->name, o->client);
     s->backend = t;
     t->session = s;
     uv_poll_init(app->loop, &t->poll, t->master);
@@ -486,6 +486,9 @@ struct session *terminal_start(struct app *app, const struct terminal_options *o
     t->kill_timer.data = t;
     t->kill_timer_open = true;
     update_poll(t);
+    /* Live before the exit watch: a program that already ended is reported
+     * at once (children_watch), and it ends a session that was live. */
+    session_set_live(s);
     children_watch(t->pid, child_exited, t);
     log_info("%s: started pid %d", s->id, (int)t->pid);
     return s;

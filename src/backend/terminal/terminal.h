@@ -6,6 +6,7 @@
 
 struct app;
 struct session;
+struct session_client;
 
 struct terminal_options {
     const char *const *argv; /* NULL-terminated; NULL = the user's shell */
@@ -16,6 +17,7 @@ struct terminal_options {
     int cols, rows;          /* 2..1000 */
     int scrollback;          /* lines kept above the screen */
     const char *name;        /* optional session label */
+    const struct session_client *client; /* who it belongs to (session_add) */
 };
 
 /* Start the program. On failure returns NULL with *err set (the OS reason:

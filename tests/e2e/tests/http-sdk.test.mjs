@@ -93,11 +93,11 @@ test('a client that never answers: the question times out and the tool says so',
   await srv.stop();
 });
 
-test('two clients share one terminal session: one starts it, the other types and reads', async (t) => {
+test('two clients share one terminal session started shared: one starts it, the other types and reads', async (t) => {
   const srv = await startHttp(t);
   const a = await connectHttpClient(srv.url, { name: 'client-a' });
   const b = await connectHttpClient(srv.url, { name: 'client-b' });
-  const started = await a.client.callTool({ name: 'terminal_start', arguments: { command: ['bash', '--norc', '--noprofile'] } });
+  const started = await a.client.callTool({ name: 'terminal_start', arguments: { command: ['bash', '--norc', '--noprofile'], shared: true } });
   const id = started.structuredContent.id;
   assert.match(id, /^terminal-\d+$/);
   await b.client.callTool({ name: 'type_text', arguments: { session: id, text: 'echo shared-$((6*7))\n' } });
