@@ -107,8 +107,7 @@ int pattern_match(struct pattern *p, const char *s, size_t len, uint32_t match_l
     if (rc == PCRE2_ERROR_NOMATCH || rc == PCRE2_ERROR_PARTIAL)
         return 0;
     char *why = error_text(rc);
-    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-        rc == PCRE2_ERROR_HEAPLIMIT)
+    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
         *err = xasprintf("argument \"%s\": regex too complex: %s while matching a %zu-byte line "
                          "(each match may take %u steps); simplify the pattern, e.g. avoid "
                          "nested repeats such as (a+)+",

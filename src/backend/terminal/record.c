@@ -53,7 +53,7 @@ struct term_recording {
     struct rec_frame *frames;
     int count, cap;
     uint64_t max_bytes, max_duration_ms;
-    uint64_t held; /* bytes the frames hold */
+    uint64_t held;        /* bytes the frames hold */
     char *stopped_reason; /* a limit ended it; NULL while recording */
     /* encoding results */
     uv_work_t work;
@@ -308,11 +308,11 @@ static void encode_done(uv_work_t *work, int status)
         recordings_add(&info);
         char uri[64];
         snprintf(uri, sizeof uri, "glovebox://recording/%s", rec->id);
-        json_t *o =
-            json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:s, s:s, s:b}", "session", bc->session->id,
-                      "recording", rec->id, "frames", rec->count, "duration_ms",
-                      (json_int_t)duration, "path", rec->path, "bytes", (json_int_t)rec->bytes,
-                      "uri", uri, "mime_type", "image/gif", "truncated", rec->stopped_reason != NULL);
+        json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:s, s:s, s:b}", "session",
+                              bc->session->id, "recording", rec->id, "frames", rec->count,
+                              "duration_ms", (json_int_t)duration, "path", rec->path, "bytes",
+                              (json_int_t)rec->bytes, "uri", uri, "mime_type", "image/gif",
+                              "truncated", rec->stopped_reason != NULL);
         json_object_set_new(o, "stopped_reason",
                             rec->stopped_reason ? json_string(rec->stopped_reason) : json_null());
         backend_call_done(bc, o, "recorded %d frames over %.1f s to %s%s%s", rec->count,
@@ -342,7 +342,8 @@ void terminal_record_start_op(struct backend_call *bc)
 {
     struct terminal *t = terminal_of(bc->session);
     if (t->rec && t->rec->stopped_reason) {
-        backend_call_fail(bc, "%s's recording %s stopped by itself (%s); call record_stop to "
+        backend_call_fail(bc,
+                          "%s's recording %s stopped by itself (%s); call record_stop to "
                           "write it first",
                           bc->session->id, t->rec->id, t->rec->stopped_reason);
         return;
@@ -365,7 +366,8 @@ void terminal_record_start_op(struct backend_call *bc)
     rec->t = t;
     rec->fps = (int)args_int(bc->args, "fps", 10);
     rec->max_bytes = (uint64_t)args_int(bc->args, "max_bytes", DEFAULT_MAX_BYTES);
-    rec->max_duration_ms = (uint64_t)args_int(bc->args, "max_duration_s", DEFAULT_MAX_DURATION) * 1000;
+    rec->max_duration_ms =
+        (uint64_t)args_int(bc->args, "max_duration_s", DEFAULT_MAX_DURATION) * 1000;
     rec->started_ms = uv_now(bc->app->loop);
     uv_timer_init(bc->app->loop, &rec->timer);
     rec->timer.data = rec;

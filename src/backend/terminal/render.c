@@ -82,12 +82,12 @@ static struct glyph_renderer *smaller_renderer(struct shot *sh, uint64_t full_pi
             return r;
         glyph_renderer_destroy(r);
     }
-    sh->err = xasprintf("the terminal (%d×%d cells) would be %llu Mpx, more than the %u Mpx a "
-                        "screenshot may have even with %d px glyphs; make it smaller with resize "
-                        "(a 400×200 terminal fits at full size)",
-                        sh->grid.cols, sh->grid.rows,
-                        (unsigned long long)(full_pixels / (1024 * 1024)),
-                        IMAGE_MAX_PIXELS / (1024 * 1024), MIN_FONT_PIXELS);
+    sh->err =
+        xasprintf("the terminal (%d×%d cells) would be %llu Mpx, more than the %u Mpx a "
+                  "screenshot may have even with %d px glyphs; make it smaller with resize "
+                  "(a 400×200 terminal fits at full size)",
+                  sh->grid.cols, sh->grid.rows, (unsigned long long)(full_pixels / (1024 * 1024)),
+                  IMAGE_MAX_PIXELS / (1024 * 1024), MIN_FONT_PIXELS);
     return NULL;
 }
 

@@ -22,7 +22,7 @@
 struct term_wait {
     struct backend_call *bc;
     struct terminal *t;
-    char *text; /* plain text to find, or NULL */
+    char *text;         /* plain text to find, or NULL */
     struct pattern *re; /* the regex, or NULL */
     bool gone;
     int stable_ms; /* 0 = no quiet period needed */
