@@ -72,10 +72,12 @@ test('a recording stops by itself at max_bytes and record_stop writes what it ha
   const srv = await startServer(t);
   const s = await srv.bash({ cols: 100, rows: 30 });
   await srv.ok('record_start', { session: s.id, fps: 50, max_bytes: 65536 * 4 });
-  await srv.type(s.id, 'for i in $(seq 1 3000); do echo "noise $i $RANDOM $RANDOM $RANDOM"; done\n');
-  await srv.waitFor(s.id, { regex: '^noise 3000 ' }, ms(20000));
-  await until(() => /recording recording-\d+ stopped after/.test(srv.stderr()), ms(5000), 'the recording to stop');
-  // Still stopped: new output adds nothing.
+  // Output that scrolls the whole screen for as long as it runs: every
+  // frame is new rows (100×30 cells of 28 bytes, ~84 KB).
+  await srv.type(s.id, 'while :; do echo "noise $RANDOM $RANDOM $RANDOM"; sleep 0.01; done\n');
+  await until(() => /recording recording-\d+ stopped after/.test(srv.stderr()), ms(20000), 'the recording to stop');
+  await srv.key(s.id, 'ctrl+c');
+  await srv.waitFor(s.id, { regex: '^gb\\$ ?$' });
   await srv.err('record_start', { session: s.id }, /stopped by itself .*max_bytes reached/);
   const stop = await srv.ok('record_stop', { session: s.id });
   assert.match(stop.sc.stopped_reason, /^max_bytes reached/);
