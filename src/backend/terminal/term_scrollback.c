@@ -6,6 +6,10 @@
 
 #include <string.h>
 
+/* Memory the stored lines may hold, whatever their count allows (a million
+ * lines of 1000 columns would be 16 GB): the oldest go first. */
+#define MAX_BYTES (64u * 1024 * 1024)
+
 /* libvterm marks the right half of a wide character with this. */
 #define RIGHT_HALF ((uint32_t)-1)
 /* A cell with combining marks stores an offset into its line's extra array
@@ -32,6 +36,7 @@ struct sb_cell {
 
 struct sb_line {
     int ncells;
+    size_t bytes;    /* what this line holds, for MAX_BYTES */
     uint32_t *extra; /* combining sequences, each 0-terminated; usually NULL */
     struct sb_cell cells[];
 };
@@ -39,6 +44,7 @@ struct sb_line {
 struct term_scrollback {
     struct sb_line **lines; /* ring of capacity */
     int capacity, head, count;
+    size_t bytes; /* held by the lines */
 };
 
 struct term_scrollback *term_scrollback_create(int capacity)
@@ -96,6 +102,7 @@ static struct sb_line *line_from_cells(int cols, const VTermScreenCell *cells)
     }
     struct sb_line *l = xmalloc(sizeof *l + (size_t)n * sizeof l->cells[0]);
     l->ncells = n;
+    l->bytes = sizeof *l + (size_t)n * sizeof l->cells[0] + nextra * sizeof *l->extra;
     l->extra = nextra ? xmalloc(nextra * sizeof *l->extra) : NULL;
     size_t off = 0;
     for (int i = 0; i < n; i++) {
@@ -125,19 +132,28 @@ static struct sb_line *line_from_cells(int cols, const VTermScreenCell *cells)
     return l;
 }
 
+static void drop_oldest(struct term_scrollback *sb)
+{
+    struct sb_line *l = sb->lines[sb->head];
+    sb->bytes -= l->bytes;
+    line_free(l);
+    sb->lines[sb->head] = NULL;
+    sb->head = (sb->head + 1) % sb->capacity;
+    sb->count--;
+}
+
 void term_scrollback_push(struct term_scrollback *sb, int cols, const VTermScreenCell *cells)
 {
     if (!sb->capacity)
         return;
     struct sb_line *l = line_from_cells(cols, cells);
-    if (sb->count == sb->capacity) {
-        line_free(sb->lines[sb->head]);
-        sb->lines[sb->head] = l;
-        sb->head = (sb->head + 1) % sb->capacity;
-    } else {
-        sb->lines[(sb->head + sb->count) % sb->capacity] = l;
-        sb->count++;
-    }
+    if (sb->count == sb->capacity)
+        drop_oldest(sb);
+    sb->lines[(sb->head + sb->count) % sb->capacity] = l;
+    sb->count++;
+    sb->bytes += l->bytes;
+    while (sb->bytes > MAX_BYTES && sb->count > 1)
+        drop_oldest(sb);
 }
 
 /* The characters of a stored cell, 0-terminated within max. */
@@ -167,6 +183,7 @@ bool term_scrollback_pop(struct term_scrollback *sb, int cols, VTermScreenCell *
     struct sb_line *l = sb->lines[idx];
     sb->lines[idx] = NULL;
     sb->count--;
+    sb->bytes -= l->bytes;
 
     for (int i = 0; i < cols; i++) {
         VTermScreenCell *d = &cells[i];
