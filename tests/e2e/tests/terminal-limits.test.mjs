@@ -93,6 +93,20 @@ test('a recording stops by itself at max_bytes and record_stop writes what it ha
   assert.equal(again.sc.stopped_reason, null);
 });
 
+test('a recording stops by itself at max_duration_s', topts(), async (t) => {
+  const srv = await startServer(t);
+  const s = await srv.bash({ cols: 40, rows: 6 });
+  await srv.ok('record_start', { session: s.id, max_duration_s: 1 });
+  await srv.type(s.id, 'while :; do date +%N; sleep 0.05; done\n');
+  await until(() => /recording recording-\d+ stopped after .*max_duration_s reached/.test(srv.stderr()), ms(20000), 'the recording to stop');
+  await srv.key(s.id, 'ctrl+c');
+  const stop = await srv.ok('record_stop', { session: s.id });
+  assert.equal(stop.sc.stopped_reason, 'max_duration_s reached (1 s)');
+  assert.equal(stop.sc.duration_ms, 1000);
+  const gif = decodeGif(readFileSync(stop.sc.path));
+  assert.equal(gif.numFrames(), stop.sc.frames);
+});
+
 test('screenshots of huge terminals: smaller glyphs up to 16 Mpx, a clear error beyond', topts(), async (t) => {
   const srv = await startServer(t);
   const s = await srv.bash({ cols: 300, rows: 300 });
