@@ -74,10 +74,9 @@ test('a recording stops by itself at max_bytes and record_stop writes what it ha
   await srv.ok('record_start', { session: s.id, fps: 50, max_bytes: 65536 * 4 });
   // Output that scrolls the whole screen for as long as it runs: every
   // frame is new rows (100×30 cells of 28 bytes, ~84 KB).
-  await srv.type(s.id, 'while :; do echo "noise $RANDOM $RANDOM $RANDOM"; sleep 0.01; done\n');
+  await srv.type(s.id, 'end=$((SECONDS+4)); while [ $SECONDS -lt $end ]; do echo "noise $RANDOM $RANDOM"; sleep 0.01; done; echo loop-$((1+1))\n');
   await until(() => /recording recording-\d+ stopped after/.test(srv.stderr()), ms(20000), 'the recording to stop');
-  await srv.key(s.id, 'ctrl+c');
-  await srv.waitFor(s.id, { regex: '^gb\\$ ?$' });
+  await srv.waitFor(s.id, { regex: '^loop-2$' }, ms(20000));
   await srv.err('record_start', { session: s.id }, /stopped by itself .*max_bytes reached/);
   const stop = await srv.ok('record_stop', { session: s.id });
   assert.match(stop.sc.stopped_reason, /^max_bytes reached/);
@@ -97,9 +96,8 @@ test('a recording stops by itself at max_duration_s', topts(), async (t) => {
   const srv = await startServer(t);
   const s = await srv.bash({ cols: 40, rows: 6 });
   await srv.ok('record_start', { session: s.id, max_duration_s: 1 });
-  await srv.type(s.id, 'while :; do date +%N; sleep 0.05; done\n');
+  await srv.type(s.id, 'end=$((SECONDS+4)); while [ $SECONDS -lt $end ]; do date +%N; sleep 0.05; done\n');
   await until(() => /recording recording-\d+ stopped after .*max_duration_s reached/.test(srv.stderr()), ms(20000), 'the recording to stop');
-  await srv.key(s.id, 'ctrl+c');
   const stop = await srv.ok('record_stop', { session: s.id });
   assert.equal(stop.sc.stopped_reason, 'max_duration_s reached (1 s)');
   assert.equal(stop.sc.duration_ms, 1000);
