@@ -6,12 +6,12 @@
 #include "backend/backend.h"
 #include "core/app.h"
 #include "core/args.h"
+#include "core/pattern.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
 #include "perceive/tree.h"
 #include "session/session.h"
 
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +31,9 @@ struct waiter {
     uint64_t start_ms;
     uint64_t until_hr_ms; /* uv_hrtime in ms when timeout_ms is up: checks end by then */
     int timeout_ms;
-    bool gone, cancelled, has_regex, timer_running;
-    regex_t re;
+    bool gone, cancelled, timer_running;
+    struct pattern *re; /* the regex, or NULL; matched on the worker */
+    char *re_error;     /* the regex went over its match limit */
     const char *text;
     char *ref_bus, *ref_path; /* the element a ref named, once resolved */
     int checks;
@@ -49,8 +50,11 @@ struct waiter {
 
 static bool text_hit(struct waiter *w, const char *s)
 {
-    if (w->has_regex)
-        return regexec(&w->re, s, 0, NULL, 0) == 0;
+    if (w->re) {
+        if (w->re_error)
+            return false;
+        return pattern_match(w->re, s, strlen(s), 0, &w->re_error) == 1;
+    }
     char role[] = "";
     struct atspi_node n = {.name = (char *)s, .role = role};
     return tree_matches(&n, w->text, false, NULL);
@@ -105,9 +109,20 @@ static int time_left_ms(uint64_t until)
     return now >= until ? 0 : (int)(until - now);
 }
 
+static void look(struct waiter *w, struct job *j);
+
 static void check_run(struct job *j)
 {
     struct waiter *w = j->ud;
+    look(w, j);
+    if (w->re_error) {
+        w->present = false;
+        job_fail(j, "%s", w->re_error);
+    }
+}
+
+static void look(struct waiter *w, struct job *j)
+{
     if (w->stable_ms) {
         stable_run(w, j);
         return;
@@ -187,8 +202,8 @@ static void check_run(struct job *j)
 static void waiter_free(uv_handle_t *h)
 {
     struct waiter *w = h->data;
-    if (w->has_regex)
-        regfree(&w->re);
+    pattern_destroy(w->re);
+    free(w->re_error);
     free(w->ref_bus);
     free(w->ref_path);
     free(w->line);
@@ -295,16 +310,15 @@ void perceive_wait_for(struct perceive *p, struct backend_call *bc)
     }
     struct waiter *w = xcalloc(1, sizeof *w);
     if (regex) {
-        int rc = regcomp(&w->re, regex, REG_EXTENDED | REG_NOSUB | REG_ICASE);
-        if (rc != 0) {
-            char msg[128];
-            regerror(rc, &w->re, msg, sizeof msg);
-            backend_call_fail(bc, "\"regex\" is not a valid POSIX extended regular expression: %s",
-                              msg);
+        /* Bounded in length and compiled size: microseconds on the loop. */
+        char *err = NULL;
+        w->re = pattern_compile("regex", regex, true, &err);
+        if (!w->re) {
+            backend_call_fail(bc, "%s", err);
+            free(err);
             free(w);
             return;
         }
-        w->has_regex = true;
     }
     w->p = p;
     w->bc = bc;

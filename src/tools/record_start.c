@@ -13,9 +13,18 @@ const struct tool tool_record_start = {
     .title = "Start recording",
     .description = "Starts recording the session: a frame on each change of the screen, at "
                    "most fps per second (default 10). record_stop writes the recording (an "
-                   "animated GIF for terminals). A recording survives the program exiting.",
+                   "animated GIF for terminals). A recording survives the program exiting. "
+                   "It stops by itself, keeping what it has, when its frames hold max_bytes "
+                   "(default 64 MiB) or it is max_duration_s long (default and most 3600); "
+                   "record_stop then writes it and says why in stopped_reason.",
     .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"fps\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}},"
+                    "\"fps\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50},"
+                    "\"max_bytes\":{\"type\":\"integer\",\"minimum\":65536,"
+                    "\"maximum\":268435456,\"description\":\"Memory the frames may hold "
+                    "(bytes, default 67108864)\"},"
+                    "\"max_duration_s\":{\"type\":\"integer\",\"minimum\":1,"
+                    "\"maximum\":3600,\"description\":\"Longest recording in seconds "
+                    "(default 3600)\"}},"
                     "\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
                      "\"recording\":{\"type\":\"string\"},\"fps\":{\"type\":\"integer\"}},"

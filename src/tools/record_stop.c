@@ -16,13 +16,15 @@ const struct tool tool_record_stop = {
                    "(terminals: an animated GIF in the terminal's own palette). Returns the "
                    "frame count, duration, file path and a resource link "
                    "(glovebox://recording/{id}). The file is written under a temporary name "
-                   "and renamed, so it is never half-written.",
+                   "and renamed, so it is never half-written. stopped_reason says which limit "
+                   "ended the recording early (null if none).",
     .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY
                     "},\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
                      "\"recording\":{\"type\":\"string\"},\"frames\":{\"type\":\"integer\"},"
                      "\"duration_ms\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},"
-                     "\"bytes\":{\"type\":\"integer\"},\"uri\":{\"type\":\"string\"}},"
+                     "\"bytes\":{\"type\":\"integer\"},\"uri\":{\"type\":\"string\"},"
+                     "\"stopped_reason\":{\"type\":[\"string\",\"null\"]}},"
                      "\"required\":[\"session\",\"recording\",\"frames\",\"duration_ms\","
                      "\"path\"]}",
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},

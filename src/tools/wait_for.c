@@ -28,7 +28,7 @@ static void handle(struct tool_call *call)
 const struct tool tool_wait_for = {
     .name = "wait_for",
     .title = "Wait for the screen",
-    .description = "Waits until text (or a regular expression, POSIX extended) appears on the "
+    .description = "Waits until text (or a regular expression, PCRE2 syntax) appears on the "
                    "screen — or, with gone: true, disappears; or until the screen has been "
                    "still for stable_ms; or, with exit: true, until the program ends. Checked "
                    "whenever output arrives, not by polling. Answers with matched true/false, "
@@ -42,8 +42,9 @@ const struct tool tool_wait_for = {
         "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
         "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Plain text "
         "to find on one line of the screen\"},"
-        "\"regex\":{\"type\":\"string\",\"minLength\":1,\"description\":\"POSIX "
-        "extended regular expression matched against each line\"},"
+        "\"regex\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
+        "\"description\":\"Regular expression (PCRE2 syntax) matched against each line; "
+        "bounded in size and matching steps\"},"
         "\"gone\":{\"type\":\"boolean\",\"description\":\"Wait for the text or "
         "regex to disappear instead (default false)\"},"
         "\"stable_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":600000,"

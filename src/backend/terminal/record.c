@@ -18,8 +18,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* One hour at 10 fps; beyond it the recording keeps its last frame. */
-#define MAX_FRAMES 36000
+/* A recording stops by itself (keeping what it has) at the first of these:
+ * its frames' memory (max_bytes), its length (max_duration_s), or one hour
+ * of frames at 10 fps. Defaults and ceilings: */
+#define DEFAULT_MAX_BYTES    (64u * 1024 * 1024)
+#define DEFAULT_MAX_DURATION 3600 /* s */
+#define MAX_FRAMES           36000
+/* Largest frame a recording renders, in pixels (as a screenshot). */
+#define MAX_FRAME_PIXELS (16u * 1024 * 1024)
 
 struct rec_row {
     int refs;
@@ -46,7 +52,9 @@ struct term_recording {
     bool timer_pending;
     struct rec_frame *frames;
     int count, cap;
-    bool truncated;
+    uint64_t max_bytes, max_duration_ms;
+    uint64_t held;        /* bytes the frames hold */
+    char *stopped_reason; /* a limit ended it; NULL while recording */
     /* encoding results */
     uv_work_t work;
     struct backend_call *stop_call;
@@ -62,24 +70,71 @@ static void frame_free_rows(struct rec_frame *f)
     free(f->row);
 }
 
+/* A limit was reached: take no more frames, keep those taken. record_stop
+ * writes them and says why the recording ended early. */
+static void stop_at_limit(struct term_recording *rec, uint64_t at_ms, char *reason)
+{
+    rec->stopped_reason = reason;
+    rec->stopped_ms = at_ms;
+    uv_timer_stop(&rec->timer);
+    rec->timer_pending = false;
+    log_warn("recording %s stopped after %d frames: %s; record_stop writes what was recorded",
+             rec->id, rec->count, reason);
+}
+
+/* The bytes a frame of g adds to what the recording holds: its new rows. */
+static uint64_t frame_cost(const struct rec_frame *prev, const struct cell_grid *g)
+{
+    size_t row_bytes = (size_t)g->cols * sizeof(struct cell);
+    uint64_t cost = sizeof(struct rec_frame) + (uint64_t)g->rows * sizeof(struct rec_row *);
+    for (int r = 0; r < g->rows; r++) {
+        const struct cell *src = g->cells + (size_t)r * (size_t)g->cols;
+        if (!(prev && prev->cols == g->cols && r < prev->rows &&
+              memcmp(prev->row[r]->cells, src, row_bytes) == 0))
+            cost += sizeof(struct rec_row) + row_bytes;
+    }
+    return cost;
+}
+
 static void capture(struct term_recording *rec)
 {
     struct terminal *t = rec->t;
+    if (rec->stopped_reason)
+        return;
+    uint64_t now = uv_now(t->app->loop);
+    if (now - rec->started_ms > rec->max_duration_ms) {
+        stop_at_limit(rec, rec->max_duration_ms,
+                      xasprintf("max_duration_s reached (%llu s)",
+                                (unsigned long long)rec->max_duration_ms / 1000));
+        return;
+    }
     if (rec->count >= MAX_FRAMES) {
-        rec->truncated = true;
+        stop_at_limit(rec, now - rec->started_ms,
+                      xasprintf("the frame limit was reached (%d frames)", MAX_FRAMES));
         return;
     }
     struct cell_grid g;
     term_screen_grid(t->screen, &g);
     if (t->exited)
         g.cursor_visible = false;
+    struct rec_frame *last = rec->count ? &rec->frames[rec->count - 1] : NULL;
+    uint64_t cost = frame_cost(last, &g);
+    /* The first frame is always kept: a recording of nothing is no use. */
+    if (rec->count && rec->held + cost > rec->max_bytes) {
+        free(g.cells);
+        stop_at_limit(rec, now - rec->started_ms,
+                      xasprintf("max_bytes reached (%llu bytes of frames held, the next "
+                                "frame needs %llu more)",
+                                (unsigned long long)rec->held, (unsigned long long)cost));
+        return;
+    }
+    rec->held += cost;
     if (rec->count == rec->cap) {
         rec->cap = rec->cap ? rec->cap * 2 : 64;
         rec->frames = xrealloc(rec->frames, (size_t)rec->cap * sizeof *rec->frames);
     }
     struct rec_frame *prev = rec->count ? &rec->frames[rec->count - 1] : NULL;
     struct rec_frame *f = &rec->frames[rec->count++];
-    uint64_t now = uv_now(t->app->loop);
     f->at_ms = now - rec->started_ms;
     f->cols = g.cols;
     f->rows = g.rows;
@@ -119,7 +174,7 @@ static void on_timer(uv_timer_t *timer)
 void terminal_record_changed(struct terminal *t)
 {
     struct term_recording *rec = t->rec;
-    if (!rec || rec->stop_call || rec->timer_pending)
+    if (!rec || rec->stop_call || rec->timer_pending || rec->stopped_reason)
         return;
     if (term_screen_changes(t->screen) == rec->last_changes && !t->exited)
         return;
@@ -172,9 +227,23 @@ static void encode(struct term_recording *rec)
         grid_of(&rec->frames[i], &g, cells);
         cellgrid_collect_palette(&g, palette, &palette_len);
     }
+    int cw, ch;
+    glyph_renderer_cell_size(r, &cw, &ch);
+    uint64_t pixels = rec->count ? (uint64_t)rec->frames[0].cols * (uint64_t)cw *
+                                       (uint64_t)rec->frames[0].rows * (uint64_t)ch
+                                 : 0;
+    if (pixels > MAX_FRAME_PIXELS)
+        rec->err = xasprintf("the terminal (%d×%d cells) renders at %llu px a frame, more than "
+                             "the %u px a recording frame may have; record a smaller terminal",
+                             rec->frames[0].cols, rec->frames[0].rows, (unsigned long long)pixels,
+                             MAX_FRAME_PIXELS);
     struct gif_writer *w = NULL;
     int width = 0, height = 0;
     for (int i = 0; i < rec->count && !rec->err; i++) {
+        /* The terminal was resized mid-recording: keep the first size. */
+        if (rec->frames[i].cols != rec->frames[0].cols ||
+            rec->frames[i].rows != rec->frames[0].rows)
+            continue;
         grid_of(&rec->frames[i], &g, cells);
         uint8_t *indices = NULL;
         int fw, fh;
@@ -183,11 +252,6 @@ static void encode(struct term_recording *rec)
             width = fw;
             height = fh;
             w = gif_writer_create(rec->path, width, height, palette, palette_len, &rec->err);
-        }
-        if (w && (fw != width || fh != height)) {
-            /* The terminal was resized mid-recording: keep the first size. */
-            free(indices);
-            continue;
         }
         uint64_t until = i + 1 < rec->count ? rec->frames[i + 1].at_ms : rec->stopped_ms;
         uint64_t shown = until > rec->frames[i].at_ms ? until - rec->frames[i].at_ms : 0;
@@ -223,6 +287,7 @@ static void timer_closed(uv_handle_t *h)
     free(rec->frames);
     free(rec->path);
     free(rec->err);
+    free(rec->stopped_reason);
     free(rec);
 }
 
@@ -243,13 +308,17 @@ static void encode_done(uv_work_t *work, int status)
         recordings_add(&info);
         char uri[64];
         snprintf(uri, sizeof uri, "glovebox://recording/%s", rec->id);
-        json_t *o =
-            json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:s, s:s, s:b}", "session", bc->session->id,
-                      "recording", rec->id, "frames", rec->count, "duration_ms",
-                      (json_int_t)duration, "path", rec->path, "bytes", (json_int_t)rec->bytes,
-                      "uri", uri, "mime_type", "image/gif", "truncated", rec->truncated);
-        backend_call_done(bc, o, "recorded %d frames over %.1f s to %s", rec->count,
-                          (double)duration / 1000.0, rec->path);
+        json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:s, s:s, s:b}", "session",
+                              bc->session->id, "recording", rec->id, "frames", rec->count,
+                              "duration_ms", (json_int_t)duration, "path", rec->path, "bytes",
+                              (json_int_t)rec->bytes, "uri", uri, "mime_type", "image/gif",
+                              "truncated", rec->stopped_reason != NULL);
+        json_object_set_new(o, "stopped_reason",
+                            rec->stopped_reason ? json_string(rec->stopped_reason) : json_null());
+        backend_call_done(bc, o, "recorded %d frames over %.1f s to %s%s%s", rec->count,
+                          (double)duration / 1000.0, rec->path,
+                          rec->stopped_reason ? "; stopped early: " : "",
+                          rec->stopped_reason ? rec->stopped_reason : "");
     }
     uv_close((uv_handle_t *)&rec->timer, timer_closed);
 }
@@ -272,6 +341,13 @@ static char *recording_path(struct app *app, const char *id, char **err)
 void terminal_record_start_op(struct backend_call *bc)
 {
     struct terminal *t = terminal_of(bc->session);
+    if (t->rec && t->rec->stopped_reason) {
+        backend_call_fail(bc,
+                          "%s's recording %s stopped by itself (%s); call record_stop to "
+                          "write it first",
+                          bc->session->id, t->rec->id, t->rec->stopped_reason);
+        return;
+    }
     if (t->rec) {
         backend_call_fail(bc, "%s is already being recorded (%s); call record_stop first",
                           bc->session->id, t->rec->id);
@@ -289,6 +365,9 @@ void terminal_record_start_op(struct backend_call *bc)
     }
     rec->t = t;
     rec->fps = (int)args_int(bc->args, "fps", 10);
+    rec->max_bytes = (uint64_t)args_int(bc->args, "max_bytes", DEFAULT_MAX_BYTES);
+    rec->max_duration_ms =
+        (uint64_t)args_int(bc->args, "max_duration_s", DEFAULT_MAX_DURATION) * 1000;
     rec->started_ms = uv_now(bc->app->loop);
     uv_timer_init(bc->app->loop, &rec->timer);
     rec->timer.data = rec;
@@ -312,9 +391,17 @@ void terminal_record_stop_op(struct backend_call *bc)
     uv_timer_stop(&rec->timer);
     rec->timer_pending = false;
     /* The last state of the screen, even if it changed within the interval. */
-    if (term_screen_changes(t->screen) != rec->last_changes)
+    if (!rec->stopped_reason && term_screen_changes(t->screen) != rec->last_changes)
         capture(rec);
-    rec->stopped_ms = uv_now(bc->app->loop) - rec->started_ms;
+    if (!rec->stopped_reason) {
+        uint64_t length = uv_now(bc->app->loop) - rec->started_ms;
+        if (length > rec->max_duration_ms)
+            stop_at_limit(rec, rec->max_duration_ms,
+                          xasprintf("max_duration_s reached (%llu s)",
+                                    (unsigned long long)rec->max_duration_ms / 1000));
+        else
+            rec->stopped_ms = length;
+    }
     rec->t = NULL;
     rec->stop_call = bc;
     rec->work.data = rec;
@@ -328,7 +415,8 @@ void terminal_record_destroy(struct terminal *t)
         return;
     /* Never lose a recording: write it now, on this thread. */
     t->rec = NULL;
-    rec->stopped_ms = uv_now(t->app->loop) - rec->started_ms;
+    if (!rec->stopped_reason)
+        rec->stopped_ms = uv_now(t->app->loop) - rec->started_ms;
     rec->t = NULL;
     encode(rec);
     if (rec->err)

@@ -147,8 +147,7 @@ struct term_screen *term_screen_create(int cols, int rows, int scrollback_lines)
     struct term_screen *s = xcalloc(1, sizeof *s);
     cols = clamp(cols, TERM_SCREEN_MIN_COLS, TERM_SCREEN_MAX_DIM);
     rows = clamp(rows, 1, TERM_SCREEN_MAX_DIM);
-    s->sb = term_scrollback_create(clamp(scrollback_lines, 0, TERM_SCREEN_MAX_SCROLLBACK),
-                                   TERM_SCROLLBACK_MAX_BYTES);
+    s->sb = term_scrollback_create(clamp(scrollback_lines, 0, TERM_SCREEN_MAX_SCROLLBACK));
     term_feed_init(&s->feed, on_feed_write, on_output, s);
     s->title = xstrdup("");
     s->cursor_visible = true;

@@ -6,6 +6,10 @@
 
 #include <string.h>
 
+/* Memory the stored lines may hold, whatever their count allows (a million
+ * lines of 1000 columns would be 16 GB): the oldest go first. */
+#define MAX_BYTES (64u * 1024 * 1024)
+
 /* libvterm marks the right half of a wide character with this. */
 #define RIGHT_HALF ((uint32_t)-1)
 /* A cell with combining marks stores an offset into its line's extra array
@@ -32,7 +36,7 @@ struct sb_cell {
 
 struct sb_line {
     int ncells;
-    size_t bytes;    /* what this line holds, for the scrollback's bound */
+    size_t bytes;    /* what this line holds, for MAX_BYTES */
     uint32_t *extra; /* combining sequences, each 0-terminated; usually NULL */
     struct sb_cell cells[];
 };
@@ -40,22 +44,16 @@ struct sb_line {
 struct term_scrollback {
     struct sb_line **lines; /* ring of capacity */
     int capacity, head, count;
-    size_t bytes, max_bytes; /* memory the lines hold, and its bound */
+    size_t bytes; /* held by the lines */
 };
 
-struct term_scrollback *term_scrollback_create(int capacity, size_t max_bytes)
+struct term_scrollback *term_scrollback_create(int capacity)
 {
     struct term_scrollback *sb = xcalloc(1, sizeof *sb);
     sb->capacity = capacity > 0 ? capacity : 0;
-    sb->max_bytes = max_bytes;
     if (sb->capacity)
         sb->lines = xcalloc((size_t)sb->capacity, sizeof *sb->lines);
     return sb;
-}
-
-static size_t line_bytes(const struct sb_line *l, size_t nextra)
-{
-    return sizeof *l + (size_t)l->ncells * sizeof l->cells[0] + nextra * sizeof *l->extra;
 }
 
 static void line_free(struct sb_line *l)
@@ -104,8 +102,8 @@ static struct sb_line *line_from_cells(int cols, const VTermScreenCell *cells)
     }
     struct sb_line *l = xmalloc(sizeof *l + (size_t)n * sizeof l->cells[0]);
     l->ncells = n;
+    l->bytes = sizeof *l + (size_t)n * sizeof l->cells[0] + nextra * sizeof *l->extra;
     l->extra = nextra ? xmalloc(nextra * sizeof *l->extra) : NULL;
-    l->bytes = line_bytes(l, nextra);
     size_t off = 0;
     for (int i = 0; i < n; i++) {
         const VTermScreenCell *c = &cells[i];
@@ -154,7 +152,7 @@ void term_scrollback_push(struct term_scrollback *sb, int cols, const VTermScree
     sb->lines[(sb->head + sb->count) % sb->capacity] = l;
     sb->count++;
     sb->bytes += l->bytes;
-    while (sb->bytes > sb->max_bytes && sb->count > 1)
+    while (sb->bytes > MAX_BYTES && sb->count > 1)
         drop_oldest(sb);
 }
 

@@ -4,19 +4,13 @@
  * trailing blanks are not stored. */
 #pragma once
 #include <stdbool.h>
-#include <stddef.h>
 #include <vterm.h>
 
 struct strbuf;
 struct term_scrollback;
 
-/* What one terminal's scrollback may hold, whatever its line count: a
- * 1000-column terminal with a million lines would otherwise take 16 GB. */
-#define TERM_SCROLLBACK_MAX_BYTES (64u << 20)
-
-/* capacity (lines) 0 keeps nothing. The oldest lines are dropped when
- * either capacity lines or max_bytes of cells are held. */
-struct term_scrollback *term_scrollback_create(int capacity, size_t max_bytes);
+/* capacity 0 keeps nothing. */
+struct term_scrollback *term_scrollback_create(int capacity);
 void term_scrollback_destroy(struct term_scrollback *sb); /* accepts NULL */
 
 void term_scrollback_push(struct term_scrollback *sb, int cols, const VTermScreenCell *cells);

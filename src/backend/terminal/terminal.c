@@ -24,6 +24,10 @@
 #define STOP_GRACE_MS 2000
 /* Output read per wake-up before other work gets a turn. */
 #define READ_BUDGET (1024 * 1024)
+/* Unwritten bytes past which libvterm's answers to the program's queries
+ * (cursor position, device attributes) are dropped: a program that asks
+ * without reading its input would otherwise grow the queue without end. */
+#define ANSWER_QUEUE_MAX (64 * 1024)
 
 static const struct backend_impl terminal_impl;
 
@@ -172,6 +176,14 @@ void terminal_write_then_answer(struct terminal *t, struct backend_call *bc, uin
 static void screen_output(const char *buf, size_t len, void *ud)
 {
     struct terminal *t = ud;
+    if (t->feeding && t->outq.len + len > ANSWER_QUEUE_MAX) {
+        if (!t->answers_dropped)
+            log_warn("session %s: the program does not read its input; its queries "
+                     "(e.g. ESC[6n) are no longer answered while %d KiB wait for it",
+                     t->session->id, ANSWER_QUEUE_MAX / 1024);
+        t->answers_dropped = true;
+        return;
+    }
     strbuf_append(&t->outq, buf, len);
     t->queued += len;
 }
@@ -200,7 +212,9 @@ static void read_output(struct terminal *t)
         break;
     }
     if (total > 0) {
+        t->feeding = true;
         term_screen_feed(t->screen, buf, total);
+        t->feeding = false;
         t->last_output_ms = uv_now(t->app->loop);
         /* Answers libvterm produced while parsing go out now. */
         if (t->outq.len)

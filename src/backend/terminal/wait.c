@@ -5,21 +5,25 @@
 #include "backend/terminal/term_screen.h"
 #include "core/app.h"
 #include "core/args.h"
+#include "core/pattern.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
-#include <regex.h>
 #include <string.h>
 
 #define DEFAULT_TIMEOUT_MS 10000
+/* Backtracking steps one check of the whole screen may spend on a regex,
+ * shared out over its rows: checks run on the loop thread at every output,
+ * so their cost must stay small whatever the pattern (~20 ms at most). */
+#define CHECK_MATCH_BUDGET 1000000
+#define LINE_MATCH_MIN     10000
 
 struct term_wait {
     struct backend_call *bc;
     struct terminal *t;
-    char *text; /* plain text to find, or NULL */
-    bool use_regex;
-    regex_t re;
+    char *text;         /* plain text to find, or NULL */
+    struct pattern *re; /* the regex, or NULL */
     bool gone;
     int stable_ms; /* 0 = no quiet period needed */
     bool want_exit;
@@ -30,15 +34,18 @@ struct term_wait {
     struct term_wait *next;
 };
 
+static void wait_free(struct term_wait *w)
+{
+    pattern_destroy(w->re);
+    free(w->text);
+    free(w);
+}
+
 static void timer_closed(uv_handle_t *h)
 {
     struct term_wait *w = h->data;
-    if (--w->open_timers == 0) {
-        if (w->use_regex)
-            regfree(&w->re);
-        free(w->text);
-        free(w);
-    }
+    if (--w->open_timers == 0)
+        wait_free(w);
 }
 
 static void unlink_wait(struct term_wait *w)
@@ -49,6 +56,23 @@ static void unlink_wait(struct term_wait *w)
             return;
         }
     }
+}
+
+static void close_timers(struct term_wait *w)
+{
+    uv_close((uv_handle_t *)&w->timeout, timer_closed);
+    uv_close((uv_handle_t *)&w->quiet, timer_closed);
+}
+
+/* The wait cannot go on (a regex over its match limit): an error. */
+static void fail(struct term_wait *w, const char *msg)
+{
+    if (w->answered)
+        return;
+    w->answered = true;
+    unlink_wait(w);
+    backend_call_fail(w->bc, "%s", msg);
+    close_timers(w);
 }
 
 static void answer(struct term_wait *w, bool matched, const char *reason, const char *line, int row)
@@ -71,8 +95,7 @@ static void answer(struct term_wait *w, bool matched, const char *reason, const 
     else
         backend_call_done(w->bc, o, "not matched after %llu ms: %s", (unsigned long long)elapsed,
                           reason);
-    uv_close((uv_handle_t *)&w->timeout, timer_closed);
-    uv_close((uv_handle_t *)&w->quiet, timer_closed);
+    close_timers(w);
 }
 
 /* Whether the text is on the line. Lines come with their trailing blanks
@@ -96,22 +119,29 @@ static bool text_on_line(const char *text, const char *line, size_t len, int col
     return padded->data && strstr(padded->data, text) != NULL;
 }
 
-/* Finds the text/regex on screen. Returns the row or -1; fills line. */
-static int find_on_screen(struct term_wait *w, struct strbuf *line)
+/* Finds the text/regex on screen. Returns the row, -1 if absent, or -2
+ * with *err (caller frees) when the regex is over its match limit; fills
+ * line. */
+static int find_on_screen(struct term_wait *w, struct strbuf *line, char **err)
 {
     int cols, rows;
     term_screen_size(w->t->screen, &cols, &rows);
+    uint32_t limit = CHECK_MATCH_BUDGET / (uint32_t)(rows > 0 ? rows : 1);
+    if (limit < LINE_MATCH_MIN)
+        limit = LINE_MATCH_MIN;
     struct strbuf padded;
     strbuf_init(&padded);
     int found = -1;
-    for (int r = 0; r < rows && found < 0; r++) {
+    for (int r = 0; r < rows && found == -1; r++) {
         strbuf_clear(line);
         term_screen_append_line(w->t->screen, r, line);
         const char *s = line->data ? line->data : "";
-        bool hit = w->use_regex ? regexec(&w->re, s, 0, NULL, 0) == 0
-                                : text_on_line(w->text, s, line->len, cols, &padded);
-        if (hit)
+        if (w->re) {
+            int hit = pattern_match(w->re, s, line->len, limit, err);
+            found = hit < 0 ? -2 : hit ? r : -1;
+        } else if (text_on_line(w->text, s, line->len, cols, &padded)) {
             found = r;
+        }
     }
     strbuf_finish(&padded);
     return found;
@@ -133,8 +163,15 @@ static void check(struct term_wait *w)
     strbuf_init(&line);
     bool text_ok = true;
     int row = -1;
-    if (w->text || w->use_regex) {
-        row = find_on_screen(w, &line);
+    if (w->text || w->re) {
+        char *err = NULL;
+        row = find_on_screen(w, &line, &err);
+        if (row == -2) {
+            fail(w, err);
+            free(err);
+            strbuf_finish(&line);
+            return;
+        }
         text_ok = w->gone ? row < 0 : row >= 0;
     }
     bool exit_ok = !w->want_exit || t->exited;
@@ -193,25 +230,23 @@ void terminal_wait_op(struct backend_call *bc)
     const char *regex = args_string(bc->args, "regex", NULL);
     const char *text = args_string(bc->args, "text", NULL);
     if (regex) {
-        int rc = regcomp(&w->re, regex, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char msg[256];
-            regerror(rc, &w->re, msg, sizeof msg);
+        /* Bounded in length and compiled size, so compiling here on the
+         * loop thread takes microseconds whatever the pattern. */
+        char *err = NULL;
+        w->re = pattern_compile("regex", regex, false, &err);
+        if (!w->re) {
             free(w);
-            backend_call_fail(bc,
-                              "argument \"regex\": not a valid POSIX extended regular "
-                              "expression: %s",
-                              msg);
+            backend_call_fail(bc, "%s", err);
+            free(err);
             return;
         }
-        w->use_regex = true;
     }
     w->text = text ? xstrdup(text) : NULL;
     w->gone = args_bool(bc->args, "gone", false);
     w->stable_ms = (int)args_int(bc->args, "stable_ms", 0);
     w->want_exit = args_bool(bc->args, "exit", false);
-    if (t->exited && !w->want_exit && !w->text && !w->use_regex && !w->stable_ms) {
-        free(w);
+    if (t->exited && !w->want_exit && !w->text && !w->re && !w->stable_ms) {
+        wait_free(w);
         backend_call_fail(bc, "session %s has ended", bc->session->id);
         return;
     }
