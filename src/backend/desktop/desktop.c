@@ -121,6 +121,17 @@ pid_t desktop_spawn(const struct desktop *d, const char *const *argv, const char
 
 static void child_exited(pid_t pid, int status, void *ud);
 
+/* Programs that have exited give their places back, so the bound is on
+ * programs running now, not on all a desktop ever started. */
+static void forget_exited(struct desktop *d)
+{
+    int kept = 0;
+    for (int i = 0; i < d->n_children; i++)
+        if (d->children[i].alive)
+            d->children[kept++] = d->children[i];
+    d->n_children = kept;
+}
+
 void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
 {
     if (d->stopping) {
@@ -128,8 +139,10 @@ void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
         kill(-pid, SIGTERM);
         kill(-pid, SIGCONT);
     }
+    forget_exited(d);
     if (d->n_children == DESKTOP_MAX_CHILDREN) {
-        /* Not tracked: end it rather than leave it unowned. */
+        /* Not tracked: end it rather than leave it unowned (desktop_launch
+         * refuses before this can happen to a program a client asked for). */
         kill(-pid, SIGKILL);
         return;
     }
@@ -317,6 +330,13 @@ int desktop_launch(struct session *s, const char *const *argv, char **err)
                                /* A private desktop's own runtime folder (last:
                                 * absent when attached). */
                                d->runtime_dir ? "XDG_RUNTIME_DIR" : NULL, d->runtime_dir, NULL};
+    forget_exited(d);
+    if (d->n_children == DESKTOP_MAX_CHILDREN) {
+        *err = xasprintf("this desktop already runs %d programs (with its X server and bus); "
+                         "end some before starting more",
+                         DESKTOP_MAX_CHILDREN);
+        return -1;
+    }
     pid_t pid = desktop_spawn(d, argv, env, -1, err);
     if (pid < 0)
         return -1;

@@ -257,3 +257,25 @@ test('quitting at any moment of a desktop start exits cleanly and leaves no proc
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('programs that exited give their places back; 64 running programs is the bound, with a clear error', topts({ timeout: ms(180000) }), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv);
+  const dir = tempDir(t);
+  // Seventy programs that end at once: each leaves, so each next one may start.
+  for (let i = 0; i < 70; i++) {
+    const mark = join(dir, `done-${i}`);
+    await srv.ok('launch_app', { session, command: ['touch', mark] });
+    await until(() => existsSync(mark), ms(5000), `program ${i} to run`);
+  }
+  // Xvfb and the bus take two places; programs that keep running fill the rest.
+  const pids = [];
+  for (let i = 0; i < 62; i++) pids.push((await srv.ok('launch_app', { session, command: ['sleep', '3003.5'] })).sc.pid);
+  await srv.err('launch_app', { session, command: ['sleep', '3003.5'] }, /this desktop already runs 64 programs/);
+  // One ends: its place is free again (launch_app's pid is the one glovebox sees).
+  process.kill(pids[0], 'SIGTERM');
+  await until(async () => !(await srv.ok('session_list', {})).sc.sessions.find((s) => s.id === session).app_pids.includes(pids[0]), ms(5000), 'the program to be gone');
+  await srv.ok('launch_app', { session, command: ['sleep', '3003.5'] });
+  await srv.ok('session_stop', { session });
+  await srv.close();
+});
