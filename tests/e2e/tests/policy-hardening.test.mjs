@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { launchShell, outputOf, startDesktop } from '../lib/desktop.mjs';
 import { connectClient, ms, runCli, sleep } from '../lib/server.mjs';
+import { startServer } from '../lib/terminal.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gb-harden-'));
 const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'no-config') };
@@ -97,6 +99,21 @@ test('programs in a session never see glovebox\'s own secrets (GLOVEBOX_TOKEN)',
   const screen = await screenOf(srv, ['sh', '-c', 'env | grep -c "GLOVEBOX_\\|tok-secret"; echo "HOME=$HOME"; echo END; sleep 30']);
   assert.match(screen, /^0$/m, screen);
   assert.match(screen, /HOME=\//, 'the rest of the environment is there');
+  await srv.close();
+});
+
+test('programs on a private desktop never see GLOVEBOX_TOKEN either (desktop_start command, launch_app)', async (t) => {
+  const dir = mkdtempSync(join(tmp, 'desktop-env-'));
+  const srv = await startServer(t, { env: { GLOVEBOX_TOKEN: 'tok-secret-1234567890abcdef' } });
+  const first = join(dir, 'start.env');
+  const session = await startDesktop(srv, { command: ['sh', '-c', `env > '${first}.tmp'; mv '${first}.tmp' '${first}'; exec sleep 300`] });
+  const launched = await launchShell(srv, session, dir, 'launch', 'env');
+  for (const [what, file] of [['desktop_start', first], ['launch_app', launched]]) {
+    const seen = await outputOf(file);
+    assert.match(seen, /^DISPLAY=:/m, `${what}: the program ran on the desktop:\n${seen}`);
+    assert.doesNotMatch(seen, /GLOVEBOX_|tok-secret/, `${what} inherited glovebox's secrets:\n${seen}`);
+  }
+  await srv.ok('session_stop', { session });
   await srv.close();
 });
 
