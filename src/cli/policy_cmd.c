@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_PATH ".glovebox/policy.json"
+#define PROJECT_PATH ".glovebox/policy.json"
 
 /* Every part explained where it stands ("$comment" fields are ignored). */
 static const char STARTER[] =
@@ -59,12 +59,15 @@ static const char STARTER[] =
 
 static int usage(FILE *to, int code)
 {
-    fputs("Usage: glovebox policy init [PATH] [--force]\n"
+    fputs("Usage: glovebox policy init [PATH | --project] [--force]\n"
           "       glovebox policy check [PATH]\n"
           "       glovebox policy apply [--pid PID] [--data-dir DIR]\n"
           "\n"
-          "init   writes a starter policy to PATH (default ./" DEFAULT_PATH ") with\n"
-          "       comments on each part; an existing file is kept unless --force.\n"
+          "init   writes a starter policy with comments on each part to PATH, by\n"
+          "       default your own policy ($XDG_CONFIG_HOME/glovebox/policy.json, else\n"
+          "       ~/.config/glovebox/policy.json); --project writes ./" PROJECT_PATH ",\n"
+          "       which can only narrow your policy (without yours, the read-only\n"
+          "       default). An existing file is kept unless --force.\n"
           "check  explains what the policy at PATH (default: the file glovebox serve\n"
           "       would use) allows: the mode, every tool and why, argument rules and\n"
           "       rate limits. Exit 0 when it is valid, 2 when it is not.\n"
@@ -75,20 +78,21 @@ static int usage(FILE *to, int code)
     return code;
 }
 
+/* Every missing folder above path (~/.config may not exist yet). */
 static bool make_parent(const char *path)
 {
     char *copy = xstrdup(path);
-    char *slash = strrchr(copy, '/');
     bool ok = true;
-    if (slash && slash != copy) {
+    for (char *slash = strchr(copy + 1, '/'); ok && slash; slash = strchr(slash + 1, '/')) {
         *slash = '\0';
         ok = mkdir(copy, 0700) == 0 || errno == EEXIST;
+        *slash = '/';
     }
     free(copy);
     return ok;
 }
 
-static int init(const char *path, bool force)
+static int init(const char *path, bool project, bool force)
 {
     if (!make_parent(path)) {
         fprintf(stderr, "glovebox policy init: cannot create the folder of %s: %s\n", path,
@@ -112,9 +116,13 @@ static int init(const char *path, bool force)
         fprintf(stderr, "glovebox policy init: cannot write %s: %s\n", path, strerror(errno));
         return EXIT_FAILURE_RUNTIME;
     }
-    printf("wrote %s: terminal sessions of bash and sh, private desktops, mode autopilot.\n"
-           "Edit it, then see what it allows with: glovebox policy check %s\n",
-           path, path);
+    printf("wrote %s: terminal sessions of bash and sh, private desktops, mode autopilot.\n", path);
+    if (project)
+        printf("This is a project policy: it can only narrow the policy of whoever runs "
+               "glovebox serve here (their own file, else the read-only default), never allow "
+               "more.\nEdit it, then see what it allows with: glovebox policy check\n");
+    else
+        printf("Edit it, then see what it allows with: glovebox policy check %s\n", path);
     return EXIT_OK;
 }
 
@@ -133,6 +141,17 @@ static void print_json_lists(const char *title, json_t *o)
     }
 }
 
+static void no_user_policy(void)
+{
+    char *user = policy_user_path();
+    printf("no policy file of your own (%s):\n"
+           "glovebox serve is read-only: read-only tools are allowed, every other tool is\n"
+           "denied, and a project's ./" PROJECT_PATH " can only narrow that.\n"
+           "glovebox policy init writes a starter policy there.\n",
+           user ? user : "$XDG_CONFIG_HOME/glovebox/policy.json");
+    free(user);
+}
+
 static int check(const char *given)
 {
     char *path = NULL, *project = NULL;
@@ -140,15 +159,9 @@ static int check(const char *given)
         path = xstrdup(given);
     else
         policy_find_files(&path, &project);
-    if (!path) {
-        path = project; /* alone, it is the policy */
-        project = NULL;
-    }
     struct policy *p;
-    if (!path) {
-        puts("no policy file (./" DEFAULT_PATH " or $XDG_CONFIG_HOME/glovebox/policy.json):\n"
-             "glovebox serve is read-only: read-only tools are allowed, every other tool is\n"
-             "denied. glovebox policy init writes a starter policy.");
+    if (!path && !project) {
+        no_user_policy();
         p = policy_create_default();
     } else {
         char *err = NULL;
@@ -160,7 +173,10 @@ static int check(const char *given)
             free(project);
             return EXIT_USAGE;
         }
-        printf("policy: %s (valid)\n", path);
+        if (path)
+            printf("policy: %s (valid)\n", path);
+        else
+            no_user_policy();
         if (project)
             printf("narrowed by the project's policy: %s (valid; a call must pass both)\n",
                    project);
@@ -213,10 +229,12 @@ int cli_policy(int argc, char **argv)
     if (strcmp(verb, "apply") == 0)
         return apply(argc - 1, argv + 1);
     const char *path = NULL;
-    bool force = false;
+    bool force = false, project = false;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--force") == 0 && strcmp(verb, "init") == 0)
             force = true;
+        else if (strcmp(argv[i], "--project") == 0 && strcmp(verb, "init") == 0)
+            project = true;
         else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
             return usage(stdout, EXIT_OK);
         else if (argv[i][0] == '-' || path) {
@@ -225,8 +243,22 @@ int cli_policy(int argc, char **argv)
         } else
             path = argv[i];
     }
-    if (strcmp(verb, "init") == 0)
-        return init(path ? path : DEFAULT_PATH, force);
+    if (strcmp(verb, "init") == 0) {
+        if (path && project) {
+            fputs("glovebox policy init: give PATH or --project, not both\n", stderr);
+            return EXIT_USAGE;
+        }
+        char *user = path || project ? NULL : policy_user_path();
+        if (!path && !project && !user) {
+            fputs("glovebox policy init: neither XDG_CONFIG_HOME nor HOME is set, so there is "
+                  "no place for your policy; give a PATH\n",
+                  stderr);
+            return EXIT_USAGE;
+        }
+        int rc = init(path ? path : project ? PROJECT_PATH : user, project, force);
+        free(user);
+        return rc;
+    }
     if (strcmp(verb, "check") == 0)
         return check(path);
     fprintf(stderr, "glovebox policy: unknown command \"%s\" (init, check or apply)\n", verb);

@@ -35,7 +35,7 @@ static void audit_event(struct serve_policy *sp, const char *decision, const cha
     row->text[AUDIT_OUTCOME] = xstrdup(outcome);
     row->text[AUDIT_ERROR] = why ? xstrdup(why) : NULL;
     /* Every row has arguments (the table requires them): here, the files. */
-    json_t *files = json_pack("{s:s, s:s?}", "file", sp->file, "project", sp->project);
+    json_t *files = json_pack("{s:s?, s:s?}", "file", sp->file, "project", sp->project);
     row->text[AUDIT_ARGUMENTS] = json_dumps(files, JSON_COMPACT);
     json_decref(files);
     audit_add(sp->app->audit, row);
@@ -59,7 +59,8 @@ static void install(struct serve_policy *sp, struct policy *p)
     sp->gate = policy_gate(p);
     sp->app->policy = p;
     policy_destroy(old);
-    log_info("policy reloaded from %s (mode %s)", sp->file, policy_mode_name(policy_mode(p)));
+    log_info("policy reloaded from %s (mode %s)", sp->file ? sp->file : sp->project,
+             policy_mode_name(policy_mode(p)));
     mcp_tools_notify_if_changed(sp->app, visible_before);
 }
 
@@ -110,7 +111,8 @@ static void on_apply(uv_signal_t *h, int signum)
 {
     (void)signum;
     struct serve_policy *sp = h->data;
-    log_info("glovebox policy apply: reading %s again and applying it", sp->file);
+    log_info("glovebox policy apply: reading %s again and applying it",
+             sp->file ? sp->file : sp->project);
     policy_watch_reload(sp, true);
 }
 
@@ -162,7 +164,9 @@ static void watch(struct serve_policy *sp, int i, const char *file)
 void policy_watch_start(struct serve_policy *sp, struct app *app)
 {
     sp->app = app;
-    if (!sp->file)
+    /* No file: the built-in policy, which never changes. A project file
+     * alone narrows it, so it is watched as well. */
+    if (!sp->file && !sp->project)
         return;
     sp->loaded_mode = policy_mode(sp->policy);
     uv_timer_init(app->loop, &sp->settle);
@@ -172,7 +176,8 @@ void policy_watch_start(struct serve_policy *sp, struct app *app)
     sp->apply.data = sp;
     uv_signal_start(&sp->apply, on_apply, SIGHUP);
     uv_unref((uv_handle_t *)&sp->apply);
-    watch(sp, 0, sp->file);
+    if (sp->file)
+        watch(sp, 0, sp->file);
     if (sp->project)
         watch(sp, 1, sp->project);
 }

@@ -35,6 +35,29 @@ int serve_policy_option(struct serve_policy *sp, const char *a, const char *v)
     return 0;
 }
 
+/* Without a policy of the person's own the server is read-only; a project
+ * file only narrows that, so say where the person's own file goes. */
+static void no_user_policy(const char *project)
+{
+    char *user = policy_user_path();
+    const char *where = user ? user : "$XDG_CONFIG_HOME/glovebox/policy.json";
+    if (project)
+        fprintf(stderr,
+                "glovebox: no policy of your own, so this server is read-only; the project's "
+                "policy %s can only narrow that, never allow more. To allow tools that change "
+                "things, write your own policy to %s (glovebox policy init) or pass --policy "
+                "PATH (--allow-all for sandboxes).\n",
+                project, where);
+    else
+        fprintf(stderr,
+                "glovebox: no policy file, so this server is read-only: tools that change "
+                "anything are denied. Write your own policy to %s, e.g. {\"allow\": "
+                "[\"terminal_*\"]} (glovebox policy init writes a starter; see "
+                "docs/policy.md), or pass --policy PATH (--allow-all for sandboxes).\n",
+                where);
+    free(user);
+}
+
 bool serve_policy_start(struct serve_policy *sp, struct app *app)
 {
     const char *env = getenv("GLOVEBOX_ALLOW_ALL");
@@ -63,24 +86,15 @@ bool serve_policy_start(struct serve_policy *sp, struct app *app)
             }
             if (user && project)
                 log_info("policy: %s, narrowed by the project's %s", user, project);
-            else if (project)
-                fprintf(stderr,
-                        "glovebox: the project's policy %s is in force alone; with your own "
-                        "policy in $XDG_CONFIG_HOME/glovebox/policy.json a project's policy can "
-                        "only narrow it\n",
-                        project);
-            else
+            else if (user)
                 log_info("policy: %s", user);
-            /* The project file narrows only when there is a user file under it. */
-            sp->file = user ? user : project;
-            sp->project = user ? project : NULL;
+            else
+                no_user_policy(project);
+            sp->file = user;
+            sp->project = project;
         } else {
             sp->policy = policy_create_default();
-            fputs("glovebox: no policy file, so this server is read-only: tools that change "
-                  "anything are denied. Write ./.glovebox/policy.json, e.g. {\"allow\": "
-                  "[\"terminal_*\"]} (see docs/policy.md), or pass --policy PATH "
-                  "(--allow-all for sandboxes).\n",
-                  stderr);
+            no_user_policy(NULL);
         }
     }
     if (sp->have_mode)

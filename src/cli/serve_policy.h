@@ -20,7 +20,7 @@ struct serve_policy {
     struct pause_gate pause; /* installed: the pause first, then gate */
     /* Re-reading the file (policy_watch.c). */
     struct app *app;
-    char *file;                   /* the policy's file, or NULL */
+    char *file;                   /* the person's policy file, or NULL (built-in default) */
     char *project;                /* the project's file narrowing it, or NULL */
     enum policy_mode loaded_mode; /* as loaded (file, then --mode) */
     uv_fs_event_t event[2];       /* the directories of file and project */
@@ -31,7 +31,7 @@ struct serve_policy {
 
 #define SERVE_POLICY_USAGE                                                                         \
     "  --policy PATH        the permission policy (default: $XDG_CONFIG_HOME/glovebox/\n"          \
-    "                       policy.json, narrowed by ./.glovebox/policy.json; none: read-only)\n"  \
+    "                       policy.json, else read-only; ./.glovebox/policy.json only narrows)\n"  \
     "  --mode MODE          passive, assist or autopilot (overrides the policy's mode)\n"          \
     "  --allow-all          allow every tool (development and sandboxes only;\n"                   \
     "                       also GLOVEBOX_ALLOW_ALL=1)\n"

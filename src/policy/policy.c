@@ -268,12 +268,20 @@ static char *refusal(const struct policy *p, const char *tool, bool read_only)
                          "(observe only). A person can change the mode with glovebox serve "
                          "--mode autopilot or \"mode\" in the policy file.",
                          tool);
-    if (!p->from_file)
-        return xasprintf("Denied by policy: there is no policy file, so glovebox is read-only. "
-                         "To allow %s, write ./.glovebox/policy.json with {\"allow\": [\"%s\"]} "
-                         "(see docs/policy.md), or start glovebox serve with --allow-all in a "
-                         "sandbox.",
-                         tool, tool);
+    if (!p->from_file) {
+        /* Only the person's own file (or --policy) can allow more: a project
+         * file comes with whatever was cloned, so it may only narrow. */
+        char *user = policy_user_path();
+        char *out = xasprintf(
+            "Denied by policy: you have no policy of your own, so glovebox is read-only. To "
+            "allow %s, put {\"allow\": [\"%s\"]} in your policy, %s (glovebox policy init "
+            "writes a starter), or start glovebox serve with --policy PATH (see "
+            "docs/policy.md); a project's ./.glovebox/policy.json can only narrow, never allow "
+            "more. In a sandbox: --allow-all.",
+            tool, tool, user ? user : "$XDG_CONFIG_HOME/glovebox/policy.json");
+        free(user);
+        return out;
+    }
     return xasprintf("Denied by policy: %s is not in \"allow\" in %s. Add \"%s\" (or a pattern "
                      "such as \"terminal_*\") to \"allow\" to permit it.",
                      tool, p->source, tool);
@@ -352,13 +360,18 @@ static char *existing(char *path)
     return NULL;
 }
 
-void policy_find_files(char **user, char **project)
+char *policy_user_path(void)
 {
     const char *xdg = getenv("XDG_CONFIG_HOME");
     const char *home = getenv("HOME");
-    *user = existing(xdg && *xdg     ? xasprintf("%s/glovebox/policy.json", xdg)
-                     : home && *home ? xasprintf("%s/.config/glovebox/policy.json", home)
-                                     : NULL);
+    return xdg && *xdg     ? xasprintf("%s/glovebox/policy.json", xdg)
+           : home && *home ? xasprintf("%s/.config/glovebox/policy.json", home)
+                           : NULL;
+}
+
+void policy_find_files(char **user, char **project)
+{
+    *user = existing(policy_user_path());
     *project = existing(xstrdup(".glovebox/policy.json"));
     /* The same file reached both ways is one policy, not two. */
     if (*user && *project) {
@@ -382,8 +395,12 @@ struct policy *policy_load_layers(const char *user, const char *project, char **
         policy_destroy(p);
         return NULL;
     }
+    if (!p && !q)
+        return NULL;
+    /* Without a file of the person's own, the built-in read-only policy is
+     * theirs: a project file (cloned with the repository) narrows it too. */
     if (!p)
-        return q;
+        p = policy_create_default();
     policy_narrow_with(p, q);
     return p;
 }
@@ -420,7 +437,9 @@ char *policy_summary(const struct policy *p)
     if (p->allow_all)
         return xstrdup("WARNING: --allow-all, every tool is allowed");
     if (!p->from_file)
-        return xasprintf("no policy file: read-only (mode %s)", policy_mode_name(p->mode));
+        return xasprintf("no policy of your own: read-only%s%s (mode %s)",
+                         p->narrow ? ", narrowed by the project's " : "",
+                         p->narrow ? p->narrow->source : "", policy_mode_name(policy_mode(p)));
     return xasprintf("policy %s%s%s, mode %s%s%s", p->source, p->narrow ? " narrowed by " : "",
                      p->narrow ? p->narrow->source : "", policy_mode_name(policy_mode(p)),
                      p->pending ? "; a wider policy waits for glovebox policy apply: " : "",
@@ -453,7 +472,8 @@ static char *explain(const struct policy *p, const char *tool, bool read_only)
             return xasprintf("denied (deny \"%s\")", deny);
         if (p->mode == POLICY_PASSIVE)
             return xstrdup("denied (mode passive: observe only)");
-        return xstrdup(p->from_file ? "denied (not in allow)" : "denied (no policy file)");
+        return xstrdup(p->from_file ? "denied (not in allow)"
+                                    : "denied (no policy of your own: read-only)");
     }
     char *confirm = policy_confirmation(p, tool, read_only);
     if (confirm) {

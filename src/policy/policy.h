@@ -31,9 +31,15 @@ void policy_destroy(struct policy *p);
  * ($XDG_CONFIG_HOME/glovebox/policy.json) and the project's
  * (./.glovebox/policy.json). */
 void policy_find_files(char **user, char **project);
-/* Load the user's and the project's policy: with both, the project's
- * narrows the user's (policy_narrow_with); with one, that one. NULL with
- * *err naming the file; NULL with *err untouched when neither is given. */
+/* Where the user's own policy lives, whether or not it exists:
+ * $XDG_CONFIG_HOME/glovebox/policy.json, else ~/.config/glovebox/policy.json;
+ * malloc'd, NULL when neither variable is set. */
+char *policy_user_path(void);
+/* Load the user's and the project's policy: the project's narrows the
+ * user's (policy_narrow_with), and without a user file it narrows the
+ * built-in read-only policy (policy_create_default), so a project file
+ * never allows more than the default. NULL with *err naming the file; NULL
+ * with *err untouched when neither is given. */
 struct policy *policy_load_layers(const char *user, const char *project, char **err);
 /* project (owned from now on, may be NULL) must also allow every call p
  * allows: calls pass both, the stricter mode and confirmation win, blocked

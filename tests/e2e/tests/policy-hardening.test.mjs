@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { launchShell, outputOf, startDesktop } from '../lib/desktop.mjs';
 import { connectClient, ms, runCli, sleep } from '../lib/server.mjs';
+import { startServer } from '../lib/terminal.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gb-harden-'));
 const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'no-config') };
@@ -100,6 +102,21 @@ test('programs in a session never see glovebox\'s own secrets (GLOVEBOX_TOKEN)',
   await srv.close();
 });
 
+test('programs on a private desktop never see GLOVEBOX_TOKEN either (desktop_start command, launch_app)', async (t) => {
+  const dir = mkdtempSync(join(tmp, 'desktop-env-'));
+  const srv = await startServer(t, { env: { GLOVEBOX_TOKEN: 'tok-secret-1234567890abcdef' } });
+  const first = join(dir, 'start.env');
+  const session = await startDesktop(srv, { command: ['sh', '-c', `env > '${first}.tmp'; mv '${first}.tmp' '${first}'; exec sleep 300`] });
+  const launched = await launchShell(srv, session, dir, 'launch', 'env');
+  for (const [what, file] of [['desktop_start', first], ['launch_app', launched]]) {
+    const seen = await outputOf(file);
+    assert.match(seen, /^DISPLAY=:/m, `${what}: the program ran on the desktop:\n${seen}`);
+    assert.doesNotMatch(seen, /GLOVEBOX_|tok-secret/, `${what} inherited glovebox's secrets:\n${seen}`);
+  }
+  await srv.ok('session_stop', { session });
+  await srv.close();
+});
+
 test('argument rules: a rule object fixes the arguments; others are refused naming the rule', async (t) => {
   const path = policyFile('argv.json', {
     allow: ['terminal_start', 'session_stop', 'wait_for'],
@@ -158,6 +175,48 @@ test('a project policy (./.glovebox/policy.json) narrows the user\'s policy and 
   assert.match(check.stdout, /^narrowed by the project's policy: \.glovebox\/policy\.json/m);
   assert.match(check.stdout, /^ {2}press_key +denied \(deny "press_key"\) by the project policy/m);
   assert.match(check.stdout, /^ {2}type_text +denied \(not in allow\)$/m);
+});
+
+test('a cloned repository\'s ./.glovebox/policy.json {allow: ["*"]} allows nothing more when the person has no policy of their own', async (t) => {
+  const config = mkdtempSync(join(tmp, 'empty-config-')); // no glovebox/policy.json in it
+  const repo = mkdtempSync(join(tmp, 'repo-'));
+  mkdirSync(join(repo, '.glovebox'));
+  writeFileSync(join(repo, '.glovebox/policy.json'), JSON.stringify({ mode: 'autopilot', allow: ['*'] }));
+  const renv = { ...env, XDG_CONFIG_HOME: config };
+  const userFile = join(config, 'glovebox', 'policy.json');
+  const srv = await connectClient(t, { bin: 'glovebox', env: renv, cwd: repo });
+  const names = (await srv.client.listTools()).tools.map((x) => x.name);
+  assert.ok(!names.includes('terminal_start'), 'terminal_start is not offered');
+  const started = await call(srv, 'terminal_start', { command: ['sh', '-c', 'sleep 30'] });
+  assert.ok(started.isError, 'the project file cannot allow what the read-only default does not');
+  assert.match(started.text, /you have no policy of your own, so glovebox is read-only/);
+  assert.ok(started.text.includes(userFile), started.text);
+  for (const tool of ['type_text', 'launch_app', 'desktop_start'])
+    assert.ok((await call(srv, tool, {})).isError, `${tool} is denied`);
+  // Read-only tools still work.
+  const listed = await call(srv, 'session_list');
+  assert.ok(!listed.isError, listed.text);
+  const status = (await call(srv, 'status')).sc.policy;
+  assert.equal(status.source, null);
+  assert.match(status.narrowed_by.source, /\.glovebox\/policy\.json$/);
+  assert.match(srv.stderr(), /no policy of your own, so this server is read-only; the project's policy \.glovebox\/policy\.json can only narrow that/);
+  assert.ok(srv.stderr().includes(`write your own policy to ${userFile}`), srv.stderr());
+  await srv.close();
+
+  const check = await runCli(['policy', 'check'], { cwd: repo, env: renv });
+  assert.equal(check.code, 0, check.stderr);
+  assert.match(check.stdout, /^no policy file of your own/m);
+  assert.match(check.stdout, /^narrowed by the project's policy: \.glovebox\/policy\.json/m);
+  assert.match(check.stdout, /^ {2}terminal_start +denied \(no policy of your own: read-only\)$/m);
+  assert.match(check.stdout, /^ {2}screenshot +allowed \(read-only\)$/m);
+
+  // --policy PATH is the person's explicit choice: the project file narrows it.
+  const own = policyFile('own.json', { allow: ['terminal_start', 'session_stop'] });
+  const chosen = await connectClient(t, { bin: 'glovebox', args: ['--policy', own], env: renv, cwd: repo });
+  const ok = await call(chosen, 'terminal_start', { command: ['sh', '-c', 'sleep 30'] });
+  assert.ok(!ok.isError, ok.text);
+  await call(chosen, 'session_stop', { session: ok.sc.id });
+  await chosen.close();
 });
 
 test('a reload that widens waits for glovebox policy apply; narrowing applies at once; a broken file keeps the last good policy', async (t) => {

@@ -35,9 +35,14 @@ test('no policy: read-only tools only, and the refusal says how to allow', async
     assert.ok(!list.includes(hidden), `${hidden} is hidden`);
   const r = await callText(srv, 'terminal_start', { command: ['/bin/cat'] });
   assert.ok(r.isError);
-  assert.match(r.text, /Denied by policy: there is no policy file/);
-  assert.match(r.text, /\.glovebox\/policy\.json with \{"allow": \["terminal_start"\]\}/);
+  assert.match(r.text, /Denied by policy: you have no policy of your own, so glovebox is read-only/);
+  // The hint names the person's own file, never a project file (which only narrows).
+  const userFile = join(tmp, 'config', 'glovebox', 'policy.json');
+  assert.ok(r.text.includes(`put {"allow": ["terminal_start"]} in your policy, ${userFile}`), r.text);
+  assert.match(r.text, /--policy PATH/);
+  assert.match(r.text, /\.\/\.glovebox\/policy\.json can only narrow/);
   assert.match(srv.stderr(), /read-only/);
+  assert.ok(srv.stderr().includes(`Write your own policy to ${userFile}`), srv.stderr());
   await srv.close();
 });
 

@@ -1,7 +1,7 @@
 // The policy's argument rules, rate limits, reloading and the policy
 // command, end to end: what an agent is told, what a person reads.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -168,18 +168,35 @@ test('clients hear tools/list_changed when a reload or set_mode changes the tool
 
 test('glovebox policy init writes a starter policy; check explains it and names the field of a broken one', async () => {
   const dir = mkdtempSync(join(tmp, 'init-'));
-  const init = await runCli(['policy', 'init'], { cwd: dir, env });
+  // The person's own policy by default: $XDG_CONFIG_HOME/glovebox/policy.json,
+  // folders created as needed.
+  const config = join(dir, 'config', 'deeper');
+  const ienv = { ...env, XDG_CONFIG_HOME: config };
+  const userFile = join(config, 'glovebox', 'policy.json');
+  const init = await runCli(['policy', 'init'], { cwd: dir, env: ienv });
   assert.equal(init.code, 0, init.stderr);
-  assert.match(init.stdout, /wrote \.glovebox\/policy\.json/);
-  const starter = JSON.parse(readFileSync(join(dir, '.glovebox/policy.json'), 'utf8'));
+  assert.ok(init.stdout.includes(`wrote ${userFile}:`), init.stdout);
+  assert.ok(!existsSync(join(dir, '.glovebox')), 'init does not write a project file by default');
+  const starter = JSON.parse(readFileSync(userFile, 'utf8'));
   assert.deepEqual(starter.rules.terminal_start.commands, ['bash', 'sh']);
-  const again = await runCli(['policy', 'init'], { cwd: dir, env });
+  const again = await runCli(['policy', 'init'], { cwd: dir, env: ienv });
   assert.equal(again.code, 1);
   assert.match(again.stderr, /exists; it is kept \(--force replaces it\)/);
+  // Without XDG_CONFIG_HOME: ~/.config/glovebox/policy.json.
+  const home = join(dir, 'home');
+  const homeInit = await runCli(['policy', 'init'], { cwd: dir, env: { ...env, XDG_CONFIG_HOME: '', HOME: home } });
+  assert.equal(homeInit.code, 0, homeInit.stderr);
+  assert.ok(existsSync(join(home, '.config', 'glovebox', 'policy.json')));
+  // --project writes ./.glovebox/policy.json and says it only narrows.
+  const proj = await runCli(['policy', 'init', '--project'], { cwd: dir, env });
+  assert.equal(proj.code, 0, proj.stderr);
+  assert.match(proj.stdout, /wrote \.glovebox\/policy\.json/);
+  assert.match(proj.stdout, /can only narrow the policy of whoever runs glovebox serve here/);
+  assert.ok(existsSync(join(dir, '.glovebox', 'policy.json')));
 
-  const check = await runCli(['policy', 'check'], { cwd: dir, env });
+  const check = await runCli(['policy', 'check'], { cwd: tmp, env: ienv });
   assert.equal(check.code, 0, check.stderr);
-  assert.match(check.stdout, /^policy: \.glovebox\/policy\.json \(valid\)$/m);
+  assert.ok(check.stdout.includes(`policy: ${userFile} (valid)\n`), check.stdout);
   assert.match(check.stdout, /^mode: autopilot/m);
   assert.match(check.stdout, /^ {2}terminal_start +allowed \(allow "terminal_start"\)$/m);
   assert.match(check.stdout, /^ {2}screenshot +allowed \(read-only\)$/m);
@@ -195,8 +212,8 @@ test('glovebox policy init writes a starter policy; check explains it and names 
 
   const none = await runCli(['policy', 'check'], { cwd: mkdtempSync(join(tmp, 'none-')), env });
   assert.equal(none.code, 0);
-  assert.match(none.stdout, /no policy file/);
-  assert.match(none.stdout, /^ {2}type_text +denied \(no policy file\)$/m);
+  assert.match(none.stdout, /no policy file of your own/);
+  assert.match(none.stdout, /^ {2}type_text +denied \(no policy of your own: read-only\)$/m);
 });
 
 test('input never reaches a window the policy blocks, by keys, pointer or element', async (t) => {
