@@ -32,9 +32,9 @@ glovebox is listening on ${url}${also:+ (also ${also})} (MCP Streamable HTTP).
   2024-11-05 clients (HTTP+SSE):  ${base}/sse
 
   Or let the client start glovebox itself on stdio. Without --policy glovebox
-  uses ./.glovebox/policy.json or ~/.config/glovebox/policy.json if there is
-  one, and otherwise runs read-only (it can look, not type or start programs);
-  give the policy to run with:
+  uses your own ~/.config/glovebox/policy.json if there is one, and otherwise
+  runs read-only (it can look, not type or start programs); a project's
+  ./.glovebox/policy.json can only narrow either. Give the policy to run with:
     claude mcp add glovebox -- $bin serve --policy /path/to/policy.json
     { "mcpServers": { "glovebox": { "command": "$bin",
         "args": ["serve", "--policy", "/path/to/policy.json"] } } }
