@@ -158,10 +158,38 @@ bool audit_db_file_id(const char *path, struct audit_db_id *id)
     return true;
 }
 
+/* Whether the file's header says WAL (bytes 18 and 19, the read and write
+ * format versions, are 2): a log an older glovebox wrote, not converted
+ * yet. Reading it would need the shared-memory index. */
+static bool header_says_wal(const char *path)
+{
+    unsigned char h[20];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool wal = read(fd, h, sizeof h) == (ssize_t)sizeof h && (h[18] == 2 || h[19] == 2);
+    close(fd);
+    return wal;
+}
+
 sqlite3 *audit_db_open_read(const char *path, char **err)
 {
+    const char *vfs = nowal_vfs_reader_name();
+    if (!vfs) {
+        *err = xasprintf("%s: cannot open: SQLite has no \"unix\" VFS", path);
+        return NULL;
+    }
+    if (header_says_wal(path)) {
+        *err = xasprintf("%s: cannot read: the log is in WAL mode (an older glovebox wrote it); "
+                         "glovebox serve converts it when it next starts",
+                         path);
+        return NULL;
+    }
+    /* The no-shared-memory VFS, as the writer uses: a -shm or -wal file
+     * another process drops, truncates or replaces cannot crash the
+     * reader (SIGBUS on a mapped page) while it reads or follows. */
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, vfs) != SQLITE_OK) {
         *err = db_error(db, path, "cannot open");
         sqlite3_close(db);
         return NULL;

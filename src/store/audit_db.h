@@ -56,7 +56,9 @@ bool audit_db_file_id(const char *path, struct audit_db_id *id);
  * waits busy_ms at most. *id names the file opened. NULL with *err
  * (malloc'd) on failure. */
 sqlite3 *audit_db_open_write(const char *path, int busy_ms, struct audit_db_id *id, char **err);
-/* Open an existing database read-only. NULL with *err on failure. */
+/* Open an existing database read-only, through the no-shared-memory VFS
+ * (a -wal beside it is ignored; a log still in WAL mode is refused, naming
+ * the fix). NULL with *err on failure. */
 sqlite3 *audit_db_open_read(const char *path, char **err);
 void audit_db_close(sqlite3 *db);
 

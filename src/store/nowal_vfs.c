@@ -3,10 +3,13 @@
 #include "store/nowal_vfs.h"
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <uv.h>
 
-#define NAME "glovebox-nowal"
+#define NAME        "glovebox-nowal"
+#define READER_NAME "glovebox-nowal-reader"
 
 struct shim_file {
     sqlite3_file base;
@@ -15,6 +18,7 @@ struct shim_file {
 
 static sqlite3_vfs *unix_vfs;
 static sqlite3_vfs shim_vfs;
+static sqlite3_vfs reader_vfs;
 static uv_once_t once = UV_ONCE_INIT;
 
 static sqlite3_file *real_of(sqlite3_file *f)
@@ -115,6 +119,28 @@ static int shim_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, i
     return rc;
 }
 
+/* SQLite opens a database's -wal whenever that file exists, whatever the
+ * database header says. glovebox writes a rollback journal, so a -wal
+ * beside its log was put there by someone else; a reader that opened it
+ * would need shared memory (which this VFS has not) and fail. The reader
+ * does not see it: it reads what the database file holds. The writer
+ * takes such a file over in exclusive mode and removes it. */
+static bool is_wal(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && strcmp(name + n - 4, "-wal") == 0;
+}
+
+static int reader_access(sqlite3_vfs *vfs, const char *name, int flags, int *out)
+{
+    (void)vfs;
+    if (flags == SQLITE_ACCESS_EXISTS && is_wal(name)) {
+        *out = 0;
+        return SQLITE_OK;
+    }
+    return unix_vfs->xAccess(unix_vfs, name, flags, out);
+}
+
 static void register_shim(void)
 {
     unix_vfs = sqlite3_vfs_find("unix");
@@ -125,7 +151,11 @@ static void register_shim(void)
     shim_vfs.zName = NAME;
     shim_vfs.szOsFile = (int)sizeof(struct shim_file) + unix_vfs->szOsFile;
     shim_vfs.xOpen = shim_open;
-    if (sqlite3_vfs_register(&shim_vfs, 0) != SQLITE_OK)
+    reader_vfs = shim_vfs;
+    reader_vfs.zName = READER_NAME;
+    reader_vfs.xAccess = reader_access;
+    if (sqlite3_vfs_register(&shim_vfs, 0) != SQLITE_OK ||
+        sqlite3_vfs_register(&reader_vfs, 0) != SQLITE_OK)
         unix_vfs = NULL;
 }
 
@@ -133,4 +163,10 @@ const char *nowal_vfs_name(void)
 {
     uv_once(&once, register_shim);
     return unix_vfs ? NAME : NULL;
+}
+
+const char *nowal_vfs_reader_name(void)
+{
+    uv_once(&once, register_shim);
+    return unix_vfs ? READER_NAME : NULL;
 }

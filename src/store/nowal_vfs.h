@@ -9,3 +9,9 @@
 /* The VFS's name for sqlite3_open_v2, registered on first use (thread-safe).
  * NULL when the "unix" VFS is missing. */
 const char *nowal_vfs_name(void);
+
+/* The same for readers of a log in rollback-journal mode (glovebox audit):
+ * a -wal file beside the database is not seen (glovebox never writes one;
+ * SQLite would otherwise try to open it, which needs shared memory). Open
+ * with SQLITE_OPEN_READONLY. NULL when the "unix" VFS is missing. */
+const char *nowal_vfs_reader_name(void);

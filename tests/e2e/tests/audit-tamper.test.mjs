@@ -2,12 +2,14 @@
 // files removed or truncated while the server writes. The server keeps
 // serving, keeps recording, and says what happened.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { connectClient, ms, opts, runCli, sleep } from '../lib/server.mjs';
+import { assertNoSanitizerReport, binary, connectClient, deadline, ms, opts, runCli, serverEnv, sleep } from '../lib/server.mjs';
 
 function home(t) {
   const dir = mkdtempSync(join(tmpdir(), 'gb-audit-tamper-'));
@@ -103,4 +105,65 @@ test('truncating the -shm and -wal files while serving does not kill the server;
   assert.equal(cli.code, 0, cli.stderr);
   assert.equal(cli.stdout.trim().split('\n').length, 9);
   await srv.close();
+});
+
+test('glovebox audit --follow survives a -wal dropped beside the log and its -shm truncated', opts(), async (t) => {
+  const h = home(t);
+  const srv = await connectClient(t, { env: h.env });
+  await srv.client.callTool({ name: 'session_list', arguments: {} });
+  await waitRows(h.db, "SELECT count(*) AS n FROM calls WHERE tool = 'session_list'", (r) => r[0]?.n === 1, 'the first row');
+
+  // Someone else's files: SQLite opens any -wal beside a database, and a
+  // reader with shared memory then maps the -shm.
+  writeFileSync(`${h.db}-wal`, randomBytes(5000));
+  await truncate(`${h.db}-shm`);
+  const follower = spawn(binary('glovebox'), ['audit', '--follow', '--json', '--tool', 'session_list'], {
+    env: serverEnv(h.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => follower.exitCode === null && follower.kill('SIGKILL'));
+  const exited = new Promise((r) => follower.once('exit', (code, signal) => r({ code, signal })));
+  let out = '';
+  let stderr = '';
+  follower.stdout.on('data', (d) => (out += d));
+  follower.stderr.on('data', (d) => (stderr += d));
+  const lines = () => out.split('\n').filter(Boolean).length;
+  const waitLines = async (n, what) => {
+    const until = Date.now() + ms(10000);
+    while (lines() < n && follower.exitCode === null && Date.now() < until) await sleep(20);
+    assert.equal(lines(), n, `${what}; the follower ${follower.exitCode === null ? 'runs' : `exited ${follower.exitCode} ${follower.signalCode}`}; stderr:\n${stderr}`);
+  };
+  await waitLines(1, 'the existing row');
+
+  // Truncated while the follower polls (a mapped -shm page would now be
+  // SIGBUS), then a new call that the follower must print.
+  await truncate(`${h.db}-shm`);
+  await sleep(600); // more than one poll (250 ms) of the follower
+  await srv.client.callTool({ name: 'session_list', arguments: {} });
+  await waitLines(2, 'the new row');
+  assert.equal(follower.exitCode, null, `the follower died: ${stderr}`);
+  follower.kill('SIGTERM');
+  const status = await deadline(exited, ms(5000), 'the follower to exit');
+  assertNoSanitizerReport(stderr, 'glovebox audit');
+  assert.deepEqual(status, { code: 0, signal: null }, stderr);
+  await srv.close();
+});
+
+test('glovebox audit refuses a log an older glovebox left in WAL mode, naming the fix; serve converts it', opts(), async (t) => {
+  const h = home(t);
+  const db = join(h.dir, 'old.db');
+  const made = await runCli([db, 'PRAGMA journal_mode=WAL; CREATE TABLE old(x);'], { command: '/usr/bin/sqlite3' });
+  assert.equal(made.code, 0, made.stderr);
+  const refused = await runCli(['audit', '--db', db], { env: h.env });
+  assert.equal(refused.code, 1);
+  assertNoSanitizerReport(refused.stderr, 'glovebox audit');
+  assert.match(refused.stderr, /the log is in WAL mode \(an older glovebox wrote it\); glovebox serve converts it when it next starts/);
+
+  const srv = await connectClient(t, { args: ['--audit-db', db], env: h.env });
+  await srv.client.callTool({ name: 'session_list', arguments: {} });
+  await waitRows(db, "SELECT count(*) AS n FROM calls WHERE tool = 'session_list'", (r) => r[0]?.n === 1, 'the row');
+  await srv.close();
+  const read = await runCli(['audit', '--json', '--db', db], { env: h.env });
+  assert.equal(read.code, 0, read.stderr);
+  assert.equal(JSON.parse(read.stdout.trim().split('\n').at(-1)).tool, 'session_list');
 });

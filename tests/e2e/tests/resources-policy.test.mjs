@@ -2,12 +2,12 @@
 // as those tools (the text view as read_text, the screen image as
 // screenshot) and are recorded in the audit log like calls.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { assertMcpError, connectClient, opts, runCli } from '../lib/server.mjs';
+import { RawServer, assertMcpError, connectClient, modernParams, opts, runCli } from '../lib/server.mjs';
 
 function home(t) {
   const dir = mkdtempSync(join(tmpdir(), 'gb-res-policy-'));
@@ -79,4 +79,60 @@ test('in assist mode a read that needs confirmation is refused, pointing at the 
   await srv.close();
   const rows = await sqlite(h.db, "SELECT decision FROM calls WHERE tool = 'resources/read'");
   assert.deepEqual(rows, [{ decision: 'needs_confirmation' }]);
+});
+
+// The testing build's watched resource shows what fixture_watched_text
+// shows, so hearing that it changed takes that tool's permission.
+const WATCHED = 'test://watched-resource';
+const SUB_ID = 'io.modelcontextprotocol/subscriptionId';
+
+test('a client that may not read a resource is refused resources/subscribe to it', opts(), async (t) => {
+  const h = home(t);
+  const policy = join(h.dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['fixture_touch_resource', 'status'], deny: ['fixture_watched_text'] }));
+  const srv = await connectClient(t, { args: ['--policy', policy], env: h.env });
+  await assertMcpError(srv.client.readResource({ uri: WATCHED }), -32003);
+  const err = await assertMcpError(srv.client.subscribeResource({ uri: WATCHED }), -32003);
+  assert.match(err.message, /reading test:\/\/watched-resource is not allowed, so neither is hearing about its changes/);
+  await srv.close();
+});
+
+test('subscriptions/listen carries a resource\'s updates only while the policy lets the client read it', opts(), async (t) => {
+  const h = home(t);
+  const policy = join(h.dir, 'policy.json');
+  const writePolicy = (doc) => {
+    writeFileSync(`${policy}.new`, JSON.stringify(doc));
+    renameSync(`${policy}.new`, policy);
+  };
+  writePolicy({ allow: ['fixture_touch_resource', 'fixture_watched_text', 'status'] });
+  const s = RawServer.start(t, { args: ['--policy', policy], env: h.env });
+  const isNote = (method, id) => (m) => m.json?.method === method && m.json.params?._meta?.[SUB_ID] === id;
+  const listen = async (id) => {
+    await s.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: modernParams({ notifications: { toolsListChanged: true, resourceSubscriptions: [WATCHED] } }) });
+    return (await s.take(isNote('notifications/subscriptions/acknowledged', id), { what: `the acknowledgement of ${id}` })).json.params.notifications;
+  };
+  const touch = (id) => s.request(id, 'tools/call', modernParams({ name: 'fixture_touch_resource', arguments: {} }));
+  const updatesFor = (id) => s.messages.filter(isNote('notifications/resources/updated', id));
+
+  // Allowed: acknowledged, and the update is sent before the answer to the
+  // call that caused it (one stdout, in order), so after that answer every
+  // update there was to hear has arrived.
+  assert.deepEqual(await listen('L1'), { toolsListChanged: true, resourceSubscriptions: [WATCHED] });
+  assert.ok((await touch('T1')).result);
+  const answer1 = s.messages.findIndex((m) => m.json?.id === 'T1');
+  const updates1 = updatesFor('L1');
+  assert.equal(updates1.length, 1);
+  assert.ok(s.messages.indexOf(updates1[0]) < answer1, 'the update comes before the answer');
+
+  // The policy narrows (applied at once): the open listen stops carrying it.
+  writePolicy({ allow: ['fixture_touch_resource', 'status'], deny: ['fixture_watched_text'] });
+  await s.take(isNote('notifications/tools/list_changed', 'L1'), { what: 'the narrowed tool list' });
+  assert.ok((await touch('T2')).result);
+  assert.equal(updatesFor('L1').length, 1, 'no update about a resource the client may no longer read');
+
+  // A listen opened now is told the resource is not among what it honours.
+  assert.deepEqual(await listen('L2'), { toolsListChanged: true, resourceSubscriptions: [] });
+  assert.ok((await touch('T3')).result);
+  assert.deepEqual([updatesFor('L1').length, updatesFor('L2').length], [1, 0]);
+  await s.close();
 });
