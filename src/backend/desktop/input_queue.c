@@ -8,9 +8,10 @@ struct input_queue {
     uv_async_t async; /* finished jobs are waiting for the loop */
     uv_thread_t thread;
     bool started;
-    bool closing;  /* the session ended: close once nothing is in flight (loop thread) */
-    bool closed;   /* uv_close called by us */
-    int in_flight; /* pushed and not yet handed to done (loop thread) */
+    bool closing;   /* the session ended: close once nothing is in flight (loop thread) */
+    bool closed;    /* uv_close called by us */
+    int in_flight;  /* pushed and not yet handed to done (loop thread) */
+    bool keep_loop; /* the loop runs on while jobs are in flight */
     uv_mutex_t lock;
     uv_cond_t wake;
     bool quit;                           /* under lock */
@@ -88,7 +89,8 @@ static void deliver(uv_async_t *a)
     uv_mutex_unlock(&q->lock);
     while (list) {
         struct input_job *next = list->next;
-        q->in_flight--;
+        if (--q->in_flight == 0 && q->keep_loop)
+            uv_unref((uv_handle_t *)&q->async);
         list->done(list, false);
         list = next;
     }
@@ -109,9 +111,15 @@ struct input_queue *input_queue_create(uv_loop_t *loop)
     return q;
 }
 
+void input_queue_keep_loop(struct input_queue *q)
+{
+    q->keep_loop = true;
+}
+
 void input_queue_push(struct input_queue *q, struct input_job *job)
 {
-    q->in_flight++;
+    if (q->in_flight++ == 0 && q->keep_loop)
+        uv_ref((uv_handle_t *)&q->async);
     uv_mutex_lock(&q->lock);
     append(&q->todo_tail, job);
     uv_cond_signal(&q->wake);

@@ -207,6 +207,21 @@ test('a password field focused by a click, typed into without a ref: the text st
   assert.ok(!rows.includes('sw0rdfish'), `the secret is not stored: ${rows}`);
 });
 
+test('the audit row of text typed into a password field is written, redacted, even when the server stops right after the answer', topts(), async (t) => {
+  const { srv, session, snap } = await dialog(t, `zenity --password --title Secret`, 'Password');
+  const field = element(snap, 'password text');
+  await srv.ok('click', { session, ...centre(field) });
+  // The answer comes once the keys are sent; whether the focus was a
+  // password field is found out after it. Stopping now must neither lose the
+  // row nor store the text in clear.
+  await srv.ok('type_text', { session, text: 'qu1ckstop-Ä' });
+  await srv.close();
+  const rows = execFileSync('sqlite3', ['-readonly', join(srv.dataDir, 'audit.db'),
+    "SELECT arguments FROM calls WHERE tool = 'type_text'"]).toString();
+  assert.match(rows, /redacted/, 'the type_text row is there');
+  assert.ok(!rows.includes('qu1ckstop'), `the secret is not stored: ${rows}`);
+});
+
 test('text typed into an ordinary field is audited as typed', topts(), async (t) => {
   const { srv, session, out, snap } = await dialog(t, `zenity --entry --title Who --text 'Your name'`, 'Your name');
   await srv.ok('click', { session, ...centre(element(snap, 'text')) });
