@@ -8,13 +8,13 @@ struct input_queue {
     uv_async_t async; /* finished jobs are waiting for the loop */
     uv_thread_t thread;
     bool started;
-    bool closing;   /* the session ended: close once nothing is in flight (loop thread) */
-    bool closed;    /* uv_close called by us */
-    int in_flight;  /* pushed and not yet handed to done (loop thread) */
-    bool keep_loop; /* the loop runs on while jobs are in flight */
+    bool closing;  /* the session ended: close once nothing is in flight (loop thread) */
+    bool closed;   /* uv_close called by us */
+    int in_flight; /* pushed and not yet handed to done (loop thread) */
     uv_mutex_t lock;
     uv_cond_t wake;
     bool quit;                           /* under lock */
+    bool quiet;                          /* under lock: input_queue_quiet */
     struct input_job *todo, **todo_tail; /* under lock */
     struct input_job *done, **done_tail; /* under lock */
 };
@@ -43,7 +43,8 @@ static void thread_main(void *arg)
         job->run(job);
         uv_mutex_lock(&q->lock);
         append(&q->done_tail, job);
-        uv_async_send(&q->async);
+        if (!q->quiet)
+            uv_async_send(&q->async);
         if (q->quit)
             break;
     }
@@ -89,8 +90,7 @@ static void deliver(uv_async_t *a)
     uv_mutex_unlock(&q->lock);
     while (list) {
         struct input_job *next = list->next;
-        if (--q->in_flight == 0 && q->keep_loop)
-            uv_unref((uv_handle_t *)&q->async);
+        q->in_flight--;
         list->done(list, false);
         list = next;
     }
@@ -111,15 +111,16 @@ struct input_queue *input_queue_create(uv_loop_t *loop)
     return q;
 }
 
-void input_queue_keep_loop(struct input_queue *q)
+void input_queue_quiet(struct input_queue *q)
 {
-    q->keep_loop = true;
+    uv_mutex_lock(&q->lock);
+    q->quiet = true;
+    uv_mutex_unlock(&q->lock);
 }
 
 void input_queue_push(struct input_queue *q, struct input_job *job)
 {
-    if (q->in_flight++ == 0 && q->keep_loop)
-        uv_ref((uv_handle_t *)&q->async);
+    q->in_flight++;
     uv_mutex_lock(&q->lock);
     append(&q->todo_tail, job);
     uv_cond_signal(&q->wake);

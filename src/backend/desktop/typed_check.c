@@ -214,7 +214,7 @@ static void check_done(struct input_job *job, bool dropped)
     /* Never run (the desktop went away): cannot tell, so a secret. */
     release_all(j->records, dropped || j->secret);
     free(j);
-    if (tc->destroying)
+    if (tc->destroying || tc->closed)
         return;
     tc->running = NULL;
     tc->d->session->in_use--;
@@ -245,11 +245,8 @@ static void next_check(struct typed_check *tc)
     tc->running = j;
     /* Perception stays until the answer (free_desktop waits for in_use). */
     tc->d->session->in_use++;
-    if (!tc->q) {
+    if (!tc->q)
         tc->q = input_queue_create(tc->d->app->loop);
-        /* At shutdown the check is answered before the audit log closes. */
-        input_queue_keep_loop(tc->q);
-    }
     input_queue_push(tc->q, &j->job);
 }
 
@@ -277,6 +274,18 @@ void typed_check_close(struct desktop *d)
     tc->closed = true;
     release_all(tc->waiting, true);
     tc->waiting = NULL;
+    /* A check under way answers for a desktop that is going: its records
+     * are released now as redacted, and its thread stops telling the loop,
+     * which may close first (a server shutting down does not wait for it);
+     * typed_check_destroy collects it. */
+    if (tc->running) {
+        release_all(tc->running->records, true);
+        tc->running->records = NULL;
+        tc->running = NULL;
+        tc->d->session->in_use--;
+    }
+    if (tc->q)
+        input_queue_quiet(tc->q);
     /* The calls that waited: their desktop is gone. */
     while (tc->deferred) {
         struct deferred *w = tc->deferred;
