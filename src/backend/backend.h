@@ -34,7 +34,26 @@ struct backend_call {
     /* Record a fact about the call for the audit log ("redacted": the text
      * went into a password field); NULL when nobody records. value stolen. */
     void (*note)(struct backend_call *bc, const char *key, json_t *value);
+    /* Keep the call's audit record open after the answer, to add notes
+     * learnt later (mcp/tool.h tool_call_hold); NULL when nobody records.
+     * Use backend_call_hold. */
+    struct backend_hold *(*hold)(struct backend_call *bc, json_t *fallback);
 };
+
+/* An open audit record (backend_call_hold); released exactly once. */
+struct backend_hold {
+    void (*release)(struct backend_hold *h, json_t *notes);
+};
+
+/* Holds bc's audit record open past its answer, to be completed with
+ * backend_hold_release (from the loop thread, any time, even after bc is
+ * gone). fallback (stolen, an object) is what gets noted if the server
+ * shuts down first: the cautious answer. NULL (fallback freed) when nobody
+ * records the call: nothing needs finding out. Call before answering bc. */
+struct backend_hold *backend_call_hold(struct backend_call *bc, json_t *fallback);
+/* Adds notes (stolen, an object; NULL: none) to the record and releases the
+ * hold (freed). NULL h: notes freed. Loop thread. */
+void backend_hold_release(struct backend_hold *h, json_t *notes);
 
 /* An operation's answer, handed to finish (which owns its contents). */
 struct backend_result {

@@ -52,3 +52,20 @@ void backend_call_done_screenshot(struct backend_call *bc, uint8_t *bytes, size_
              width, height, scale < 1 ? " (scaled)" : "");
     backend_call_done_image(bc, o, bytes, len, image_format_mime(format), caption);
 }
+
+struct backend_hold *backend_call_hold(struct backend_call *bc, json_t *fallback)
+{
+    if (!bc->hold) {
+        json_decref(fallback);
+        return NULL;
+    }
+    return bc->hold(bc, fallback);
+}
+
+void backend_hold_release(struct backend_hold *h, json_t *notes)
+{
+    if (h)
+        h->release(h, notes);
+    else
+        json_decref(notes);
+}

@@ -13,6 +13,7 @@
 #include "core/paths.h"
 #include "core/xmalloc.h"
 #include "mcp/server.h"
+#include "mcp/tool.h"
 #include "policy/pause.h"
 #include "session/session.h"
 #include "tools/tools.h"
@@ -485,7 +486,10 @@ int cli_serve(int argc, char **argv)
     /* Jobs the deadline gave up on keep their own memory; they never call
      * back. */
     bool busy = uv_loop_close(srv.app.loop) != 0;
-    /* Every call has been answered (and so recorded) by now. */
+    /* Every call has been answered (and so recorded) by now; those whose
+     * record a backend still held open are recorded with their cautious
+     * notes (a type_text whose password check did not finish: redacted). */
+    tool_calls_release_held();
     serve_audit_finish(&srv.audit, &srv.app);
     pidfile_remove(srv.pidfile);
     srv.pidfile = NULL;

@@ -35,6 +35,11 @@ const json_t *tool_call_notes(const struct tool_call *call)
 
 uint64_t tool_call_elapsed_ms(const struct tool_call *call)
 {
+    return (call->answered ? call->answered_ms : uv_now(call->app->loop)) - call->started_ms;
+}
+
+uint64_t tool_call_age_ms(const struct tool_call *call)
+{
     return uv_now(call->app->loop) - call->started_ms;
 }
 
@@ -92,6 +97,8 @@ json_t *pending_client(const struct pending *p)
 
 json_t *tool_call_client(const struct tool_call *call)
 {
+    if (call->client)
+        return json_incref(call->client);
     return pending_client(&call->p);
 }
 
@@ -241,6 +248,88 @@ static json_t *error_result(const char *text)
                      utf8_json_string(text, strlen(text)), "isError", 1);
 }
 
+struct tool_call_hold {
+    struct tool_call *call; /* NULL once recorded without it (shutdown) */
+    json_t *fallback;       /* the notes if never released properly; owned */
+    struct tool_call_hold *next;
+};
+
+/* Answered calls whose record waits for a hold. */
+static struct tool_call *held_calls;
+
+static void free_call(struct tool_call *call)
+{
+    json_decref(call->args);
+    json_decref(call->notes);
+    json_decref(call->client);
+    json_decref(call->result);
+    free(call->abort_reason);
+    free(call);
+}
+
+/* An answered call whose holds are all released: record it and let it go. */
+static void record_held(struct tool_call *call)
+{
+    if (call->held_prev)
+        call->held_prev->held_next = call->held_next;
+    else
+        held_calls = call->held_next;
+    if (call->held_next)
+        call->held_next->held_prev = call->held_prev;
+    if (call->app->call_observer)
+        call->app->call_observer->finished(call->app->call_observer->ud, call, call->result);
+    free_call(call);
+}
+
+struct tool_call_hold *tool_call_hold(struct tool_call *call, json_t *fallback)
+{
+    if (!call->app->call_observer || call->answered) {
+        json_decref(fallback);
+        return NULL;
+    }
+    struct tool_call_hold *h = xcalloc(1, sizeof *h);
+    h->call = call;
+    h->fallback = fallback;
+    h->next = call->holds;
+    call->holds = h;
+    return h;
+}
+
+void tool_call_release(struct tool_call_hold *h, json_t *notes)
+{
+    if (!h) {
+        json_decref(notes);
+        return;
+    }
+    struct tool_call *call = h->call;
+    if (call) {
+        if (json_is_object(notes))
+            json_object_update(call->notes, notes);
+        struct tool_call_hold **pp = &call->holds;
+        while (*pp != h)
+            pp = &(*pp)->next;
+        *pp = h->next;
+    }
+    json_decref(notes);
+    json_decref(h->fallback);
+    free(h);
+    if (call && call->answered && !call->holds)
+        record_held(call);
+}
+
+void tool_calls_release_held(void)
+{
+    while (held_calls) {
+        struct tool_call *call = held_calls;
+        for (struct tool_call_hold *h = call->holds; h; h = h->next) {
+            json_object_update(call->notes, h->fallback);
+            h->call = NULL;
+        }
+        call->holds = NULL;
+        record_held(call);
+    }
+}
+
 static void finish(struct tool_call *call, json_t *result)
 {
     if (call->abort_reason && json_is_true(json_object_get(result, "isError"))) {
@@ -271,16 +360,30 @@ static void finish(struct tool_call *call, json_t *result)
         call->live_next->live_prev = call->live_prev;
     struct request_ctx rc = {.modern = call->p.modern, .version = call->p.version};
     decorate_result(&rc, result);
-    if (call->app->call_observer)
+    bool held = call->holds != NULL;
+    if (held) {
+        /* Answer now, record later: keep what the record needs that the
+         * connection (which may close meanwhile) would have told. */
+        call->answered = true;
+        call->answered_ms = uv_now(call->app->loop);
+        call->client = pending_client(&call->p);
+        call->result = json_deep_copy(result);
+    } else if (call->app->call_observer) {
         call->app->call_observer->finished(call->app->call_observer->ud, call, result);
+    }
     json_t *msg = jsonrpc_result(call->p.id, result);
     if (call->p.conn)
         ask_forget_for(call->p.conn, &call->p);
     pending_finish(&call->p, msg);
-    json_decref(call->args);
-    json_decref(call->notes);
-    free(call->abort_reason);
-    free(call);
+    if (held) {
+        call->p.conn = NULL;
+        call->held_next = held_calls;
+        if (held_calls)
+            held_calls->held_prev = call;
+        held_calls = call;
+        return;
+    }
+    free_call(call);
 }
 
 void tool_call_finish_raw(struct tool_call *call, json_t *result)

@@ -15,6 +15,14 @@ struct tool_call {
     char *abort_reason;  /* mcp_abort_calls: the answer becomes this error; NULL */
     bool hook_ran;       /* the cancel hook ran (it runs at most once) */
     struct tool_call *live_prev, *live_next; /* every call in flight */
+    struct tool_call_hold *holds;            /* open audit holds (tool_call_hold) */
+    /* Answered while held: what the record needs once the connection may be
+     * gone, and the call's place on the list of held calls. */
+    bool answered;
+    uint64_t answered_ms; /* uv_now */
+    json_t *client;       /* tool_call_client at the answer; owned */
+    json_t *result;       /* the answer as sent (a copy); owned */
+    struct tool_call *held_prev, *held_next;
 };
 
 struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry, json_t *args,

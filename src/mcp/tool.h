@@ -83,8 +83,32 @@ void tool_call_disconnect(struct tool_call *call);
 void tool_call_note(struct tool_call *call, const char *key, json_t *value);
 /* The notes so far (an object, never NULL), borrowed. */
 const json_t *tool_call_notes(const struct tool_call *call);
-/* Milliseconds since the call arrived (uv_now). */
+/* Milliseconds from the call's arrival (uv_now) to now, or to its answer
+ * once it has been answered (a held call, below). */
 uint64_t tool_call_elapsed_ms(const struct tool_call *call);
+/* Milliseconds since the call arrived, answered or not. */
+uint64_t tool_call_age_ms(const struct tool_call *call);
+
+/* Keeping a call's audit record open past its answer: a fact about the call
+ * that takes longer to learn than the work itself (whether typed text went
+ * into a password field) must not delay the answer. While a hold is open the
+ * answer is sent as usual, but the call_observer (the audit log) hears of
+ * the call only once every hold is released, with the notes the holder
+ * gave. fallback (stolen, an object) is what is noted if the hold is never
+ * released properly: at server shutdown (tool_calls_release_held) — so it
+ * should be the cautious answer ({"redacted": true}). Returns NULL (fallback
+ * freed) when nobody records calls: there is nothing to hold. Loop thread. */
+struct tool_call_hold;
+struct tool_call_hold *tool_call_hold(struct tool_call *call, json_t *fallback);
+/* Notes (stolen, an object; NULL: none) are added to the call's, and the
+ * hold is freed; the last release of an answered call records it. Safe
+ * after tool_calls_release_held has recorded the call: the notes are then
+ * dropped (the fallback was applied). */
+void tool_call_release(struct tool_call_hold *h, json_t *notes);
+/* Every answered call still held is recorded now, with the fallback notes of
+ * its open holds (server shutdown, before the audit log closes). The holds
+ * stay valid until their holders release them. */
+void tool_calls_release_held(void);
 
 /* Per-call state a handler may attach (freed by the handler itself). */
 void tool_call_set_data(struct tool_call *call, void *data);

@@ -626,9 +626,21 @@ static GVariant *focused_in(struct atspi *a, const char *dest, const char *path,
                 "(a(so))", timeout_ms, NULL);
 }
 
+/* What is left of a budget ending at deadline_us (g_get_monotonic_time),
+ * ms; 0 once it is spent. */
+static int left_ms(gint64 deadline_us)
+{
+    gint64 left = (deadline_us - g_get_monotonic_time()) / 1000;
+    return left > 0 ? (int)left : 0;
+}
+
 int atspi_focused_secret(struct atspi *a, int timeout_ms, char **err)
 {
     GError *e = NULL;
+    /* The whole question has timeout_ms, not each application: typed text
+     * waits for the answer (in the audit log, and any input that may move
+     * the focus waits too). */
+    gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
     GVariant *apps =
         call(a->bus, "org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root",
              "org.a11y.atspi.Accessible", "GetChildren", NULL, "(a(so))", timeout_ms, &e);
@@ -649,7 +661,8 @@ int atspi_focused_secret(struct atspi *a, int timeout_ms, char **err)
     g_variant_get(apps, "(a(so))", &it);
     while (verdict == 0 && asked++ < FOCUS_APPS_MAX &&
            g_variant_iter_next(it, "(&s&o)", &dest, &path)) {
-        GVariant *found = focused_in(a, dest, path, timeout_ms);
+        int left = left_ms(deadline);
+        GVariant *found = left > 0 ? focused_in(a, dest, path, left) : NULL;
         if (!found) {
             /* A toolkit without Collection, or an application that does
              * not answer: it cannot be said whether its focus is a secret. */
@@ -662,9 +675,17 @@ int atspi_focused_secret(struct atspi *a, int timeout_ms, char **err)
         const char *mdest, *mpath;
         g_variant_get(found, "(a(so))", &m);
         while (verdict == 0 && g_variant_iter_next(m, "(&s&o)", &mdest, &mpath)) {
-            GVariant *role = call(a->bus, mdest, mpath, "org.a11y.atspi.Accessible", "GetRoleName",
-                                  NULL, "(s)", timeout_ms, NULL);
+            left = left_ms(deadline);
+            GVariant *role = left > 0 ? call(a->bus, mdest, mpath, "org.a11y.atspi.Accessible",
+                                             "GetRoleName", NULL, "(s)", left, NULL)
+                                      : NULL;
             const char *name = "";
+            /* No answer within the budget: cannot tell. */
+            if (!role && verdict == 0) {
+                if (!*err)
+                    *err = xasprintf("application %s did not say what its focus is", dest);
+                verdict = -1;
+            }
             if (role)
                 g_variant_get(role, "(&s)", &name);
             if (strcmp(name, "password text") == 0)

@@ -87,5 +87,6 @@ bool atspi_grab_focus(struct atspi *a, const char *bus_name, const char *path, c
 /* Whether the element with the keyboard focus is a password field (role
  * "password text"), asked of every application at once through its
  * Collection interface: 1 yes, 0 no (or no application exposes anything),
- * -1 with *err (NULL on entry) when an application could not say. */
+ * -1 with *err (NULL on entry) when an application could not say, or not
+ * within timeout_ms (for the whole question). */
 int atspi_focused_secret(struct atspi *a, int timeout_ms, char **err);

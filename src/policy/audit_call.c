@@ -1,4 +1,7 @@
-/* What the audit log keeps about one finished tools/call. Secrets never
+/* What the audit log keeps about one finished tools/call, built when the
+ * call is recorded: as it is answered, or later when a backend held its
+ * record open to learn more (tool_call_hold: whether typed text went into a
+ * password field), with the notes it gave. Secrets never
  * leave this file. Values under password-like keys are always replaced;
  * "text" and "value" too when the caller said the call is secret (secret:
  * true), a backend noted that it typed into a password field (note
@@ -205,7 +208,8 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     const json_t *notes = tool_call_notes(call);
     char **t = row->text;
     row->duration_ms = (int64_t)tool_call_elapsed_ms(call);
-    row->time_ms = audit_now_ms() - row->duration_ms;
+    /* From its arrival: a held call is recorded after its answer. */
+    row->time_ms = audit_now_ms() - (int64_t)tool_call_age_ms(call);
 
     set_client(row, tool_call_client(call));
 

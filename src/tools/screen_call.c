@@ -65,6 +65,29 @@ static void note(struct backend_call *bc, const char *key, json_t *value)
     tool_call_note(bc->owner, key, value);
 }
 
+struct screen_hold {
+    struct backend_hold h; /* first */
+    struct tool_call_hold *th;
+};
+
+static void release(struct backend_hold *h, json_t *notes)
+{
+    struct screen_hold *sh = (struct screen_hold *)h;
+    tool_call_release(sh->th, notes);
+    free(sh);
+}
+
+static struct backend_hold *hold(struct backend_call *bc, json_t *fallback)
+{
+    struct tool_call_hold *th = tool_call_hold(bc->owner, fallback);
+    if (!th)
+        return NULL;
+    struct screen_hold *sh = xcalloc(1, sizeof *sh);
+    sh->h.release = release;
+    sh->th = th;
+    return &sh->h;
+}
+
 static void cancel(struct tool_call *call)
 {
     struct backend_call *bc = tool_call_data(call);
@@ -154,6 +177,7 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     sc->bc.owner = call;
     sc->bc.finish = finish;
     sc->bc.note = note;
+    sc->bc.hold = hold;
     tool_call_set_data(call, sc);
     if (s->state == SESSION_STARTING) {
         /* Sent right after desktop_start (pipelined): wait for the backend,

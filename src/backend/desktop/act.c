@@ -8,6 +8,7 @@
 #define LOG_MODULE "desktop"
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
+#include "backend/desktop/typed_check.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
 #include "backend/terminal/term_keys.h"
@@ -51,6 +52,13 @@ struct act {
     json_t *blocked; /* the policy's windows input must keep away from, or NULL */
     size_t chars;
     bool secret; /* typed into a password field: kept out of the audit log */
+    /* type_text: control characters (Tab, Enter) may move the focus as they
+     * are typed, so the focus is asked about before each run of text, here;
+     * plain text is asked about after typing, off the call's path
+     * (typed_check.h). */
+    bool check_inline;
+    bool check_after; /* plain text was typed: ask (typed_check) */
+    int settle_ms;    /* for the check: input was just given */
     char *err;
     atomic_bool stop; /* the call was cancelled (or a person paused input) */
 };
@@ -165,15 +173,55 @@ static void scroll(struct act *a, struct xinput *xi)
     }
 }
 
+/* Text typed within this long of a click, drag or key press, or of giving
+ * the focus, may
+ * reach a field the program has not yet shown as focused: the password
+ * check then asks again for up to FOCUS_SETTLE_MS while the answer is no. */
+#define RECENT_INPUT_MS 1000
+#define FOCUS_SETTLE_MS 200
+
+static bool is_control(uint32_t cp)
+{
+    return cp < 0x20 || cp == 0x7f;
+}
+
+/* Whether typing text may move the focus (Tab, Enter, Escape…). */
+static bool moves_focus(const char *text)
+{
+    for (const char *c = text; *c; c++)
+        if (is_control((unsigned char)*c))
+            return true;
+    return false;
+}
+
+/* Whatever way the field got the focus (a click, Tab, a ref), what is typed
+ * into a password field is a secret: asked before the text that follows. */
+static void check_now(struct act *a, struct xinput *xi, int settle_ms)
+{
+    uint64_t t0 = uv_hrtime();
+    char *ignored = NULL; /* a display gone shows when the keys are sent */
+    xinput_sync(xi, &ignored);
+    free(ignored);
+    a->secret = perceive_focus_is_secret(a->d->perceive, settle_ms);
+    log_debug("focus check: %s, %.1f ms", a->secret ? "a password field" : "not a secret",
+              (double)(uv_hrtime() - t0) / 1e6);
+}
+
 static void type(struct act *a, struct xinput *xi)
 {
     const unsigned char *s = (const unsigned char *)a->text;
     size_t n = strlen(a->text);
+    bool after_control = false;
     while (n > 0) {
         uint32_t cp;
         size_t len = utf8_decode(s, n, &cp);
         if (len == 0)
             len = 1, cp = 0xfffd;
+        /* A run of text after a key that may have moved the focus: the
+         * focus is asked about again, with a moment for it to settle. */
+        if (a->check_inline && !a->secret && !is_control(cp) && (a->chars == 0 || after_control))
+            check_now(a, xi, a->chars == 0 ? a->settle_ms : FOCUS_SETTLE_MS);
+        after_control = is_control(cp);
         if (atomic_load(&a->stop)) {
             char what[64];
             snprintf(what, sizeof what, "typed %zu characters", a->chars);
@@ -263,13 +311,6 @@ static bool input_blocked(struct act *a, struct xinput *xi)
     return blocked;
 }
 
-/* Text typed within this long of a click, drag or key press, or of giving
- * the focus, may
- * reach a field the program has not yet shown as focused: the password
- * check then asks again for up to FOCUS_SETTLE_MS while the answer is no. */
-#define RECENT_INPUT_MS 1000
-#define FOCUS_SETTLE_MS 200
-
 static void act_run(struct input_job *job)
 {
     struct act *a = (struct act *)job;
@@ -307,20 +348,12 @@ static void act_run(struct input_job *job)
         click_at(a, xi);
         a->count = keep;
     }
-    /* Whatever way the field got the focus (a click, Tab, a ref), what is
-     * typed into a password field is a secret: asked now, as it is typed. */
-    if (a->kind == ACT_TYPE && !a->secret && a->text[0]) {
-        uint64_t t0 = uv_hrtime();
+    if (a->kind == ACT_TYPE && !a->secret && a->d->perceive) {
         /* Input just given (this call's focusing, a click a moment ago) may
-         * not have reached the program yet: it gets a moment to say. */
-        bool recent = focused || t0 / 1000000 < a->d->input_at_ms + RECENT_INPUT_MS;
-        char *ignored = NULL; /* a display gone shows when the keys are sent */
-        if (focused)
-            xinput_sync(xi, &ignored);
-        free(ignored);
-        a->secret = perceive_focus_is_secret(a->d->perceive, recent ? FOCUS_SETTLE_MS : 0);
-        log_debug("focus check: %s, %.1f ms", a->secret ? "a password field" : "not a secret",
-                  (double)(uv_hrtime() - t0) / 1e6);
+         * not have reached the program yet: the check gives it a moment. */
+        bool recent = focused || uv_hrtime() / 1000000 < a->d->input_at_ms + RECENT_INPUT_MS;
+        a->settle_ms = recent ? FOCUS_SETTLE_MS : 0;
+        a->check_inline = moves_focus(a->text);
     }
     switch (a->kind) {
     case ACT_CLICK:
@@ -341,6 +374,10 @@ static void act_run(struct input_job *job)
     }
     if (!a->err)
         xinput_sync(xi, &a->err);
+    /* Plain text went somewhere: what had the focus is asked about after
+     * the answer (typed_check.h). */
+    a->check_after =
+        a->kind == ACT_TYPE && !a->secret && !a->check_inline && a->chars > 0 && a->d->perceive;
     /* Typing leaves the focus where it was; anything else may move it. */
     if (a->kind != ACT_TYPE && a->kind != ACT_SCROLL)
         a->d->input_at_ms = uv_hrtime() / 1000000;
@@ -409,10 +446,18 @@ static void settled(struct backend_call *bc, const struct perceive_target *t)
 static void act_done(struct input_job *job, bool dropped)
 {
     struct act *a = (struct act *)job;
+    struct desktop *d = a->d;
+    bool typing = a->kind == ACT_TYPE;
+    int settle_ms = a->settle_ms;
     a->bc->cancel = NULL;
     a->bc->backend_data = NULL;
     if (a->secret && a->bc->note)
         a->bc->note(a->bc, "redacted", json_true());
+    /* Held before the answer, so that the record waits for the check and
+     * is redacted should it never come. */
+    struct backend_hold *h = a->check_after && !dropped
+                                 ? backend_call_hold(a->bc, json_pack("{s:b}", "redacted", 1))
+                                 : NULL;
     if (dropped)
         stopped(a, "the session ended");
     if (a->err) {
@@ -424,6 +469,8 @@ static void act_done(struct input_job *job, bool dropped)
     } else {
         answer(a);
     }
+    if (typing)
+        typed_check_typed(d, h, settle_ms);
 }
 
 void desktop_input_ensure(struct desktop *d)
@@ -448,6 +495,8 @@ static void queue(struct act *a)
     a->blocked = policy_blocked_input(a->bc->app->policy);
     a->job.run = act_run;
     a->job.done = act_done;
+    if (a->kind == ACT_TYPE)
+        typed_check_typing(a->d);
     input_queue_push(a->d->input_queue, &a->job);
 }
 
@@ -508,7 +557,7 @@ static void click_then(struct backend_call *bc, const struct perceive_target *t)
     queue(a);
 }
 
-void desktop_click_op(struct backend_call *bc)
+static void click_op(struct backend_call *bc)
 {
     struct desktop *d = desktop_of(bc->session);
     if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
@@ -533,7 +582,7 @@ void desktop_click_op(struct backend_call *bc)
     queue(a);
 }
 
-void desktop_drag_op(struct backend_call *bc)
+static void drag_op(struct backend_call *bc)
 {
     struct act *a = act_new(bc, ACT_DRAG);
     if (!point(a, json_object_get(bc->args, "from"), "x", "y", &a->x, &a->y) ||
@@ -544,7 +593,7 @@ void desktop_drag_op(struct backend_call *bc)
     queue(a);
 }
 
-void desktop_scroll_op(struct backend_call *bc)
+static void scroll_op(struct backend_call *bc)
 {
     struct act *a = act_new(bc, ACT_SCROLL);
     const char *dir = args_string(bc->args, "direction", "down");
@@ -576,7 +625,7 @@ static void type_then(struct backend_call *bc, const struct perceive_target *t)
     queue(a);
 }
 
-void desktop_type_op(struct backend_call *bc)
+static void type_op(struct backend_call *bc)
 {
     struct desktop *d = desktop_of(bc->session);
     if (json_object_get(bc->args, "ref")) {
@@ -608,7 +657,7 @@ static const char *strip_super(const char *spec, bool *super)
     return spec;
 }
 
-void desktop_press_key_op(struct backend_call *bc)
+static void press_key_op(struct backend_call *bc)
 {
     struct act *a = act_new(bc, ACT_KEY);
     const char *spec = strip_super(args_string(bc->args, "key", ""), &a->super);
@@ -621,4 +670,43 @@ void desktop_press_key_op(struct backend_call *bc)
     }
     a->repeat = (int)args_int(bc->args, "repeat", 1);
     queue(a);
+}
+
+/* Every input goes through typed_check, which holds back what may move the
+ * focus while text typed before it is being checked. */
+void desktop_click_op(struct backend_call *bc)
+{
+    bool by_element = json_object_get(bc->args, "ref") || json_object_get(bc->args, "text");
+    typed_check_run(desktop_of(bc->session), bc, click_op,
+                    by_element ? FENCE_MOVE_ELSEWHERE : FENCE_MOVE);
+}
+
+void desktop_drag_op(struct backend_call *bc)
+{
+    typed_check_run(desktop_of(bc->session), bc, drag_op, FENCE_MOVE);
+}
+
+void desktop_scroll_op(struct backend_call *bc)
+{
+    typed_check_run(desktop_of(bc->session), bc, scroll_op, FENCE_MOVE);
+}
+
+void desktop_press_key_op(struct backend_call *bc)
+{
+    typed_check_run(desktop_of(bc->session), bc, press_key_op, FENCE_MOVE);
+}
+
+void desktop_type_op(struct backend_call *bc)
+{
+    enum typed_fence kind =
+        json_object_get(bc->args, "ref") ? FENCE_MOVE_ELSEWHERE
+        : json_object_get(bc->args, "window") || moves_focus(args_string(bc->args, "text", ""))
+            ? FENCE_MOVE
+            : FENCE_TYPE;
+    typed_check_run(desktop_of(bc->session), bc, type_op, kind);
+}
+
+void desktop_fenced_window_manage_op(struct backend_call *bc)
+{
+    typed_check_run(desktop_of(bc->session), bc, desktop_window_manage_op, FENCE_MOVE);
 }

@@ -10,6 +10,7 @@
 #include "backend/desktop/internal.h"
 #include "backend/desktop/leftovers.h"
 #include "backend/desktop/output.h"
+#include "backend/desktop/typed_check.h"
 #include "backend/desktop/xgrab.h"
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
@@ -181,6 +182,8 @@ static void remove_runtime_dir(struct desktop *d)
 static void free_desktop(struct desktop *d)
 {
     remove_runtime_dir(d);
+    /* Its thread asks perception. */
+    typed_check_destroy(d);
     perceive_destroy(d->perceive);
     /* The thread first: it may be using the connection. */
     input_queue_destroy(d->input_queue);
@@ -208,6 +211,7 @@ static void end_session(struct desktop *d)
      * itself. */
     input_queue_close(d->input_queue);
     d->input_queue = NULL;
+    typed_check_close(d);
     remove_runtime_dir(d);
     desktop_output_close(d->output);
     d->output = NULL;
@@ -398,7 +402,7 @@ static const struct backend_impl desktop_impl = {
     .drag = desktop_drag_op,
     .scroll = desktop_scroll_op,
     .window_list = desktop_window_list_op,
-    .window_manage = desktop_window_manage_op,
+    .window_manage = desktop_fenced_window_manage_op,
     .type_text = desktop_type_op,
     .press_key = desktop_press_key_op,
     .capture = desktop_screenshot_op,

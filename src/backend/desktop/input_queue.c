@@ -14,6 +14,7 @@ struct input_queue {
     uv_mutex_t lock;
     uv_cond_t wake;
     bool quit;                           /* under lock */
+    bool quiet;                          /* under lock: input_queue_quiet */
     struct input_job *todo, **todo_tail; /* under lock */
     struct input_job *done, **done_tail; /* under lock */
 };
@@ -42,7 +43,8 @@ static void thread_main(void *arg)
         job->run(job);
         uv_mutex_lock(&q->lock);
         append(&q->done_tail, job);
-        uv_async_send(&q->async);
+        if (!q->quiet)
+            uv_async_send(&q->async);
         if (q->quit)
             break;
     }
@@ -107,6 +109,13 @@ struct input_queue *input_queue_create(uv_loop_t *loop)
     /* An idle desktop's input thread never keeps the server running. */
     uv_unref((uv_handle_t *)&q->async);
     return q;
+}
+
+void input_queue_quiet(struct input_queue *q)
+{
+    uv_mutex_lock(&q->lock);
+    q->quiet = true;
+    uv_mutex_unlock(&q->lock);
 }
 
 void input_queue_push(struct input_queue *q, struct input_job *job)

@@ -20,6 +20,11 @@ struct input_queue;
 
 /* On the loop thread. The thread starts with the first job. */
 struct input_queue *input_queue_create(uv_loop_t *loop);
+/* From now on finished jobs wait for input_queue_destroy to hand them to
+ * done: the thread never wakes the loop again, which may close before a
+ * long job ends (at shutdown the server does not wait for it). For a queue
+ * whose owner stops caring about the answers. */
+void input_queue_quiet(struct input_queue *q);
 /* Queue job (not run yet: its run starts after the jobs before it). */
 void input_queue_push(struct input_queue *q, struct input_job *job);
 /* The session has ended: once the jobs in flight are answered the thread

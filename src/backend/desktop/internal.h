@@ -16,6 +16,7 @@ struct perceive;
 struct pidns;
 struct session;
 struct start;
+struct typed_check;
 
 #define DESKTOP_MAX_CHILDREN 64
 
@@ -53,7 +54,8 @@ struct desktop {
     struct xinput *input;            /* XTEST, created on the first action */
     struct input_queue *input_queue; /* the thread input runs on; with input */
     uint64_t input_at_ms; /* uv_hrtime ms when the last click, drag or key ended (input thread) */
-    struct xgrab *grab;   /* pixels; connects on the first capture */
+    struct typed_check *typed; /* password checks after typing (typed_check.h); NULL until used */
+    struct xgrab *grab;        /* pixels; connects on the first capture */
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
     struct start *start;                 /* while starting (start.c), else NULL */
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
@@ -91,6 +93,9 @@ void desktop_input_ensure(struct desktop *d);
 /* window_list and window_manage (window_ops.c). */
 void desktop_window_list_op(struct backend_call *bc);
 void desktop_window_manage_op(struct backend_call *bc);
+/* window_manage after the password checks of text typed before it
+ * (typed_check.h): it may move the focus. */
+void desktop_fenced_window_manage_op(struct backend_call *bc);
 /* screenshot: {format, quality, max_width, region} on the worker pool. */
 void desktop_screenshot_op(struct backend_call *bc);
 

@@ -207,6 +207,41 @@ test('a password field focused by a click, typed into without a ref: the text st
   assert.ok(!rows.includes('sw0rdfish'), `the secret is not stored: ${rows}`);
 });
 
+test('the audit row of text typed into a password field is written, redacted, even when the server stops right after the answer', topts(), async (t) => {
+  const { srv, session, snap } = await dialog(t, `zenity --password --title Secret`, 'Password');
+  const field = element(snap, 'password text');
+  await srv.ok('click', { session, ...centre(field) });
+  // The answer comes once the keys are sent; whether the focus was a
+  // password field is found out after it. Stopping now must neither lose the
+  // row nor store the text in clear.
+  await srv.ok('type_text', { session, text: 'qu1ckstop-Ä' });
+  await srv.close();
+  const rows = execFileSync('sqlite3', ['-readonly', join(srv.dataDir, 'audit.db'),
+    "SELECT arguments FROM calls WHERE tool = 'type_text'"]).toString();
+  assert.match(rows, /redacted/, 'the type_text row is there');
+  assert.ok(!rows.includes('qu1ckstop'), `the secret is not stored: ${rows}`);
+});
+
+test('a click right after typing into a password field does not make the check see the next field', topts(), async (t) => {
+  const { srv, session, out, snap } = await dialog(t,
+    `zenity --forms --title Login --text Login --add-entry User --add-password Pass`, 'User');
+  const pass = element(snap, 'password text');
+  const user = element(snap, 'text');
+  await srv.ok('click', { session, ...centre(pass) });
+  // Sent together: the click must not move the focus before the typed
+  // text's password check has seen where it went.
+  await Promise.all([
+    srv.ok('type_text', { session, text: 'l3ftbehind' }),
+    srv.ok('click', { session, ...centre(user) }),
+  ]);
+  await srv.ok('type_text', { session, text: 'ann' });
+  await srv.ok('click', { session, ref: element(snap, 'push button', 'OK').ref });
+  assert.equal(await outputOf(out), 'ann|l3ftbehind\nstatus=0\n', 'the program got both fields');
+  const rows = await auditRows(srv, 'type_text', /"ann"/);
+  assert.match(rows, /redacted/, 'the password is redacted');
+  assert.ok(!rows.includes('l3ftbehind'), `the secret is not stored: ${rows}`);
+});
+
 test('text typed into an ordinary field is audited as typed', topts(), async (t) => {
   const { srv, session, out, snap } = await dialog(t, `zenity --entry --title Who --text 'Your name'`, 'Your name');
   await srv.ok('click', { session, ...centre(element(snap, 'text')) });
