@@ -10,6 +10,37 @@
 
 #include <cmocka.h>
 
+#include "mcp/registry.h"
+#include "mcp/server.h"
+#include "tools/tools.h"
+
+/* A network tool glovebox does not have yet, to test hosts rules. */
+static const struct tool_policy_args open_url_args = {.host = "url"};
+static const struct tool open_url = {
+    .name = "open_url",
+    .title = "Open a URL",
+    .description = "Opens a URL.",
+    .input_schema = "{\"type\":\"object\"}",
+    .policy_args = &open_url_args,
+};
+
+/* The policy reads what each tool is (its facts in mcp/tool.h) from the
+ * registry, as glovebox serve has it. */
+static int register_tools(void **state)
+{
+    (void)state;
+    tools_register_all();
+    registry_add(&open_url);
+    return 0;
+}
+
+static int unregister_tools(void **state)
+{
+    (void)state;
+    mcp_server_finish();
+    return 0;
+}
+
 static void test_glob(void **state)
 {
     (void)state;
@@ -290,5 +321,5 @@ int main(void)
         cmocka_unit_test(test_rate_limits),
         cmocka_unit_test(test_explain),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, register_tools, unregister_tools);
 }
