@@ -2,6 +2,7 @@
  * policy allows, tool by tool, from the real tool list, and confirm a
  * widened policy to the running servers. */
 #include "cli/cli.h"
+#include "cli/serve_policy.h"
 #include "core/xmalloc.h"
 #include "mcp/registry.h"
 #include "mcp/server.h"
@@ -159,6 +160,8 @@ static int check(const char *given)
         path = xstrdup(given);
     else
         policy_find_files(&path, &project);
+    /* First: the policy checks its rules against the tools' facts. */
+    tools_register_all();
     struct policy *p;
     if (!path && !project) {
         no_user_policy();
@@ -169,6 +172,7 @@ static int check(const char *given)
         if (!p) {
             fprintf(stderr, "glovebox policy check: %s\n", err);
             free(err);
+            mcp_server_finish();
             free(path);
             free(project);
             return EXIT_USAGE;
@@ -180,13 +184,13 @@ static int check(const char *given)
         if (project)
             printf("narrowed by the project's policy: %s (valid; a call must pass both)\n",
                    project);
+        serve_policy_warn(p, stderr, "glovebox policy check: warning: ");
     }
     static const char *const modes[] = {"observe only",
                                         "every change needs a person's "
                                         "confirmation",
                                         "the policy alone decides"};
     printf("mode: %s (%s)\n", policy_mode_name(policy_mode(p)), modes[policy_mode(p)]);
-    tools_register_all();
     puts("tools:");
     for (size_t i = 0; i < registry_count(); i++) {
         const struct tool *t = registry_at(i)->tool;

@@ -77,6 +77,7 @@ void policy_watch_reload(struct serve_policy *sp, bool confirmed)
         return;
     }
     policy_carry_over(p, old);
+    serve_policy_warn(p, stderr, "glovebox: warning: ");
     if (sp->have_mode)
         policy_set_mode(p, sp->mode);
     /* A mode the agent lowered with set_mode stays lowered, unless the person

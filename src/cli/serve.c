@@ -434,6 +434,9 @@ int cli_serve(int argc, char **argv)
     int rc = parse_args(&srv, argc, argv);
     if (rc == 0)
         rc = load_token(&srv);
+    /* Before the policy: it checks its rules against the tools' facts. */
+    tools_register_all();
+    cli_register_extra_tools();
     if (rc == 0 && !serve_policy_start(&srv.policy, &srv.app))
         rc = EXIT_USAGE;
     if (rc != 0) {
@@ -442,6 +445,7 @@ int cli_serve(int argc, char **argv)
         free(srv.token_file);
         serve_policy_finish(&srv.policy);
         serve_audit_finish(&srv.audit, &srv.app);
+        mcp_server_finish();
         return rc < 0 ? EXIT_OK : rc;
     }
     srv.app.started_ms = uv_now(srv.app.loop);
@@ -450,8 +454,6 @@ int cli_serve(int argc, char **argv)
     session_registry_configure(srv.app.sessions, srv.shared_sessions, srv.max_sessions,
                                srv.max_per_client);
     children_init(srv.app.loop);
-    tools_register_all();
-    cli_register_extra_tools();
 
     uv_signal_init(srv.app.loop, &srv.sigint);
     uv_signal_init(srv.app.loop, &srv.sigterm);

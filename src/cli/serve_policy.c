@@ -58,6 +58,20 @@ static void no_user_policy(const char *project)
     free(user);
 }
 
+void serve_policy_warn(const struct policy *p, FILE *to, const char *prefix)
+{
+    json_t *warnings = policy_warnings(p);
+    size_t i;
+    json_t *w;
+    json_array_foreach(warnings, i, w) fprintf(to, "%s%s\n", prefix, json_string_value(w));
+    json_decref(warnings);
+}
+
+static void warn_unknown_tools(const struct policy *p)
+{
+    serve_policy_warn(p, stderr, "glovebox: warning: ");
+}
+
 bool serve_policy_start(struct serve_policy *sp, struct app *app)
 {
     const char *env = getenv("GLOVEBOX_ALLOW_ALL");
@@ -84,6 +98,7 @@ bool serve_policy_start(struct serve_policy *sp, struct app *app)
                 free(project);
                 return false;
             }
+            warn_unknown_tools(sp->policy);
             if (user && project)
                 log_info("policy: %s, narrowed by the project's %s", user, project);
             else if (user)

@@ -6,6 +6,7 @@
 #include "policy/policy.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <uv.h>
 
 struct app;
@@ -43,3 +44,5 @@ int serve_policy_option(struct serve_policy *sp, const char *a, const char *v);
  * with --policy cannot be used. */
 bool serve_policy_start(struct serve_policy *sp, struct app *app);
 void serve_policy_finish(struct serve_policy *sp);
+/* Each of policy_warnings(p) as a line on to, after prefix. */
+void serve_policy_warn(const struct policy *p, FILE *to, const char *prefix);

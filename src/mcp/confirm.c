@@ -12,6 +12,7 @@
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "mcp/call.h"
+#include "mcp/registry.h"
 #include "mcp/request_state.h"
 
 #include <stdlib.h>
@@ -68,17 +69,17 @@ void confirm_quote(struct strbuf *out, const char *s, size_t len, size_t max)
     }
 }
 
-static void quote_json_string(struct strbuf *out, const json_t *v, size_t max)
+void confirm_quote_json(struct strbuf *out, const json_t *v, size_t max)
 {
     confirm_quote(out, json_string_value(v), json_string_length(v), max);
 }
 
 /* A value of any type, quoted: strings as themselves, the rest as compact
  * JSON (which escapes control characters; ENSURE_ASCII escapes the rest). */
-static void quote_value(struct strbuf *out, const json_t *v)
+void confirm_quote_value(struct strbuf *out, const json_t *v)
 {
     if (json_is_string(v)) {
-        quote_json_string(out, v, CONFIRM_QUOTE_MAX);
+        confirm_quote_json(out, v, CONFIRM_QUOTE_MAX);
         return;
     }
     char *text = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY | JSON_SORT_KEYS);
@@ -96,12 +97,12 @@ static void quote_value(struct strbuf *out, const json_t *v)
     free(text);
 }
 
-static void session_phrase(struct strbuf *out, const json_t *args, const char *prep)
+void confirm_session_phrase(struct strbuf *out, const json_t *args, const char *prep)
 {
     const json_t *s = json_object_get(args, "session");
     if (json_is_string(s)) {
         strbuf_printf(out, " %s session ", prep);
-        quote_json_string(out, s, 64);
+        confirm_quote_json(out, s, 64);
     } else {
         strbuf_printf(out, " %s the current session", prep);
     }
@@ -109,7 +110,7 @@ static void session_phrase(struct strbuf *out, const json_t *args, const char *p
 
 /* A command array as one quoted line: ["bash", "-c", "x y"] -> "bash -c 'x y'"
  * would hide where arguments begin; each argument is quoted instead. */
-static void command_phrase(struct strbuf *out, const json_t *cmd)
+void confirm_command_phrase(struct strbuf *out, const json_t *cmd)
 {
     size_t i;
     const json_t *a;
@@ -123,10 +124,10 @@ static void command_phrase(struct strbuf *out, const json_t *cmd)
         if (i)
             strbuf_putc(out, ' ');
         if (json_is_string(a) && total < 1000) {
-            quote_json_string(out, a, 100);
+            confirm_quote_json(out, a, 100);
             total += json_string_length(a);
         } else {
-            quote_value(out, a);
+            confirm_quote_value(out, a);
         }
     }
 }
@@ -136,67 +137,41 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* "call <tool> with <sorted arguments>", for tools without a phrase. */
+static void generic_phrase(struct strbuf *q, const char *tool, const json_t *args)
+{
+    strbuf_puts(q, "call ");
+    strbuf_puts(q, tool); /* a registered tool's name: [a-z_] */
+    /* Sorted, so the same call always reads the same. */
+    const char **keys = xcalloc(json_object_size(args) + 1, sizeof *keys);
+    size_t n = 0;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)args, k, v) keys[n++] = k;
+    qsort(keys, n, sizeof *keys, by_name);
+    for (size_t i = 0; i < n && i < GENERIC_ARGS_MAX; i++) {
+        strbuf_puts(q, i ? ", " : " with ");
+        confirm_quote(q, keys[i], strlen(keys[i]), 40);
+        strbuf_putc(q, '=');
+        confirm_quote_value(q, json_object_get(args, keys[i]));
+    }
+    if (n > GENERIC_ARGS_MAX)
+        strbuf_printf(q, " and %zu more arguments", n - GENERIC_ARGS_MAX);
+    free(keys);
+}
+
 char *confirm_question(const char *tool, const json_t *args)
 {
     struct strbuf q;
     strbuf_init(&q);
     strbuf_puts(&q, "Allow the agent to ");
-    const json_t *text = json_object_get(args, "text");
-    const json_t *key = json_object_get(args, "key");
-    const json_t *cmd = json_object_get(args, "command");
-    if (strcmp(tool, "type_text") == 0 && json_is_string(text)) {
-        strbuf_puts(&q, "type ");
-        quote_json_string(&q, text, CONFIRM_QUOTE_MAX);
-        session_phrase(&q, args, "into");
-    } else if (strcmp(tool, "press_key") == 0 && json_is_string(key)) {
-        strbuf_puts(&q, "press ");
-        quote_json_string(&q, key, 64);
-        json_int_t repeat = json_integer_value(json_object_get(args, "repeat"));
-        if (repeat > 1)
-            strbuf_printf(&q, " %" JSON_INTEGER_FORMAT " times", repeat);
-        session_phrase(&q, args, "in");
-    } else if (strcmp(tool, "terminal_start") == 0) {
-        strbuf_puts(&q, "start a terminal running ");
-        if (json_is_array(cmd))
-            command_phrase(&q, cmd);
-        else
-            strbuf_puts(&q, "your login shell ($SHELL)");
-        const json_t *cwd = json_object_get(args, "cwd");
-        if (json_is_string(cwd)) {
-            strbuf_puts(&q, " in ");
-            quote_json_string(&q, cwd, CONFIRM_QUOTE_MAX);
-        }
-        if (json_object_size(json_object_get(args, "env")) > 0) {
-            strbuf_puts(&q, " with environment ");
-            quote_value(&q, json_object_get(args, "env"));
-        }
-    } else if (strcmp(tool, "launch_app") == 0 && json_is_array(cmd)) {
-        strbuf_puts(&q, "launch ");
-        command_phrase(&q, cmd);
-        session_phrase(&q, args, "in");
-    } else if (strcmp(tool, "session_stop") == 0 &&
-               json_is_string(json_object_get(args, "session"))) {
-        strbuf_puts(&q, "stop session ");
-        quote_json_string(&q, json_object_get(args, "session"), 64);
-    } else {
-        strbuf_puts(&q, "call ");
-        strbuf_puts(&q, tool); /* a registered tool's name: [a-z_] */
-        /* Sorted, so the same call always reads the same. */
-        const char **keys = xcalloc(json_object_size(args) + 1, sizeof *keys);
-        size_t n = 0;
-        const char *k;
-        const json_t *v;
-        json_object_foreach((json_t *)args, k, v) keys[n++] = k;
-        qsort(keys, n, sizeof *keys, by_name);
-        for (size_t i = 0; i < n && i < GENERIC_ARGS_MAX; i++) {
-            strbuf_puts(&q, i ? ", " : " with ");
-            confirm_quote(&q, keys[i], strlen(keys[i]), 40);
-            strbuf_putc(&q, '=');
-            quote_value(&q, json_object_get(args, keys[i]));
-        }
-        if (n > GENERIC_ARGS_MAX)
-            strbuf_printf(&q, " and %zu more arguments", n - GENERIC_ARGS_MAX);
-        free(keys);
+    size_t mark = q.len;
+    /* The tool says what it does with these arguments. */
+    const struct tool_entry *e = registry_find(tool);
+    if (!e || !e->tool->confirm_phrase || !e->tool->confirm_phrase(&q, args)) {
+        q.len = mark; /* a phrase that gave up leaves nothing behind */
+        q.data[q.len] = '\0';
+        generic_phrase(&q, tool, args);
     }
     if (q.len > CONFIRM_QUESTION_MAX) {
         /* Many long arguments: what is shown stays inside its quotes. */

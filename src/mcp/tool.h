@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct app;
+struct strbuf;
 struct tool_call;
 
 struct tool_annotations {
@@ -18,6 +19,19 @@ struct tool_annotations {
     bool destructive; /* may destroy something (only meaningful when !read_only) */
     bool idempotent;  /* repeating with the same arguments has no further effect */
     bool open_world;  /* reaches things outside glovebox's control */
+};
+
+/* Which arguments of a call the policy's argument rules look at
+ * (rules.<tool>.<kind>, docs/policy.md). A tool takes exactly the rule kinds
+ * whose field is set; a policy with another kind for it is refused. */
+struct tool_policy_args {
+    const char *command;       /* array: program, arguments -> "commands" */
+    const char *command_alias; /* another name people use for "commands" ("apps"), or NULL */
+    bool runs_shell;           /* without command it runs $SHELL (else /bin/sh) */
+    const char *cwd;           /* the directory a relative program is found from */
+    const char *env;           /* object of environment variables -> "env" */
+    const char *display;       /* an existing display to attach to -> "displays" */
+    const char *host;          /* a URL or host name -> "hosts" */
 };
 
 struct tool {
@@ -28,6 +42,15 @@ struct tool {
     const char *output_schema; /* JSON Schema text for structuredContent, or NULL */
     struct tool_annotations annotations;
     void (*handler)(struct tool_call *call);
+    /* Only ever lowers what the agent may do (set_mode): the policy never
+     * hides it, never asks a person about it, and a pause does not stop it. */
+    bool lowers_privilege;
+    /* The arguments argument rules apply to, or NULL: the tool takes none. */
+    const struct tool_policy_args *policy_args;
+    /* What a person is asked to allow, after "Allow the agent to " (quote
+     * every argument with mcp/confirm.h); false when args do not fit the
+     * phrase, and NULL, give "call <tool> with <arguments>". */
+    bool (*confirm_phrase)(struct strbuf *out, const json_t *args);
 };
 
 /* The validated arguments (an object, never NULL), borrowed. */

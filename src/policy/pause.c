@@ -13,7 +13,7 @@
 static bool stoppable(const struct tool *tool, void *ud)
 {
     (void)ud;
-    return !tool->annotations.read_only && strcmp(tool->name, "set_mode") != 0;
+    return !tool->annotations.read_only && !tool->lowers_privilege;
 }
 
 static void since_text(const struct app *app, char *buf, size_t size)

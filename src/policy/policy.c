@@ -2,6 +2,7 @@
 #include "policy/policy.h"
 
 #include "core/xmalloc.h"
+#include "mcp/registry.h"
 #include "mcp/tool.h"
 #include "policy/patterns.h"
 #include "policy/rate.h"
@@ -233,16 +234,23 @@ static bool matches_any(char *const *list, const char *name)
     return policy_patterns_first_match(list, name) != NULL;
 }
 
+/* A tool that only ever lowers privileges (mcp/tool.h), such as set_mode. */
+static bool lowers_privilege(const char *tool)
+{
+    const struct tool_entry *e = registry_find(tool);
+    return e && e->tool->lowers_privilege;
+}
+
 static bool allows(const struct policy *p, const char *tool, bool read_only)
 {
-    /* --allow-all lifts the lists, not the mode: set_mode passive must
-     * still stop an agent. */
+    /* --allow-all lifts the lists, not the mode: passive, set by the
+     * person or by the agent lowering it, must still stop an agent. */
     if (p->allow_all)
-        return read_only || p->mode != POLICY_PASSIVE || strcmp(tool, "set_mode") == 0;
+        return read_only || p->mode != POLICY_PASSIVE || lowers_privilege(tool);
     if (matches_any(p->deny, tool)) /* deny wins */
         return false;
-    /* set_mode only ever lowers privileges, so fail-closed never needs to hide it. */
-    if (read_only || strcmp(tool, "set_mode") == 0)
+    /* A tool that only ever lowers privileges: fail-closed never needs to hide it. */
+    if (read_only || lowers_privilege(tool))
         return true;
     if (p->mode == POLICY_PASSIVE)
         return false;
@@ -487,7 +495,7 @@ static char *explain(const struct policy *p, const char *tool, bool read_only)
         return xstrdup("allowed (--allow-all)");
     if (read_only)
         return xstrdup("allowed (read-only)");
-    if (strcmp(tool, "set_mode") == 0)
+    if (lowers_privilege(tool))
         return xstrdup("allowed (only ever lowers the mode)");
     return xasprintf("allowed (allow \"%s\")", policy_patterns_first_match(p->allow, tool));
 }
@@ -506,8 +514,8 @@ static char *confirmation(const struct policy *p, const char *tool, bool read_on
         if (policy_glob_match(*s, tool))
             return xasprintf("%s matches \"%s\" in \"confirm\" in %s", tool, *s,
                              p->source ? p->source : "the policy");
-    /* set_mode only lowers privileges: never worth a person's time. */
-    if (p->mode == POLICY_ASSIST && !read_only && strcmp(tool, "set_mode") != 0)
+    /* Lowering privileges is never worth a person's time. */
+    if (p->mode == POLICY_ASSIST && !read_only && !lowers_privilege(tool))
         return xstrdup("the mode is assist (every change needs a person's confirmation)");
     return NULL;
 }
@@ -609,6 +617,53 @@ void policy_set_reload_error(struct policy *p, const char *err)
 bool policy_mode_in_file(const struct policy *p)
 {
     return p->mode_from_file || (p->narrow && policy_mode_in_file(p->narrow));
+}
+
+static bool names_a_tool(const char *pattern)
+{
+    for (size_t i = 0; i < registry_count(); i++)
+        if (policy_glob_match(pattern, registry_at(i)->tool->name))
+            return true;
+    return false;
+}
+
+static void unknown_in(json_t *out, const char *source, const char *field, char *const *list)
+{
+    for (char *const *s = list; s && *s; s++)
+        if (!names_a_tool(*s))
+            json_array_append_new(
+                out, json_sprintf("%s: \"%s\" names \"%s\", but no tool %s; it has no effect",
+                                  source, field, *s,
+                                  strchr(*s, '*') ? "matches that pattern" : "has that name"));
+}
+
+json_t *policy_warnings(const struct policy *p)
+{
+    json_t *out = json_array();
+    if (p->from_file) {
+        const char *src = p->source ? p->source : "the policy";
+        unknown_in(out, src, "allow", p->allow);
+        unknown_in(out, src, "deny", p->deny);
+        unknown_in(out, src, "confirm", p->confirm);
+        json_t *rates = rate_limits_describe(p->rates);
+        const char *tool;
+        json_t *v;
+        json_object_foreach(json_object_get(rates, "tools"), tool, v)
+        {
+            if (!registry_find(tool))
+                json_array_append_new(out, json_sprintf("%s: \"rate_limits.tools\" names \"%s\", "
+                                                        "but no tool has that name; it has no "
+                                                        "effect",
+                                                        src, tool));
+        }
+        json_decref(rates);
+    }
+    if (p->narrow) {
+        json_t *inner = policy_warnings(p->narrow);
+        json_array_extend(out, inner);
+        json_decref(inner);
+    }
+    return out;
 }
 
 static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const json_t *args)

@@ -121,5 +121,12 @@ bool policy_mode_in_file(const struct policy *p);
  * status ("error"); NULL clears it. */
 void policy_set_reload_error(struct policy *p, const char *err);
 
+/* Names in "allow", "deny", "confirm" and "rate_limits.tools" of the
+ * policy's files (and the project's under it) that no registered tool has
+ * ("policy.json: \"deny\" names \"terminl_start\", but no tool has that
+ * name; it has no effect"): an array of strings, new, empty when none.
+ * Rules for an unknown tool are refused when the policy is read instead. */
+json_t *policy_warnings(const struct policy *p);
+
 /* The gate to install in struct app; ud is the policy. */
 struct mcp_gate policy_gate(struct policy *p);

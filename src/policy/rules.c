@@ -1,7 +1,9 @@
 #include "policy/rules.h"
 
 #include "core/program_path.h"
+#include "core/strbuf.h"
 #include "core/xmalloc.h"
+#include "mcp/registry.h"
 #include "policy/commands.h"
 #include "policy/patterns.h"
 #include "policy/policy.h"
@@ -11,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The lists a rule can hold, and the tools each applies to. */
+/* The lists a rule can hold; a tool's facts (mcp/tool.h) say which it takes. */
 enum list_kind {
     L_COMMANDS,
     L_DISPLAYS,
@@ -32,47 +34,64 @@ static const char *const safe_env[] = {
     "LANG", "LANGUAGE", "LC_*",        "TERM",     "COLORTERM",      "COLUMNS", "LINES",
     "TZ",   "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", NULL};
 
-static const struct {
-    const char *tool;
-    unsigned lists; /* bits of enum list_kind */
-} rule_tools[] = {
-    {"terminal_start", (1u << L_COMMANDS) | (1u << L_ENV)},
-    {"desktop_start", (1u << L_COMMANDS) | (1u << L_DISPLAYS)},
-    {"launch_app", 1u << L_COMMANDS},
-    {"open_url", 1u << L_HOSTS},
-    {"vnc_connect", 1u << L_HOSTS},
-    {"webdriver_connect", 1u << L_HOSTS},
-    /* Not a tool: the windows every input tool must keep away from. */
-    {"input", (1u << L_BLOCKED_WINDOWS) | (1u << L_BLOCKED_APPS)},
+/* Not a tool: the windows every input tool must keep away from. */
+#define INPUT_SECTION "input"
+
+/* One section of "rules": a tool's (whose facts say which arguments the
+ * rules look at) or the input section. */
+struct section {
+    char *name;
+    /* lists[k]: NULL-terminated patterns, or NULL when the rule does not
+     * say (no restriction, except displays: none listed, none allowed).
+     * L_COMMANDS is unused here: commands holds that rule. */
+    char **lists[L_COUNT];
+    struct policy_commands *commands; /* NULL when unsaid */
 };
-#define N_RULE_TOOLS (sizeof rule_tools / sizeof rule_tools[0])
 
 struct policy_rules {
-    /* lists[t][k]: NULL-terminated patterns, or NULL when the rule does not
-     * say (no restriction, except displays: none listed, none allowed). */
-    char **lists[N_RULE_TOOLS][L_COUNT];
-    /* The commands rule (L_COMMANDS is unused in lists), NULL when unsaid. */
-    struct policy_commands *commands[N_RULE_TOOLS];
+    struct section *sections;
+    size_t count;
 };
 
 void policy_rules_destroy(struct policy_rules *r)
 {
     if (!r)
         return;
-    for (size_t t = 0; t < N_RULE_TOOLS; t++)
+    for (size_t i = 0; i < r->count; i++) {
         for (int k = 0; k < L_COUNT; k++)
-            policy_patterns_free(r->lists[t][k]);
-    for (size_t t = 0; t < N_RULE_TOOLS; t++)
-        policy_commands_destroy(r->commands[t]);
+            policy_patterns_free(r->sections[i].lists[k]);
+        policy_commands_destroy(r->sections[i].commands);
+        free(r->sections[i].name);
+    }
+    free(r->sections);
     free(r);
 }
 
-static int tool_index(const char *tool)
+static const struct section *find_section(const struct policy_rules *r, const char *name)
 {
-    for (size_t t = 0; t < N_RULE_TOOLS; t++)
-        if (strcmp(rule_tools[t].tool, tool) == 0)
-            return (int)t;
-    return -1;
+    for (size_t i = 0; r && i < r->count; i++)
+        if (strcmp(r->sections[i].name, name) == 0)
+            return &r->sections[i];
+    return NULL;
+}
+
+/* What the registered tool's argument rules look at, or NULL. */
+static const struct tool_policy_args *facts_of(const char *tool)
+{
+    const struct tool_entry *e = registry_find(tool);
+    return e ? e->tool->policy_args : NULL;
+}
+
+/* The rule kinds a section takes (bits of enum list_kind). */
+static unsigned kinds_of(const char *name)
+{
+    if (strcmp(name, INPUT_SECTION) == 0)
+        return (1u << L_BLOCKED_WINDOWS) | (1u << L_BLOCKED_APPS);
+    const struct tool_policy_args *f = facts_of(name);
+    if (!f)
+        return 0;
+    return (f->command ? 1u << L_COMMANDS : 0) | (f->env ? 1u << L_ENV : 0) |
+           (f->display ? 1u << L_DISPLAYS : 0) | (f->host ? 1u << L_HOSTS : 0);
 }
 
 static char *known_lists(unsigned bits)
@@ -85,68 +104,109 @@ static char *known_lists(unsigned bits)
     return xstrdup(buf);
 }
 
+/* "terminal_start, desktop_start, launch_app and input": the sections a
+ * policy may have, from the registered tools' facts. */
+static char *known_sections(void)
+{
+    struct strbuf b;
+    strbuf_init(&b);
+    for (size_t i = 0; i < registry_count(); i++) {
+        const struct tool *t = registry_at(i)->tool;
+        if (t->policy_args)
+            strbuf_printf(&b, "%s, ", t->name);
+    }
+    if (b.len)
+        b.len -= 2;
+    strbuf_printf(&b, "%s" INPUT_SECTION, b.len ? " and " : "");
+    return strbuf_steal(&b);
+}
+
+static char *unknown_section(const char *name)
+{
+    char *known = known_sections();
+    char *err = xasprintf(
+        "unknown field \"rules.%.100s\" (%s; rules exist for %s)", name,
+        registry_find(name) ? "this tool takes no argument rules" : "no tool has this name", known);
+    free(known);
+    return err;
+}
+
+/* The rule kind key names in a section, or L_COUNT. */
+static int kind_named(const char *section, const char *key)
+{
+    int k = 0;
+    while (k < L_COUNT && strcmp(list_names[k], key) != 0)
+        k++;
+    const struct tool_policy_args *f = k == L_COUNT ? facts_of(section) : NULL;
+    if (f && f->command_alias && strcmp(key, f->command_alias) == 0)
+        k = L_COMMANDS;
+    return k;
+}
+
+static bool parse_section(struct section *sec, const json_t *rule, char **err)
+{
+    const char *tool = sec->name;
+    if (!json_is_object(rule)) {
+        *err = xasprintf("\"rules.%s\" must be an object", tool);
+        return false;
+    }
+    unsigned kinds = kinds_of(tool);
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)rule, key, v)
+    {
+        if (strcmp(key, "$comment") == 0)
+            continue;
+        int k = kind_named(tool, key);
+        if (k == L_COUNT || !(kinds & (1u << k))) {
+            char *ok = known_lists(kinds);
+            *err = xasprintf("unknown field \"rules.%s.%.100s\" (expected %s)", tool, key, ok);
+            free(ok);
+            return false;
+        }
+        char *where = xasprintf("rules.%s.%s", tool, key);
+        bool ok;
+        if (k == L_COMMANDS)
+            ok = (sec->commands = policy_commands_parse(v, where, err)) != NULL;
+        else
+            ok = (sec->lists[k] = policy_patterns_parse(v, where, "patterns", "string", err)) !=
+                 NULL;
+        free(where);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 struct policy_rules *policy_rules_parse(const json_t *doc, char **err)
 {
     struct policy_rules *r = xcalloc(1, sizeof *r);
     if (!doc)
         return r;
     if (!json_is_object(doc)) {
-        *err = xstrdup(
-            "\"rules\" must be an object: {\"terminal_start\": {\"commands\": [...]}, ...}");
+        *err = xstrdup("\"rules\" must be an object: {\"<tool>\": {\"commands\": [...]}, ...}");
         policy_rules_destroy(r);
         return NULL;
     }
+    r->sections = xcalloc(json_object_size(doc), sizeof *r->sections);
     const char *tool;
     const json_t *rule;
     json_object_foreach((json_t *)doc, tool, rule)
     {
         if (strcmp(tool, "$comment") == 0)
             continue;
-        int t = tool_index(tool);
-        if (t < 0) {
-            *err = xasprintf("unknown field \"rules.%.100s\" (rules exist for terminal_start, "
-                             "desktop_start, launch_app, open_url, vnc_connect, "
-                             "webdriver_connect and input)",
-                             tool);
+        /* A rule for a tool that does not exist (a typo, a tool this build
+         * lacks) would restrict nothing: refused rather than ignored. */
+        if (!kinds_of(tool)) {
+            *err = unknown_section(tool);
             policy_rules_destroy(r);
             return NULL;
         }
-        if (!json_is_object(rule)) {
-            *err = xasprintf("\"rules.%s\" must be an object", tool);
+        struct section *sec = &r->sections[r->count++];
+        sec->name = xstrdup(tool);
+        if (!parse_section(sec, rule, err)) {
             policy_rules_destroy(r);
             return NULL;
-        }
-        const char *key;
-        const json_t *v;
-        json_object_foreach((json_t *)rule, key, v)
-        {
-            if (strcmp(key, "$comment") == 0)
-                continue;
-            int k = 0;
-            while (k < L_COUNT && strcmp(list_names[k], key) != 0)
-                k++;
-            /* launch_app's list may be called "apps", as people say it. */
-            if (k == L_COUNT && strcmp(key, "apps") == 0 && strcmp(tool, "launch_app") == 0)
-                k = L_COMMANDS;
-            if (k == L_COUNT || !(rule_tools[t].lists & (1u << k))) {
-                char *ok = known_lists(rule_tools[t].lists);
-                *err = xasprintf("unknown field \"rules.%s.%.100s\" (expected %s)", tool, key, ok);
-                free(ok);
-                policy_rules_destroy(r);
-                return NULL;
-            }
-            char *where = xasprintf("rules.%s.%s", tool, key);
-            bool ok;
-            if (k == L_COMMANDS)
-                ok = (r->commands[t] = policy_commands_parse(v, where, err)) != NULL;
-            else
-                ok = (r->lists[t][k] =
-                          policy_patterns_parse(v, where, "patterns", "string", err)) != NULL;
-            free(where);
-            if (!ok) {
-                policy_rules_destroy(r);
-                return NULL;
-            }
         }
     }
     return r;
@@ -177,22 +237,20 @@ static char *refuse(const char *tool, const char *verb, const char *value, const
     return msg;
 }
 
-static const char *program_of(const char *tool, const json_t *args)
+static const char *program_of(const struct tool_policy_args *f, const json_t *args)
 {
-    const char *prog = json_string_value(json_array_get(json_object_get(args, "command"), 0));
-    if (!prog && strcmp(tool, "terminal_start") == 0) {
-        /* What terminal_start runs without a command. */
+    const char *prog = json_string_value(json_array_get(json_object_get(args, f->command), 0));
+    if (!prog && f->runs_shell) {
+        /* What the tool runs without a command. */
         const char *shell = getenv("SHELL");
         prog = shell && *shell ? shell : "/bin/sh";
     }
     return prog;
 }
 
-static char *host_of(const json_t *args)
+static char *host_of(const struct tool_policy_args *f, const json_t *args)
 {
-    const char *s = json_string_value(json_object_get(args, "url"));
-    if (!s)
-        s = json_string_value(json_object_get(args, "host"));
+    const char *s = json_string_value(json_object_get(args, f->host));
     if (!s)
         return NULL;
     const char *start = strstr(s, "://");
@@ -232,27 +290,29 @@ static char *check_env(char *const *allowed, const char *tool, const json_t *env
 char *policy_rules_check_exec(const struct policy_rules *r, const char *tool, const char *path,
                               const char *const *argv)
 {
-    int t = tool_index(tool);
-    if (t < 0 || !r || !r->commands[t])
+    const struct section *sec = find_section(r, tool);
+    if (!sec || !sec->commands)
         return NULL;
     char *where = xasprintf("rules.%s.commands", tool);
-    char *msg = policy_commands_check(r->commands[t], tool, where, path, argv);
+    char *msg = policy_commands_check(sec->commands, tool, where, path, argv);
     free(where);
     return msg;
 }
 
 /* The checks on what the call will execute, resolved as the tool will
  * resolve it (tools/exec_target.h does the same from the same arguments). */
-static char *check_program(const struct policy_rules *r, const char *tool, const json_t *args)
+static char *check_program(const struct policy_rules *r, const char *tool,
+                           const struct tool_policy_args *f, const json_t *args)
 {
-    const json_t *command = json_object_get(args, "command");
-    const char *prog = program_of(tool, args);
+    const json_t *command = json_object_get(args, f->command);
+    const char *prog = program_of(f, args);
     if (!prog)
         return NULL;
     char *err = NULL;
-    const char *env_path = json_string_value(json_object_get(json_object_get(args, "env"), "PATH"));
-    char *path =
-        program_path_resolve(prog, json_string_value(json_object_get(args, "cwd")), env_path, &err);
+    const char *env_path =
+        f->env ? json_string_value(json_object_get(json_object_get(args, f->env), "PATH")) : NULL;
+    const char *cwd = f->cwd ? json_string_value(json_object_get(args, f->cwd)) : NULL;
+    char *path = program_path_resolve(prog, cwd, env_path, &err);
     /* Not found: nothing proves it allowed; refuse by the name as given. */
     free(err);
     size_t n = json_array_size(command);
@@ -268,34 +328,33 @@ static char *check_program(const struct policy_rules *r, const char *tool, const
 
 char *policy_rules_check(const struct policy_rules *r, const char *tool, const json_t *args)
 {
-    int t = tool_index(tool);
-    if (t < 0 || !r)
+    const struct tool_policy_args *f = facts_of(tool);
+    if (!f || !r)
         return NULL;
-    char **const *l = r->lists[t];
-    if (strcmp(tool, "desktop_start") == 0) {
-        const char *display = json_string_value(json_object_get(args, "display"));
-        /* Attaching reaches a real screen: only where the person said. */
-        if (display && !(l[L_DISPLAYS] && any(l[L_DISPLAYS], display)))
-            return l[L_DISPLAYS] ? refuse(tool, "attach to display", display, "displays",
-                                          l[L_DISPLAYS], "displays")
-                                 : xasprintf("Denied by policy: desktop_start may not attach to "
-                                             "the existing display \"%.100s\"; list it in "
-                                             "rules.desktop_start.displays to allow it (private "
-                                             "desktops need no rule)",
-                                             display);
-    }
-    if (rule_tools[t].lists & (1u << L_ENV)) {
-        char *msg = check_env(l[L_ENV], tool, json_object_get(args, "env"));
+    const struct section *sec = find_section(r, tool);
+    char **const none[L_COUNT] = {NULL};
+    char **const *l = sec ? sec->lists : none;
+    const char *display = f->display ? json_string_value(json_object_get(args, f->display)) : NULL;
+    /* Attaching reaches a real screen: only where the person said. */
+    if (display && !(l[L_DISPLAYS] && any(l[L_DISPLAYS], display)))
+        return l[L_DISPLAYS] ? refuse(tool, "attach to display", display, "displays", l[L_DISPLAYS],
+                                      "displays")
+                             : xasprintf("Denied by policy: %s may not attach to the existing "
+                                         "display \"%.100s\"; list it in rules.%s.displays to "
+                                         "allow it (private desktops need no rule)",
+                                         tool, display, tool);
+    if (f->env) {
+        char *msg = check_env(l[L_ENV], tool, json_object_get(args, f->env));
         if (msg)
             return msg;
     }
-    if (r->commands[t]) {
-        char *msg = check_program(r, tool, args);
+    if (sec && sec->commands && f->command) {
+        char *msg = check_program(r, tool, f, args);
         if (msg)
             return msg;
     }
-    if (l[L_HOSTS]) {
-        char *host = host_of(args);
+    if (l[L_HOSTS] && f->host) {
+        char *host = host_of(f, args);
         char *msg = host && !any(l[L_HOSTS], host)
                         ? refuse(tool, "reach", host, "hosts", l[L_HOSTS], "hosts")
                         : NULL;
@@ -309,7 +368,10 @@ bool policy_rules_input_blocked(const struct policy_rules *r, const char *title,
 {
     if (!r)
         return false;
-    char **const *l = r->lists[tool_index("input")];
+    const struct section *sec = find_section(r, INPUT_SECTION);
+    if (!sec)
+        return false;
+    char **const *l = sec->lists;
     return (title && l[L_BLOCKED_WINDOWS] && any(l[L_BLOCKED_WINDOWS], title)) ||
            (app && l[L_BLOCKED_APPS] && any(l[L_BLOCKED_APPS], app));
 }
@@ -317,13 +379,14 @@ bool policy_rules_input_blocked(const struct policy_rules *r, const char *title,
 json_t *policy_rules_describe(const struct policy_rules *r)
 {
     json_t *o = json_object();
-    for (size_t t = 0; r && t < N_RULE_TOOLS; t++) {
+    for (size_t i = 0; r && i < r->count; i++) {
+        const struct section *sec = &r->sections[i];
         json_t *rule = NULL;
         for (int k = 0; k < L_COUNT; k++) {
             json_t *v = k == L_COMMANDS
-                            ? (r->commands[t] ? policy_commands_json(r->commands[t]) : NULL)
-                        : r->lists[t][k] ? policy_patterns_json(r->lists[t][k])
-                                         : NULL;
+                            ? (sec->commands ? policy_commands_json(sec->commands) : NULL)
+                        : sec->lists[k] ? policy_patterns_json(sec->lists[k])
+                                        : NULL;
             if (!v)
                 continue;
             if (!rule)
@@ -331,7 +394,7 @@ json_t *policy_rules_describe(const struct policy_rules *r)
             json_object_set_new(rule, list_names[k], v);
         }
         if (rule)
-            json_object_set_new(o, rule_tools[t].tool, rule);
+            json_object_set_new(o, sec->name, rule);
     }
     return o;
 }

@@ -4,6 +4,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
+#include "mcp/confirm.h"
 #include "session/session.h"
 #include "tools/exec_target.h"
 #include "tools/screen_call.h"
@@ -70,6 +71,8 @@ static void handle(struct tool_call *call)
     free(argv);
 }
 
+static const struct tool_policy_args policy_args = {.command = "command", .display = "display"};
+
 const struct tool tool_desktop_start = {
     .name = "desktop_start",
     .title = "Start a desktop session",
@@ -102,4 +105,5 @@ const struct tool tool_desktop_start = {
                      "\"required\":[\"id\",\"kind\",\"display\",\"width\",\"height\"]}",
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = handle,
+    .policy_args = &policy_args,
 };

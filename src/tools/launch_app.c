@@ -4,6 +4,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
+#include "mcp/confirm.h"
 #include "session/session.h"
 #include "tools/exec_target.h"
 #include "tools/screen_call.h"
@@ -64,6 +65,20 @@ static void handle(struct tool_call *call)
                    pid);
 }
 
+static bool confirm_phrase(struct strbuf *q, const json_t *args)
+{
+    const json_t *cmd = json_object_get(args, "command");
+    if (!json_is_array(cmd))
+        return false;
+    strbuf_puts(q, "launch ");
+    confirm_command_phrase(q, cmd);
+    confirm_session_phrase(q, args, "in");
+    return true;
+}
+
+/* People call the list of programs apps, so rules.launch_app.apps works too. */
+static const struct tool_policy_args policy_args = {.command = "command", .command_alias = "apps"};
+
 const struct tool tool_launch_app = {
     .name = "launch_app",
     .title = "Launch an app on a desktop",
@@ -78,4 +93,6 @@ const struct tool tool_launch_app = {
                      "\"pid\":{\"type\":\"integer\"}},\"required\":[\"session\",\"pid\"]}",
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = handle,
+    .policy_args = &policy_args,
+    .confirm_phrase = confirm_phrase,
 };

@@ -2,6 +2,7 @@
  * backend has released it all (processes reaped, connections closed). */
 #include "core/app.h"
 #include "core/args.h"
+#include "mcp/confirm.h"
 #include "session/session.h"
 #include "tools/session_schema.h"
 #include "tools/tools.h"
@@ -37,6 +38,16 @@ static void handle(struct tool_call *call)
     session_stop(s, "stopped by session_stop");
 }
 
+static bool confirm_phrase(struct strbuf *q, const json_t *args)
+{
+    const json_t *session = json_object_get(args, "session");
+    if (!json_is_string(session))
+        return false;
+    strbuf_puts(q, "stop session ");
+    confirm_quote_json(q, session, 64);
+    return true;
+}
+
 const struct tool tool_session_stop = {
     .name = "session_stop",
     .title = "Stop a session",
@@ -53,4 +64,5 @@ const struct tool tool_session_stop = {
                      "\"was_live\"]}",
     .annotations = {.read_only = false, .destructive = true, .idempotent = true},
     .handler = handle,
+    .confirm_phrase = confirm_phrase,
 };

@@ -50,4 +50,5 @@ const struct tool tool_set_mode = {
                      "\"previous\":{\"type\":\"string\"}},\"required\":[\"mode\",\"previous\"]}",
     .annotations = {.read_only = false, .idempotent = true},
     .handler = handle,
+    .lowers_privilege = true,
 };

@@ -3,6 +3,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
+#include "mcp/confirm.h"
 #include "session/session.h"
 #include "tools/exec_target.h"
 #include "tools/screen_call.h"
@@ -110,6 +111,29 @@ static void handle(struct tool_call *call)
                    (long long)json_integer_value(pid), o.cols, o.rows);
 }
 
+static bool confirm_phrase(struct strbuf *q, const json_t *args)
+{
+    const json_t *cmd = json_object_get(args, "command");
+    strbuf_puts(q, "start a terminal running ");
+    if (json_is_array(cmd))
+        confirm_command_phrase(q, cmd);
+    else
+        strbuf_puts(q, "your login shell ($SHELL)");
+    const json_t *cwd = json_object_get(args, "cwd");
+    if (json_is_string(cwd)) {
+        strbuf_puts(q, " in ");
+        confirm_quote_json(q, cwd, CONFIRM_QUOTE_MAX);
+    }
+    if (json_object_size(json_object_get(args, "env")) > 0) {
+        strbuf_puts(q, " with environment ");
+        confirm_quote_value(q, json_object_get(args, "env"));
+    }
+    return true;
+}
+
+static const struct tool_policy_args policy_args = {
+    .command = "command", .runs_shell = true, .cwd = "cwd", .env = "env"};
+
 const struct tool tool_terminal_start = {
     .name = "terminal_start",
     .title = "Start a terminal session",
@@ -144,4 +168,6 @@ const struct tool tool_terminal_start = {
                     .idempotent = false,
                     .open_world = true},
     .handler = handle,
+    .policy_args = &policy_args,
+    .confirm_phrase = confirm_phrase,
 };

@@ -1,11 +1,23 @@
 /* type_text: text as if typed. */
 #include "backend/backend.h"
+#include "mcp/confirm.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
 static void handle(struct tool_call *call)
 {
     screen_call_run(call, BACKEND_OP(type_text), "type", true);
+}
+
+static bool confirm_phrase(struct strbuf *q, const json_t *args)
+{
+    const json_t *text = json_object_get(args, "text");
+    if (!json_is_string(text))
+        return false;
+    strbuf_puts(q, "type ");
+    confirm_quote_json(q, text, CONFIRM_QUOTE_MAX);
+    confirm_session_phrase(q, args, "into");
+    return true;
 }
 
 const struct tool tool_type_text = {
@@ -32,4 +44,5 @@ const struct tool tool_type_text = {
                      "\"boolean\"}},\"required\":[\"session\",\"bytes\"]}",
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,
+    .confirm_phrase = confirm_phrase,
 };

@@ -14,6 +14,25 @@
 
 #include <cmocka.h>
 
+#include "mcp/server.h"
+#include "tools/tools.h"
+
+/* The policy reads what each tool is (its facts in mcp/tool.h) from the
+ * registry, as glovebox serve has it. */
+static int register_tools(void **state)
+{
+    (void)state;
+    tools_register_all();
+    return 0;
+}
+
+static int unregister_tools(void **state)
+{
+    (void)state;
+    mcp_server_finish();
+    return 0;
+}
+
 static json_t *args_of(const char *text)
 {
     json_t *j = json_loads(text, 0, NULL);
@@ -242,5 +261,5 @@ int main(void)
         cmocka_unit_test(test_policy_assist_confirms_changes),
         cmocka_unit_test(test_policy_confirm_timeout_checked),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, register_tools, unregister_tools);
 }

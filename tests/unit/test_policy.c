@@ -10,6 +10,37 @@
 
 #include <cmocka.h>
 
+#include "mcp/registry.h"
+#include "mcp/server.h"
+#include "tools/tools.h"
+
+/* A network tool glovebox does not have yet, to test hosts rules. */
+static const struct tool_policy_args open_url_args = {.host = "url"};
+static const struct tool open_url = {
+    .name = "open_url",
+    .title = "Open a URL",
+    .description = "Opens a URL.",
+    .input_schema = "{\"type\":\"object\"}",
+    .policy_args = &open_url_args,
+};
+
+/* The policy reads what each tool is (its facts in mcp/tool.h) from the
+ * registry, as glovebox serve has it. */
+static int register_tools(void **state)
+{
+    (void)state;
+    tools_register_all();
+    registry_add(&open_url);
+    return 0;
+}
+
+static int unregister_tools(void **state)
+{
+    (void)state;
+    mcp_server_finish();
+    return 0;
+}
+
 static void test_glob(void **state)
 {
     (void)state;
@@ -277,6 +308,77 @@ static void test_explain(void **state)
     policy_destroy(p);
 }
 
+/* policy_warnings(p) as lines. */
+static char *warning_lines(const struct policy *p, size_t *count)
+{
+    json_t *w = policy_warnings(p);
+    *count = json_array_size(w);
+    size_t len = 1;
+    for (size_t i = 0; i < *count; i++)
+        len += strlen(json_string_value(json_array_get(w, i))) + 1;
+    char *out = calloc(1, len);
+    for (size_t i = 0; i < *count; i++) {
+        strcat(out, json_string_value(json_array_get(w, i)));
+        strcat(out, "\n");
+    }
+    json_decref(w);
+    return out;
+}
+
+/* A policy naming a tool that does not exist is kept, with a warning
+ * naming each such name and where it stands; real names and patterns that
+ * match a tool give none. */
+static void test_unknown_tools_warned(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    struct policy *p = parse("{\"allow\":[\"terminal_*\",\"termnal_start\"],"
+                             "\"deny\":[\"vnc_*\"],\"confirm\":[\"type_text\",\"typo_text\"],"
+                             "\"rate_limits\":{\"tools\":{\"press_key\":{\"per_minute\":5},"
+                             "\"press_keys\":{\"per_minute\":5}}}}",
+                             &err);
+    assert_non_null(p);
+    size_t n;
+    char *text = warning_lines(p, &n);
+    assert_int_equal(n, 4);
+    assert_non_null(strstr(text, "\"allow\" names \"termnal_start\", but no tool has that name; "
+                                 "it has no effect"));
+    assert_non_null(strstr(text, "\"deny\" names \"vnc_*\", but no tool matches that pattern"));
+    assert_non_null(strstr(text, "\"confirm\" names \"typo_text\""));
+    assert_non_null(strstr(text, "\"rate_limits.tools\" names \"press_keys\""));
+    assert_null(strstr(text, "\"terminal_*\""));
+    free(text);
+    /* The policy still does what it says for the names that exist. */
+    assert_true(policy_allows(p, "terminal_start", false));
+    policy_destroy(p);
+
+    p = parse("{\"allow\":[\"*\"],\"deny\":[\"set_mode\"]}", &err);
+    text = warning_lines(p, &n);
+    assert_int_equal(n, 0);
+    free(text);
+    policy_destroy(p);
+}
+
+/* Which rules a section takes comes from the tool's facts. */
+static void test_rule_kinds_from_tool_facts(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    assert_null(parse("{\"rules\":{\"screenshot\":{\"commands\":[\"x\"]}}}", &err));
+    assert_non_null(strstr(err,
+                           "unknown field \"rules.screenshot\" (this tool takes no argument "
+                           "rules; rules exist for terminal_start, desktop_start, launch_app"));
+    free(err);
+    err = NULL;
+    assert_null(parse("{\"rules\":{\"terminl_start\":{\"commands\":[\"x\"]}}}", &err));
+    assert_non_null(strstr(err, "unknown field \"rules.terminl_start\" (no tool has this name"));
+    free(err);
+    err = NULL;
+    assert_null(parse("{\"rules\":{\"launch_app\":{\"env\":[\"X\"]}}}", &err));
+    assert_non_null(strstr(err, "unknown field \"rules.launch_app.env\" (expected commands)"));
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +391,8 @@ int main(void)
         cmocka_unit_test(test_argument_rules),
         cmocka_unit_test(test_rate_limits),
         cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_unknown_tools_warned),
+        cmocka_unit_test(test_rule_kinds_from_tool_facts),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, register_tools, unregister_tools);
 }

@@ -13,6 +13,25 @@
 
 #include <cmocka.h>
 
+#include "mcp/server.h"
+#include "tools/tools.h"
+
+/* The policy reads what each tool is (its facts in mcp/tool.h) from the
+ * registry, as glovebox serve has it. */
+static int register_tools(void **state)
+{
+    (void)state;
+    tools_register_all();
+    return 0;
+}
+
+static int unregister_tools(void **state)
+{
+    (void)state;
+    mcp_server_finish();
+    return 0;
+}
+
 static struct policy *parse(const char *text)
 {
     json_error_t e;
@@ -166,5 +185,5 @@ int main(void)
         cmocka_unit_test(test_wider_waits),
         cmocka_unit_test(test_project_alone_narrows_the_default),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, register_tools, unregister_tools);
 }
