@@ -500,6 +500,46 @@ static void check_readable(struct term_screen *s)
     (void)term_screen_bracketed_paste(s);
 }
 
+static void discard(const char *buf, size_t len, void *ud)
+{
+    (void)buf, (void)len, (void)ud;
+}
+
+/* Found by fuzzing: an escape cut short by another ESC reached libvterm
+ * alone and left its parser inside an escape, where "! [ … b" hung it. */
+static void an_interrupted_escape_never_hangs_libvterm(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *bytes;
+        size_t len;
+    } inputs[] = {
+        {"\x1b\x1b![\xe2[b", 7},
+        {"\x1b\x1b![5\x0c"
+         "b\xe2\x00![5\x0c"
+         "b\xe2\x00\x1d\n",
+         18},
+        {"x\x1b\x1b[5b", 6},
+        {"x\x1b[1\x1b[3b", 8},
+    };
+    for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+        struct term_screen *s = term_screen_create(82, 1, 20);
+        term_screen_set_output(s, discard, NULL);
+        term_screen_feed(s, inputs[k].bytes, inputs[k].len);
+        term_screen_feed(s, "\rok", 3);
+        char *text = term_screen_text(s);
+        assert_non_null(strstr(text, "ok"));
+        free(text);
+        term_screen_destroy(s);
+    }
+    /* REP still repeats the character before it. */
+    struct term_screen *s = term_screen_create(20, 2, 20);
+    term_screen_set_output(s, discard, NULL);
+    term_screen_feed(s, "x\x1b\x1b[3b", 6);
+    assert_line(s, 0, "xxxx");
+    term_screen_destroy(s);
+}
+
 static void garbage_does_not_crash(void **state)
 {
     (void)state;
@@ -619,6 +659,7 @@ int main(void)
         cmocka_unit_test(shrinking_keeps_cursors_and_regions_on_the_screen),
         cmocka_unit_test(c1_controls_in_utf8_are_ignored),
         cmocka_unit_test(changes_are_counted_and_announced_once_per_feed),
+        cmocka_unit_test(an_interrupted_escape_never_hangs_libvterm),
         cmocka_unit_test(garbage_does_not_crash),
         cmocka_unit_test(floods_do_not_crash),
     };

@@ -213,6 +213,15 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
             }
             if (swallow)
                 start = i;
+            /* An escape or CSI cut short by this ESC: a terminal abandons
+             * it, and so does libvterm, but only if it sees it whole. Cut
+             * here, it would reach libvterm alone and leave its parser
+             * inside an escape (ESC ESC ! [ … b then hangs it), so it is
+             * dropped before libvterm sees it. */
+            if ((st == ESC || st == CSI) && !esc_long && !swallow) {
+                emit(f, b, start, hold);
+                start = i;
+            }
             swallow = false;
             st = ESC;
             hold = i;
