@@ -74,8 +74,7 @@ static void free_act(struct act *a)
 static bool hold(struct xinput *xi, uint32_t keysym, bool down, char **err)
 {
     uint8_t code;
-    bool shift;
-    if (!xinput_keycode(xi, keysym, &code, &shift, err))
+    if (!xinput_modifier_keycode(xi, keysym, &code, err))
         return false;
     xinput_key(xi, code, down);
     return true;
