@@ -46,9 +46,10 @@ struct input_key {
 /* What every key error ends with: the names, aliases and modifiers. */
 #define INPUT_KEYS_HELP                                                                            \
     "valid keys: Enter (Return), Tab, Escape (Esc), Backspace, Delete (Del), Insert (Ins), Up, "   \
-    "Down, Left, Right, Home, End, PageUp (PgUp), PageDown (PgDn), F1-F24, Space, or a single "    \
-    "character; modifiers ctrl (control), alt (option), shift, super (win, cmd, command), meta, "  \
-    "hyper joined with + (e.g. ctrl+c, shift+tab, ctrl+alt+Delete, super+l)"
+    "Down, Left, Right, Home, End, PageUp (PgUp), PageDown (PgDn), F1-F12 (F13-F24 on "            \
+    "desktops), Space, or a single character; modifiers ctrl (control), alt (option), shift, "     \
+    "super (win, cmd, command), meta, hyper joined with + (e.g. ctrl+c, shift+tab, "               \
+    "ctrl+alt+Delete, super+l)"
 
 /* Modifiers (any case) joined by '+', then a key name (any case) or one
  * character; a '+' right after a '+' or alone is the plus key. False with
