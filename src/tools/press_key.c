@@ -26,13 +26,15 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 const struct tool tool_press_key = {
     .name = "press_key",
     .title = "Press a key",
-    .description = "Presses a key or chord: \"Enter\", \"Tab\", \"Escape\", \"Backspace\", "
-                   "\"Delete\", \"Up\"/\"Down\"/\"Left\"/\"Right\", \"Home\", \"End\", "
-                   "\"PageUp\", \"PageDown\", \"Insert\", \"F1\"…\"F12\", \"Space\", a single "
-                   "character, and modifiers joined with +: \"ctrl+c\", \"alt+x\", "
-                   "\"shift+tab\", \"ctrl+shift+t\"; on desktops also super (win, cmd). "
-                   "Terminals: encoded as the program expects (application cursor and keypad "
-                   "modes respected). Desktops: real key events through XTEST.",
+    .description = "Presses a key or chord: \"Enter\" (Return), \"Tab\", \"Escape\" (Esc), "
+                   "\"Backspace\", \"Delete\" (Del), \"Up\"/\"Down\"/\"Left\"/\"Right\", "
+                   "\"Home\", \"End\", \"PageUp\", \"PageDown\", \"Insert\", \"F1\"…\"F24\", "
+                   "\"Space\", a single character, and modifiers joined with +: ctrl, alt "
+                   "(option), shift, meta, super (win, cmd), hyper — \"ctrl+c\", \"alt+F4\", "
+                   "\"ctrl+shift+t\", \"super+l\". Terminals: encoded as the program expects "
+                   "(application cursor and keypad modes respected); meta is alt there, and "
+                   "super, hyper and F13-F24 are refused. Desktops: real key events through "
+                   "XTEST, modifiers held as their own keys.",
     .input_schema =
         "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
         "\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"

@@ -142,7 +142,7 @@ static void characters_are_sent_as_utf8(void **state)
 static void unknown_keys_are_refused_with_the_valid_names(void **state)
 {
     struct fixture *f = *state;
-    static const char *const bad[] = {"Foo", "ctrl+", "hyper+x", "F13", "ab", "", "ctrl+\x01"};
+    static const char *const bad[] = {"Foo", "ctrl+", "hyp+x", "F25", "ab", "", "ctrl+\x01"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *err = NULL;
         strbuf_clear(&f->out);
@@ -159,22 +159,48 @@ static void unknown_keys_are_refused_with_the_valid_names(void **state)
     assert_false(term_keys_press(f->screen, "Foo", &err));
     assert_non_null(strstr(err, "unknown key \"Foo\""));
     free(err);
-    assert_false(term_keys_press(f->screen, "hyper+x", &err));
-    assert_non_null(strstr(err, "unknown modifier \"hyper\""));
+    assert_false(term_keys_press(f->screen, "hyp+x", &err));
+    assert_non_null(strstr(err, "unknown modifier \"hyp\""));
     free(err);
+}
+
+/* Modifiers and keys a terminal cannot encode are refused by name, and
+ * nothing reaches the program: a dropped modifier would run a different
+ * command than the one asked for. */
+static void super_and_hyper_are_refused_not_dropped(void **state)
+{
+    struct fixture *f = *state;
+    static const struct {
+        const char *spec, *part;
+    } cases[] = {
+        {"ctrl+super+t", "super"},
+        {"win+l", "super"},
+        {"hyper+a", "hyper"},
+        {"F13", "F13"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *err = NULL;
+        strbuf_clear(&f->out);
+        assert_false(term_keys_press(f->screen, cases[i].spec, &err));
+        assert_non_null(strstr(err, "argument \"key\""));
+        assert_non_null(strstr(err, cases[i].part));
+        assert_non_null(strstr(err, "not supported by terminal sessions"));
+        assert_int_equal(f->out.len, 0);
+        free(err);
+    }
 }
 
 static void parsed_keys_name_what_was_asked(void **state)
 {
     (void)state;
-    struct term_key k;
+    struct input_key k;
     char *err = NULL;
-    assert_true(term_keys_parse("ctrl+shift+T", &k, &err));
-    assert_int_equal(k.named, TERM_KEY_CHAR);
+    assert_true(term_keys_parse("key", "ctrl+shift+T", &k, &err));
+    assert_int_equal(k.named, INPUT_KEY_CHAR);
     assert_int_equal(k.codepoint, 'T');
-    assert_int_equal(k.mods, TERM_MOD_CTRL | TERM_MOD_SHIFT);
-    assert_true(term_keys_parse("F10", &k, &err));
-    assert_int_equal(k.named, TERM_KEY_F1 + 9);
+    assert_int_equal(k.mods, INPUT_MOD_CTRL | INPUT_MOD_SHIFT);
+    assert_true(term_keys_parse("key", "F10", &k, &err));
+    assert_int_equal(k.named, INPUT_KEY_F1 + 9);
     assert_int_equal(k.mods, 0);
 }
 
@@ -216,6 +242,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(characters_are_sent_as_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_keys_are_refused_with_the_valid_names, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(super_and_hyper_are_refused_not_dropped, setup, teardown),
         cmocka_unit_test(parsed_keys_name_what_was_asked),
         cmocka_unit_test_setup_teardown(typed_text_is_sent_with_newlines_as_enter, setup, teardown),
         cmocka_unit_test_setup_teardown(typed_text_is_bracketed_when_the_program_asks, setup,

@@ -11,12 +11,12 @@
 #include "backend/desktop/typed_check.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
-#include "backend/terminal/term_keys.h"
 #include "core/app.h"
 #include "core/args.h"
 #include "core/log.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
+#include "input/keys.h"
 #include "perceive/perceive.h"
 #include "policy/policy.h"
 #include "session/session.h"
@@ -46,8 +46,7 @@ struct act {
     int button, count, hold_ms, duration_ms, amount, repeat;
     int scroll_button;
     char *text;
-    struct term_key key;
-    bool super;
+    struct input_key key;
     json_t *target;  /* the element acted on, for the answer */
     json_t *blocked; /* the policy's windows input must keep away from, or NULL */
     size_t chars;
@@ -83,8 +82,7 @@ static void free_act(struct act *a)
 static bool hold(struct xinput *xi, uint32_t keysym, bool down, char **err)
 {
     uint8_t code;
-    bool shift;
-    if (!xinput_keycode(xi, keysym, &code, &shift, err))
+    if (!xinput_modifier_keycode(xi, keysym, &code, err))
         return false;
     xinput_key(xi, code, down);
     return true;
@@ -236,23 +234,24 @@ static void type(struct act *a, struct xinput *xi)
     }
 }
 
-static uint32_t named_keysym(const struct term_key *k)
+static uint32_t named_keysym(const struct input_key *k)
 {
     static const uint32_t syms[] = {
-        [TERM_KEY_ENTER] = XK_Return,  [TERM_KEY_TAB] = XK_Tab,
-        [TERM_KEY_ESCAPE] = XK_Escape, [TERM_KEY_BACKSPACE] = XK_BackSpace,
-        [TERM_KEY_DELETE] = XK_Delete, [TERM_KEY_INSERT] = XK_Insert,
-        [TERM_KEY_UP] = XK_Up,         [TERM_KEY_DOWN] = XK_Down,
-        [TERM_KEY_LEFT] = XK_Left,     [TERM_KEY_RIGHT] = XK_Right,
-        [TERM_KEY_HOME] = XK_Home,     [TERM_KEY_END] = XK_End,
-        [TERM_KEY_PAGEUP] = XK_Prior,  [TERM_KEY_PAGEDOWN] = XK_Next,
+        [INPUT_KEY_ENTER] = XK_Return,  [INPUT_KEY_TAB] = XK_Tab,
+        [INPUT_KEY_ESCAPE] = XK_Escape, [INPUT_KEY_BACKSPACE] = XK_BackSpace,
+        [INPUT_KEY_DELETE] = XK_Delete, [INPUT_KEY_INSERT] = XK_Insert,
+        [INPUT_KEY_UP] = XK_Up,         [INPUT_KEY_DOWN] = XK_Down,
+        [INPUT_KEY_LEFT] = XK_Left,     [INPUT_KEY_RIGHT] = XK_Right,
+        [INPUT_KEY_HOME] = XK_Home,     [INPUT_KEY_END] = XK_End,
+        [INPUT_KEY_PAGEUP] = XK_Prior,  [INPUT_KEY_PAGEDOWN] = XK_Next,
     };
-    if (k->named >= TERM_KEY_F1 && k->named <= TERM_KEY_F12)
-        return XK_F1 + (uint32_t)(k->named - TERM_KEY_F1);
-    if (k->named == TERM_KEY_CHAR) {
+    /* XK_F1..XK_F24 are consecutive, as the names are. */
+    if (k->named >= INPUT_KEY_F1 && k->named <= INPUT_KEY_F24)
+        return XK_F1 + (uint32_t)(k->named - INPUT_KEY_F1);
+    if (k->named == INPUT_KEY_CHAR) {
         uint32_t cp = k->codepoint;
         /* ctrl+C means the C key; Shift comes from the modifier list. */
-        if ((k->mods & TERM_MOD_CTRL) && cp >= 'A' && cp <= 'Z')
+        if ((k->mods & INPUT_MOD_CTRL) && cp >= 'A' && cp <= 'Z')
             cp += 'a' - 'A';
         return xinput_keysym_for(cp);
     }
@@ -261,15 +260,22 @@ static uint32_t named_keysym(const struct term_key *k)
 
 static void press_key(struct act *a, struct xinput *xi)
 {
-    uint32_t mods[4];
+    /* Each modifier is its left key, held around the key; one the keymap
+     * lacks is bound to a spare keycode like any character. */
+    static const struct {
+        unsigned mod;
+        uint32_t keysym;
+    } held[] = {
+        {INPUT_MOD_CTRL, XK_Control_L}, {INPUT_MOD_ALT, XK_Alt_L},
+        {INPUT_MOD_SUPER, XK_Super_L},  {INPUT_MOD_META, XK_Meta_L},
+        {INPUT_MOD_HYPER, XK_Hyper_L},
+    };
+    uint32_t mods[sizeof held / sizeof *held];
     int n = 0;
-    if (a->key.mods & TERM_MOD_CTRL)
-        mods[n++] = XK_Control_L;
-    if (a->key.mods & TERM_MOD_ALT)
-        mods[n++] = XK_Alt_L;
-    if (a->super)
-        mods[n++] = XK_Super_L;
-    bool shift = a->key.mods & TERM_MOD_SHIFT;
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        if (a->key.mods & held[i].mod)
+            mods[n++] = held[i].keysym;
+    bool shift = a->key.mods & INPUT_MOD_SHIFT;
     uint32_t sym = named_keysym(&a->key);
     for (int r = 0; r < a->repeat; r++) {
         if (atomic_load(&a->stop)) {
@@ -637,33 +643,12 @@ static void type_op(struct backend_call *bc)
     queue(a);
 }
 
-/* "super+…", "win+…" and "cmd+…" are desktop modifiers the terminal key
- * parser does not know: taken off here, the rest parsed as for terminals. */
-static const char *strip_super(const char *spec, bool *super)
-{
-    /* meta stays alt, as for terminals. */
-    static const char *const names[] = {"super+", "win+", "cmd+"};
-    *super = false;
-    for (bool again = true; again;) {
-        again = false;
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-            size_t n = strlen(names[i]);
-            if (strncasecmp(spec, names[i], n) == 0 && spec[n]) {
-                spec += n;
-                *super = again = true;
-            }
-        }
-    }
-    return spec;
-}
-
 static void press_key_op(struct backend_call *bc)
 {
     struct act *a = act_new(bc, ACT_KEY);
-    const char *spec = strip_super(args_string(bc->args, "key", ""), &a->super);
     char *err = NULL;
-    if (!term_keys_parse(spec, &a->key, &err)) {
-        backend_call_fail(bc, "%s; also super (win, cmd) on desktops", err);
+    if (!input_keys_parse("key", args_string(bc->args, "key", ""), &a->key, &err)) {
+        backend_call_fail(bc, "%s", err);
         free(err);
         free_act(a);
         return;

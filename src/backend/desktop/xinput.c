@@ -27,6 +27,7 @@ struct spare {
     uint8_t code;
     uint32_t keysym; /* bound now; 0 when free */
     uint64_t used_ms;
+    bool in_modmap; /* added to the modifier map (a modifier key) */
 };
 
 struct xinput {
@@ -76,14 +77,20 @@ static void disconnect(struct xinput *xi)
 
 /* Keycodes glovebox bound go back to having nothing on them: an attached
  * display's keyboard is left as it was found. */
+static void set_modifier_row(struct xinput *xi, uint8_t code, int row);
+
 static void unbind_spares(struct xinput *xi)
 {
     if (!xi->c || xcb_connection_has_error(xi->c))
         return;
     xcb_keysym_t *none = xcalloc((size_t)xi->per, sizeof *none);
-    for (int i = 0; i < xi->n_spare; i++)
+    for (int i = 0; i < xi->n_spare; i++) {
+        if (xi->spare[i].in_modmap)
+            set_modifier_row(xi, xi->spare[i].code, -1);
+        xi->spare[i].in_modmap = false;
         if (xi->spare[i].keysym)
             xcb_change_keyboard_mapping(xi->c, 1, xi->spare[i].code, (uint8_t)xi->per, none);
+    }
     free(none);
     xcb_flush(xi->c);
 }
@@ -324,10 +331,10 @@ bool xinput_focus_default(struct xinput *xi)
     return w != 0;
 }
 
-static bool lookup(const struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shift)
+static bool lookup(const struct xinput *xi, uint32_t keysym, int levels, uint8_t *code, bool *shift)
 {
     /* Unshifted levels first: "a" must not come out as Shift+a's twin. */
-    for (int level = 0; level < 2 && level < xi->per; level++)
+    for (int level = 0; level < levels && level < xi->per; level++)
         for (int c = xi->min_code; c <= xi->max_code; c++)
             if (syms_of(xi, (uint8_t)c)[level] == keysym) {
                 *code = (uint8_t)c;
@@ -337,14 +344,9 @@ static bool lookup(const struct xinput *xi, uint32_t keysym, uint8_t *code, bool
     return false;
 }
 
-bool xinput_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shift, char **err)
+/* The least recently used spare keycode, bound to keysym alone. */
+static bool bind_spare(struct xinput *xi, uint32_t keysym, struct spare **out, char **err)
 {
-    if (lookup(xi, keysym, code, shift)) {
-        for (int i = 0; i < xi->n_spare; i++)
-            if (xi->spare[i].code == *code)
-                xi->spare[i].used_ms = now_ms();
-        return true;
-    }
     if (xi->n_spare == 0) {
         *err = xasprintf("the keyboard of %s has no free keycode to type U+%04X with", xi->display,
                          (unsigned)keysym & 0xffffff);
@@ -358,6 +360,9 @@ bool xinput_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shi
     uint64_t t = now_ms();
     if (best->keysym && t - best->used_ms < REBIND_AFTER_MS)
         sleep_ms((int)(REBIND_AFTER_MS - (t - best->used_ms)));
+    if (best->in_modmap)
+        set_modifier_row(xi, best->code, -1); /* it was a modifier key; now it is not */
+    best->in_modmap = false;
     xcb_keysym_t *syms = xcalloc((size_t)xi->per, sizeof *syms);
     syms[0] = keysym;
     if (xi->per > 1)
@@ -369,8 +374,104 @@ bool xinput_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shi
     best->used_ms = now_ms();
     if (!xinput_sync(xi, err))
         return false;
-    *code = best->code;
+    *out = best;
+    return true;
+}
+
+bool xinput_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shift, char **err)
+{
+    if (lookup(xi, keysym, 2, code, shift)) {
+        for (int i = 0; i < xi->n_spare; i++)
+            if (xi->spare[i].code == *code)
+                xi->spare[i].used_ms = now_ms();
+        return true;
+    }
+    struct spare *sp;
+    if (!bind_spare(xi, keysym, &sp, err))
+        return false;
+    *code = sp->code;
     *shift = false;
+    return true;
+}
+
+/* Moves code into modifier row (0 Shift … 7 Mod5), or out of every row when
+ * row < 0. */
+static void set_modifier_row(struct xinput *xi, uint8_t code, int row)
+{
+    xcb_get_modifier_mapping_reply_t *r =
+        xcb_get_modifier_mapping_reply(xi->c, xcb_get_modifier_mapping(xi->c), NULL);
+    if (!r)
+        return;
+    int per = r->keycodes_per_modifier;
+    const xcb_keycode_t *old = xcb_get_modifier_mapping_keycodes(r);
+    /* Rows are as wide as the fullest one: one more only when the row the
+     * code joins is full already. */
+    int nper = 1;
+    for (int m = 0; m < 8; m++) {
+        int n = m == row;
+        for (int k = 0; k < per; k++)
+            n += old[m * per + k] && old[m * per + k] != code;
+        nper = n > nper ? n : nper;
+    }
+    xcb_keycode_t *map = xcalloc((size_t)(8 * nper), 1);
+    for (int m = 0; m < 8; m++) {
+        int n = 0;
+        for (int k = 0; k < per; k++)
+            if (old[m * per + k] && old[m * per + k] != code)
+                map[m * nper + n++] = old[m * per + k];
+        if (m == row)
+            map[m * nper + n++] = code;
+    }
+    free(xcb_set_modifier_mapping_reply(xi->c, xcb_set_modifier_mapping(xi->c, (uint8_t)nper, map),
+                                        NULL));
+    free(map);
+    free(r);
+}
+
+/* The modifier row (0..7) holding a key with keysym at any level, or -1. */
+static int modifier_row_of(struct xinput *xi, uint32_t keysym)
+{
+    xcb_get_modifier_mapping_reply_t *r =
+        xcb_get_modifier_mapping_reply(xi->c, xcb_get_modifier_mapping(xi->c), NULL);
+    if (!r)
+        return -1;
+    int per = r->keycodes_per_modifier, row = -1;
+    const xcb_keycode_t *codes = xcb_get_modifier_mapping_keycodes(r);
+    for (int i = 0; i < 8 * per && row < 0; i++) {
+        if (codes[i] < xi->min_code || codes[i] > xi->max_code)
+            continue;
+        const xcb_keysym_t *s = syms_of(xi, codes[i]);
+        for (int k = 0; k < xi->per; k++)
+            if (s[k] == keysym)
+                row = i / per;
+    }
+    free(r);
+    return row;
+}
+
+bool xinput_modifier_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, char **err)
+{
+    bool shift;
+    if (lookup(xi, keysym, 1, code, &shift)) {
+        for (int i = 0; i < xi->n_spare; i++)
+            if (xi->spare[i].code == *code)
+                xi->spare[i].used_ms = now_ms();
+        return true;
+    }
+    /* Only on a shifted level (Meta_L shares Alt_L's key) or not at all: a
+     * key of its own, in the modifier row the keymap gives that keysym, so
+     * the program sees both the key and the modifier state. */
+    int row = modifier_row_of(xi, keysym);
+    struct spare *sp;
+    if (!bind_spare(xi, keysym, &sp, err))
+        return false;
+    if (row >= 0) {
+        set_modifier_row(xi, sp->code, row);
+        sp->in_modmap = true;
+        if (!xinput_sync(xi, err))
+            return false;
+    }
+    *code = sp->code;
     return true;
 }
 

@@ -33,6 +33,11 @@ void xinput_button(struct xinput *xi, int button, bool down);
  * keycode for the life of the connection. shift says whether the keysym
  * sits on the shifted level (the caller then holds Shift). */
 bool xinput_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shift, char **err);
+/* A modifier key (Super_L, Meta_L, Hyper_L…) that sends keysym unshifted;
+ * one found only on a shifted level or not at all is bound to a spare
+ * keycode, added to the modifier row the keymap gives that keysym, and both
+ * are undone by xinput_restore. */
+bool xinput_modifier_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, char **err);
 void xinput_key(struct xinput *xi, uint8_t code, bool down);
 /* Keyboard focus. Without a window manager nobody gives a new window the
  * focus, and keys go to whatever is under the pointer: these put it on a

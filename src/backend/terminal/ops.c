@@ -179,9 +179,9 @@ void terminal_press_key_op(struct backend_call *bc)
     struct terminal *t = terminal_of(bc->session);
     const char *spec = args_string(bc->args, "key", "");
     int repeat = (int)args_int(bc->args, "repeat", 1);
-    struct term_key key;
+    struct input_key key;
     char *err = NULL;
-    if (!term_keys_parse(spec, &key, &err)) {
+    if (!term_keys_parse("key", spec, &key, &err)) {
         backend_call_fail(bc, "%s", err);
         free(err);
         return;

@@ -7,147 +7,43 @@
 #include <strings.h>
 #include <vterm.h>
 
-#define HELP                                                                                       \
-    "valid keys: Enter (Return), Tab, Escape (Esc), Backspace, Delete (Del), Insert, Up, Down, "   \
-    "Left, Right, Home, End, PageUp, PageDown, F1-F12, Space, or a single character; modifiers "   \
-    "ctrl, alt (meta, option), shift joined with + (e.g. ctrl+c, shift+tab, ctrl+alt+Delete)"
+/* What a terminal program can receive: meta is the alt (ESC) prefix, as
+ * xterm's metaSendsEscape; super and hyper have no encoding at all. */
+#define TERM_MODS (INPUT_MOD_SHIFT | INPUT_MOD_ALT | INPUT_MOD_CTRL | INPUT_MOD_META)
 
-static const struct {
-    const char *name;
-    enum term_named_key key;
-} names[] = {
-    {"enter", TERM_KEY_ENTER},
-    {"return", TERM_KEY_ENTER},
-    {"tab", TERM_KEY_TAB},
-    {"escape", TERM_KEY_ESCAPE},
-    {"esc", TERM_KEY_ESCAPE},
-    {"backspace", TERM_KEY_BACKSPACE},
-    {"delete", TERM_KEY_DELETE},
-    {"del", TERM_KEY_DELETE},
-    {"insert", TERM_KEY_INSERT},
-    {"ins", TERM_KEY_INSERT},
-    {"up", TERM_KEY_UP},
-    {"down", TERM_KEY_DOWN},
-    {"left", TERM_KEY_LEFT},
-    {"right", TERM_KEY_RIGHT},
-    {"arrowup", TERM_KEY_UP},
-    {"arrowdown", TERM_KEY_DOWN},
-    {"arrowleft", TERM_KEY_LEFT},
-    {"arrowright", TERM_KEY_RIGHT},
-    {"home", TERM_KEY_HOME},
-    {"end", TERM_KEY_END},
-    {"pageup", TERM_KEY_PAGEUP},
-    {"pgup", TERM_KEY_PAGEUP},
-    {"pagedown", TERM_KEY_PAGEDOWN},
-    {"pgdn", TERM_KEY_PAGEDOWN},
-};
-
-static const struct {
-    const char *name;
-    unsigned mod;
-} mod_names[] = {
-    {"ctrl", TERM_MOD_CTRL}, {"control", TERM_MOD_CTRL}, {"alt", TERM_MOD_ALT},
-    {"meta", TERM_MOD_ALT},  {"option", TERM_MOD_ALT},   {"shift", TERM_MOD_SHIFT},
-};
-
-/* The code point if s[0..n) is exactly one printable character. */
-static bool one_char(const char *s, size_t n, uint32_t *cp)
+bool term_keys_parse(const char *field, const char *spec, struct input_key *key, char **err)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
-    if (!len || len != n || p[0] > 0xF4)
+    if (!input_keys_parse(field, spec, key, err))
         return false;
-    uint32_t c = len == 1 ? p[0] : p[0] & (0x7F >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return false;
-        c = c << 6 | (p[i] & 0x3F);
-    }
-    static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < min[len] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return false;
-    if (c < 0x20 || (c >= 0x7F && c < 0xA0))
-        return false; /* controls have names, or no business in a key spec */
-    *cp = c;
-    return true;
-}
-
-static bool parse_key(const char *s, size_t n, struct term_key *key)
-{
-    if (n == 1 && s[0] == ' ') {
-        key->codepoint = ' ';
-        return true;
-    }
-    while (n > 1 && *s == ' ')
-        s++, n--;
-    while (n > 1 && s[n - 1] == ' ')
-        n--;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (strlen(names[i].name) == n && !strncasecmp(s, names[i].name, n)) {
-            key->named = names[i].key;
-            return true;
-        }
-    }
-    if (n == 5 && !strncasecmp(s, "space", 5)) {
-        key->codepoint = ' ';
-        return true;
-    }
-    if ((n == 2 || n == 3) && (s[0] == 'f' || s[0] == 'F') && s[1] >= '1' && s[1] <= '9') {
-        int f = s[1] - '0';
-        if (n == 3)
-            f = s[2] >= '0' && s[2] <= '9' ? f * 10 + (s[2] - '0') : 0;
-        if (f >= 1 && f <= 12) {
-            key->named = TERM_KEY_F1 + (f - 1);
-            return true;
-        }
-    }
-    return one_char(s, n, &key->codepoint);
-}
-
-static bool parse_mod(const char *s, size_t n, unsigned *mods)
-{
-    while (n && *s == ' ')
-        s++, n--;
-    while (n && s[n - 1] == ' ')
-        n--;
-    for (size_t i = 0; i < sizeof mod_names / sizeof mod_names[0]; i++) {
-        if (strlen(mod_names[i].name) == n && !strncasecmp(s, mod_names[i].name, n)) {
-            *mods |= mod_names[i].mod;
-            return true;
-        }
-    }
-    return false;
-}
-
-bool term_keys_parse(const char *spec, struct term_key *key, char **err)
-{
-    *key = (struct term_key){.named = TERM_KEY_CHAR};
-    const char *p = spec;
-    /* Every '+' after the first byte ends a modifier, so "ctrl++" and "+"
-     * name the plus key. */
-    for (const char *plus; p[0] && (plus = strchr(p + 1, '+'));) {
-        if (!parse_mod(p, (size_t)(plus - p), &key->mods)) {
-            *err =
-                xasprintf("unknown modifier \"%.*s\" in \"%s\"; " HELP, (int)(plus - p), p, spec);
-            return false;
-        }
-        p = plus + 1;
-    }
-    if (!*p || !parse_key(p, strlen(p), key)) {
-        *err = xasprintf("unknown key \"%s\"; " HELP, *p ? p : spec);
+    unsigned bad = key->mods & ~(unsigned)TERM_MODS;
+    if (bad) {
+        if (err)
+            *err = xasprintf("argument \"%s\": %s in \"%s\" is not supported by terminal "
+                             "sessions: a terminal program receives ctrl, alt (meta) and shift "
+                             "only (super and hyper work on desktops)",
+                             field, input_keys_mod_name(bad & -bad), spec);
         return false;
     }
+    if (key->named > INPUT_KEY_F1 + 11) {
+        if (err)
+            *err = xasprintf("argument \"%s\": F%d in \"%s\" is not supported by terminal "
+                             "sessions: terminals have F1-F12 (F13-F24 work on desktops)",
+                             field, 1 + (int)(key->named - INPUT_KEY_F1), spec);
+        return false;
+    }
+    if (key->mods & INPUT_MOD_META)
+        key->mods = (key->mods & ~(unsigned)INPUT_MOD_META) | INPUT_MOD_ALT;
     return true;
 }
 
 static const VTermKey vterm_keys[] = {
-    [TERM_KEY_ENTER] = VTERM_KEY_ENTER,   [TERM_KEY_TAB] = VTERM_KEY_TAB,
-    [TERM_KEY_ESCAPE] = VTERM_KEY_ESCAPE, [TERM_KEY_BACKSPACE] = VTERM_KEY_BACKSPACE,
-    [TERM_KEY_DELETE] = VTERM_KEY_DEL,    [TERM_KEY_INSERT] = VTERM_KEY_INS,
-    [TERM_KEY_UP] = VTERM_KEY_UP,         [TERM_KEY_DOWN] = VTERM_KEY_DOWN,
-    [TERM_KEY_LEFT] = VTERM_KEY_LEFT,     [TERM_KEY_RIGHT] = VTERM_KEY_RIGHT,
-    [TERM_KEY_HOME] = VTERM_KEY_HOME,     [TERM_KEY_END] = VTERM_KEY_END,
-    [TERM_KEY_PAGEUP] = VTERM_KEY_PAGEUP, [TERM_KEY_PAGEDOWN] = VTERM_KEY_PAGEDOWN,
+    [INPUT_KEY_ENTER] = VTERM_KEY_ENTER,   [INPUT_KEY_TAB] = VTERM_KEY_TAB,
+    [INPUT_KEY_ESCAPE] = VTERM_KEY_ESCAPE, [INPUT_KEY_BACKSPACE] = VTERM_KEY_BACKSPACE,
+    [INPUT_KEY_DELETE] = VTERM_KEY_DEL,    [INPUT_KEY_INSERT] = VTERM_KEY_INS,
+    [INPUT_KEY_UP] = VTERM_KEY_UP,         [INPUT_KEY_DOWN] = VTERM_KEY_DOWN,
+    [INPUT_KEY_LEFT] = VTERM_KEY_LEFT,     [INPUT_KEY_RIGHT] = VTERM_KEY_RIGHT,
+    [INPUT_KEY_HOME] = VTERM_KEY_HOME,     [INPUT_KEY_END] = VTERM_KEY_END,
+    [INPUT_KEY_PAGEUP] = VTERM_KEY_PAGEUP, [INPUT_KEY_PAGEDOWN] = VTERM_KEY_PAGEDOWN,
 };
 
 /* The C0 byte xterm sends for ctrl+c, or -1. */
@@ -214,18 +110,18 @@ static size_t put_utf8(char *b, uint32_t c)
  * these follow xterm's defaults here. */
 static void send_char(struct term_screen *s, uint32_t c, unsigned mods)
 {
-    if ((mods & TERM_MOD_SHIFT) && !(mods & TERM_MOD_CTRL) && c >= 'a' && c <= 'z')
+    if ((mods & INPUT_MOD_SHIFT) && !(mods & INPUT_MOD_CTRL) && c >= 'a' && c <= 'z')
         c -= 'a' - 'A';
     char b[8];
     size_t n = 0;
-    if (mods & TERM_MOD_ALT)
+    if (mods & INPUT_MOD_ALT)
         b[n++] = '\x1b';
-    if (mods & TERM_MOD_CTRL) {
+    if (mods & INPUT_MOD_CTRL) {
         int ctl = ctrl_byte(c);
         if (ctl < 0) {
             /* No C0 byte for it: libvterm's CSI u form is the best there is. */
             vterm_keyboard_unichar(term_screen_vterm(s), c,
-                                   (VTermModifier)(mods & ~TERM_MOD_SHIFT));
+                                   (VTermModifier)(mods & ~INPUT_MOD_SHIFT));
             return;
         }
         b[n++] = (char)ctl;
@@ -235,45 +131,46 @@ static void send_char(struct term_screen *s, uint32_t c, unsigned mods)
     term_screen_send(s, b, n);
 }
 
-void term_keys_send(struct term_screen *s, const struct term_key *key)
+void term_keys_send(struct term_screen *s, const struct input_key *key)
 {
     unsigned mods = key->mods;
-    if (key->named == TERM_KEY_CHAR) {
+    if (key->named == INPUT_KEY_CHAR) {
         send_char(s, key->codepoint, mods);
         return;
     }
     /* Where xterm ignores a modifier, libvterm would send CSI u; drop it. */
     switch (key->named) {
-    case TERM_KEY_ENTER:
-    case TERM_KEY_ESCAPE:
-        mods &= ~(unsigned)(TERM_MOD_SHIFT | TERM_MOD_CTRL);
+    case INPUT_KEY_ENTER:
+    case INPUT_KEY_ESCAPE:
+        mods &= ~(unsigned)(INPUT_MOD_SHIFT | INPUT_MOD_CTRL);
         break;
-    case TERM_KEY_TAB:
-        mods &= ~(unsigned)TERM_MOD_CTRL;
+    case INPUT_KEY_TAB:
+        mods &= ~(unsigned)INPUT_MOD_CTRL;
         break;
-    case TERM_KEY_BACKSPACE:
-        if (mods & TERM_MOD_CTRL) {
-            term_screen_send(s, mods & TERM_MOD_ALT ? "\x1b\x08" : "\x08",
-                             mods & TERM_MOD_ALT ? 2 : 1);
+    case INPUT_KEY_BACKSPACE:
+        if (mods & INPUT_MOD_CTRL) {
+            term_screen_send(s, mods & INPUT_MOD_ALT ? "\x1b\x08" : "\x08",
+                             mods & INPUT_MOD_ALT ? 2 : 1);
             return;
         }
-        mods &= ~(unsigned)TERM_MOD_SHIFT;
+        mods &= ~(unsigned)INPUT_MOD_SHIFT;
         break;
     default:
         break;
     }
     VTerm *vt = term_screen_vterm(s);
-    VTermModifier vm = (VTermModifier)mods; /* the same bits */
-    if (key->named >= TERM_KEY_F1 && key->named <= TERM_KEY_F12)
-        vterm_keyboard_key(vt, VTERM_KEY_FUNCTION(1 + (key->named - TERM_KEY_F1)), vm);
+    /* Shift, alt and ctrl have the same bits; term_keys_parse left no others. */
+    VTermModifier vm = (VTermModifier)mods;
+    if (key->named >= INPUT_KEY_F1 && key->named <= INPUT_KEY_F1 + 11)
+        vterm_keyboard_key(vt, VTERM_KEY_FUNCTION(1 + (key->named - INPUT_KEY_F1)), vm);
     else
         vterm_keyboard_key(vt, vterm_keys[key->named], vm);
 }
 
 bool term_keys_press(struct term_screen *s, const char *spec, char **err)
 {
-    struct term_key key;
-    if (!term_keys_parse(spec, &key, err))
+    struct input_key key;
+    if (!term_keys_parse("key", spec, &key, err))
         return false;
     term_keys_send(s, &key);
     return true;
@@ -293,7 +190,7 @@ void term_keys_type(struct term_screen *s, const char *text, size_t len)
 {
     /* Each line is its own paste with Enter after it, so typed commands run:
      * inside a bracketed paste a newline is only inserted. */
-    static const struct term_key enter = {.named = TERM_KEY_ENTER};
+    static const struct input_key enter = {.named = INPUT_KEY_ENTER};
     size_t start = 0;
     for (size_t i = 0; i < len; i++) {
         if (text[i] != '\n' && text[i] != '\r')

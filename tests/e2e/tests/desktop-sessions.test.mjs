@@ -110,11 +110,18 @@ test('attaching to an existing display: screenshots work, and stopping leaves th
   // Typing a character the keymap lacks binds a spare keycode; stopping
   // gives the keyboard back as it was found.
   const keymap = () => execFileSync('xmodmap', ['-display', display, '-pke']).toString();
+  const modmap = () => execFileSync('xmodmap', ['-display', display, '-pm']).toString();
   const before = keymap();
+  const modsBefore = modmap();
   await srv.ok('type_text', { session: start.sc.id, text: 'Ω' });
   assert.match(keymap(), /Greek_OMEGA|U03A9/i);
+  // Meta_L is only on a shifted level here: meta gets a key of its own in mod1.
+  await srv.ok('press_key', { session: start.sc.id, key: 'meta+x' });
+  assert.match(keymap(), /= Meta_L Meta_L/);
+  assert.notEqual(modmap(), modsBefore);
   await srv.ok('session_stop', { session: start.sc.id });
   assert.equal(keymap(), before);
+  assert.equal(modmap(), modsBefore);
   assert.ok(procExists(xvfb.pid), 'the X server glovebox did not start is still running');
   await srv.close();
 });
