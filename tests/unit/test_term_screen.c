@@ -521,6 +521,11 @@ static void an_interrupted_escape_never_hangs_libvterm(void **state)
          18},
         {"x\x1b\x1b[5b", 6},
         {"x\x1b[1\x1b[3b", 8},
+        {"\x1bP\x1b\x1b![b[b", 9},
+        {"\x1b\x1bP0\x1b\x1b![5\x0c"
+         "b[5\x0c"
+         "b",
+         15},
     };
     for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
         struct term_screen *s = term_screen_create(82, 1, 20);

@@ -213,12 +213,13 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
             }
             if (swallow)
                 start = i;
-            /* An escape or CSI cut short by this ESC: a terminal abandons
-             * it, and so does libvterm, but only if it sees it whole. Cut
-             * here, it would reach libvterm alone and leave its parser
-             * inside an escape (ESC ESC ! [ … b then hangs it), so it is
-             * dropped before libvterm sees it. */
-            if ((st == ESC || st == CSI) && !esc_long && !swallow) {
+            /* An escape, CSI or string cut short by this ESC (a string's
+             * ESC followed by another): a terminal abandons it, and so does
+             * libvterm, but only if it sees it whole. Cut here, it would
+             * reach libvterm alone and leave its parser inside a sequence
+             * (ESC ESC ! [ … b, ESC P ESC ESC ! [ b then hang it), so it
+             * is dropped before libvterm sees it. */
+            if ((st == ESC || st == CSI || st == STR_ESC) && !esc_long && !swallow) {
                 emit(f, b, start, hold);
                 start = i;
             }
@@ -254,8 +255,9 @@ static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool fr
                  * 0.1.4 reads them its own way (ESC ! [ 5 b hangs it). The
                  * sequence is dropped; CAN ends what libvterm saw of it. */
                 emit(f, b, start, esc_long ? i : hold);
-                if (esc_long)
-                    f->write("\x18", 1, f->ud);
+                /* Whatever libvterm saw last, it is at rest after CAN (a
+                 * CAN at rest does nothing). */
+                f->write("\x18", 1, f->ud);
                 start = i + 1;
                 esc_long = false;
                 st = c == '[' ? CSI_DROP : GROUND;
