@@ -181,10 +181,11 @@ static int check(const char *given)
             printf("narrowed by the project's policy: %s (valid; a call must pass both)\n",
                    project);
     }
-    static const char *const modes[] = {"observe only",
-                                        "every change needs a person's "
-                                        "confirmation",
-                                        "the policy alone decides"};
+    static const char *const modes[] = {
+        "observe only",
+        "every change needs a person's confirmation",
+        "the policy alone decides",
+    };
     printf("mode: %s (%s)\n", policy_mode_name(policy_mode(p)), modes[policy_mode(p)]);
     tools_register_all();
     puts("tools:");
