@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds glovebox (plain and ASan+UBSan), then runs every suite: cmocka unit
-# tests, end-to-end tests with the official MCP SDK and inspector, the
+# Builds glovebox (plain and ASan+UBSan with gcc, and once more with clang,
+# all with -Werror), then runs every suite: cmocka unit tests (on all three
+# builds), end-to-end tests with the official MCP SDK and inspector, the
 # official MCP conformance suite over HTTP, and a short fuzz run. Ends with
 # one line: "N passed, N failed".
 set -uo pipefail
@@ -58,6 +59,13 @@ if [ ! -f build-asan/build.ninja ]; then
     >"$logs/setup-asan.log" 2>&1 || cat "$logs/setup-asan.log"
 fi
 ninja -C build-asan >"$logs/build-asan.log" 2>&1 || { cat "$logs/build-asan.log"; echo "0 passed, 1 failed"; exit 1; }
+# clang warns about things gcc does not (and the other way round): the tree
+# must build warning-free with both. Only the unit suite runs on this build.
+if [ ! -f build-clang/build.ninja ]; then
+  CC=clang meson setup build-clang --buildtype=debugoptimized >"$logs/setup-clang.log" 2>&1 ||
+    cat "$logs/setup-clang.log"
+fi
+ninja -C build-clang >"$logs/build-clang.log" 2>&1 || { cat "$logs/build-clang.log"; echo "0 passed, 1 failed"; exit 1; }
 
 echo "== npm ci (tests/e2e)"
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error >"../../$logs/npm.log" 2>&1) || { cat "$logs/npm.log"; echo "0 passed, 1 failed"; exit 1; }
@@ -75,6 +83,11 @@ echo "== unit tests (ASan+UBSan)"
 meson test -C build-asan --suite unit --print-errorlogs >"$logs/unit-asan.log" 2>&1
 tail -n 12 "$logs/unit-asan.log"
 count_meson "unit (asan)" "$logs/unit-asan.log"
+
+echo "== unit tests (clang)"
+meson test -C build-clang --suite unit --print-errorlogs >"$logs/unit-clang.log" 2>&1
+tail -n 12 "$logs/unit-clang.log"
+count_meson "unit (clang)" "$logs/unit-clang.log"
 
 run_e2e() { # $1 = label, $2 = build dir
   GLOVEBOX_BUILD="$PWD/$2" node --test --test-concurrency=1 --test-reporter=tap \

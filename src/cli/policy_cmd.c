@@ -186,10 +186,11 @@ static int check(const char *given)
                    project);
         serve_policy_warn(p, stderr, "glovebox policy check: warning: ");
     }
-    static const char *const modes[] = {"observe only",
-                                        "every change needs a person's "
-                                        "confirmation",
-                                        "the policy alone decides"};
+    static const char *const modes[] = {
+        "observe only",
+        "every change needs a person's confirmation",
+        "the policy alone decides",
+    };
     printf("mode: %s (%s)\n", policy_mode_name(policy_mode(p)), modes[policy_mode(p)]);
     puts("tools:");
     for (size_t i = 0; i < registry_count(); i++) {

@@ -1,6 +1,7 @@
 #include "core/pidns.h"
 
 #define LOG_MODULE "pidns"
+#include "core/check.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 
@@ -176,6 +177,12 @@ pid_t pidns_fork(struct pidns *ns)
 {
     if (!ns)
         return fork();
+    /* Open until pidns_destroy: the pidfd is how setns finds the namespace
+     * (a pid could have been reused), the lifeline keeps its init alive. */
+    CHECK(ns->pidfd >= 0 && ns->lifeline >= 0);
+    /* Without a helper, this thread joins the namespace and must return to
+     * glovebox's own, which decide() opened before any namespace was made. */
+    CHECK(ns->user || own_ns >= 0);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -208,6 +215,7 @@ void pidns_destroy(struct pidns *ns)
 {
     if (!ns)
         return;
+    CHECK(ns->pidfd >= 0 && ns->lifeline >= 0);
     if (pidfd_kill(ns->pidfd) < 0 && errno != ESRCH)
         log_warn("cannot end PID namespace init %d: %s", (int)ns->init, strerror(errno));
     close(ns->lifeline);

@@ -1,4 +1,5 @@
 #include "image/pixel_budget.h"
+#include "core/check.h"
 
 #include <pthread.h>
 
@@ -19,6 +20,7 @@ void image_budget_acquire(uint64_t pixels)
 void image_budget_release(uint64_t pixels)
 {
     pthread_mutex_lock(&lock);
+    CHECK(in_use >= pixels);
     in_use -= pixels;
     pthread_cond_broadcast(&freed);
     pthread_mutex_unlock(&lock);

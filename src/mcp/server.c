@@ -3,6 +3,7 @@
 
 #define LOG_MODULE "mcp"
 #include "core/app.h"
+#include "core/check.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "mcp/internal.h"
@@ -267,6 +268,10 @@ void pending_finish(struct pending *p, json_t *msg)
             c->pending = p->next;
         if (p->next)
             p->next->prev = p->prev;
+        /* Each pending is finished once: a second finish would be a
+         * use-after-free of p, and would let the connection exceed its
+         * MCP_MAX_IN_FLIGHT budget. */
+        CHECK(c->in_flight > 0);
         c->in_flight--;
         if (p->cancelled) {
             json_decref(msg);

@@ -3,6 +3,7 @@
 #define LOG_MODULE "session"
 #include "backend/backend.h"
 #include "core/app.h"
+#include "core/check.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -86,6 +87,20 @@ bool session_registry_admit(struct session_registry *reg, const char *owner, cha
         return false;
     }
     return true;
+}
+
+/* The only way a session's state changes. Starting -> live -> stopping ->
+ * ended, where starting and live may go straight to stopping or ended, and
+ * ended is final: callers rely on a session never going back to starting
+ * (its backend is complete once was_live) and on an ended session never
+ * running again (its waiters have been answered, it may be pruned). */
+static void set_state(struct session *s, enum session_state to)
+{
+    CHECK(s->state != SESSION_ENDED);
+    CHECK(to != SESSION_STARTING);
+    CHECK(to != SESSION_LIVE || s->state == SESSION_STARTING);
+    CHECK(to != SESSION_STOPPING || s->state != SESSION_STOPPING);
+    s->state = to;
 }
 
 static void free_session(struct session *s)
@@ -177,7 +192,7 @@ void session_set_live(struct session *s)
 {
     if (s->state != SESSION_STARTING)
         return;
-    s->state = SESSION_LIVE;
+    set_state(s, SESSION_LIVE);
     s->was_live = true;
     log_info("session %s live", s->id);
     struct session_waiter *w = s->live_waiters;
@@ -324,7 +339,7 @@ void session_stop(struct session *s, const char *reason)
 {
     if (!running(s))
         return;
-    s->state = SESSION_STOPPING;
+    set_state(s, SESSION_STOPPING);
     free(s->end_reason);
     s->end_reason = xstrdup(reason);
     log_info("session %s stopping: %s", s->id, reason);
@@ -379,7 +394,7 @@ void session_ended(struct session *s, const char *reason)
     if (s->state == SESSION_ENDED)
         return;
     struct session_registry *reg = s->registry;
-    s->state = SESSION_ENDED;
+    set_state(s, SESSION_ENDED);
     s->ended_ms = uv_now(reg->app->loop);
     /* The first reason wins: "stopped by session_stop" explains a kill
      * better than the signal that followed it. */

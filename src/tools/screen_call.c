@@ -4,6 +4,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/base64.h"
+#include "core/check.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
@@ -12,6 +13,7 @@
 static void finish(struct backend_call *bc, struct backend_result *r)
 {
     struct tool_call *call = bc->owner;
+    CHECK(bc->session->in_use > 0);
     bc->session->in_use--;
     if (r->error) {
         tool_call_fail(call, "%s", r->error);

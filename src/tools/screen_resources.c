@@ -3,6 +3,7 @@
 #include "backend/backend.h"
 #include "core/app.h"
 #include "core/base64.h"
+#include "core/check.h"
 #include "core/xmalloc.h"
 #include "mcp/resources.h"
 #include "record/recordings.h"
@@ -54,6 +55,7 @@ struct session_read {
 static void read_finished(struct backend_call *bc, struct backend_result *res)
 {
     struct session_read *sr = (struct session_read *)bc;
+    CHECK(bc->session->in_use > 0);
     bc->session->in_use--;
     if (res->error) {
         resource_read_fail(sr->r, "%s", res->error);

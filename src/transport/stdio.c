@@ -2,6 +2,7 @@
 
 #define LOG_MODULE "stdio"
 #include "core/app.h"
+#include "core/check.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -92,6 +93,9 @@ static void write_done(uv_write_t *req, int status)
         t->out_failed = true;
         log_warn("stdout: %s; the client is gone", uv_strerror(status));
     }
+    /* One write_done per uv_write that succeeded, even after destroy: t
+     * must outlive them all (the issue-24 use-after-free). */
+    CHECK(t->writes_pending > 0 && t->out_queued >= w->len);
     t->out_queued -= w->len;
     free(w->data);
     free(w);
@@ -374,6 +378,7 @@ static void handle_closed(uv_handle_t *h)
 {
     struct stdio_transport *t = h->data;
     free(h);
+    CHECK(t->handles_open > 0);
     t->handles_open--;
     maybe_drained(t);
 }

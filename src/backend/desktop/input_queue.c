@@ -1,4 +1,5 @@
 #include "backend/desktop/input_queue.h"
+#include "core/check.h"
 
 #include "core/xmalloc.h"
 
@@ -90,6 +91,7 @@ static void deliver(uv_async_t *a)
     uv_mutex_unlock(&q->lock);
     while (list) {
         struct input_job *next = list->next;
+        CHECK(q->in_flight > 0);
         q->in_flight--;
         list->done(list, false);
         list = next;
@@ -120,6 +122,8 @@ void input_queue_quiet(struct input_queue *q)
 
 void input_queue_push(struct input_queue *q, struct input_job *job)
 {
+    /* A queue that finished closing has no thread and no handle left. */
+    CHECK(!q->closed);
     q->in_flight++;
     uv_mutex_lock(&q->lock);
     append(&q->todo_tail, job);
