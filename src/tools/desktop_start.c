@@ -29,13 +29,9 @@ static void started(struct session *s, const char *err, void *ud)
 static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
-    char *err = NULL;
-    struct session_client who = screen_call_client(call);
-    if (!session_registry_admit(tool_call_app(call)->sessions, who.owner, &err)) {
-        tool_call_fail(call, "%s", err);
-        free(err);
+    struct session_client who;
+    if (!screen_call_admit(call, &who))
         return;
-    }
     const json_t *cmd = json_object_get(a, "command");
     size_t n = json_array_size(cmd);
     const char **argv = n ? xcalloc(n + 1, sizeof *argv) : NULL;

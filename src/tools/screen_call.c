@@ -112,6 +112,17 @@ struct session_client screen_call_client(struct tool_call *call)
     };
 }
 
+bool screen_call_admit(struct tool_call *call, struct session_client *who)
+{
+    *who = screen_call_client(call);
+    char *err = NULL;
+    if (session_registry_admit(tool_call_app(call)->sessions, who->owner, &err))
+        return true;
+    tool_call_fail(call, "%s", err);
+    free(err);
+    return false;
+}
+
 /* A call on its way to the backend; it may first wait for the session to
  * finish starting. */
 struct screen_call {

@@ -30,6 +30,9 @@ struct session *screen_call_resolve(struct tool_call *call, char **err);
 /* Who a start tool's new session belongs to: the caller, and its "shared"
  * argument. owner is borrowed from the call. */
 struct session_client screen_call_client(struct tool_call *call);
+/* For a start tool: *who as above, if the session budget lets the caller
+ * start one more; else the call is answered with why, and false. */
+bool screen_call_admit(struct tool_call *call, struct session_client *who);
 
 /* The "shared" property of the start tools. */
 #define SHARED_PROPERTY                                                                            \

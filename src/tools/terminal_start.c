@@ -59,12 +59,9 @@ static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
     char *err = NULL;
-    struct session_client who = screen_call_client(call);
-    if (!session_registry_admit(tool_call_app(call)->sessions, who.owner, &err)) {
-        tool_call_fail(call, "%s", err);
-        free(err);
+    struct session_client who;
+    if (!screen_call_admit(call, &who))
         return;
-    }
     char **argv = string_list(json_object_get(a, "command"));
     char **env = env_list(json_object_get(a, "env"), &err);
     if (err) {
