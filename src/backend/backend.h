@@ -4,6 +4,7 @@
  * sessions". Operations that take time answer through a callback so the loop
  * never blocks. Nothing here knows about JSON-RPC. */
 #pragma once
+#include "core/error_code.h"
 #include "image/encode.h"
 
 #include <jansson.h>
@@ -15,6 +16,28 @@ struct app;
 struct session;
 struct backend_result;
 
+/* A rectangle of a screen, in the screen's pixels. */
+struct screen_rect {
+    int x, y, width, height;
+};
+
+/* What the policy decided for one call, handed to the backend by the gate
+ * (tools/screen_call.c): backends never ask the policy themselves, so every
+ * kind gets the same rules. Lives until the call is answered. */
+struct screen_guard {
+    /* Areas painted over in every image of the screen this call makes. */
+    const struct screen_rect *redact;
+    size_t n_redact;
+    /* Whether input may reach the window with this title and application
+     * name; false with *why (malloc'd, for the user) when a rule forbids it.
+     * NULL: no rule restricts input. Any thread. */
+    bool (*input_allowed)(const struct screen_guard *g, const char *title, const char *app,
+                          char **why);
+    void *data; /* the gate's, for input_allowed */
+};
+/* No rules: nothing redacted, input anywhere. */
+extern const struct screen_guard screen_guard_none;
+
 /* One operation on a session (read text, type, wait, screenshot, …). The
  * arguments have been validated against the tool's schema. The backend
  * answers exactly once with backend_call_done*() or backend_call_fail(),
@@ -23,6 +46,8 @@ struct backend_call {
     struct session *session;
     const json_t *args; /* borrowed, valid until answered */
     struct app *app;
+    /* The policy's decisions for this call; never NULL for a tool call. */
+    const struct screen_guard *guard;
     /* Set by a backend whose operation can be stopped early (a wait): the
      * client cancelled. The backend must still answer (it is not sent). */
     void (*cancel)(struct backend_call *bc);
@@ -57,12 +82,13 @@ void backend_hold_release(struct backend_hold *h, json_t *notes);
 
 /* An operation's answer, handed to finish (which owns its contents). */
 struct backend_result {
-    char *error;      /* failure: the message for the user; else NULL */
-    json_t *data;     /* structured result; may be NULL */
-    char *text;       /* short readable summary */
-    uint8_t *bytes;   /* an encoded image, or NULL */
-    size_t len;       /* bytes */
-    const char *mime; /* of bytes: "image/png", … */
+    char *error;          /* failure: the message for the user; else NULL */
+    enum error_code code; /* of a failure */
+    json_t *data;         /* structured result; may be NULL */
+    char *text;           /* short readable summary */
+    uint8_t *bytes;       /* an encoded image, or NULL */
+    size_t len;           /* bytes */
+    const char *mime;     /* of bytes: "image/png", … */
 };
 
 void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, ...)
@@ -75,8 +101,12 @@ void backend_call_done_image(struct backend_call *bc, json_t *data, uint8_t *byt
 void backend_call_done_screenshot(struct backend_call *bc, uint8_t *bytes, size_t len,
                                   enum image_format format, uint32_t width, uint32_t height,
                                   double scale, json_t *extra);
+/* Failure with code ERROR_TOOL_FAILED. */
 void backend_call_fail(struct backend_call *bc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Failure with a code from core/error_code.h (invalid_argument, not_found, …). */
+void backend_call_fail_code(struct backend_call *bc, enum error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 typedef void (*backend_op)(struct backend_call *bc);
 

@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+const struct screen_guard screen_guard_none = {0};
+
 void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, ...)
 {
     va_list ap;
@@ -31,7 +33,17 @@ void backend_call_fail(struct backend_call *bc, const char *fmt, ...)
     va_start(ap, fmt);
     char *text = xvasprintf(fmt, ap);
     va_end(ap);
-    struct backend_result r = {.error = text};
+    struct backend_result r = {.error = text, .code = ERROR_TOOL_FAILED};
+    bc->finish(bc, &r);
+}
+
+void backend_call_fail_code(struct backend_call *bc, enum error_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = xvasprintf(fmt, ap);
+    va_end(ap);
+    struct backend_result r = {.error = text, .code = code};
     bc->finish(bc, &r);
 }
 

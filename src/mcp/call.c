@@ -436,15 +436,30 @@ void tool_call_done(struct tool_call *call, json_t *structured, const char *fmt,
     tool_call_done_content(call, content, structured);
 }
 
+static void fail_with(struct tool_call *call, enum error_code code, json_t *text)
+{
+    (void)code; /* carried to structuredContent.error next */
+    json_t *result =
+        json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", text, "isError", 1);
+    finish(call, result);
+}
+
 void tool_call_fail(struct tool_call *call, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     json_t *text = vformat_json(fmt, ap);
     va_end(ap);
-    json_t *result =
-        json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", text, "isError", 1);
-    finish(call, result);
+    fail_with(call, ERROR_TOOL_FAILED, text);
+}
+
+void tool_call_fail_code(struct tool_call *call, enum error_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    json_t *text = vformat_json(fmt, ap);
+    va_end(ap);
+    fail_with(call, code, text);
 }
 
 struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry, json_t *args,

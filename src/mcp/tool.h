@@ -4,6 +4,7 @@
  * process, the worker pool), with tool_call_done*() or tool_call_fail().
  * Many calls are in flight at once and may finish in any order. */
 #pragma once
+#include "core/error_code.h"
 #include "core/log.h"
 
 #include <jansson.h>
@@ -160,3 +161,7 @@ void tool_call_done_content(struct tool_call *call, json_t *content, json_t *str
 /* The tool failed: isError result whose text says why. Frees the call. */
 void tool_call_fail(struct tool_call *call, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same with a code from core/error_code.h; tool_call_fail uses
+ * ERROR_TOOL_FAILED. */
+void tool_call_fail_code(struct tool_call *call, enum error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));

@@ -16,7 +16,7 @@ static void finish(struct backend_call *bc, struct backend_result *r)
     CHECK(bc->session->in_use > 0);
     bc->session->in_use--;
     if (r->error) {
-        tool_call_fail(call, "%s", r->error);
+        tool_call_fail_code(call, r->code, "%s", r->error);
     } else if (r->bytes) {
         json_t *content = json_array();
         const char *as = args_string(tool_call_args(call), "as", "image");
@@ -187,6 +187,8 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     sc->bc.session = s;
     sc->bc.args = args;
     sc->bc.app = app;
+    /* Filled from the policy by the gate (next step); no rules yet. */
+    sc->bc.guard = &screen_guard_none;
     sc->bc.owner = call;
     sc->bc.finish = finish;
     sc->bc.note = note;

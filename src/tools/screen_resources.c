@@ -127,6 +127,8 @@ static void session_read(struct resource_read *r, const char *uri)
     sr->bc.session = s;
     sr->bc.args = json_object();
     sr->bc.app = app;
+    /* Filled from the policy by the gate (next step); no rules yet. */
+    sr->bc.guard = &screen_guard_none;
     sr->bc.owner = sr;
     sr->bc.finish = read_finished;
     /* A session still starting has no backend to read yet: wait for it
