@@ -7,6 +7,7 @@
 #include "core/check.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "tools/screen_guard.h"
 
 #include <string.h>
 
@@ -59,6 +60,7 @@ static void finish(struct backend_call *bc, struct backend_result *r)
     free(r->bytes);
     free(r->text);
     free(r->error);
+    screen_guard_release(bc->guard);
     free(bc);
 }
 
@@ -140,6 +142,7 @@ static void begin(struct session *s, void *ud)
     if (!s->was_live) {
         tool_call_fail(call, "cannot %s: session %s did not start (%s)", sc->verb, s->id,
                        s->end_reason ? s->end_reason : "stopped");
+        screen_guard_release(sc->bc.guard);
         free(sc);
         return;
     }
@@ -154,6 +157,7 @@ static void cancel_waiting(struct tool_call *call)
     struct screen_call *sc = tool_call_data(call);
     session_forget_live_waiter(sc->bc.session, sc);
     tool_call_fail(call, "cancelled while session %s was starting", sc->bc.session->id);
+    screen_guard_release(sc->bc.guard);
     free(sc);
 }
 
@@ -187,8 +191,9 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     sc->bc.session = s;
     sc->bc.args = args;
     sc->bc.app = app;
-    /* Filled from the policy by the gate (next step); no rules yet. */
-    sc->bc.guard = &screen_guard_none;
+    /* What the policy decides now holds for the whole call, even if it
+     * waits for the session or the policy is reloaded meanwhile. */
+    sc->bc.guard = screen_guard_for(app->policy);
     sc->bc.owner = call;
     sc->bc.finish = finish;
     sc->bc.note = note;

@@ -8,6 +8,7 @@
 #include "mcp/resources.h"
 #include "record/recordings.h"
 #include "session/session.h"
+#include "tools/screen_guard.h"
 #include "tools/tools.h"
 
 #include <errno.h>
@@ -74,6 +75,7 @@ static void read_finished(struct backend_call *bc, struct backend_result *res)
     free(res->text);
     free(res->error);
     json_decref((json_t *)sr->bc.args);
+    screen_guard_release(sr->bc.guard);
     free(sr->uri);
     free(sr);
 }
@@ -85,6 +87,7 @@ static void read_when_live(struct session *s, void *ud)
         resource_read_fail(sr->r, "session %s did not start (%s)", s->id,
                            s->end_reason ? s->end_reason : "stopped");
         json_decref((json_t *)sr->bc.args);
+        screen_guard_release(sr->bc.guard);
         free(sr->uri);
         free(sr);
         return;
@@ -127,8 +130,8 @@ static void session_read(struct resource_read *r, const char *uri)
     sr->bc.session = s;
     sr->bc.args = json_object();
     sr->bc.app = app;
-    /* Filled from the policy by the gate (next step); no rules yet. */
-    sr->bc.guard = &screen_guard_none;
+    /* The screen image is redacted as the screenshot tool's is. */
+    sr->bc.guard = screen_guard_for(app->policy);
     sr->bc.owner = sr;
     sr->bc.finish = read_finished;
     /* A session still starting has no backend to read yet: wait for it

@@ -18,7 +18,6 @@
 #include "core/xmalloc.h"
 #include "input/keys.h"
 #include "perceive/perceive.h"
-#include "policy/policy.h"
 #include "session/session.h"
 
 #include <math.h>
@@ -47,8 +46,7 @@ struct act {
     int scroll_button;
     char *text;
     struct input_key key;
-    json_t *target;  /* the element acted on, for the answer */
-    json_t *blocked; /* the policy's windows input must keep away from, or NULL */
+    json_t *target; /* the element acted on, for the answer */
     size_t chars;
     bool secret; /* typed into a password field: kept out of the audit log */
     /* type_text: control characters (Tab, Enter) may move the focus as they
@@ -74,7 +72,6 @@ static void free_act(struct act *a)
     free(a->text);
     free(a->err);
     json_decref(a->target);
-    json_decref(a->blocked);
     free(a);
 }
 
@@ -294,7 +291,15 @@ static void press_key(struct act *a, struct xinput *xi)
 }
 
 /* The policy may keep input away from some windows (a password manager):
- * the window that would receive this action is looked at first. */
+ * the window that would receive this action is looked at first, and the
+ * call's guard asked (on this thread: the guard is the call's and lives
+ * until it is answered). */
+static bool blocked_window(struct act *a, const char *title, const char *app)
+{
+    const struct screen_guard *g = a->bc->guard;
+    return !g->input_allowed(g, title, app, &a->err);
+}
+
 static bool input_blocked(struct act *a, struct xinput *xi)
 {
     bool keys = a->kind == ACT_TYPE || a->kind == ACT_KEY;
@@ -306,12 +311,12 @@ static bool input_blocked(struct act *a, struct xinput *xi)
     if (a->kind == ACT_SCROLL && !a->has_point)
         x = -1;
     if (windows_input_target(xi, x, y, &title, &app))
-        blocked = windows_blocked(a->blocked, title, app, &a->err);
+        blocked = blocked_window(a, title, app);
     free(title);
     free(app);
     title = app = NULL;
     if (!blocked && a->kind == ACT_DRAG && windows_input_target(xi, a->to_x, a->to_y, &title, &app))
-        blocked = windows_blocked(a->blocked, title, app, &a->err);
+        blocked = blocked_window(a, title, app);
     free(title);
     free(app);
     return blocked;
@@ -344,7 +349,7 @@ static void act_run(struct input_job *job)
         else
             focused = xinput_focus_default(xi);
     }
-    if (a->blocked && input_blocked(a, xi)) {
+    if (a->bc->guard->input_allowed && input_blocked(a, xi)) {
         xinput_unlock(xi);
         return;
     }
@@ -498,7 +503,6 @@ static void queue(struct act *a)
     desktop_input_ensure(a->d);
     a->bc->cancel = act_cancel;
     a->bc->backend_data = a;
-    a->blocked = policy_blocked_input(a->bc->app->policy);
     a->job.run = act_run;
     a->job.done = act_done;
     if (a->kind == ACT_TYPE)
@@ -569,9 +573,7 @@ static void click_op(struct backend_call *bc)
     if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
         /* With windows the policy blocks, the click goes through the
          * pointer, whose window is checked, not the element's action. */
-        json_t *blocked = policy_blocked_input(bc->app->policy);
-        perceive_click(d->perceive, bc, blocked != NULL, click_then);
-        json_decref(blocked);
+        perceive_click(d->perceive, bc, bc->guard->input_allowed != NULL, click_then);
         return;
     }
     struct act *a = act_new(bc, ACT_CLICK);

@@ -10,7 +10,6 @@
 #include "image/frame.h"
 #include "image/scale.h"
 #include "perceive/perceive.h"
-#include "policy/policy.h"
 #include "session/session.h"
 
 #include <stdio.h>
@@ -32,31 +31,25 @@ struct shot {
     int quality, max_width;
     int rx, ry, rw, rh; /* region; rw == 0 for the whole screen */
     bool cursor;        /* draw the mouse pointer */
-    int redacted;       /* password fields and policy regions painted over */
-    json_t *regions;    /* the policy's redact regions, or NULL */
+    int redacted;       /* password fields and the guard's areas painted over */
     uint8_t *bytes;
     size_t len;
     uint32_t width, height, source_width;
     char *err;
 };
 
-/* Password fields the accessibility tree has shown are painted over before
- * the pixels leave the server. f's top-left corner is the screen's x0,y0.
- * Returns how many areas were painted (those that overlap f). */
-static int redact_secrets(struct desktop *d, const json_t *regions, struct frame *f, int x0, int y0)
+/* Password fields the accessibility tree has shown, and the areas the
+ * call's guard names (the policy's), are painted over before the pixels
+ * leave the server. f's top-left corner is the screen's x0,y0. Returns how
+ * many areas were painted (those that overlap f). */
+static int redact_secrets(struct desktop *d, const struct screen_guard *guard, struct frame *f,
+                          int x0, int y0)
 {
     struct perceive_rect r[PERCEIVE_MAX_SECRETS + 64];
     int n = perceive_secret_rects(d->perceive, r, PERCEIVE_MAX_SECRETS);
-    size_t k;
-    const json_t *g;
-    json_array_foreach(regions, k, g)
-    {
-        if (n == (int)(sizeof r / sizeof r[0]))
-            break;
-        r[n++] = (struct perceive_rect){(int)json_integer_value(json_object_get(g, "x")),
-                                        (int)json_integer_value(json_object_get(g, "y")),
-                                        (int)json_integer_value(json_object_get(g, "width")),
-                                        (int)json_integer_value(json_object_get(g, "height"))};
+    for (size_t k = 0; k < guard->n_redact && n < (int)(sizeof r / sizeof r[0]); k++) {
+        const struct screen_rect *g = &guard->redact[k];
+        r[n++] = (struct perceive_rect){g->x, g->y, g->width, g->height};
     }
     int painted = 0;
     for (int i = 0; i < n; i++) {
@@ -89,7 +82,7 @@ static void shot_run(uv_work_t *work)
         frame_finish(&captured);
         return;
     }
-    sh->redacted = redact_secrets(sh->d, sh->regions, &captured, sh->rx, sh->ry);
+    sh->redacted = redact_secrets(sh->d, sh->bc->guard, &captured, sh->rx, sh->ry);
     struct frame *src = &captured, scaled;
     sh->source_width = src->width;
     struct frame *out = src;
@@ -130,7 +123,6 @@ static void shot_done(uv_work_t *work, int status)
     }
     free(sh->bytes);
     free(sh->err);
-    json_decref(sh->regions);
     free(sh);
 }
 
@@ -144,7 +136,6 @@ void desktop_screenshot_op(struct backend_call *bc)
     sh->quality = (int)args_int(bc->args, "quality", 85);
     sh->max_width = (int)args_int(bc->args, "max_width", 0);
     sh->cursor = args_bool(bc->args, "cursor", false);
-    sh->regions = policy_redact_regions(bc->app->policy);
     const json_t *r = json_object_get(bc->args, "region");
     if (json_is_object(r)) {
         sh->rx = (int)args_int(r, "x", 0);
