@@ -17,11 +17,6 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     "\"session\":{\"type\":\"string\",\"minLength\":1,\"description\":"                            \
     "\"Session id or name (default: your most recently started live session)\"}"
 
-/* Desktops: the window to focus before keys are sent (type_text, press_key). */
-#define WINDOW_PROPERTY                                                                            \
-    "\"window\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":"           \
-    "\"Desktop: focus this window (id from window_list, or a part of its title) first\"}"
-
 #include "session/session.h"
 
 /* The session the call's "session" argument names, or the caller's default,
