@@ -128,14 +128,15 @@ describe('tool schemas as JSON files', () => {
     try {
       writeFileSync(join(dir, 'x.defs.json'), JSON.stringify({ $defs: { a: { type: 'string' } } }));
       const src = join(dir, 'x.schema.json');
-      writeFileSync(src, JSON.stringify({ input: { type: 'object', properties: { b: { $ref: 'x.defs.json#/$defs/b' } } } }));
+      const input = (props) => JSON.stringify({ input: { type: 'object', properties: props } });
+      writeFileSync(src, input({ b: { $ref: 'x.defs.json#/$defs/b' } }));
       const out = ['x.c', 'x.h', 'x.d'].map((n) => join(dir, n));
       const r = spawnSync('python3', [join(REPO_DIR, 'scripts/schema_embed.py'), src, ...out], { encoding: 'utf8' });
       assert.notEqual(r.status, 0, 'a dangling ref fails the build');
       assert.match(r.stderr, /x\.schema\.json/);
       assert.match(r.stderr, /nothing at "#\/\$defs\/b"/);
 
-      writeFileSync(src, JSON.stringify({ input: { type: 'object', properties: { a: { $ref: 'x.defs.json#/$defs/a', description: 'A' } } } }));
+      writeFileSync(src, input({ a: { $ref: 'x.defs.json#/$defs/a', description: 'A' } }));
       const ok = spawnSync('python3', [join(REPO_DIR, 'scripts/schema_embed.py'), src, ...out], { encoding: 'utf8' });
       assert.equal(ok.status, 0, ok.stderr);
       const bytes = [...readFileSync(out[0], 'utf8').matchAll(/0x([0-9a-f]{2})/g)].map((m) => parseInt(m[1], 16));
