@@ -4,6 +4,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
+#include "desktop_start.schema.h"
 #include "mcp/confirm.h"
 #include "session/session.h"
 #include "tools/exec_target.h"
@@ -78,27 +79,8 @@ const struct tool tool_desktop_start = {
         "use snapshot/find to see its elements, screenshot for pixels, read_text and wait_for "
         "for text, launch_app for more programs, session_stop to end it (a private desktop and "
         "everything in it are stopped; an attached display is left alone).",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{"
-        "\"display\":{\"type\":\"string\",\"pattern\":\"^:[0-9]+(\\\\.[0-9]+)?$\","
-        "\"description\":\"Attach to this existing X display, e.g. \\\":0\\\" (XAUTHORITY is "
-        "honoured)\"},"
-        "\"width\":{\"type\":\"integer\",\"minimum\":320,\"maximum\":8192,\"description\":"
-        "\"Private desktop width (default 1280)\"},"
-        "\"height\":{\"type\":\"integer\",\"minimum\":200,\"maximum\":8192,\"description\":"
-        "\"Private desktop height (default 800)\"},"
-        "\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,"
-        "\"description\":\"A program and its arguments to start inside, e.g. [\\\"zenity\\\", "
-        "\\\"--entry\\\"]\"},"
-        "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"description\":"
-        "\"A label to find the session by\"}," SHARED_PROPERTY "},"
-        "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
-                     "\"kind\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
-                     "\"display\":{\"type\":\"string\"},\"width\":{\"type\":\"integer\"},"
-                     "\"height\":{\"type\":\"integer\"},\"private\":{\"type\":\"boolean\"},"
-                     "\"app_pids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}},"
-                     "\"required\":[\"id\",\"kind\",\"display\",\"width\",\"height\"]}",
+    .input_schema = tool_desktop_start_input_schema,
+    .output_schema = tool_desktop_start_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = handle,
     .policy_args = &policy_args,

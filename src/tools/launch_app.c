@@ -4,11 +4,11 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
+#include "launch_app.schema.h"
 #include "mcp/confirm.h"
 #include "session/session.h"
 #include "tools/exec_target.h"
 #include "tools/screen_call.h"
-#include "tools/session_schema.h"
 #include "tools/tools.h"
 
 static void handle(struct tool_call *call)
@@ -84,13 +84,8 @@ const struct tool tool_launch_app = {
     .title = "Launch an app on a desktop",
     .description = "Starts a program inside a desktop session, with that desktop's display and "
                    "accessibility bus; it ends with the session.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
-                    "\"minItems\":1,\"description\":\"The program and its arguments, e.g. "
-                    "[\\\"xterm\\\"]\"}},"
-                    "\"required\":[\"command\"],\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"pid\":{\"type\":\"integer\"}},\"required\":[\"session\",\"pid\"]}",
+    .input_schema = tool_launch_app_input_schema,
+    .output_schema = tool_launch_app_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = handle,
     .policy_args = &policy_args,

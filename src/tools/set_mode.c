@@ -3,6 +3,7 @@
 #include "core/args.h"
 #include "mcp/server.h"
 #include "policy/policy.h"
+#include "set_mode.schema.h"
 #include "tools/tools.h"
 
 static void handle(struct tool_call *call)
@@ -42,12 +43,8 @@ const struct tool tool_set_mode = {
     .description = "Lowers this server's mode: autopilot (the policy alone decides) → assist "
                    "(every change needs a person's confirmation) → passive (observe only). "
                    "Raising the mode is refused; only the person can do that.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\","
-                    "\"enum\":[\"passive\",\"assist\",\"autopilot\"],\"description\":"
-                    "\"The new mode; must not be above the current one\"}},"
-                    "\"required\":[\"mode\"],\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
-                     "\"previous\":{\"type\":\"string\"}},\"required\":[\"mode\",\"previous\"]}",
+    .input_schema = tool_set_mode_input_schema,
+    .output_schema = tool_set_mode_output_schema,
     .annotations = {.read_only = false, .idempotent = true},
     .handler = handle,
     .lowers_privilege = true,

@@ -5,6 +5,7 @@
 #include "core/xmalloc.h"
 #include "mcp/confirm.h"
 #include "session/session.h"
+#include "terminal_start.schema.h"
 #include "tools/exec_target.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
@@ -138,28 +139,8 @@ const struct tool tool_terminal_start = {
                    "TERM=xterm-256color and returns the session id, pid and size. Then use "
                    "type_text/press_key to drive it, read_text/snapshot/screenshot to see it, "
                    "wait_for to wait for output, session_stop to end it.",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{"
-        "\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,"
-        "\"description\":\"Program and arguments, e.g. [\\\"bash\\\", \\\"-l\\\"] (default: "
-        "$SHELL)\"},"
-        "\"cols\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":1000,\"description\":"
-        "\"Columns (default 120)\"},"
-        "\"rows\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":1000,\"description\":"
-        "\"Rows (default 40)\"},"
-        "\"cwd\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Working directory\"},"
-        "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
-        "\"description\":\"Variables added to the environment\"},"
-        "\"scrollback\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000000,"
-        "\"description\":\"Lines kept above the screen (default 10000)\"},"
-        "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"description\":"
-        "\"A label to find the session by\"}," SHARED_PROPERTY "},"
-        "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
-                     "\"kind\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
-                     "\"pid\":{\"type\":\"integer\"},\"cols\":{\"type\":\"integer\"},"
-                     "\"rows\":{\"type\":\"integer\"},\"command\":{\"type\":\"array\"}},"
-                     "\"required\":[\"id\",\"kind\",\"pid\",\"cols\",\"rows\"]}",
+    .input_schema = tool_terminal_start_input_schema,
+    .output_schema = tool_terminal_start_output_schema,
     .annotations = {.read_only = false,
                     .destructive = false,
                     .idempotent = false,

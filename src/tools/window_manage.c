@@ -3,6 +3,7 @@
 #include "core/args.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
+#include "window_manage.schema.h"
 
 #include <string.h>
 
@@ -31,21 +32,8 @@ const struct tool tool_window_manage = {
                    "corner), resize (width, height; move and resize both take all four), close "
                    "(asks the program, as its close button does; force: true disconnects the "
                    "program from the display instead).",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"window\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":"
-        "\"Window id (0x…) or a part of its title\"},"
-        "\"action\":{\"type\":\"string\",\"enum\":[\"focus\",\"move\",\"resize\",\"close\"]},"
-        "\"x\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100000},"
-        "\"y\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100000},"
-        "\"width\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000},"
-        "\"height\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000},"
-        "\"force\":{\"type\":\"boolean\",\"description\":\"close: disconnect the program "
-        "instead of asking it\"}},\"required\":[\"window\",\"action\"],"
-        "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"action\":{\"type\":\"string\"},\"window\":{\"type\":[\"object\","
-                     "\"null\"]}},\"required\":[\"session\",\"action\"]}",
+    .input_schema = tool_window_manage_input_schema,
+    .output_schema = tool_window_manage_output_schema,
     .annotations = {.read_only = false, .destructive = true, .idempotent = false},
     .handler = handle,
 };
