@@ -103,7 +103,8 @@ void tool_call_disconnect(struct tool_call *call);
  * "denied", "rate_limited", "confirmed", "declined", "cancelled", "paused" or
  * "input_required" (a 2026-07-28 call answered with the question);
  * "confirmation": {"asked", "answer", "by"} (docs/policy.md); "interrupted":
- * why a person's pause stopped the call. */
+ * why a person's pause stopped the call; "error_code": the code of a failed
+ * call (set by tool_call_fail*, docs/errors.md). */
 void tool_call_note(struct tool_call *call, const char *key, json_t *value);
 /* The notes so far (an object, never NULL), borrowed. */
 const json_t *tool_call_notes(const struct tool_call *call);

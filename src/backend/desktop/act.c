@@ -529,10 +529,10 @@ static bool point(struct act *a, const json_t *args, const char *xkey, const cha
     *x = (int)floor(fx);
     *y = (int)floor(fy);
     if (*x < 0 || *y < 0 || *x >= a->d->width || *y >= a->d->height) {
-        backend_call_fail(a->bc, "%s,%s = %g,%g is off the screen: %s is %dx%d pixels%s", xkey,
-                          ykey, args_number(args, xkey, 0), args_number(args, ykey, 0),
-                          a->bc->session->id, a->d->width, a->d->height,
-                          scale != 1.0 ? " (after dividing by scale)" : "");
+        backend_call_fail_code(
+            a->bc, ERROR_INVALID_ARGUMENT, "%s,%s = %g,%g is off the screen: %s is %dx%d pixels%s",
+            xkey, ykey, args_number(args, xkey, 0), args_number(args, ykey, 0), a->bc->session->id,
+            a->d->width, a->d->height, scale != 1.0 ? " (after dividing by scale)" : "");
         free_act(a);
         return false;
     }
@@ -576,7 +576,8 @@ static void click_op(struct backend_call *bc)
     }
     struct act *a = act_new(bc, ACT_CLICK);
     if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
-        backend_call_fail(bc, "give x and y, or ref (from snapshot or find), or text to click on");
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "give x and y, or ref (from snapshot or find), or text to click on");
         free_act(a);
         return;
     }
@@ -648,7 +649,7 @@ static void press_key_op(struct backend_call *bc)
     struct act *a = act_new(bc, ACT_KEY);
     char *err = NULL;
     if (!input_keys_parse("key", args_string(bc->args, "key", ""), &a->key, &err)) {
-        backend_call_fail(bc, "%s", err);
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
         free(err);
         free_act(a);
         return;
