@@ -159,7 +159,9 @@ void tool_call_done(struct tool_call *call, json_t *structured, const char *fmt,
 /* Success with explicit content blocks (images, resource links) — both stolen.
  * Frees the call. */
 void tool_call_done_content(struct tool_call *call, json_t *content, json_t *structured);
-/* The tool failed: isError result whose text says why. Frees the call. */
+/* The tool failed: isError result whose text says why and, for clients that
+ * know structuredContent (2025-06-18 on), structuredContent.error = {code,
+ * message} (docs/errors.md). Frees the call. */
 void tool_call_fail(struct tool_call *call, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* The same with a code from core/error_code.h; tool_call_fail uses
