@@ -12,7 +12,7 @@ import { test } from 'node:test';
 
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { RawServer, connectClient, ms, opts, runCli, textOf } from '../lib/server.mjs';
+import { RawServer, connectClient, deadline, ms, opts, runCli, sleep, textOf } from '../lib/server.mjs';
 
 const CODES = [
   'tool_failed',
@@ -116,11 +116,12 @@ test('not_supported: an operation the kind of session cannot do (window_list on 
   await srv.close();
 });
 
-test('denied: a command the policy does not allow, and a mode raised by the agent', opts(), async (t) => {
+test('denied: a command the policy does not allow, a mode raised by the agent, a rate limit', opts(), async (t) => {
   const policy = policyFile('rules.json', {
     mode: 'assist',
-    allow: ['terminal_start', 'set_mode'],
+    allow: ['terminal_start', 'set_mode', 'session_list'],
     rules: { terminal_start: { commands: ['cat'] } },
+    rate_limits: { tools: { session_list: { per_minute: 1, burst: 1 } } },
   });
   const srv = await validatingClient(t, { bin: 'glovebox', args: ['--policy', policy, '--mode', 'autopilot'], env: policyEnv });
   const text = await failsWith(srv, 'terminal_start', { command: ['bash'] }, 'denied');
@@ -129,6 +130,11 @@ test('denied: a command the policy does not allow, and a mode raised by the agen
   assert.ok(!lowered.isError, textOf(lowered));
   const raised = await failsWith(srv, 'set_mode', { mode: 'autopilot' }, 'denied');
   assert.match(raised, /^set_mode can only lower privileges/);
+  // A rate limit is the policy refusing too; the message says when to retry.
+  const once = await srv.client.callTool({ name: 'session_list', arguments: {} });
+  assert.ok(!once.isError, textOf(once));
+  const limited = await failsWith(srv, 'session_list', {}, 'denied');
+  assert.match(limited, /^Rate limit for session_list: .*retry after/);
   await srv.close();
   // The audit log keeps the code beside the text.
   const r = await runCli(['audit', '--json', '--tool', 'terminal_start'], { env: policyEnv });
@@ -183,4 +189,25 @@ test('before 2025-06-18 a failure is the same text and no structuredContent; 202
   const r2 = (await mid.request(2, 'tools/call', { name: 'session_stop', arguments: { session: 'nope' } })).result;
   assert.deepEqual(r2.structuredContent, { error: { code: 'not_found', message: r.content[0].text } });
   await mid.close();
+});
+
+test("denied: a person's pause stops a call in flight and refuses the next, each with the code", opts({ timeout: ms(60000) }), async (t) => {
+  const policy = policyFile('autopilot.json', { mode: 'autopilot', allow: ['*'] });
+  const env = { ...policyEnv, XDG_DATA_HOME: join(tmp, 'pause-data') };
+  const srv = await validatingClient(t, { bin: 'glovebox', args: ['--policy', policy], env });
+  // A program that never reads its terminal: a large text cannot all be typed.
+  const started = await srv.client.callTool({ name: 'terminal_start', arguments: { command: ['sh', '-c', 'stty raw -echo; exec sleep 600'] } });
+  const id = started.structuredContent.id;
+  const typing = srv.client.callTool({ name: 'type_text', arguments: { session: id, text: 'y'.repeat(4 * 1024 * 1024) } }, undefined, { timeout: ms(30000) });
+  await sleep(500);
+  process.kill(srv.child.pid, 'SIGUSR1');
+  const r = await deadline(typing, ms(5000), 'the typing call to be stopped');
+  assert.equal(r.isError, true);
+  assert.match(textOf(r), /^Paused by the person .*This call was stopped: stopped after typing \d+ of 4194304 bytes$/s);
+  assert.deepEqual(r.structuredContent, { error: { code: 'denied', message: textOf(r) } });
+  const refused = await failsWith(srv, 'press_key', { session: id, key: 'Enter' }, 'denied');
+  assert.match(refused, /^Paused by the person/);
+  process.kill(srv.child.pid, 'SIGUSR2');
+  await srv.client.callTool({ name: 'session_stop', arguments: { session: id } });
+  await srv.close();
 });
