@@ -211,3 +211,26 @@ test("denied: a person's pause stops a call in flight and refuses the next, each
   await srv.client.callTool({ name: 'session_stop', arguments: { session: id } });
   await srv.close();
 });
+
+test('a desktop answers with codes too: unknown window and ref, a point off the screen, exit on a desktop, an ended desktop', opts({ timeout: ms(90000) }), async (t) => {
+  const srv = await validatingClient(t);
+  const started = await srv.client.callTool({ name: 'desktop_start', arguments: { width: 640, height: 480 } }, undefined, { timeout: ms(60000) });
+  assert.ok(!started.isError, textOf(started));
+  const session = started.structuredContent.id;
+  const win = await failsWith(srv, 'window_manage', { session, window: 'no-such-window-xyz', action: 'focus' }, 'not_found');
+  assert.equal(win, 'no window whose title contains "no-such-window-xyz" (window_list shows the windows)');
+  const ref = await failsWith(srv, 'click', { session, ref: 'e999' }, 'not_found');
+  assert.match(ref, /^ref e999 is unknown: no snapshot has been taken/);
+  const off = await failsWith(srv, 'click', { session, x: 5000, y: 5 }, 'invalid_argument');
+  assert.match(off, /^x,y = 5000,5 is off the screen: .* is 640x480 pixels/);
+  const exit = await failsWith(srv, 'wait_for', { session, exit: true }, 'not_supported');
+  assert.match(exit, /"exit" is for terminal sessions/);
+  await srv.client.callTool({ name: 'session_stop', arguments: { session } });
+  const typed = await failsWith(srv, 'type_text', { session, text: 'x' }, 'session_expired');
+  assert.match(typed, new RegExp(`^cannot type: session ${session} has ended`));
+  // A screenshot is still tried on an ended session (a terminal keeps its
+  // last screen); a desktop's X server is gone, and that is the code too.
+  const shot = await failsWith(srv, 'screenshot', { session }, 'session_expired');
+  assert.match(shot, /^cannot take a screenshot: /);
+  await srv.close();
+});
