@@ -29,7 +29,8 @@ static bool resolve(struct job *j, struct atspi_node *copy, bool *from_ocr)
         return true;
     }
     if (!text && !role) {
-        job_fail(j, "give \"ref\" (from snapshot or find) or \"text\" to say which element");
+        job_fail_code(j, ERROR_INVALID_ARGUMENT,
+                      "give \"ref\" (from snapshot or find) or \"text\" to say which element");
         return false;
     }
     struct atspi_walk_opts o = perceive_walk_opts(j->args);
@@ -56,8 +57,8 @@ static bool resolve(struct job *j, struct atspi_node *copy, bool *from_ocr)
     if (best >= 0)
         return true;
     if (role || !text) {
-        job_fail(j, "no element matches%s%s%s%s", text ? " text \"" : "", text ? text : "",
-                 text ? "\"" : "", role ? " with that role" : "");
+        job_fail_code(j, ERROR_NOT_FOUND, "no element matches%s%s%s%s", text ? " text \"" : "",
+                      text ? text : "", text ? "\"" : "", role ? " with that role" : "");
         return false;
     }
     struct ocr_result r;
@@ -69,10 +70,10 @@ static bool resolve(struct job *j, struct atspi_node *copy, bool *from_ocr)
     json_t *b = json_object_get(json_array_get(m, 0), "bounds");
     if (!b) {
         json_decref(m);
-        job_fail(j,
-                 "no element or visible text matches \"%s\" (searched the accessibility tree "
-                 "and OCR)",
-                 text);
+        job_fail_code(j, ERROR_NOT_FOUND,
+                      "no element or visible text matches \"%s\" (searched the accessibility tree "
+                      "and OCR)",
+                      text);
         return false;
     }
     copy->x = (int)json_integer_value(json_object_get(b, "x"));

@@ -1,6 +1,7 @@
 /* Shared by the perceive/ files: the per-session state and the worker-pool
  * job every operation runs as. */
 #pragma once
+#include "core/error_code.h"
 #include "perceive/atspi.h"
 #include "perceive/ocr.h"
 #include "perceive/perceive.h"
@@ -42,6 +43,7 @@ struct job {
     char session[48];   /* struct session id */
     job_fn run;
     char *error;
+    enum error_code code; /* of error (docs/errors.md) */
     json_t *data;
     char *text;
     bool has_target;
@@ -61,6 +63,9 @@ void job_start(struct perceive *p, struct backend_call *bc, job_fn run, perceive
 struct job *job_new(struct perceive *p, struct backend_call *bc, job_fn run);
 void job_queue(struct job *j);
 void job_fail(struct job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a code; job_fail gives ERROR_TOOL_FAILED. */
+void job_fail_code(struct job *j, enum error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The accessibility bus, connected if needed; NULL with j->error. */
 struct atspi *perceive_atspi(struct job *j);

@@ -47,6 +47,17 @@ void job_fail(struct job *j, const char *fmt, ...)
     va_start(ap, fmt);
     free(j->error);
     j->error = xvasprintf(fmt, ap);
+    j->code = ERROR_TOOL_FAILED;
+    va_end(ap);
+}
+
+void job_fail_code(struct job *j, enum error_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    free(j->error);
+    j->error = xvasprintf(fmt, ap);
+    j->code = code;
     va_end(ap);
 }
 
@@ -67,7 +78,7 @@ static void after_work(uv_work_t *w, int status)
     }
     struct backend_call *bc = j->bc;
     if (j->error) {
-        backend_call_fail(bc, "%s", j->error);
+        backend_call_fail_code(bc, j->code, "%s", j->error);
         json_decref(j->data);
     } else if (j->has_target) {
         j->target.ref = j->target_ref[0] ? j->target_ref : NULL;
@@ -278,26 +289,30 @@ const struct atspi_node *perceive_ref(struct job *j, const char *ref)
     struct perceive *p = j->p;
     int num;
     if (!tree_parse_ref(ref, &num)) {
-        job_fail(j, "\"ref\" must look like \"e12\" (from snapshot or find); got \"%s\"", ref);
+        job_fail_code(j, ERROR_INVALID_ARGUMENT,
+                      "\"ref\" must look like \"e12\" (from snapshot or find); got \"%s\"", ref);
         return NULL;
     }
     if (!p->have_snapshot) {
-        job_fail(j,
-                 "ref %s is unknown: no snapshot has been taken of session %s yet; take a "
-                 "snapshot first",
-                 ref, j->session);
+        job_fail_code(j, ERROR_NOT_FOUND,
+                      "ref %s is unknown: no snapshot has been taken of session %s yet; take a "
+                      "snapshot first",
+                      ref, j->session);
         return NULL;
     }
     if (num < p->first_ref) {
-        job_fail(j, "ref %s is from an older snapshot; take a new snapshot", ref);
+        job_fail_code(j, ERROR_NOT_FOUND, "ref %s is from an older snapshot; take a new snapshot",
+                      ref);
         return NULL;
     }
     if (num >= p->first_ref + p->last.count) {
         if (p->last.count == 0)
-            job_fail(j, "ref %s is unknown: the latest snapshot has no elements", ref);
+            job_fail_code(j, ERROR_NOT_FOUND,
+                          "ref %s is unknown: the latest snapshot has no elements", ref);
         else
-            job_fail(j, "ref %s is unknown: the latest snapshot has e%d to e%d", ref, p->first_ref,
-                     p->first_ref + p->last.count - 1);
+            job_fail_code(j, ERROR_NOT_FOUND,
+                          "ref %s is unknown: the latest snapshot has e%d to e%d", ref,
+                          p->first_ref, p->first_ref + p->last.count - 1);
         return NULL;
     }
     return &p->last.nodes[num - p->first_ref];
@@ -314,12 +329,13 @@ bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang, i
     struct perceive *p = j->p;
     char *err = NULL;
     if (!p->host.capture) {
-        job_fail(j, "OCR is not available: this session cannot capture its screen");
+        job_fail_code(j, ERROR_NOT_SUPPORTED,
+                      "OCR is not available: this session cannot capture its screen");
         return false;
     }
     struct frame f = {0};
     if (!p->host.capture(p->host.ud, &f, &err)) {
-        job_fail(j, "cannot capture the screen for OCR: %s", err);
+        job_fail_code(j, ERROR_DEVICE_UNAVAILABLE, "cannot capture the screen for OCR: %s", err);
         free(err);
         return false;
     }

@@ -154,16 +154,17 @@ static bool ref_text_now(struct job *j, const struct atspi_node *n, json_t *line
         const char *s = m->name;
         if (m->has_text) {
             if (uv_hrtime() / 1000000 >= until) {
-                job_fail(j,
-                         "reading the %d elements inside %s took too long; read_text a "
-                         "smaller part (a ref inside it) or a region",
-                         end - i, args_string(j->args, "ref", ""));
+                job_fail_code(j, ERROR_TIMEOUT,
+                              "reading the %d elements inside %s took too long; read_text a "
+                              "smaller part (a ref inside it) or a region",
+                              end - i, args_string(j->args, "ref", ""));
                 return false;
             }
             if (!atspi_read_text(a, m->bus_name, m->path, &live, &err)) {
                 if (k == i) {
-                    job_fail(j, "cannot read %s now (has it gone? take a new snapshot): %s",
-                             args_string(j->args, "ref", ""), err);
+                    job_fail_code(j, ERROR_NOT_FOUND,
+                                  "cannot read %s now (has it gone? take a new snapshot): %s",
+                                  args_string(j->args, "ref", ""), err);
                     free(err);
                     return false;
                 }
@@ -197,7 +198,7 @@ static void read_text_run(struct job *j)
     json_t *region = json_object_get(j->args, "region");
     char *err = NULL;
     if (!ocr_lang_check(lang, &err)) {
-        job_fail(j, "%s", err);
+        job_fail_code(j, ERROR_INVALID_ARGUMENT, "%s", err);
         free(err);
         return;
     }

@@ -80,7 +80,8 @@ static void stable_run(struct waiter *w, struct job *j)
     char *err = NULL;
     w->captured = w->p->host.capture(w->p->host.ud, &f, &err);
     if (!w->captured) {
-        job_fail(j, "cannot read the screen to see whether it is still: %s", err);
+        job_fail_code(j, ERROR_DEVICE_UNAVAILABLE,
+                      "cannot read the screen to see whether it is still: %s", err);
         free(err);
         return;
     }
@@ -231,11 +232,12 @@ static void checked(struct job *j)
 {
     struct waiter *w = j->ud;
     char *error = j->error;
+    enum error_code code = j->code;
     free(j->text);
     free(j);
     if (error) { /* a ref that is stale or unknown: no point waiting */
         w->bc->cancel = NULL;
-        backend_call_fail(w->bc, "%s", error);
+        backend_call_fail_code(w->bc, code, "%s", error);
         free(error);
         uv_close((uv_handle_t *)&w->timer, waiter_free);
         return;
@@ -292,20 +294,23 @@ void perceive_wait_for(struct perceive *p, struct backend_call *bc)
 {
     const json_t *a = bc->args;
     if (args_bool(a, "exit", false)) {
-        backend_call_fail(bc, "wait_for on desktops waits for \"text\", \"regex\", \"ref\" or "
-                              "\"stable_ms\"; \"exit\" is for terminal sessions");
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                               "wait_for on desktops waits for \"text\", \"regex\", \"ref\" or "
+                               "\"stable_ms\"; \"exit\" is for terminal sessions");
         return;
     }
     const char *regex = args_string(a, "regex", NULL);
     const char *text = args_string(a, "text", NULL);
     int stable_ms = (int)args_int(a, "stable_ms", 0);
     if (!regex && !text && !args_string(a, "ref", NULL) && !stable_ms) {
-        backend_call_fail(bc, "wait_for needs \"text\", \"regex\", \"ref\" or \"stable_ms\"");
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "wait_for needs \"text\", \"regex\", \"ref\" or \"stable_ms\"");
         return;
     }
     if (stable_ms && (regex || text || args_string(a, "ref", NULL))) {
-        backend_call_fail(bc, "\"stable_ms\" waits for the screen to be still; give it alone, "
-                              "not with \"text\", \"regex\" or \"ref\"");
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "\"stable_ms\" waits for the screen to be still; give it alone, "
+                               "not with \"text\", \"regex\" or \"ref\"");
         return;
     }
     struct waiter *w = xcalloc(1, sizeof *w);
@@ -314,7 +319,7 @@ void perceive_wait_for(struct perceive *p, struct backend_call *bc)
         char *err = NULL;
         w->re = pattern_compile("regex", regex, true, &err);
         if (!w->re) {
-            backend_call_fail(bc, "%s", err);
+            backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
             free(err);
             free(w);
             return;

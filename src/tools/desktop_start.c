@@ -15,7 +15,7 @@ static void started(struct session *s, const char *err, void *ud)
 {
     struct tool_call *call = ud;
     if (!s) {
-        tool_call_fail(call, "cannot start the desktop: %s", err);
+        tool_call_fail_code(call, ERROR_DEVICE_UNAVAILABLE, "cannot start the desktop: %s", err);
         return;
     }
     json_t *out = session_to_json(s);
@@ -57,10 +57,10 @@ static void handle(struct tool_call *call)
     if (o.display && json_object_get(a, "width")) {
         free(program);
         free(argv);
-        tool_call_fail(call,
-                       "width/height are for private desktops; an existing display (%s) "
-                       "keeps its own size",
-                       o.display);
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "width/height are for private desktops; an existing display (%s) "
+                            "keeps its own size",
+                            o.display);
         return;
     }
     desktop_start(tool_call_app(call), &o, started, call);

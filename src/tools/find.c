@@ -11,8 +11,9 @@ static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
     if (!json_object_get(a, "text") && !json_object_get(a, "role")) {
-        tool_call_fail(call, "find needs \"text\" (a name or value to look for), \"role\" "
-                             "(such as \"push button\"), or both");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "find needs \"text\" (a name or value to look for), \"role\" "
+                            "(such as \"push button\"), or both");
         return;
     }
     screen_call_run(call, BACKEND_OP(find), "find elements", true);

@@ -17,15 +17,15 @@ static void handle(struct tool_call *call)
     char *err = NULL;
     struct session *s = screen_call_resolve(call, &err);
     if (!s) {
-        tool_call_fail(call, "%s", err);
+        tool_call_fail_code(call, ERROR_NOT_FOUND, "%s", err);
         free(err);
         return;
     }
     if (!desktop_is(s)) {
-        tool_call_fail(call,
-                       "cannot launch an app: %s is a %s session (launch_app needs a desktop "
-                       "session; see desktop_start)",
-                       s->id, s->impl->kind);
+        tool_call_fail_code(call, ERROR_NOT_SUPPORTED,
+                            "cannot launch an app: %s is a %s session (launch_app needs a desktop "
+                            "session; see desktop_start)",
+                            s->id, s->impl->kind);
         return;
     }
     if (s->state == SESSION_STARTING) {
@@ -36,8 +36,9 @@ static void handle(struct tool_call *call)
         return;
     }
     if (s->state != SESSION_LIVE) {
-        tool_call_fail(call, "cannot launch an app: session %s has ended (%s)", s->id,
-                       s->end_reason ? s->end_reason : "stopped");
+        tool_call_fail_code(call, ERROR_SESSION_EXPIRED,
+                            "cannot launch an app: session %s has ended (%s)", s->id,
+                            s->end_reason ? s->end_reason : "stopped");
         return;
     }
     const json_t *cmd = json_object_get(a, "command");

@@ -120,7 +120,7 @@ bool screen_call_admit(struct tool_call *call, struct session_client *who)
     char *err = NULL;
     if (session_registry_admit(tool_call_app(call)->sessions, who->owner, &err))
         return true;
-    tool_call_fail(call, "%s", err);
+    tool_call_fail_code(call, ERROR_DENIED, "%s", err);
     free(err);
     return false;
 }
@@ -140,8 +140,8 @@ static void begin(struct session *s, void *ud)
     /* Reached from SESSION_STARTING only at set_live or at the end of a start
      * that failed; screen_call_run has checked the rest. */
     if (!s->was_live) {
-        tool_call_fail(call, "cannot %s: session %s did not start (%s)", sc->verb, s->id,
-                       s->end_reason ? s->end_reason : "stopped");
+        tool_call_fail_code(call, ERROR_SESSION_EXPIRED, "cannot %s: session %s did not start (%s)",
+                            sc->verb, s->id, s->end_reason ? s->end_reason : "stopped");
         screen_guard_release(sc->bc.guard);
         free(sc);
         return;
@@ -168,21 +168,22 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     char *err = NULL;
     struct session *s = screen_call_resolve(call, &err);
     if (!s) {
-        tool_call_fail(call, "%s", err);
+        tool_call_fail_code(call, ERROR_NOT_FOUND, "%s", err);
         free(err);
         return;
     }
     backend_op op = *(const backend_op *)((const char *)s->impl + op_offset);
     if (!op) {
-        tool_call_fail(call, "cannot %s: not supported by %s sessions", verb, s->impl->kind);
+        tool_call_fail_code(call, ERROR_NOT_SUPPORTED, "cannot %s: not supported by %s sessions",
+                            verb, s->impl->kind);
         return;
     }
     /* A session that never went live has no backend to read, even ended. */
     if (s->state == SESSION_STOPPING || (s->state == SESSION_ENDED && !s->was_live) ||
         (needs_live && s->state == SESSION_ENDED)) {
-        tool_call_fail(call, "cannot %s: session %s %s (%s)", verb, s->id,
-                       s->was_live ? "has ended" : "did not start",
-                       s->end_reason ? s->end_reason : "stopped");
+        tool_call_fail_code(call, ERROR_SESSION_EXPIRED, "cannot %s: session %s %s (%s)", verb,
+                            s->id, s->was_live ? "has ended" : "did not start",
+                            s->end_reason ? s->end_reason : "stopped");
         return;
     }
     struct screen_call *sc = xcalloc(1, sizeof *sc);

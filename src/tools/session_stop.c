@@ -24,7 +24,7 @@ static void handle(struct tool_call *call)
     char *err = NULL;
     struct session *s = session_resolve(app->sessions, tool_call_owner(call), id, &err);
     if (!s) {
-        tool_call_fail(call, "%s", err);
+        tool_call_fail_code(call, ERROR_NOT_FOUND, "%s", err);
         free(err);
         return;
     }

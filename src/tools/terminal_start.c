@@ -67,7 +67,7 @@ static void handle(struct tool_call *call)
     char **env = env_list(json_object_get(a, "env"), &err);
     if (err) {
         free_list(argv);
-        tool_call_fail(call, "%s", err);
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT, "%s", err);
         free(err);
         return;
     }

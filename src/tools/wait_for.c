@@ -12,12 +12,14 @@ static void handle(struct tool_call *call)
                json_object_get(a, "ref") || json_object_get(a, "stable_ms") ||
                args_bool(a, "exit", false);
     if (!any) {
-        tool_call_fail(call, "wait_for needs something to wait for: \"text\", \"regex\", "
-                             "\"ref\", \"stable_ms\" or \"exit\": true");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "wait_for needs something to wait for: \"text\", \"regex\", "
+                            "\"ref\", \"stable_ms\" or \"exit\": true");
         return;
     }
     if (json_object_get(a, "text") && json_object_get(a, "regex")) {
-        tool_call_fail(call, "give either \"text\" or \"regex\", not both");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "give either \"text\" or \"regex\", not both");
         return;
     }
     /* Waiting for the exit of an ended session answers at once, so it need

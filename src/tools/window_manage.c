@@ -14,11 +14,13 @@ static void handle(struct tool_call *call)
     bool moves = json_object_get(a, "x") || json_object_get(a, "y");
     bool sizes = json_object_get(a, "width") || json_object_get(a, "height");
     if (strcmp(action, "move") == 0 && !moves) {
-        tool_call_fail(call, "action \"move\" needs x and/or y (the new top-left corner)");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "action \"move\" needs x and/or y (the new top-left corner)");
         return;
     }
     if (strcmp(action, "resize") == 0 && !sizes) {
-        tool_call_fail(call, "action \"resize\" needs width and/or height");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "action \"resize\" needs width and/or height");
         return;
     }
     screen_call_run(call, BACKEND_OP(window_manage), "manage windows", true);

@@ -57,6 +57,7 @@ struct act {
     bool check_after; /* plain text was typed: ask (typed_check) */
     int settle_ms;    /* for the check: input was just given */
     char *err;
+    enum error_code err_code; /* of err: tool_failed unless said */
     atomic_bool stop; /* the call was cancelled (or a person paused input) */
 };
 
@@ -297,7 +298,10 @@ static void press_key(struct act *a, struct xinput *xi)
 static bool blocked_window(struct act *a, const char *title, const char *app)
 {
     const struct screen_guard *g = a->bc->guard;
-    return !g->input_allowed(g, title, app, &a->err);
+    if (g->input_allowed(g, title, app, &a->err))
+        return false;
+    a->err_code = ERROR_DENIED;
+    return true;
 }
 
 static bool input_blocked(struct act *a, struct xinput *xi)
@@ -338,6 +342,7 @@ static void act_run(struct input_job *job)
     bool focused = a->click_first;
     if (window && (a->kind == ACT_TYPE || a->kind == ACT_KEY)) {
         if (!windows_find(xi, window, &win, &a->err)) {
+            a->err_code = ERROR_NOT_FOUND;
             xinput_unlock(xi);
             return;
         }
@@ -472,7 +477,7 @@ static void act_done(struct input_job *job, bool dropped)
     if (dropped)
         stopped(a, "the session ended");
     if (a->err) {
-        backend_call_fail(a->bc, "%s", a->err);
+        backend_call_fail_code(a->bc, a->err_code, "%s", a->err);
         free_act(a);
     } else if (a->kind == ACT_TYPE && json_object_get(a->target, "ref")) {
         a->bc->backend_data = a;
@@ -533,10 +538,10 @@ static bool point(struct act *a, const json_t *args, const char *xkey, const cha
     *x = (int)floor(fx);
     *y = (int)floor(fy);
     if (*x < 0 || *y < 0 || *x >= a->d->width || *y >= a->d->height) {
-        backend_call_fail(a->bc, "%s,%s = %g,%g is off the screen: %s is %dx%d pixels%s", xkey,
-                          ykey, args_number(args, xkey, 0), args_number(args, ykey, 0),
-                          a->bc->session->id, a->d->width, a->d->height,
-                          scale != 1.0 ? " (after dividing by scale)" : "");
+        backend_call_fail_code(
+            a->bc, ERROR_INVALID_ARGUMENT, "%s,%s = %g,%g is off the screen: %s is %dx%d pixels%s",
+            xkey, ykey, args_number(args, xkey, 0), args_number(args, ykey, 0), a->bc->session->id,
+            a->d->width, a->d->height, scale != 1.0 ? " (after dividing by scale)" : "");
         free_act(a);
         return false;
     }
@@ -578,7 +583,8 @@ static void click_op(struct backend_call *bc)
     }
     struct act *a = act_new(bc, ACT_CLICK);
     if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
-        backend_call_fail(bc, "give x and y, or ref (from snapshot or find), or text to click on");
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "give x and y, or ref (from snapshot or find), or text to click on");
         free_act(a);
         return;
     }
@@ -650,7 +656,7 @@ static void press_key_op(struct backend_call *bc)
     struct act *a = act_new(bc, ACT_KEY);
     char *err = NULL;
     if (!input_keys_parse("key", args_string(bc->args, "key", ""), &a->key, &err)) {
-        backend_call_fail(bc, "%s", err);
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
         free(err);
         free_act(a);
         return;

@@ -104,7 +104,9 @@ static void shot_done(uv_work_t *work, int status)
     struct shot *sh = work->data;
     struct backend_call *bc = sh->bc;
     if (sh->err || !sh->bytes) {
-        backend_call_fail(bc, "cannot take a screenshot: %s", sh->err ? sh->err : "cancelled");
+        backend_call_fail_code(
+            bc, bc->session->state == SESSION_ENDED ? ERROR_SESSION_EXPIRED : ERROR_TOOL_FAILED,
+            "cannot take a screenshot: %s", sh->err ? sh->err : "cancelled");
     } else {
         /* Coordinates in the image divided by scale, plus the region's
          * origin, are screen coordinates. */

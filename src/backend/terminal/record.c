@@ -384,7 +384,9 @@ void terminal_record_stop_op(struct backend_call *bc)
     struct terminal *t = terminal_of(bc->session);
     struct term_recording *rec = t->rec;
     if (!rec) {
-        backend_call_fail(bc, "%s is not being recorded; call record_start first", bc->session->id);
+        backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                               "%s is not being recorded; call record_start first",
+                               bc->session->id);
         return;
     }
     t->rec = NULL;
