@@ -101,6 +101,31 @@ describe('tool schemas as JSON files', () => {
     }
   });
 
+  // The server lets every output schema admit {error: {code, message}} for
+  // failed calls (src/mcp/registry.c, docs/errors.md): take that back out to
+  // compare with the file.
+  function withoutErrorAdmission(schema) {
+    if (schema === undefined) return undefined;
+    const s = structuredClone(schema);
+    assert.equal(s.properties?.error?.properties?.code?.type, 'string', 'the error fragment is admitted');
+    delete s.properties.error;
+    const isAdmission = (a) =>
+      Array.isArray(a) && a.length === 2 && a[1].required?.length === 1 && a[1].required[0] === 'error';
+    if (isAdmission(s.anyOf)) {
+      if (a0(s.anyOf).length) s.required = a0(s.anyOf);
+      delete s.anyOf;
+    } else if (Array.isArray(s.allOf)) {
+      const i = s.allOf.findIndex((x) => isAdmission(x.anyOf));
+      if (i >= 0) {
+        if (a0(s.allOf[i].anyOf).length) s.required = a0(s.allOf[i].anyOf);
+        s.allOf.splice(i, 1);
+        if (s.allOf.length === 0) delete s.allOf;
+      }
+    }
+    return s;
+  }
+  const a0 = (anyOf) => anyOf[0].required ?? [];
+
   test('tools/list shows exactly the schemas of these files', opts(), async (t) => {
     const srv = await connectClient(t, { bin: 'glovebox' });
     try {
@@ -113,7 +138,7 @@ describe('tool schemas as JSON files', () => {
         const tool = listed.get(name);
         assert.deepEqual(tool.inputSchema, inline(doc.input, f), `${name}: inputSchema differs from ${rel(f)}`);
         assert.deepEqual(
-          tool.outputSchema,
+          withoutErrorAdmission(tool.outputSchema),
           doc.output === undefined ? undefined : inline(doc.output, f),
           `${name}: outputSchema differs from ${rel(f)}`,
         );
