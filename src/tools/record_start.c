@@ -11,14 +11,22 @@ static void handle(struct tool_call *call)
 const struct tool tool_record_start = {
     .name = "record_start",
     .title = "Start recording",
-    .description = "Starts recording the session: a frame on each change of the screen, at "
-                   "most fps per second (default 10). record_stop writes the recording (an "
-                   "animated GIF for terminals). A recording survives the program exiting. "
-                   "It stops by itself, keeping what it has, when its frames hold max_bytes "
-                   "(default 64 MiB) or it is max_duration_s long (default and most 3600); "
-                   "record_stop then writes it and says why in stopped_reason.",
+    .description = "Starts recording the session: terminals take a frame on each change of "
+                   "the screen, desktops sample it fps times a second (default 5, at most 30) "
+                   "and keep a frame only when it changed. format: \"gif\" (default), "
+                   "\"webp\" (animated WebP) or \"webm\" (VP9 video, for long recordings). "
+                   "record_stop writes the file. A recording survives the program exiting; "
+                   "a session stopped while recording has its recording written and listed "
+                   "as a resource. It stops by itself, keeping what it has, when its frames "
+                   "hold max_bytes (default 64 MiB) or it is max_duration_s long (default and "
+                   "most 3600); record_stop then writes it and says why in stopped_reason.",
     .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"fps\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50},"
+                    "\"format\":{\"type\":\"string\",\"enum\":[\"gif\",\"webp\",\"webm\"],"
+                    "\"description\":\"gif (default), webp (animated WebP) or webm (VP9 "
+                    "video)\"},"
+                    "\"fps\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50,"
+                    "\"description\":\"Most frames a second (terminals: default 10; desktops: "
+                    "default 5, at most 30)\"},"
                     "\"max_bytes\":{\"type\":\"integer\",\"minimum\":65536,"
                     "\"maximum\":268435456,\"description\":\"Memory the frames may hold "
                     "(bytes, default 67108864)\"},"
@@ -27,8 +35,9 @@ const struct tool tool_record_start = {
                     "(default 3600)\"}},"
                     "\"additionalProperties\":false}",
     .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"recording\":{\"type\":\"string\"},\"fps\":{\"type\":\"integer\"}},"
-                     "\"required\":[\"session\",\"recording\",\"fps\"]}",
+                     "\"recording\":{\"type\":\"string\"},\"fps\":{\"type\":\"integer\"},"
+                     "\"format\":{\"type\":\"string\"}},"
+                     "\"required\":[\"session\",\"recording\",\"fps\",\"format\"]}",
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,
 };
