@@ -71,8 +71,8 @@ static void gif_palette(uint32_t palette[256])
     for (int r = 0; r < 6; r++)
         for (int g = 0; g < 6; g++)
             for (int b = 0; b < 6; b++)
-                palette[n++] = (uint32_t)(r * 51) << 16 | (uint32_t)(g * 51) << 8 |
-                               (uint32_t)(b * 51);
+                palette[n++] =
+                    (uint32_t)(r * 51) << 16 | (uint32_t)(g * 51) << 8 | (uint32_t)(b * 51);
     for (int i = 0; i < 40; i++) {
         uint32_t v = (uint32_t)(i * 255 / 39);
         palette[n++] = v << 16 | v << 8 | v;
@@ -137,8 +137,8 @@ struct anim_writer *anim_writer_create(enum rec_format format, const char *path,
         opt.allow_mixed = 0;
         w->webp = WebPAnimEncoderNew(width, height, &opt);
         if (!w->webp)
-            *err = xasprintf("cannot make a %d×%d animated WebP (at most 16383 px a side)",
-                             width, height);
+            *err = xasprintf("cannot make a %d×%d animated WebP (at most 16383 px a side)", width,
+                             height);
         break;
     }
     case REC_WEBM:

@@ -237,9 +237,9 @@ json_t *recordings_result(const struct recording_info *info, const char *stopped
     const char *format = strrchr(info->path, '.');
     json_t *o = json_pack("{s:s?, s:s, s:i, s:I, s:s, s:I, s:s, s:s, s:s, s:b}", "session",
                           info->session, "recording", info->id, "frames", info->frames,
-                          "duration_ms", (json_int_t)info->duration_ms, "path", info->path,
-                          "bytes", (json_int_t)info->bytes, "uri", uri, "mime_type", info->mime,
-                          "format", format ? format + 1 : "", "truncated", stopped_reason != NULL);
+                          "duration_ms", (json_int_t)info->duration_ms, "path", info->path, "bytes",
+                          (json_int_t)info->bytes, "uri", uri, "mime_type", info->mime, "format",
+                          format ? format + 1 : "", "truncated", stopped_reason != NULL);
     json_object_set_new(o, "stopped_reason",
                         stopped_reason ? json_string(stopped_reason) : json_null());
     return o;

@@ -208,8 +208,8 @@ static void to_yuv(const struct frame *f, AVFrame *o)
 {
     int w = o->width, h = o->height;
     for (int y = 0; y < h; y++) {
-        const uint8_t *row = f->rgba + (size_t)(y < (int)f->height ? y : (int)f->height - 1) *
-                                           f->stride;
+        const uint8_t *row =
+            f->rgba + (size_t)(y < (int)f->height ? y : (int)f->height - 1) * f->stride;
         uint8_t *Y = o->data[0] + (size_t)y * (size_t)o->linesize[0];
         for (int x = 0; x < w; x++) {
             const uint8_t *p = row + (size_t)(x < (int)f->width ? x : (int)f->width - 1) * 4;

@@ -216,8 +216,8 @@ static void load_done(uv_work_t *work, int status)
     (void)status;
     struct recording_load *l = work->data;
     if (l->b64)
-        resource_read_done(l->r, json_pack("[{s:s, s:s, s:s}]", "uri", l->uri, "mimeType",
-                                           l->mime, "blob", l->b64));
+        resource_read_done(l->r, json_pack("[{s:s, s:s, s:s}]", "uri", l->uri, "mimeType", l->mime,
+                                           "blob", l->b64));
     else
         resource_read_fail(l->r, "%s", l->err ? l->err : "the read was cancelled");
     free(l->uri);

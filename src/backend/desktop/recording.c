@@ -32,8 +32,8 @@ struct desktop_rec {
     uv_timer_t timer;
     uv_work_t work;
     uint64_t started_ms;
-    bool busy;   /* a capture on the worker pool */
-    bool ending; /* write the file once the capture in flight is back */
+    bool busy;                      /* a capture on the worker pool */
+    bool ending;                    /* write the file once the capture in flight is back */
     struct backend_call *stop_call; /* record_stop waiting; NULL at session end */
     /* What is painted over: the policy's areas (copied at record_start) and
      * the password fields known when the sample was asked for. */
@@ -138,8 +138,8 @@ static void sample(struct desktop_rec *dr)
         return;
     dr->n_paint = dr->n_policy;
     if (dr->d && dr->d->perceive)
-        dr->n_paint += perceive_secret_rects(dr->d->perceive, dr->paint + dr->n_policy,
-                                             PERCEIVE_MAX_SECRETS);
+        dr->n_paint +=
+            perceive_secret_rects(dr->d->perceive, dr->paint + dr->n_policy, PERCEIVE_MAX_SECRETS);
     dr->at_ms = uv_now(dr->app->loop) - dr->started_ms;
     dr->busy = true;
     dr->work.data = dr;
@@ -208,8 +208,8 @@ void desktop_record_start_op(struct backend_call *bc)
                       json_pack("{s:s, s:s, s:i, s:s}", "session", bc->session->id, "recording",
                                 recorder_id(rec), "fps", o.fps, "format",
                                 rec_format_name(o.format)),
-                      "recording %s as %s (%s) at up to %d fps", bc->session->id,
-                      recorder_id(rec), rec_format_name(o.format), o.fps);
+                      "recording %s as %s (%s) at up to %d fps", bc->session->id, recorder_id(rec),
+                      rec_format_name(o.format), o.fps);
 }
 
 void desktop_record_stop_op(struct backend_call *bc)

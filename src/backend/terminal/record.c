@@ -10,8 +10,8 @@
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "image/cellgrid.h"
-#include "image/gif.h"
 #include "image/frame.h"
+#include "image/gif.h"
 #include "image/glyphs.h"
 #include "record/anim_writer.h"
 #include "record/recorder.h"
@@ -261,8 +261,7 @@ static void encode_rendered(struct term_recording *rec, struct glyph_renderer *r
         struct frame f;
         glyph_renderer_render(r, &g, &f);
         if (!w)
-            w = anim_writer_create(rec->format, rec->path, (int)f.width, (int)f.height,
-                                   &rec->err);
+            w = anim_writer_create(rec->format, rec->path, (int)f.width, (int)f.height, &rec->err);
         if (w && !anim_writer_add(w, &f, rec->frames[i].at_ms, &rec->err)) {
             anim_writer_abort(w);
             w = NULL;
