@@ -158,11 +158,14 @@ test('a desktop stopped while recording keeps its recording, listed and readable
   await srv.err('record_stop', { session }, new RegExp(`was written when the session ended \\(${uri}\\)`));
 });
 
-test('a terminal records in webp and webm', topts(), async (t) => {
+const mapsLibav = (pid) => /libav(codec|format|util)\.so/.test(readFileSync(`/proc/${pid}/maps`, 'utf8'));
+
+test('a terminal records in webp and webm; the video libraries load only for video', topts(), async (t) => {
   const srv = await startServer(t);
   const s = await srv.bash({ cols: 30, rows: 5 });
   const shot = await srv.ok('screenshot', { session: s.id });
   for (const format of ['webp', 'webm']) {
+    assert.equal(mapsLibav(srv.pid), false, `libav* mapped before a ${format} recording`);
     const start = await srv.ok('record_start', { session: s.id, format });
     assert.equal(start.sc.format, format);
     await srv.run(s.id, `printf '%s-%s\\n' ${format} one`, `^${format}-one$`);
@@ -182,6 +185,7 @@ test('a terminal records in webp and webm', topts(), async (t) => {
       const webm = readWebm(file);
       assert.equal(webm.codec, 'V_VP9');
       assert.equal(webm.width, shot.sc.width + (shot.sc.width & 1));
+      assert.equal(mapsLibav(srv.pid), true, 'libav* not mapped after a webm recording');
     }
   }
 });
