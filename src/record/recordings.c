@@ -141,7 +141,8 @@ static void prune(const char *dir)
         e[n++] = (struct entry){path, st.st_mtime, (uint64_t)st.st_size};
     }
     closedir(d);
-    qsort(e, n, sizeof *e, newest_first);
+    if (n)
+        qsort(e, n, sizeof *e, newest_first);
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         total += e[i].bytes;
