@@ -237,3 +237,18 @@ test('recordings are pruned by age and total size; numbering goes on from the fo
   assert.ok(!uris.includes(a.uri), `${a.uri} was pruned but is still listed`);
   await assert.rejects(srv.client.readResource({ uri: a.uri }), /no such recording/);
 });
+
+test('a desktop recording still running when glovebox shuts down is written anyway', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv, { width: W, height: H });
+  const start = await srv.ok('record_start', { session, format: 'webm' });
+  await paintRoot(srv, session, 'red', [255, 0, 0]);
+  await srv.close();
+  const path = join(recordingsDir(srv), `${start.sc.recording}.webm`);
+  const webm = readWebm(readFileSync(path));
+  assert.equal(webm.codec, 'V_VP9');
+  assert.equal(webm.width, W);
+  assert.ok(webm.blocks >= 1);
+  assert.deepEqual(readdirSync(recordingsDir(srv)), [`${start.sc.recording}.webm`]);
+  assert.ok(srv.stderr().includes(path), 'the path of the rescued recording is logged');
+});
