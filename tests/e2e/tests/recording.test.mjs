@@ -8,10 +8,10 @@ import { readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from '
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { startDesktop } from '../lib/desktop.mjs';
+import { element, launchShell, startDesktop } from '../lib/desktop.mjs';
 import { readWebm, readWebp } from '../lib/media.mjs';
 import { sleep } from '../lib/server.mjs';
-import { decodeGif, decodePng, imageOf, ms, pixel, startServer, topts, until } from '../lib/terminal.mjs';
+import { assertColour, decodeGif, decodePng, imageOf, ms, pixel, startServer, tempDir, topts, until } from '../lib/terminal.mjs';
 
 const W = 320;
 const H = 240;
@@ -251,4 +251,28 @@ test('a desktop recording still running when glovebox shuts down is written anyw
   assert.ok(webm.blocks >= 1);
   assert.deepEqual(readdirSync(recordingsDir(srv)), [`${start.sc.recording}.webm`]);
   assert.ok(srv.stderr().includes(path), 'the path of the rescued recording is logged');
+});
+
+test('a password field is painted over in every frame of a desktop recording, as in screenshots', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv);
+  await launchShell(srv, session, tempDir(t, 'glovebox-rec-'), 'pw', 'zenity --password --title Secret');
+  await srv.ok('wait_for', { session, text: 'Password', timeout_ms: ms(15000) });
+  const field = element((await srv.ok('snapshot', { session, app: 'zenity' })).sc, 'password text');
+  const start = await srv.ok('record_start', { session, fps: 10 });
+  await srv.ok('type_text', { session, ref: field.ref, text: 'hunter2' });
+  const r = (await srv.ok('record_stop', { session })).sc;
+  assert.equal(r.recording, start.sc.recording);
+  const gif = decodeGif(readFileSync(r.path));
+  const px = new Uint8Array(gif.width * gif.height * 4);
+  const b = field.bounds;
+  const points = [[b.x + 1, b.y + 1], [b.x + b.width - 2, b.y + b.height - 2], [b.x + b.width / 2, b.y + b.height / 2]];
+  for (let i = 0; i < gif.numFrames(); i++) {
+    gif.decodeAndBlitFrameRGBA(i, px);
+    for (const [x, y] of points) {
+      const at = (Math.floor(y) * gif.width + Math.floor(x)) * 4;
+      // 0x60 grey, as near as GIF's fixed palette comes.
+      assertColour([px[at], px[at + 1], px[at + 2]], [0x60, 0x60, 0x60], 4, `frame ${i} pixel ${x},${y}`);
+    }
+  }
 });
