@@ -92,14 +92,19 @@ static unsigned id_number(const char *name)
 
 struct entry {
     char *path;
-    time_t mtime;
+    struct timespec mtime;
+    unsigned num; /* of recording-N: breaks ties between files of one instant */
     uint64_t bytes;
 };
 
 static int newest_first(const void *a, const void *b)
 {
     const struct entry *x = a, *y = b;
-    return (x->mtime < y->mtime) - (x->mtime > y->mtime);
+    if (x->mtime.tv_sec != y->mtime.tv_sec)
+        return x->mtime.tv_sec < y->mtime.tv_sec ? 1 : -1;
+    if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+        return x->mtime.tv_nsec < y->mtime.tv_nsec ? 1 : -1;
+    return (x->num < y->num) - (x->num > y->num);
 }
 
 /* Deletes what is too old or over the size budget, and stale temporary
@@ -138,7 +143,7 @@ static void prune(const char *dir)
             ecap = ecap ? ecap * 2 : 32;
             e = xrealloc(e, ecap * sizeof *e);
         }
-        e[n++] = (struct entry){path, st.st_mtime, (uint64_t)st.st_size};
+        e[n++] = (struct entry){path, st.st_mtim, num, (uint64_t)st.st_size};
     }
     closedir(d);
     if (n)
@@ -147,7 +152,7 @@ static void prune(const char *dir)
     for (size_t i = 0; i < n; i++) {
         total += e[i].bytes;
         const char *why = NULL;
-        if (i > 0 && (uint64_t)(now - e[i].mtime) > max_age)
+        if (i > 0 && now - e[i].mtime.tv_sec > (time_t)max_age)
             why = "older than GLOVEBOX_RECORDINGS_MAX_AGE_S";
         else if (i > 0 && total > max_total)
             why = "over the GLOVEBOX_RECORDINGS_MAX_BYTES budget";

@@ -41,7 +41,10 @@ struct desktop_rec {
     int n_policy, n_paint;
     uint64_t at_ms;    /* of the capture in flight */
     char *capture_err; /* of the capture in flight */
-    bool warned;       /* a failed capture was logged once */
+    /* The recorder's stopped reason, copied on the loop thread once no
+     * sample is in flight (the recorder is written from the worker). */
+    const char *stopped;
+    bool warned; /* a failed capture was logged once */
 };
 
 static void paint(struct frame *f, const struct perceive_rect *r, int n)
@@ -126,7 +129,8 @@ static void sample_done(uv_work_t *work, int status)
         free(dr->capture_err);
         dr->capture_err = NULL;
     }
-    if (recorder_stopped_reason(dr->rec))
+    dr->stopped = recorder_stopped_reason(dr->rec);
+    if (dr->stopped)
         uv_timer_stop(&dr->timer);
     if (dr->ending)
         finalise(dr);
@@ -134,7 +138,7 @@ static void sample_done(uv_work_t *work, int status)
 
 static void sample(struct desktop_rec *dr)
 {
-    if (dr->busy || recorder_stopped_reason(dr->rec))
+    if (dr->busy || dr->stopped)
         return;
     dr->n_paint = dr->n_policy;
     if (dr->d && dr->d->perceive)
@@ -156,12 +160,11 @@ static void on_tick(uv_timer_t *t)
 void desktop_record_start_op(struct backend_call *bc)
 {
     struct desktop *d = desktop_of(bc->session);
-    if (d->rec && recorder_stopped_reason(d->rec->rec)) {
+    if (d->rec && d->rec->stopped) {
         backend_call_fail(bc,
                           "%s's recording %s stopped by itself (%s); call record_stop to "
                           "write it first",
-                          bc->session->id, recorder_id(d->rec->rec),
-                          recorder_stopped_reason(d->rec->rec));
+                          bc->session->id, recorder_id(d->rec->rec), d->rec->stopped);
         return;
     }
     if (d->rec) {
