@@ -14,7 +14,8 @@ const struct tool tool_record_stop = {
     .name = "record_stop",
     .title = "Stop recording",
     .description = "Stops the session's recording and writes it to the data directory "
-                   "(terminals: an animated GIF in the terminal's own palette). Returns the "
+                   "as the format record_start chose (GIF, animated WebP or WebM video). "
+                   "Returns the "
                    "frame count, duration, file path and a resource link "
                    "(glovebox://recording/{id}). The file is written under a temporary name "
                    "and renamed, so it is never half-written. stopped_reason says which limit "
