@@ -33,6 +33,7 @@
 #include "mcp/server.h"
 #include "record/recordings.h"
 #include "session/session.h"
+#include "backend/terminal/terminal.h"
 #include "tools/tools.h"
 
 #include <ftw.h>

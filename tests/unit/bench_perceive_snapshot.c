@@ -12,7 +12,7 @@
 #include "backend/backend.h"
 #include "core/app.h"
 #include "desktop_fixture.h"
-#include "perceive/perceive.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "session/session.h"
 
 static bool answered;

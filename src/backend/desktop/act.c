@@ -17,7 +17,7 @@
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "input/keys.h"
-#include "perceive/perceive.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "policy/policy.h"
 #include "session/session.h"
 

@@ -9,7 +9,7 @@
 #include "image/encode.h"
 #include "image/frame.h"
 #include "image/scale.h"
-#include "perceive/perceive.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "policy/policy.h"
 #include "session/session.h"
 

@@ -20,7 +20,7 @@
 #include "core/log.h"
 #include "core/pidns.h"
 #include "core/xmalloc.h"
-#include "perceive/perceive.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "session/session.h"
 
 #include <errno.h>

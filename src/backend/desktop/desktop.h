@@ -8,6 +8,7 @@
 struct app;
 struct session;
 struct session_client;
+struct tool;
 
 struct desktop_options {
     const char *display;                 /* ":0" to attach; NULL for a private desktop */
@@ -29,3 +30,14 @@ void desktop_start(struct app *app, const struct desktop_options *o, desktop_sta
 int desktop_launch(struct session *s, const char *const *argv, char **err);
 /* Whether s is a desktop session. */
 bool desktop_is(const struct session *s);
+
+/* What the desktop module offers (backend_load("desktop")). */
+struct desktop_api {
+    void (*start)(struct app *app, const struct desktop_options *o, desktop_started_fn done,
+                  void *ud);
+    int (*launch)(struct session *s, const char *const *argv, char **err);
+};
+
+/* The tools of desktop sessions (kinds.c lists them). */
+extern const struct tool tool_desktop_start;
+extern const struct tool tool_launch_app;

@@ -8,7 +8,7 @@
 #include "core/app.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
-#include "perceive/perceive.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "session/session.h"
 
 #include <stdlib.h>

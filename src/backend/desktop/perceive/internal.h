@@ -1,9 +1,9 @@
 /* Shared by the perceive/ files: the per-session state and the worker-pool
  * job every operation runs as. */
 #pragma once
-#include "perceive/atspi.h"
-#include "perceive/ocr.h"
-#include "perceive/perceive.h"
+#include "backend/desktop/perceive/atspi.h"
+#include "ocr/ocr.h"
+#include "backend/desktop/perceive/perceive.h"
 
 #include <jansson.h>
 #include <uv.h>

@@ -1,4 +1,4 @@
-#include "perceive/internal.h"
+#include "backend/desktop/perceive/internal.h"
 
 #include "backend/backend.h"
 #include "core/app.h"
@@ -8,7 +8,7 @@
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
-#include "perceive/tree.h"
+#include "backend/desktop/perceive/tree.h"
 #include "session/session.h"
 
 #include <stdarg.h>

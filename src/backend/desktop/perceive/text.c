@@ -1,5 +1,5 @@
 /* read_text on desktops, and matching text among OCR words. */
-#include "perceive/internal.h"
+#include "backend/desktop/perceive/internal.h"
 
 #include "core/utf8.h"
 
@@ -7,7 +7,7 @@
 #include "core/args.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "perceive/tree.h"
+#include "backend/desktop/perceive/tree.h"
 
 #include <stdlib.h>
 #include <string.h>
