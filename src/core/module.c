@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef GLOVEBOX_MODULE_DIR_DEFAULT
@@ -70,7 +71,10 @@ static const struct module_info *open_in(const char *dir, const char *name, cons
     }
     /* RTLD_NOW: a module missing a symbol fails here with a reason, not at
      * some later call. RTLD_LOCAL: its libraries stay its own. */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!h) {
         const char *why = dlerror();
         *err = xasprintf("cannot load %s: %s", file, why ? why : "unknown reason");
@@ -81,7 +85,8 @@ static const struct module_info *open_in(const char *dir, const char *name, cons
         info = NULL;
         dlclose(h);
     } else {
-        log_debug("loaded %s", file);
+        log_info("loaded %s in %.1f ms", file,
+                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     }
     free(file);
     return info;
