@@ -97,6 +97,11 @@ bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char
     }
     if (!ocr_lang_check(lang, err))
         return false;
+#if !GLOVEBOX_HAVE_OCR
+    *err = xstrdup("OCR is not in this build of glovebox (meson -Docr=disabled, or Tesseract was "
+                   "not installed: libtesseract-dev)");
+    return false;
+#endif
     char *why = NULL;
     const struct ocr_api *api = module_get("ocr", &why);
     if (!api) {
