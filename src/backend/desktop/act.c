@@ -4,7 +4,7 @@
  * long press or a drag sleeps between events, and must not hold a shared
  * worker), and an element named by ref or text is found and, where
  * a person's plain click would do the same, pressed through accessibility
- * (src/perceive) before the pointer is used. */
+ * (perceive/) before the pointer is used. */
 #define LOG_MODULE "desktop"
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"

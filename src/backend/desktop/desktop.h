@@ -1,7 +1,7 @@
 /* Desktop sessions: a private X desktop (Xvfb with its own D-Bus session bus,
  * so its applications' accessibility trees are its own), or an existing X
  * display glovebox attaches to and never kills. Perception (snapshot, find,
- * read_text, wait_for) comes from src/perceive; pixels from xcb. */
+ * read_text, wait_for) comes from perceive/ in this folder; pixels from xcb. */
 #pragma once
 #include <stdbool.h>
 

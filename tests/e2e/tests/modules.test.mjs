@@ -41,12 +41,14 @@ test('a new server maps no X11, GLib, Tesseract or libcurl; nor after a terminal
   assert.ok(!mapped(srv.pid).some((p) => p.endsWith('/glovebox-desktop.so')), 'the desktop module is not');
 });
 
-test('the desktop module and its libraries are loaded by the first desktop_start', needs('desktop', topts()), async (t) => {
+test('the desktop module and its libraries are loaded by the first desktop_start, Tesseract not yet', needs('desktop', topts()), async (t) => {
   const srv = await startServer(t);
   const d = (await srv.ok('desktop_start', {})).sc;
   const maps = mapped(srv.pid);
   assert.ok(maps.some((p) => p.endsWith('/glovebox-desktop.so')), 'glovebox-desktop.so is mapped');
   assert.ok(maps.some((p) => /\/libxcb\.so/.test(p)), 'libxcb is mapped');
+  // OCR is its own module, loaded when text is first read by OCR.
+  assert.ok(!maps.some((p) => /libtesseract|glovebox-ocr\.so/.test(p)), 'Tesseract is not mapped before OCR is used');
   await srv.stop(d.id);
 });
 
