@@ -166,8 +166,9 @@ struct backend_kind {
     const char *kind;
     const char *summary;
     const struct backend_requirement *requirements; /* NULL-terminated by what==NULL */
-    const char *module;                             /* NULL: not in this build */
-    const struct tool *const *tools;                /* NULL-terminated; NULL: none */
+    bool has_option;    /* glovebox has the kind; meson -D<kind>= says whether it is built */
+    const char *module; /* NULL: not in this build */
+    const struct tool *const *tools; /* NULL-terminated; NULL: none */
 };
 
 /* Free what backends share for the life of the process (fonts, caches).
@@ -181,6 +182,7 @@ const struct backend_kind *backend_kinds(int *count);
  * build, or the module file and the loader's reason). Loop thread. */
 const void *backend_load(const char *kind, char **err);
 /* For each kind: {kind, summary, implemented, available, missing:[{what,
- * package}]}. implemented: built into this build (its module may not be
- * loaded yet); available: implemented and nothing missing. */
+ * package}], not_built?}. implemented: built into this build (its module may
+ * not be loaded yet); available: implemented and nothing missing; not_built:
+ * why a kind glovebox has is not in this build. */
 json_t *backend_check_all(void);

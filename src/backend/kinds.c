@@ -98,26 +98,36 @@ static const struct backend_requirement android_needs[] = {
 
 #if GLOVEBOX_KIND_TERMINAL
 static const struct tool *const terminal_tools[] = {&tool_terminal_start, NULL};
-#define TERMINAL_MODULE "terminal", terminal_tools
+#define TERMINAL_MODULE .module = "terminal", .tools = terminal_tools
 #else
-#define TERMINAL_MODULE NULL, NULL
+#define TERMINAL_MODULE .module = NULL
 #endif
 
 #if GLOVEBOX_KIND_DESKTOP
 static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_launch_app, NULL};
-#define DESKTOP_MODULE "desktop", desktop_tools
+#define DESKTOP_MODULE .module = "desktop", .tools = desktop_tools
 #else
-#define DESKTOP_MODULE NULL, NULL
+#define DESKTOP_MODULE .module = NULL
 #endif
 
 static const struct backend_kind kinds[] = {
-    {"terminal", "programs in a pseudo-terminal, rendered with libvterm", terminal_needs,
+    {.kind = "terminal",
+     .summary = "programs in a pseudo-terminal, rendered with libvterm",
+     .requirements = terminal_needs,
+     .has_option = true,
      TERMINAL_MODULE},
-    {"desktop", "X11 desktops: private Xvfb sandboxes or an existing display", desktop_needs,
+    {.kind = "desktop",
+     .summary = "X11 desktops: private Xvfb sandboxes or an existing display",
+     .requirements = desktop_needs,
+     .has_option = true,
      DESKTOP_MODULE},
-    {"vnc", "remote desktops over RFB", vnc_needs, NULL, NULL},
-    {"webdriver", "browsers and devices through WebDriver or Appium", webdriver_needs, NULL, NULL},
-    {"android", "Android devices and emulators through adb", android_needs, NULL, NULL},
+    {.kind = "vnc", .summary = "remote desktops over RFB", .requirements = vnc_needs},
+    {.kind = "webdriver",
+     .summary = "browsers and devices through WebDriver or Appium",
+     .requirements = webdriver_needs},
+    {.kind = "android",
+     .summary = "Android devices and emulators through adb",
+     .requirements = android_needs},
 };
 
 const struct backend_kind *backend_kinds(int *count)
@@ -172,6 +182,12 @@ static json_t *check_all_now(void)
         json_array_append_new(out, json_pack("{s:s, s:s, s:b, s:b, s:o}", "kind", k[i].kind,
                                              "summary", k[i].summary, "implemented", implemented,
                                              "available", available, "missing", missing));
+        if (!implemented && k[i].has_option)
+            json_object_set_new(
+                json_array_get(out, json_array_size(out) - 1), "not_built",
+                json_sprintf("this build was configured without it (meson -D%s=disabled, or "
+                             "its libraries were not installed)",
+                             k[i].kind));
     }
     return out;
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { builtKinds, needs } from '../lib/server.mjs';
+import { builtKinds, needs, runCli } from '../lib/server.mjs';
 import { startServer, topts, textOf } from '../lib/terminal.mjs';
 
 const HEAVY = /\/lib(X11|xcb|gio-2\.0|glib-2\.0|gobject-2\.0|atspi|tesseract|leptonica|curl)[^/]*\.so/;
@@ -81,4 +81,17 @@ test('a broken module: the start fails with the loader\'s reason', topts(), asyn
   const text = await srv.err(k.tool, k.args);
   assert.match(text, new RegExp(`cannot load ${dir}/${k.file.replace('.', '\\.')}: .*(invalid ELF header|file too short)`));
   await srv.status();
+});
+
+test('glovebox doctor lists every kind, and names the option a build went without', topts(), async () => {
+  const r = await runCli(['doctor', '--json']);
+  const kinds = JSON.parse(r.stdout);
+  assert.deepEqual(kinds.map((k) => k.kind), ['terminal', 'desktop', 'vnc', 'webdriver', 'android']);
+  for (const kind of ['terminal', 'desktop']) {
+    const k = kinds.find((x) => x.kind === kind);
+    if (k.implemented) assert.equal(k.not_built, undefined);
+    else assert.match(k.not_built, new RegExp(`-D${kind}=disabled`));
+  }
+  const text = await runCli(['doctor']);
+  for (const k of kinds.filter((x) => x.not_built)) assert.match(text.stdout, new RegExp(`^${k.kind} +not in this build$`, 'm'));
 });
