@@ -20,11 +20,11 @@
 #include <uv.h>
 
 #include "backend/backend.h"
-#include "core/app.h"
-#include "desktop_fixture.h"
-#include "core/module.h"
-#include "ocr/ocr.h"
 #include "backend/desktop/perceive/perceive.h"
+#include "core/app.h"
+#include "core/module.h"
+#include "desktop_fixture.h"
+#include "ocr/ocr.h"
 #include "session/session.h"
 
 static struct test_desktop desk;

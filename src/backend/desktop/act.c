@@ -8,6 +8,7 @@
 #define LOG_MODULE "desktop"
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/typed_check.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
@@ -17,7 +18,6 @@
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "input/keys.h"
-#include "backend/desktop/perceive/perceive.h"
 #include "policy/policy.h"
 #include "session/session.h"
 

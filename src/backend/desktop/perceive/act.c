@@ -3,9 +3,9 @@
  * same, else handed back to the desktop to use the pointer. */
 #include "backend/desktop/perceive/internal.h"
 
+#include "backend/desktop/perceive/tree.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
-#include "backend/desktop/perceive/tree.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,8 +2,8 @@
  * job every operation runs as. */
 #pragma once
 #include "backend/desktop/perceive/atspi.h"
-#include "ocr/ocr.h"
 #include "backend/desktop/perceive/perceive.h"
+#include "ocr/ocr.h"
 
 #include <jansson.h>
 #include <uv.h>

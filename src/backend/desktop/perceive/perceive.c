@@ -4,11 +4,11 @@
 #include "core/app.h"
 #include "core/args.h"
 #define LOG_MODULE "perceive"
+#include "backend/desktop/perceive/tree.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
-#include "backend/desktop/perceive/tree.h"
 #include "session/session.h"
 
 #include <stdarg.h>

@@ -4,10 +4,10 @@
 #include "core/utf8.h"
 
 #include "backend/backend.h"
+#include "backend/desktop/perceive/tree.h"
 #include "core/args.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "backend/desktop/perceive/tree.h"
 
 #include <stdlib.h>
 #include <string.h>

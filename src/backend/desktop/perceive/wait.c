@@ -4,12 +4,12 @@
 #include "backend/desktop/perceive/internal.h"
 
 #include "backend/backend.h"
+#include "backend/desktop/perceive/tree.h"
 #include "core/app.h"
 #include "core/args.h"
 #include "core/pattern.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
-#include "backend/desktop/perceive/tree.h"
 #include "session/session.h"
 
 #include <stdlib.h>
