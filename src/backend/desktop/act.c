@@ -4,10 +4,11 @@
  * long press or a drag sleeps between events, and must not hold a shared
  * worker), and an element named by ref or text is found and, where
  * a person's plain click would do the same, pressed through accessibility
- * (src/perceive) before the pointer is used. */
+ * (perceive/) before the pointer is used. */
 #define LOG_MODULE "desktop"
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/typed_check.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
@@ -17,7 +18,6 @@
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "input/keys.h"
-#include "perceive/perceive.h"
 #include "session/session.h"
 
 #include <math.h>
@@ -58,7 +58,7 @@ struct act {
     int settle_ms;    /* for the check: input was just given */
     char *err;
     enum error_code err_code; /* of err: tool_failed unless said */
-    atomic_bool stop; /* the call was cancelled (or a person paused input) */
+    atomic_bool stop;         /* the call was cancelled (or a person paused input) */
 };
 
 static void sleep_ms(int ms)

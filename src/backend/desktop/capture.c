@@ -2,6 +2,7 @@
  * pool, cropped to a region, scaled down by
  * area averaging and encoded. */
 #include "backend/desktop/internal.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/xgrab.h"
 #include "core/app.h"
 #include "core/args.h"
@@ -9,7 +10,6 @@
 #include "image/encode.h"
 #include "image/frame.h"
 #include "image/scale.h"
-#include "perceive/perceive.h"
 #include "session/session.h"
 
 #include <stdio.h>

@@ -10,6 +10,7 @@
 #include "backend/desktop/internal.h"
 #include "backend/desktop/leftovers.h"
 #include "backend/desktop/output.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/typed_check.h"
 #include "backend/desktop/xgrab.h"
 #include "backend/desktop/xinput.h"
@@ -20,7 +21,6 @@
 #include "core/log.h"
 #include "core/pidns.h"
 #include "core/xmalloc.h"
-#include "perceive/perceive.h"
 #include "session/session.h"
 
 #include <errno.h>

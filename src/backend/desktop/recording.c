@@ -7,12 +7,12 @@
  * changed. */
 #define LOG_MODULE "record"
 #include "backend/desktop/internal.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/xgrab.h"
 #include "core/app.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
-#include "perceive/perceive.h"
 #include "record/recorder.h"
 #include "session/session.h"
 

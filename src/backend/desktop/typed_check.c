@@ -5,10 +5,10 @@
 
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "core/app.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
-#include "perceive/perceive.h"
 #include "session/session.h"
 
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "perceive/atspi.h"
+#include "backend/desktop/perceive/atspi.h"
 
 #include "core/xmalloc.h"
 

@@ -1,10 +1,21 @@
-/* The kinds of screen glovebox drives, and what each needs on this machine. */
+/* The one list of the kinds of screen glovebox drives: what each needs on
+ * this machine, its module and the tools that start its sessions. The only
+ * file outside a kind's folder that names it; meson's -D<kind>= options say
+ * which kinds are built (GLOVEBOX_KIND_<KIND>). */
 #include "backend/backend.h"
 #include "backend/requirements.h"
+#include "core/module.h"
+#include "core/xmalloc.h"
+
+#if GLOVEBOX_KIND_TERMINAL
 #include "backend/terminal/terminal.h"
-#include "perceive/ocr.h"
+#endif
+#if GLOVEBOX_KIND_DESKTOP
+#include "backend/desktop/desktop.h"
+#endif
 
 #include <fontconfig/fontconfig.h>
+#include <string.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -85,18 +96,60 @@ static const struct backend_requirement android_needs[] = {
     {NULL, NULL, NULL},
 };
 
+#if GLOVEBOX_KIND_TERMINAL
+static const struct tool *const terminal_tools[] = {&tool_terminal_start, NULL};
+#define TERMINAL_MODULE .module = "terminal", .tools = terminal_tools
+#else
+#define TERMINAL_MODULE .module = NULL
+#endif
+
+#if GLOVEBOX_KIND_DESKTOP
+static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_launch_app, NULL};
+#define DESKTOP_MODULE .module = "desktop", .tools = desktop_tools
+#else
+#define DESKTOP_MODULE .module = NULL
+#endif
+
 static const struct backend_kind kinds[] = {
-    {"terminal", "programs in a pseudo-terminal, rendered with libvterm", true, terminal_needs},
-    {"desktop", "X11 desktops: private Xvfb sandboxes or an existing display", true, desktop_needs},
-    {"vnc", "remote desktops over RFB", false, vnc_needs},
-    {"webdriver", "browsers and devices through WebDriver or Appium", false, webdriver_needs},
-    {"android", "Android devices and emulators through adb", false, android_needs},
+    {.kind = "terminal",
+     .summary = "programs in a pseudo-terminal, rendered with libvterm",
+     .requirements = terminal_needs,
+     .has_option = true,
+     TERMINAL_MODULE},
+    {.kind = "desktop",
+     .summary = "X11 desktops: private Xvfb sandboxes or an existing display",
+     .requirements = desktop_needs,
+     .has_option = true,
+     DESKTOP_MODULE},
+    {.kind = "vnc", .summary = "remote desktops over RFB", .requirements = vnc_needs},
+    {.kind = "webdriver",
+     .summary = "browsers and devices through WebDriver or Appium",
+     .requirements = webdriver_needs},
+    {.kind = "android",
+     .summary = "Android devices and emulators through adb",
+     .requirements = android_needs},
 };
 
 const struct backend_kind *backend_kinds(int *count)
 {
     *count = (int)(sizeof kinds / sizeof kinds[0]);
     return kinds;
+}
+
+const void *backend_load(const char *kind, char **err)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (strcmp(kinds[i].kind, kind) != 0)
+            continue;
+        if (!kinds[i].module) {
+            *err = xasprintf("this glovebox was built without %s sessions (meson -D%s=disabled)",
+                             kind, kind);
+            return NULL;
+        }
+        return module_get(kinds[i].module, err);
+    }
+    *err = xasprintf("unknown kind of session \"%s\"", kind);
+    return NULL;
 }
 
 /* The checks search PATH and ask fontconfig; a status call should not pay
@@ -124,11 +177,17 @@ static json_t *check_all_now(void)
                 json_array_append_new(
                     missing, json_pack("{s:s, s:s}", "what", r->what, "package", r->package));
         }
-        bool available = k[i].implemented && json_array_size(missing) == 0;
-        json_array_append_new(out,
-                              json_pack("{s:s, s:s, s:b, s:b, s:o}", "kind", k[i].kind, "summary",
-                                        k[i].summary, "implemented", k[i].implemented, "available",
-                                        available, "missing", missing));
+        bool implemented = k[i].module != NULL;
+        bool available = implemented && json_array_size(missing) == 0;
+        json_array_append_new(out, json_pack("{s:s, s:s, s:b, s:b, s:o}", "kind", k[i].kind,
+                                             "summary", k[i].summary, "implemented", implemented,
+                                             "available", available, "missing", missing));
+        if (!implemented && k[i].has_option)
+            json_object_set_new(
+                json_array_get(out, json_array_size(out) - 1), "not_built",
+                json_sprintf("this build was configured without it (meson -D%s=disabled, or "
+                             "its libraries were not installed)",
+                             k[i].kind));
     }
     return out;
 }
@@ -147,8 +206,8 @@ void backends_finish(void)
 {
     json_decref(cached_checks);
     cached_checks = NULL;
-    terminal_release_shared();
-    ocr_shutdown(); /* Tesseract engines, kept per language */
+    /* The modules' shared state: glyph renderer, Tesseract engines, … */
+    module_finish_all();
     /* fontconfig keeps its configuration until told otherwise. */
     FcFini();
 }

@@ -1,11 +1,11 @@
 /* click and type_text on an element: found by ref or text, pressed or
  * focused through accessibility when a real user's plain click would do the
  * same, else handed back to the desktop to use the pointer. */
-#include "perceive/internal.h"
+#include "backend/desktop/perceive/internal.h"
 
+#include "backend/desktop/perceive/tree.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
-#include "perceive/tree.h"
 
 #include <stdlib.h>
 #include <string.h>

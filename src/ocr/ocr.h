@@ -1,5 +1,7 @@
-/* Optical character recognition with Tesseract, for screens whose
- * applications expose no accessible text. Thread-safe: recognitions are
+/* Optical character recognition with Tesseract, for any frame source whose
+ * screen exposes no text otherwise (desktops without accessible text, later
+ * VNC and phones). Tesseract lives in its own module, loaded on the first
+ * recognition. Thread-safe: recognitions are
  * serialised, and one engine per language is kept (starting one takes a
  * good fraction of a second). Call from a worker thread: a recognition
  * takes tens to hundreds of milliseconds. */
@@ -32,5 +34,13 @@ bool ocr_lang_check(const char *lang, char **err);
 bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char *lang,
                    int deadline_ms, struct ocr_result *out, char **err);
 void ocr_result_finish(struct ocr_result *r);
-/* Free the cached engines; at exit. */
-void ocr_shutdown(void);
+/* Where Tesseract's language data is ($TESSDATA_PREFIX or Debian's). */
+const char *ocr_tessdata_dir(void);
+
+/* What the OCR module (glovebox-ocr.so) offers; ocr_recognize calls it
+ * after checking the arguments. Its engines are freed by the module's
+ * finish (module_finish_all). */
+struct ocr_api {
+    bool (*recognize)(const struct frame *f, int x, int y, int w, int h, const char *lang,
+                      int deadline_ms, struct ocr_result *out, char **err);
+};

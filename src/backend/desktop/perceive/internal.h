@@ -1,10 +1,10 @@
 /* Shared by the perceive/ files: the per-session state and the worker-pool
  * job every operation runs as. */
 #pragma once
+#include "backend/desktop/perceive/atspi.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "core/error_code.h"
-#include "perceive/atspi.h"
-#include "perceive/ocr.h"
-#include "perceive/perceive.h"
+#include "ocr/ocr.h"
 
 #include <jansson.h>
 #include <uv.h>

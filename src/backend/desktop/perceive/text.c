@@ -1,13 +1,13 @@
 /* read_text on desktops, and matching text among OCR words. */
-#include "perceive/internal.h"
+#include "backend/desktop/perceive/internal.h"
 
 #include "core/utf8.h"
 
 #include "backend/backend.h"
+#include "backend/desktop/perceive/tree.h"
 #include "core/args.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "perceive/tree.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * up across snapshots of a session, so a ref from an older snapshot is told
  * apart from a current one. Pure functions: no D-Bus here. */
 #pragma once
-#include "perceive/atspi.h"
+#include "backend/desktop/perceive/atspi.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -1,5 +1,7 @@
 /* desktop_start: a private X desktop (Xvfb + its own session bus), or an
- * existing display, as a new session. */
+ * existing display, as a new session. Compiled into the executable; the
+ * desktop itself is in the module. */
+#include "backend/backend.h"
 #include "backend/desktop/desktop.h"
 #include "core/app.h"
 #include "core/args.h"
@@ -30,6 +32,14 @@ static void started(struct session *s, const char *err, void *ud)
 static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
+    /* The module is loaded on the first start (the loop pays it once). */
+    char *err = NULL;
+    const struct desktop_api *desktop = backend_load("desktop", &err);
+    if (!desktop) {
+        tool_call_fail_code(call, ERROR_DEVICE_UNAVAILABLE, "cannot start the desktop: %s", err);
+        free(err);
+        return;
+    }
     struct session_client who;
     if (!screen_call_admit(call, &who))
         return;
@@ -63,7 +73,7 @@ static void handle(struct tool_call *call)
                             o.display);
         return;
     }
-    desktop_start(tool_call_app(call), &o, started, call);
+    desktop->start(tool_call_app(call), &o, started, call);
     free(program);
     free(argv);
 }

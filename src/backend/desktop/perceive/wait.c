@@ -1,15 +1,15 @@
 /* wait_for on desktops: poll the accessibility tree (OCR when it has no
  * answer) until text or an element appears or goes, or time runs out. Each
  * check is a worker job; between checks a timer, so nothing blocks. */
-#include "perceive/internal.h"
+#include "backend/desktop/perceive/internal.h"
 
 #include "backend/backend.h"
+#include "backend/desktop/perceive/tree.h"
 #include "core/app.h"
 #include "core/args.h"
 #include "core/pattern.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
-#include "perceive/tree.h"
 #include "session/session.h"
 
 #include <stdlib.h>

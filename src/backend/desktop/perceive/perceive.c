@@ -1,14 +1,14 @@
-#include "perceive/internal.h"
+#include "backend/desktop/perceive/internal.h"
 
 #include "backend/backend.h"
 #include "core/app.h"
 #include "core/args.h"
 #define LOG_MODULE "perceive"
+#include "backend/desktop/perceive/tree.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
-#include "perceive/tree.h"
 #include "session/session.h"
 
 #include <stdarg.h>

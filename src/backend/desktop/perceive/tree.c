@@ -1,4 +1,4 @@
-#include "perceive/tree.h"
+#include "backend/desktop/perceive/tree.h"
 
 #include "core/strbuf.h"
 #include "core/xmalloc.h"

@@ -1,4 +1,8 @@
-#include "perceive/ocr.h"
+/* The OCR module (glovebox-ocr.so): Tesseract, loaded on the first
+ * recognition so nothing else maps it. src/ocr/ocr.c checks the arguments. */
+#include "ocr/ocr.h"
+
+#include "core/module.h"
 
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -25,73 +29,6 @@ struct engine {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct engine *engines; /* under lock */
 
-static const char *tessdata_dir(void)
-{
-    const char *env = getenv("TESSDATA_PREFIX");
-    if (env && *env)
-        return env;
-    static const char *const dirs[] = {"/usr/share/tesseract-ocr/5/tessdata",
-                                       "/usr/share/tesseract-ocr/4.00/tessdata"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-        if (access(dirs[i], R_OK) == 0)
-            return dirs[i];
-    return dirs[0];
-}
-
-/* [a-z_]{3,}(+[a-z_]{3,})*: which also keeps paths out of the file name. */
-static bool lang_well_formed(const char *lang)
-{
-    size_t run = 0;
-    if (strlen(lang) > 60)
-        return false;
-    for (const char *p = lang;; p++) {
-        if (*p == '+' || !*p) {
-            if (run < 3)
-                return false;
-            if (!*p)
-                return true;
-            run = 0;
-        } else if ((*p >= 'a' && *p <= 'z') || *p == '_') {
-            run++;
-        } else {
-            return false;
-        }
-    }
-}
-
-bool ocr_lang_check(const char *lang, char **err)
-{
-    if (!lang_well_formed(lang)) {
-        *err = xasprintf("\"lang\" must be Tesseract language codes joined by '+', such as "
-                         "\"eng\" or \"eng+deu\"; got \"%s\"",
-                         lang);
-        return false;
-    }
-    const char *dir = tessdata_dir();
-    char one[64];
-    for (const char *p = lang; *p;) {
-        size_t n = strcspn(p, "+");
-        snprintf(one, sizeof one, "%.*s", (int)n, p);
-        char *file = xasprintf("%s/%s.traineddata", dir, one);
-        bool ok = access(file, R_OK) == 0;
-        free(file);
-        if (!ok) {
-            /* Debian names the packages with dashes: chi_sim → chi-sim. */
-            for (char *c = one; *c; c++)
-                if (*c == '_')
-                    *c = '-';
-            *err = xasprintf("OCR language \"%.*s\" is not installed (no %.*s.traineddata in %s); "
-                             "install the Debian package tesseract-ocr-%s",
-                             (int)n, p, (int)n, p, dir, one);
-            return false;
-        }
-        p += n;
-        if (*p == '+')
-            p++;
-    }
-    return true;
-}
-
 /* The engine for lang, started on first use. Under lock. */
 static TessBaseAPI *engine_for(const char *lang, char **err)
 {
@@ -99,7 +36,7 @@ static TessBaseAPI *engine_for(const char *lang, char **err)
         if (strcmp(e->lang, lang) == 0)
             return e->api;
     TessBaseAPI *api = TessBaseAPICreate();
-    if (TessBaseAPIInit3(api, tessdata_dir(), lang) != 0) {
+    if (TessBaseAPIInit3(api, ocr_tessdata_dir(), lang) != 0) {
         TessBaseAPIDelete(api);
         *err = xasprintf("Tesseract could not load language \"%s\"", lang);
         return NULL;
@@ -171,23 +108,10 @@ static void read_words(TessBaseAPI *api, int x, int y, struct ocr_result *out)
     TessResultIteratorDelete(it);
 }
 
-bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char *lang,
-                   int deadline_ms, struct ocr_result *out, char **err)
+/* Region and language already checked by ocr_recognize (ocr.c). */
+static bool recognize(const struct frame *f, int x, int y, int w, int h, const char *lang,
+                      int deadline_ms, struct ocr_result *out, char **err)
 {
-    memset(out, 0, sizeof *out);
-    if (w == 0) {
-        x = y = 0;
-        w = (int)f->width;
-        h = (int)f->height;
-    }
-    if (x < 0 || y < 0 || w <= 0 || h <= 0 || (uint32_t)(x + w) > f->width ||
-        (uint32_t)(y + h) > f->height) {
-        *err = xasprintf("the region %dx%d at (%d,%d) is not inside the %ux%u screen", w, h, x, y,
-                         f->width, f->height);
-        return false;
-    }
-    if (!ocr_lang_check(lang, err))
-        return false;
     uint8_t *grey = grey_scaled(f, x, y, w, h);
     pthread_mutex_lock(&lock);
     TessBaseAPI *api = engine_for(lang, err);
@@ -222,16 +146,7 @@ bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char
     return ok;
 }
 
-void ocr_result_finish(struct ocr_result *r)
-{
-    for (int i = 0; i < r->count; i++)
-        free(r->words[i].text);
-    free(r->words);
-    free(r->text);
-    memset(r, 0, sizeof *r);
-}
-
-void ocr_shutdown(void)
+static void shutdown_engines(void)
 {
     pthread_mutex_lock(&lock);
     while (engines) {
@@ -243,3 +158,6 @@ void ocr_shutdown(void)
     }
     pthread_mutex_unlock(&lock);
 }
+
+static const struct ocr_api api = {.recognize = recognize};
+MODULE_EXPORT(ocr, &api, shutdown_engines);

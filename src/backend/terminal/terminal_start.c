@@ -1,4 +1,6 @@
-/* terminal_start: run a program in a new terminal session. */
+/* terminal_start: run a program in a new terminal session. Compiled into
+ * the executable; the terminal itself is in the module. */
+#include "backend/backend.h"
 #include "backend/terminal/terminal.h"
 #include "core/app.h"
 #include "core/args.h"
@@ -60,6 +62,13 @@ static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
     char *err = NULL;
+    /* The module is loaded on the first start (the loop pays it once). */
+    const struct terminal_api *terminal = backend_load("terminal", &err);
+    if (!terminal) {
+        tool_call_fail_code(call, ERROR_DEVICE_UNAVAILABLE, "cannot start a terminal: %s", err);
+        free(err);
+        return;
+    }
     struct session_client who;
     if (!screen_call_admit(call, &who))
         return;
@@ -94,7 +103,7 @@ static void handle(struct tool_call *call)
         .name = args_string(a, "name", NULL),
         .client = &who,
     };
-    struct session *s = terminal_start(tool_call_app(call), &o, &err);
+    struct session *s = terminal->start(tool_call_app(call), &o, &err);
     free(program);
     free_list(argv);
     free_list(env);
