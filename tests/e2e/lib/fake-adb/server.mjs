@@ -192,13 +192,11 @@ export class FakeAdbServer {
     const plan = dev.dropPlan;
     if (plan && (!plan.match || plan.match.test(req))) {
       dev.dropPlan = null;
-      this.okay(conn);
-      if (plan.after) {
-        const data = Buffer.from(plan.after);
-        this.write(conn, /^shell,[^:]*v2/.test(req) ? packet(ID_STDOUT, data) : data);
-      }
-      // A cable pulled mid-call: the connection resets and the device leaves or goes offline.
-      setImmediate(() => conn.sock.resetAndDestroy());
+      const data = Buffer.from(plan.after ?? '');
+      const head = Buffer.from('OKAY');
+      const body = data.length && /^shell,[^:]*v2/.test(req) ? packet(ID_STDOUT, data) : data;
+      // Reset only once the bytes reached the kernel; a reset with writes queued in node becomes a FIN.
+      conn.sock.write(Buffer.concat([head, body]), () => conn.sock.resetAndDestroy());
       if (plan.then === 'gone') this.removeDevice(dev.serial); else dev.setState(plan.then);
       return;
     }
