@@ -148,6 +148,26 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
     assert.match(await sh('dumpsys window'), /mCurrentFocus=Window\{\w+ u0 com\.google\.android\.apps\.nexuslauncher\//);
   });
 
+  test('rotation through settings swaps the screen; a replaced dump is served as is', async () => {
+    try {
+      await sh('settings put system user_rotation 1');
+      assert.equal(await sh('wm size'), `Physical size: ${W}x${H}\n`, 'wm size stays the physical size');
+      const png = PNG.sync.read((await run('exec-out', 'screencap -p')).stdout);
+      assert.deepEqual([png.width, png.height], [H, W]);
+      assert.match(await dump(), /^<\?xml[^>]*\?><hierarchy rotation="1">/);
+      assert.match(await sh('dumpsys input'), /SurfaceOrientation: 1/);
+    } finally {
+      await sh('settings put system user_rotation 0');
+    }
+    dev.setUiXml('<?xml version="1.0"?><hierarchy><node text="broken"');
+    try {
+      assert.equal(await sh('uiautomator dump /dev/tty'),
+        '<?xml version="1.0"?><hierarchy><node text="broken"UI hierchary dumped to: /dev/tty\n');
+    } finally {
+      dev.setUiXml(null);
+    }
+  });
+
   test('the login app: monkey launches it, taps focus fields, input text types, Sign in welcomes', async () => {
     assert.match(await sh('monkey -p com.example.login -c android.intent.category.LAUNCHER 1'), /Events injected: 1/);
     let xml = await dump();
@@ -232,6 +252,13 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
       assert.ok(readFileSync(join(dir, 'back.apk')).equals(readFileSync(src)));
       assert.equal(await sh('pm install -r /data/local/tmp/demo.apk'), 'Success\n');
       assert.match(await sh('pm list packages demo'), /^package:com\.example\.demo\n$/);
+      // adb install on a device without the cmd feature: push to /data/local/tmp, pm install, rm.
+      writeFileSync(join(dir, 'other.apk'), 'package=com.example.other\n');
+      r = await run('install', join(dir, 'other.apk'));
+      assert.deepEqual([r.code, r.stderr], [0, ''], r.stdout.toString());
+      assert.match(r.stdout.toString(), /Performing Push Install\n[^\n]*1 file pushed[^\n]*\nSuccess\n$/);
+      assert.match(await sh('pm list packages other'), /^package:com\.example\.other\n$/);
+      assert.equal((await run('shell', 'ls /data/local/tmp/other.apk')).code, 1, 'the pushed copy was removed');
       r = await run('pull', '/sdcard/missing.txt', join(dir, 'x'));
       assert.notEqual(r.code, 0);
       assert.match(r.stdout.toString() + r.stderr, /remote object '\/sdcard\/missing\.txt' does not exist/);

@@ -240,7 +240,7 @@ export async function runScript(src, io, exec, env, expansions) {
         continue;
       }
       if (r.op === '<') {
-        const data = env.__fs.read(target);
+        const data = target === '/dev/null' ? Buffer.alloc(0) : env.__fs.read(target);
         if (data === null) {
           cio.err(Buffer.from(`/system/bin/sh: can't open ${target}: No such file or directory\n`));
           return 1;
