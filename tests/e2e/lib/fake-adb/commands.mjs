@@ -197,6 +197,13 @@ function am(dev, args, io) {
     io.err(enc(`Error: Activity not started, unable to resolve Intent { ${desc} flg=0x10000000 }\n`));
     return 1;
   }
+  if (sub === 'broadcast') {
+    let action = null;
+    for (let i = 0; i < rest.length; i++) if (rest[i] === '-a') action = rest[++i];
+    dev.record('am-broadcast', { action, args: rest });
+    io.out(enc(`Broadcasting: Intent { act=${action} flg=0x400000 }\nBroadcast completed: result=0\n`));
+    return 0;
+  }
   if (sub === 'force-stop' || sub === 'kill') {
     if (!rest[0]) return usage(io, `Error: no package specified`, 255);
     dev.record('am-force-stop', { package: rest[0] });
@@ -217,6 +224,26 @@ function pm(dev, args, io) {
       if (flags.includes('-s') && !info.system) continue;
       if (name.includes(filter)) io.out(enc(`package:${name}\n`));
     }
+    return 0;
+  }
+  if (sub === 'list' && rest[0] === 'features') {
+    io.out(enc(['android.hardware.touchscreen', 'android.hardware.wifi', 'android.software.webview', 'reqGlEsVersion=0x30000']
+      .map((f) => (f.startsWith('req') ? f : `feature:${f}`) + '\n').join('')));
+    return 0;
+  }
+  if (sub === 'query-activities') {
+    // cmd package query-activities -a android.intent.action.MAIN -c android.intent.category.LAUNCHER
+    const launchable = [...pkgs].filter(([name, info]) => info.activity && name !== 'com.android.systemui');
+    io.out(enc(`${launchable.length} activities found:\n` + launchable.map(([name, info], i) =>
+      `  Activity #${i}:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n` +
+      `    ActivityInfo:\n      name=${info.activity}\n      packageName=${name}\n      enabled=true exported=true directBootAware=false\n`).join('')));
+    return 0;
+  }
+  if (sub === 'resolve-activity') {
+    const name = rest.filter((a) => !a.startsWith('-')).pop();
+    const info = pkgs.get(name);
+    if (!info?.activity) { io.out(enc('No activity found\n')); return 0; }
+    io.out(enc(`priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n${name}/${info.activity}\n`));
     return 0;
   }
   if (sub === 'path') {
@@ -338,6 +365,14 @@ function dumpsys(dev, args, io) {
       `      SurfaceOrientation: ${r}\n`));
     return 0;
   }
+  if (svc === 'SurfaceFlinger' && sub === '--display-id') {
+    io.out(enc('Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName="Fake display"\n'));
+    return 0;
+  }
+  if (svc === 'display') {
+    io.out(enc(`DISPLAY MANAGER (dumpsys display)\n  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:4619827259835644672', physicalPort=0, orientation=${r}, deviceWidth=${width}, deviceHeight=${height}}]\n`));
+    return 0;
+  }
   if (svc === 'power') {
     io.out(enc(`POWER MANAGER (dumpsys power)\n  mWakefulness=${dev.apps.screenOn ? 'Awake' : 'Asleep'}\n`));
     return 0;
@@ -353,7 +388,33 @@ function printf(dev, args, io) {
   return 0;
 }
 
+/** content insert|query --uri content://settings/<ns> --bind name:s:KEY --bind value:i:VAL — settings only. */
+function content(dev, args, io) {
+  const [op] = args;
+  const uri = args[args.indexOf('--uri') + 1] ?? '';
+  const m = /^content:\/\/settings\/(system|secure|global)$/.exec(uri);
+  if (!m) { io.err(enc(`Error while accessing provider:${uri.replace(/^content:\/\//, '')}\n`)); return 1; }
+  const binds = {};
+  args.forEach((a, i) => {
+    if (a !== '--bind') return;
+    const b = /^(\w+):[a-z]:(.*)$/s.exec(args[i + 1] ?? '');
+    if (b) binds[b[1]] = b[2];
+  });
+  if (op === 'insert' && binds.name !== undefined) { dev.settings[m[1]][binds.name] = binds.value ?? ''; return 0; }
+  return usage(io, 'usage: adb shell content [subcommand] [options]', 1);
+}
+
+function ps(dev, args, io) {
+  const running = [dev.apps.foreground, ...dev.apps.history].filter((p, i, a) => a.indexOf(p) === i);
+  io.out(enc('USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME\n' +
+    'root             1     0 10904924 12345 0                   0 S init\n' +
+    'system        1234   312 14567890 98765 0                   0 S system_server\n' +
+    running.map((p, i) => `u0_a${150 + i}       ${4321 + i}   312 14567890 98765 0                   0 S ${p}\n`).join('')));
+  return 0;
+}
+
 const COMMANDS = {
+  content, ps,
   input, uiautomator, screencap, am, pm, monkey, wm, settings, dumpsys, printf,
   echo: (dev, args, io) => {
     const n = args[0] === '-n';
@@ -388,6 +449,13 @@ const COMMANDS = {
     }
     return code;
   },
+  mv: (dev, args, io) => {
+    const [from, to] = args.filter((a) => !a.startsWith('-'));
+    const data = from === undefined ? null : dev.fs.read(from);
+    if (data === null || !dev.fs.write(to, data)) { io.err(enc(`mv: bad '${from}': No such file or directory\n`)); return 1; }
+    dev.fs.remove(from);
+    return 0;
+  },
   mkdir: (dev, args, io) => {
     const parents = args.includes('-p');
     for (const p of args.filter((a) => !a.startsWith('-'))) {
@@ -414,6 +482,11 @@ const COMMANDS = {
   },
   cmd: (dev, args, io) => {
     const map = { package: 'pm', activity: 'am', window: 'wm', input: 'input', settings: 'settings' };
+    if (args[0] === 'display' && args[1] === 'get-displays') {
+      const { width, height } = dev.displaySize();
+      io.out(enc(`Displays:\n  Display id 0: DisplayInfo{"Built-in Screen", displayId 0, state ON, type INTERNAL, uniqueId "local:4619827259835644672", app ${width} x ${height}}\n`));
+      return 0;
+    }
     const name = map[args[0]];
     if (!name) { io.err(enc(`cmd: Can't find service: ${args[0] ?? ''}\n`)); return 20; }
     return COMMANDS[name](dev, args.slice(1), io);

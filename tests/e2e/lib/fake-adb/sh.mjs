@@ -226,7 +226,18 @@ export async function runScript(src, io, exec, env, expansions) {
   };
   const runCommand = async (cmd, cio) => {
     const argv = [];
-    for (const w of cmd.words) argv.push(...(await expand(w)));
+    const assigns = {};
+    let k = 0;
+    // Leading NAME=value words are assignments, not the command (sh: "c=1" alone sets c).
+    for (; k < cmd.words.length; k++) {
+      const w = cmd.words[k];
+      const m = w[0]?.type === 'lit' && !w[0].quoted ? /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(w[0].s) : null;
+      if (!m) break;
+      const value = await expand([{ ...w[0], s: w[0].s.slice(m[0].length) }, ...w.slice(1)]);
+      assigns[m[1]] = value.join(' ');
+    }
+    for (const w of cmd.words.slice(k)) argv.push(...(await expand(w)));
+    if (!argv.length) Object.assign(env, assigns);
     let out = cio.out;
     let err = cio.err;
     let stdin = cio.stdin;
