@@ -293,6 +293,32 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
   });
 });
 
+describe('fake adb command line (cli.mjs)', { skip }, () => {
+  test('--port 0 serves devices with --offline / --unauthorized; a bad --size is refused by name', async () => {
+    const cli = new URL('../lib/fake-adb/cli.mjs', import.meta.url).pathname;
+    const bad = spawn(process.execPath, [cli, '--size', 'big'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    bad.stderr.on('data', (b) => { err += b; });
+    assert.equal(await new Promise((r) => bad.on('close', r)), 2);
+    assert.match(err, /^--size: expected WIDTHxHEIGHT such as 1080x2400, got "big"/);
+    const child = spawn(process.execPath, [cli, '--port', '0', '--size', '360x800', '--offline', 'OFF1'],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const line = await new Promise((resolve) => {
+        let out = '';
+        child.stdout.on('data', (b) => { out += b; if (out.includes('\n')) resolve(out); });
+      });
+      const port = Number(/127\.0\.0\.1:(\d+)/.exec(line)[1]);
+      const r = await adb(port, ['devices']);
+      assert.equal(r.stdout.toString(), 'List of devices attached\nemulator-5554\tdevice\nOFF1\toffline\n\n');
+      assert.equal((await adb(port, ['-s', 'emulator-5554', 'shell', 'wm size'])).stdout.toString(), 'Physical size: 360x800\n');
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.on('close', r));
+    }
+  });
+});
+
 describe('fake adb server with several devices', { skip }, () => {
   let fake;
   before(async () => {

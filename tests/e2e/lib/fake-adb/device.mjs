@@ -83,7 +83,7 @@ export class FakeDevice {
     if (this.cache.key !== key) {
       const px = renderScreen(width, height, this.densityOverride ?? this.density, this.tree());
       if (!this.apps.screenOn) px.fill(0);
-      this.cache = { key, px, width, height, png: null };
+      this.cache = { key, px, width, height, png: null, raw: null };
     }
     return this.cache;
   }
@@ -97,12 +97,14 @@ export class FakeDevice {
   /** screencap without -p: width, height, format 1 (RGBA_8888)[, colour space 1 = sRGB], pixels. */
   screenshotRaw() {
     const f = this.frame();
+    if (f.raw && f.raw.length === this.rawHeader + f.px.length) return f.raw;
     const head = Buffer.alloc(this.rawHeader);
     head.writeUInt32LE(f.width, 0);
     head.writeUInt32LE(f.height, 4);
     head.writeUInt32LE(1, 8);
     if (this.rawHeader >= 16) head.writeUInt32LE(1, 12);
-    return Buffer.concat([head, f.px]);
+    f.raw = Buffer.concat([head, f.px]);
+    return f.raw;
   }
 
   /** Runs a shell command line; io = {out, err, stdin}. Returns the exit status. */

@@ -207,8 +207,9 @@ export class FakeAdbServer {
     if (svc === 'shell' || svc === 'exec') {
       const v2 = svc === 'shell' && opts.includes('v2');
       this.okay(conn);
-      const out = (b) => this.write(conn, v2 ? packet(ID_STDOUT, Buffer.from(b)) : Buffer.from(b));
-      const err = (b) => this.write(conn, v2 ? packet(ID_STDERR, Buffer.from(b)) : Buffer.from(b));
+      const buf = (b) => (Buffer.isBuffer(b) ? b : Buffer.from(b)); // no copy of a 10 MB frame
+      const out = (b) => this.write(conn, v2 ? packet(ID_STDOUT, buf(b)) : buf(b));
+      const err = (b) => this.write(conn, v2 ? packet(ID_STDERR, buf(b)) : buf(b));
       const stdin = [];
       let stdinClosed = !v2;
       let onStdinClosed = null;
