@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PNG } from 'pngjs';
 
-import { startFakeAdb } from '../lib/fake-adb/index.mjs';
+import { inputTextRewrite } from '../lib/fake-adb/commands.mjs';
+import { FakeDevice, startFakeAdb } from '../lib/fake-adb/index.mjs';
 
 const ADB = '/usr/bin/adb';
 const skip = existsSync(ADB) ? false : `${ADB} is missing (apt-get install adb) — the real client is what proves the fake`;
@@ -349,5 +350,36 @@ describe('fake adb server with several devices', { skip }, () => {
     assert.match(r.stderr, /device 'nosuch' not found/);
     r = await adb(fake.port, ['-s', 'R58M123ABC', 'get-state']);
     assert.equal(r.stdout.toString(), 'offline\n');
+  });
+});
+
+// The device's sh and commands without any client: runs even where adb is not installed.
+describe('fake device shell (no client)', () => {
+  const run = async (dev, line) => {
+    const out = [];
+    const err = [];
+    const code = await dev.runShell(line, { out: (b) => out.push(Buffer.from(b)), err: (b) => err.push(Buffer.from(b)), stdin: Buffer.alloc(0) });
+    return { code, out: Buffer.concat(out).toString(), err: Buffer.concat(err).toString() };
+  };
+
+  test('quoting, separators, redirections and exit codes follow sh', async () => {
+    const dev = new FakeDevice({ width: 100, height: 200 });
+    assert.deepEqual(await run(dev, `echo 'a  b' "c\\"d" e\\ f; echo "$(echo x)"`), { code: 0, out: 'a  b c"d e f\nx\n', err: '' });
+    assert.deepEqual(await run(dev, 'false && echo no; false || echo yes'), { code: 0, out: 'yes\n', err: '' });
+    assert.deepEqual(await run(dev, 'echo hi > /sdcard/f.txt; cat /sdcard/f.txt; cat < /sdcard/f.txt'), { code: 0, out: 'hi\nhi\n', err: '' });
+    assert.deepEqual(await run(dev, 'getprop ro.product.model | grep Pixel'), { code: 0, out: 'Pixel 7\n', err: '' });
+    assert.deepEqual(await run(dev, 'nosuch 2>&1'), { code: 127, out: '/system/bin/sh: nosuch: inaccessible or not found\n', err: '' });
+    assert.deepEqual(await run(dev, 'echo a; exit 7; echo b'), { code: 7, out: 'a\n', err: '' });
+    assert.equal((await run(dev, "echo 'open")).code, 1);
+    assert.deepEqual(dev.log.filter((e) => e.kind === 'shell')[0].expansions, ['$(echo x)']);
+  });
+
+  test("input text: %s becomes a space by Android's loop; only the first argument is typed", async () => {
+    assert.equal(inputTextRewrite('a%sb'), 'a b');
+    assert.equal(inputTextRewrite('100%'), '100%');
+    assert.equal(inputTextRewrite('%%s'), '% ');
+    const dev = new FakeDevice({ width: 100, height: 200 });
+    await run(dev, 'input text one two');
+    assert.equal(dev.entries('text')[0].text, 'one');
   });
 });
