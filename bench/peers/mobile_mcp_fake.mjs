@@ -76,7 +76,7 @@ for (const f of [...new Set(failed)]) console.log(`device refused: ${f.slice(0, 
 if (process.env.FAKE_ADB_VERBOSE) for (const l of new Set(dev.entries("shell").map((e) => e.line))) console.log(`shell: ${l.slice(0, 200)}`);
 // mobile-mcp starts a `mobilecli daemon` that outlives it and keeps the adb port it was started
 // with; stop the one this run started so the next run does not talk to a dead fake.
-if (process.env.MOBILEMCP_LEGACY_ROBOT !== '1') {
+{
   const { spawnSync } = await import('node:child_process');
   const bin = require.resolve('@mobilenext/mobilecli-linux-amd64/mobilecli-linux-amd64');
   spawnSync(bin, ['daemon', 'stop'], { env, timeout: 10000 });
