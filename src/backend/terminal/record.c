@@ -315,10 +315,11 @@ static void encode_done(uv_work_t *work, int status)
                               "truncated", rec->stopped_reason != NULL);
         json_object_set_new(o, "stopped_reason",
                             rec->stopped_reason ? json_string(rec->stopped_reason) : json_null());
-        backend_call_done(bc, o, "recorded %d frames over %.1f s to %s%s%s", rec->count,
-                          (double)duration / 1000.0, rec->path,
-                          rec->stopped_reason ? "; stopped early: " : "",
-                          rec->stopped_reason ? rec->stopped_reason : "");
+        backend_call_done_link(bc, o, uri, rec->id, "image/gif",
+                               "recorded %d frames over %.1f s to %s%s%s", rec->count,
+                               (double)duration / 1000.0, rec->path,
+                               rec->stopped_reason ? "; stopped early: " : "",
+                               rec->stopped_reason ? rec->stopped_reason : "");
     }
     uv_close((uv_handle_t *)&rec->timer, timer_closed);
 }
