@@ -71,15 +71,17 @@ static bool crop(const struct frame *f, int x, int y, double unit, const struct 
 }
 
 /* Premultiplied ARGB over the frame: each channel becomes
- * pointer + frame × (1 − alpha). */
-static void draw_cursor(struct frame *f, const struct frame_cursor *c, int x0, int y0)
+ * pointer + frame × (1 − alpha). The pointer keeps its size; its place
+ * follows the frame's unit. */
+static void draw_cursor(struct frame *f, const struct frame_cursor *c, int x0, int y0, double unit)
 {
+    long left = lround((c->x - x0) * unit), top = lround((c->y - y0) * unit);
     for (uint32_t y = 0; y < c->height; y++) {
-        long fy = (long)c->y - y0 + (long)y;
+        long fy = top + (long)y;
         if (fy < 0 || fy >= (long)f->height)
             continue;
         for (uint32_t x = 0; x < c->width; x++) {
-            long fx = (long)c->x - x0 + (long)x;
+            long fx = left + (long)x;
             if (fx < 0 || fx >= (long)f->width)
                 continue;
             uint32_t p = c->argb[(size_t)y * c->width + x];
@@ -158,7 +160,7 @@ static void run(uv_work_t *work)
         y0 = j->region.y;
     }
     if (shot.cursor.argb)
-        draw_cursor(f, &shot.cursor, x0, y0);
+        draw_cursor(f, &shot.cursor, x0, y0, shot.unit);
     /* After the pointer, so that not even it shows over a password. */
     for (size_t i = 0; i < j->n_redact; i++)
         j->redacted += paint(f, &j->redact[i], x0, y0, shot.unit);
