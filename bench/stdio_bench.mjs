@@ -3,7 +3,11 @@
 //   (a) spawn → initialize result, median of BENCH_SPAWNS (20) fresh processes
 //   (b) ping and tools/list round trips, p50/p99 over BENCH_CALLS (1000)
 //       sequential calls each, after BENCH_WARMUP (50) uncounted ones
-//   (c) peak RSS (VmHWM) of the server process after (b), before closing
+//   (c) peak RSS (VmHWM) of the server process after (b), before closing:
+//       no session was started
+//   (d) the shared libraries it has mapped then, and which of them are heavy
+//       ones no session needed yet (X11/xcb, GLib/GIO, AT-SPI, Tesseract,
+//       libcurl): glovebox loads those with a session's module
 // Prints figures and never asserts on them; exits 1 only if glovebox
 // misbehaves (error reply, timeout, crash, unclean exit).
 import { expectResult, initializeParams, StdioPeer } from './lib/stdio_peer.mjs';
@@ -15,6 +19,7 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 50);
 
 const nsToMs = (ns) => Number(ns) / 1e6;
+const HEAVY = /\/lib(X11|xcb|gio-2\.0|glib-2\.0|gobject-2\.0|atspi|tesseract|leptonica|curl)[^/]*\.so/;
 
 async function checkedClose(server, peer, failures) {
   const exit = await peer.close();
@@ -61,6 +66,9 @@ async function latencySession(server, failures) {
     }
     if (peer.protocolError) throw new Error(peer.protocolError);
     out.peakRssKiB = peer.peakRssKiB() ?? NaN;
+    const libs = peer.mappedLibraries() ?? [];
+    out.libraries = libs.length || NaN;
+    out.heavy = libs.filter((p) => HEAVY.test(p)).map((p) => p.replace(/^.*\//, ''));
   } finally {
     await checkedClose(server, peer, failures);
   }
@@ -117,7 +125,13 @@ async function main() {
       format: formatMs },
     { metric: 'peak RSS (VmHWM)', a: a.peakRssKiB ?? NaN, b: b.peakRssKiB ?? NaN, format: formatKiB,
       target: { ratio: 1 / 10, text: '≤ 1/10' } },
+    { metric: 'shared libraries mapped', a: a.libraries ?? NaN, b: b.libraries ?? NaN,
+      format: (n) => (Number.isFinite(n) ? String(n) : 'n/a') },
   ]);
+  for (const s of servers) {
+    const r = results[s.name];
+    if (r.heavy) console.log(`${s.name}: heavy libraries mapped with no session: ${r.heavy.length ? r.heavy.join(', ') : 'none'}`);
+  }
   for (const s of servers) {
     const r = results[s.name];
     if (r.startup.length)
@@ -136,7 +150,8 @@ async function main() {
         startupMedianMs: median(r.startup),
         pingP50Ms: stat(r, 'ping', 50), pingP99Ms: stat(r, 'ping', 99),
         toolsListP50Ms: stat(r, 'toolsList', 50), toolsListP99Ms: stat(r, 'toolsList', 99),
-        peakRssKiB: r.peakRssKiB ?? null, tools: r.tools ?? null, toolsListBytes: r.toolsListBytes ?? null,
+        peakRssKiB: r.peakRssKiB ?? null, libraries: r.libraries ?? null, heavy: r.heavy ?? null,
+        tools: r.tools ?? null, toolsListBytes: r.toolsListBytes ?? null,
         errors: r.errors,
       }];
     })),

@@ -23,6 +23,7 @@
  * prompts/get, completion/complete and subscriptions are reachable. */
 #include "../tests/fixtures/fixtures.h"
 #include "backend/backend.h"
+#include "backend/terminal/terminal.h"
 #include "core/app.h"
 #include "core/children.h"
 #include "core/log.h"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds glovebox (plain and ASan+UBSan with gcc, and once more with clang,
-# all with -Werror), then runs every suite: cmocka unit tests (on all three
+# all with -Werror; and twice with one kind of session left out), then runs
+# every suite: cmocka unit tests (on all three
 # builds), end-to-end tests with the official MCP SDK and inspector, the
 # official MCP conformance suite over HTTP, and a short fuzz run. Ends with
 # one line: "N passed, N failed".
@@ -67,8 +68,36 @@ if [ ! -f build-clang/build.ninja ]; then
 fi
 ninja -C build-clang >"$logs/build-clang.log" 2>&1 || { cat "$logs/build-clang.log"; echo "0 passed, 1 failed"; exit 1; }
 
+# Builds with one kind left out (-Dterminal=disabled with gcc,
+# -Ddesktop=disabled with clang) must compile warning-free and pass what
+# remains: the unit suite and a short end-to-end smoke run. They run in the
+# background, beside the suites below, and are counted at the end.
+reduced_build() { # $1 = build dir, $2 = compiler, $3 = meson option, $4... = e2e test files
+  local dir=$1 compiler=$2 option=$3
+  shift 3
+  {
+    if [ ! -f "$dir/build.ninja" ]; then
+      CC=$compiler meson setup "$dir" --buildtype=debugoptimized "$option" >"$logs/setup-$dir.log" 2>&1 ||
+        cat "$logs/setup-$dir.log"
+    fi
+    ninja -C "$dir" >"$logs/build-$dir.log" 2>&1
+    echo $? >"$logs/build-$dir.status"
+    meson test -C "$dir" --suite unit --print-errorlogs >"$logs/unit-$dir.log" 2>&1
+    local files=()
+    for f in "$@"; do files+=("tests/e2e/tests/$f.test.mjs"); done
+    GLOVEBOX_BUILD="$PWD/$dir" node --test --test-concurrency=1 --test-reporter=tap "${files[@]}" \
+      >"$logs/e2e-$dir.log" 2>&1
+  } &
+}
+
 echo "== npm ci (tests/e2e)"
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error >"../../$logs/npm.log" 2>&1) || { cat "$logs/npm.log"; echo "0 passed, 1 failed"; exit 1; }
+# After npm ci: the smoke runs need tests/e2e/node_modules.
+smoke=(modules protocol-lifecycle validation cli)
+reduced_build build-noterm gcc -Dterminal=disabled "${smoke[@]}"
+reduced_noterm=$!
+reduced_build build-nodesk clang -Ddesktop=disabled "${smoke[@]}" terminal-basics
+reduced_nodesk=$!
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
@@ -113,6 +142,16 @@ echo "== MCP conformance suite (HTTP)"
 run_conformance plain build
 echo "== MCP conformance suite (HTTP, ASan+UBSan)"
 run_conformance asan build-asan
+
+echo "== builds without a kind (terminal: gcc, desktop: clang)"
+wait "$reduced_noterm" "$reduced_nodesk"
+for dir in build-noterm build-nodesk; do
+  one_check "build ($dir)" "$(cat "$logs/build-$dir.status" 2>/dev/null || echo 1)"
+  grep -E '^(Ok|Fail):' "$logs/unit-$dir.log"
+  count_meson "unit ($dir)" "$logs/unit-$dir.log"
+  grep -E '^(not ok|# (pass|fail|skipped))' "$logs/e2e-$dir.log" | head -20
+  count_tap "e2e smoke ($dir)" "$logs/e2e-$dir.log"
+done
 
 echo "== fuzz (30 s)"
 FUZZ_SECONDS=30 scripts/run-fuzz.sh >"$logs/fuzz.log" 2>&1

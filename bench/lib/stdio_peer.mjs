@@ -116,6 +116,21 @@ export class StdioPeer {
     }
   }
 
+  /** The shared objects the server has mapped (paths from /proc/PID/maps),
+   * or null once exited. */
+  mappedLibraries() {
+    try {
+      const paths = new Set();
+      for (const line of readFileSync(`/proc/${this.pid}/maps`, 'utf8').split('\n')) {
+        const path = line.split(/\s+/)[5];
+        if (path && /\.so(\.|$)/.test(path)) paths.add(path);
+      }
+      return [...paths];
+    } catch {
+      return null;
+    }
+  }
+
   /** Closes stdin and waits for the exit; SIGTERM, then SIGKILL, if the
    * server lingers. Resolves {code, signal, forced}. */
   async close(graceMs = 3000) {

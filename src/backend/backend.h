@@ -1,5 +1,5 @@
 /* The interface every kind of screen implements. A backend is one folder
- * under src/backend/ and one entry in the catalogue (catalog.c). Operations a
+ * under src/backend/ and one entry in the list of kinds (kinds.c). Operations a
  * kind cannot do are NULL, and the tool then answers "not supported by <kind>
  * sessions". Operations that take time answer through a callback so the loop
  * never blocks. Nothing here knows about JSON-RPC. */
@@ -166,11 +166,20 @@ struct backend_requirement {
     bool (*present)(void);
 };
 
+struct tool;
+
+/* One kind of screen: an entry of the one list (backend/kinds.c). A kind
+ * built into this build has a module, glovebox-<module>.so, holding its
+ * code and heavy libraries, loaded when its first session starts; the tools
+ * that start its sessions live in its folder too and are compiled into the
+ * executable. */
 struct backend_kind {
     const char *kind;
     const char *summary;
-    bool implemented; /* this build can create sessions of this kind */
     const struct backend_requirement *requirements; /* NULL-terminated by what==NULL */
+    bool has_option;    /* glovebox has the kind; meson -D<kind>= says whether it is built */
+    const char *module; /* NULL: not in this build */
+    const struct tool *const *tools; /* NULL-terminated; NULL: none */
 };
 
 /* Free what backends share for the life of the process (fonts, caches).
@@ -179,6 +188,12 @@ void backends_finish(void);
 
 /* Every kind glovebox knows, in a fixed order; *count is set. */
 const struct backend_kind *backend_kinds(int *count);
-/* For each kind: {kind, implemented, available, missing:[{what, package}]}.
- * available means implemented and nothing missing. */
+/* The api of kind's module (its header says the type), loading it on first
+ * use; NULL with *err (malloc'd, for the user: the kind is not in this
+ * build, or the module file and the loader's reason). Loop thread. */
+const void *backend_load(const char *kind, char **err);
+/* For each kind: {kind, summary, implemented, available, missing:[{what,
+ * package}], not_built?}. implemented: built into this build (its module may
+ * not be loaded yet); available: implemented and nothing missing; not_built:
+ * why a kind glovebox has is not in this build. */
 json_t *backend_check_all(void);

@@ -202,7 +202,10 @@ static void done(uv_work_t *work, int status)
     if (j->src.release)
         j->src.release(j->src.ud);
     if (j->err || !j->bytes) {
-        backend_call_fail(bc, "%s: %s", j->src.failure, j->err ? j->err : "cancelled");
+        /* The screen went away under the capture: the session's end, not a fault. */
+        backend_call_fail_code(
+            bc, bc->session->state == SESSION_ENDED ? ERROR_SESSION_EXPIRED : ERROR_TOOL_FAILED,
+            "%s: %s", j->src.failure, j->err ? j->err : "cancelled");
     } else {
         /* The name the caller asked for ("jpeg"), not the extension ("jpg"). */
         const char *name = j->format == IMAGE_JPEG ? "jpeg" : image_format_extension(j->format);

@@ -50,10 +50,14 @@ int cli_doctor(int argc, char **argv)
             const char *kind = json_string_value(json_object_get(b, "kind"));
             bool implemented = json_is_true(json_object_get(b, "implemented"));
             json_t *missing = json_object_get(b, "missing");
-            const char *state = !implemented                    ? "not in this build yet"
+            const char *not_built = json_string_value(json_object_get(b, "not_built"));
+            const char *state = not_built                       ? "not in this build"
+                                : !implemented                  ? "not in this build yet"
                                 : json_array_size(missing) == 0 ? "ready"
                                                                 : "missing requirements";
             printf("%-10s %s\n", kind, state);
+            if (not_built)
+                printf("           %s\n", not_built);
             size_t j;
             json_t *m;
             json_array_foreach(missing, j, m)

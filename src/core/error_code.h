@@ -13,6 +13,8 @@ enum error_code {
     ERROR_SESSION_EXPIRED,    /* the session has ended */
     ERROR_TIMEOUT,            /* a wait ran out of time */
 };
+/* The last code: codes run from 0 to it (the schema's enum lists them). */
+#define ERROR_CODE_LAST ERROR_TIMEOUT
 
 /* "invalid_argument", …: the code's name on the wire. */
 const char *error_code_name(enum error_code code);

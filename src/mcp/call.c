@@ -242,10 +242,21 @@ static bool knows_structured_content(const char *version)
     return version && strcmp(version, "2025-06-18") >= 0;
 }
 
-static json_t *error_result(const char *text)
+/* An isError result: the text for people and models, and, for clients that
+ * know structuredContent, {"error": {"code", "message"}} for programs to
+ * branch on (docs/errors.md). The code is noted for the audit log whatever
+ * the era. text stolen. */
+static json_t *error_result(struct tool_call *call, enum error_code code, json_t *text)
 {
-    return json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text",
-                     utf8_json_string(text, strlen(text)), "isError", 1);
+    const char *name = error_code_name(code);
+    tool_call_note(call, "error_code", json_string(name));
+    json_t *result =
+        json_pack("{s:[{s:s, s:O}], s:b}", "content", "type", "text", "text", text, "isError", 1);
+    if (knows_structured_content(call->p.version))
+        json_object_set_new(result, "structuredContent",
+                            json_pack("{s:{s:s, s:O}}", "error", "code", name, "message", text));
+    json_decref(text);
+    return result;
 }
 
 struct tool_call_hold {
@@ -340,7 +351,8 @@ static void finish(struct tool_call *call, json_t *result)
         char *text = xasprintf("%s This call was stopped: %s", call->abort_reason,
                                said ? said : "(no details)");
         json_decref(result);
-        result = error_result(text);
+        /* A person's pause said no to the rest of it. */
+        result = error_result(call, ERROR_DENIED, utf8_json_string(text, strlen(text)));
         free(text);
         tool_call_note(call, "interrupted", json_string(call->abort_reason));
     } else if (call->abort_reason) {
@@ -438,10 +450,7 @@ void tool_call_done(struct tool_call *call, json_t *structured, const char *fmt,
 
 static void fail_with(struct tool_call *call, enum error_code code, json_t *text)
 {
-    (void)code; /* carried to structuredContent.error next */
-    json_t *result =
-        json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", text, "isError", 1);
-    finish(call, result);
+    finish(call, error_result(call, code, text));
 }
 
 void tool_call_fail(struct tool_call *call, const char *fmt, ...)

@@ -253,14 +253,15 @@ static void refuse_unsupported(struct tool_call *call, const struct confirm *cf)
 {
     note(call, "denied", false, "unsupported");
     const char *tool = tool_call_tool_name(call);
-    tool_call_fail(call,
-                   "Confirmation required: %s, so %s needs a person's confirmation before it "
-                   "runs, and this client cannot ask for it (it did not declare the "
-                   "\"elicitation\" capability with form mode). Use an MCP client that supports "
-                   "elicitation, or have the person allow %s without confirmation: set \"mode\" "
-                   "to \"autopilot\" in the policy file (or glovebox serve --mode autopilot), "
-                   "list %s in \"allow\" and not in \"confirm\" (see docs/policy.md).",
-                   cf->why, tool, tool, tool);
+    tool_call_fail_code(
+        call, ERROR_DENIED,
+        "Confirmation required: %s, so %s needs a person's confirmation before it "
+        "runs, and this client cannot ask for it (it did not declare the "
+        "\"elicitation\" capability with form mode). Use an MCP client that supports "
+        "elicitation, or have the person allow %s without confirmation: set \"mode\" "
+        "to \"autopilot\" in the policy file (or glovebox serve --mode autopilot), "
+        "list %s in \"allow\" and not in \"confirm\" (see docs/policy.md).",
+        cf->why, tool, tool, tool);
 }
 
 static void declined(struct tool_call *call, const struct confirm *cf, const char *answer)
@@ -268,17 +269,20 @@ static void declined(struct tool_call *call, const struct confirm *cf, const cha
     const char *tool = tool_call_tool_name(call);
     note(call, "declined", true, answer);
     if (strcmp(answer, "timeout") == 0)
-        tool_call_fail(call,
-                       "Declined: the person did not answer within %u s, so %s did not run. Ask "
-                       "the person before trying again.",
-                       (unsigned)(cf->timeout_ms / 1000), tool);
+        tool_call_fail_code(
+            call, ERROR_TIMEOUT,
+            "Declined: the person did not answer within %u s, so %s did not run. Ask "
+            "the person before trying again.",
+            (unsigned)(cf->timeout_ms / 1000), tool);
     else if (strcmp(answer, "cancel") == 0)
-        tool_call_fail(call,
-                       "Declined: the person dismissed the question without allowing it, so %s "
-                       "did not run.",
-                       tool);
+        tool_call_fail_code(
+            call, ERROR_DENIED,
+            "Declined: the person dismissed the question without allowing it, so %s "
+            "did not run.",
+            tool);
     else
-        tool_call_fail(call, "Declined: the person said no, so %s did not run.", tool);
+        tool_call_fail_code(call, ERROR_DENIED, "Declined: the person said no, so %s did not run.",
+                            tool);
 }
 
 /* Acts on an ElicitResult. False if it is not one (nothing done). */
@@ -314,8 +318,9 @@ static void answered(struct tool_call *call, const json_t *result, const char *e
     if (call->abort_reason) {
         /* Paused while asking: finish() answers with the reason. */
         note(call, "paused", true, "interrupted");
-        tool_call_fail(call, "it was waiting for the person's confirmation, and %s did not run.",
-                       tool_call_tool_name(call));
+        tool_call_fail_code(call, ERROR_DENIED,
+                            "it was waiting for the person's confirmation, and %s did not run.",
+                            tool_call_tool_name(call));
     } else if (tool_call_cancelled(call)) {
         note(call, "cancelled", true, "cancel");
         tool_call_fail(call, "the request was cancelled while waiting for confirmation");
@@ -323,14 +328,14 @@ static void answered(struct tool_call *call, const json_t *result, const char *e
         declined(call, cf, "timeout");
     } else if (error) {
         note(call, "declined", true, "error");
-        tool_call_fail(call, "Not confirmed: %s, so %s did not run.", error,
-                       tool_call_tool_name(call));
+        tool_call_fail_code(call, ERROR_DENIED, "Not confirmed: %s, so %s did not run.", error,
+                            tool_call_tool_name(call));
     } else if (!act_on_answer(call, cf, result)) {
         note(call, "declined", true, "error");
-        tool_call_fail(call,
-                       "Not confirmed: the client's answer to the confirmation was not an "
-                       "elicitation result (no \"action\"), so %s did not run.",
-                       tool_call_tool_name(call));
+        tool_call_fail_code(call, ERROR_DENIED,
+                            "Not confirmed: the client's answer to the confirmation was not an "
+                            "elicitation result (no \"action\"), so %s did not run.",
+                            tool_call_tool_name(call));
     }
     confirm_free(cf);
 }
@@ -363,11 +368,12 @@ static void retried(struct tool_call *call, const json_t *params, const struct c
     }
     if (check != REQUEST_STATE_OK) {
         note(call, "denied", true, "invalid_state");
-        tool_call_fail(call,
-                       "Not confirmed: the requestState was rejected because %s, so %s did not "
-                       "run. Call %s again without requestState and inputResponses to ask the "
-                       "person again.",
-                       request_state_check_text(check), tool, tool);
+        tool_call_fail_code(
+            call, ERROR_DENIED,
+            "Not confirmed: the requestState was rejected because %s, so %s did not "
+            "run. Call %s again without requestState and inputResponses to ask the "
+            "person again.",
+            request_state_check_text(check), tool, tool);
         return;
     }
     const json_t *answer = json_object_get(json_object_get(params, "inputResponses"), KEY);
@@ -380,16 +386,17 @@ static void retried(struct tool_call *call, const json_t *params, const struct c
     check = request_state_verify(json_string_value(state), tool, tool_call_args(call), now, true);
     if (check != REQUEST_STATE_OK) {
         note(call, "denied", true, "invalid_state");
-        tool_call_fail(call, "Not confirmed: the requestState was rejected because %s.",
-                       request_state_check_text(check));
+        tool_call_fail_code(call, ERROR_DENIED,
+                            "Not confirmed: the requestState was rejected because %s.",
+                            request_state_check_text(check));
         return;
     }
     if (!act_on_answer(call, cf, answer)) {
         note(call, "declined", true, "error");
-        tool_call_fail(call,
-                       "Not confirmed: inputResponses.%s.action must be accept, decline or "
-                       "cancel",
-                       KEY);
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "Not confirmed: inputResponses.%s.action must be accept, decline or "
+                            "cancel",
+                            KEY);
     }
 }
 

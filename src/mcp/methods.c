@@ -117,7 +117,8 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     char *err = NULL;
     if (!schema_validate(entry->input_schema, owned, &err)) {
         tool_call_note(call, "decision", json_string("invalid"));
-        tool_call_fail(call, "Invalid arguments for %s: %s", entry->tool->name, err);
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT, "Invalid arguments for %s: %s",
+                            entry->tool->name, err);
         free(err);
         return;
     }
@@ -128,7 +129,7 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     case MCP_REFUSE:
         log_info("tools/call %s refused by policy", entry->tool->name);
         tool_call_note(call, "decision", json_string(v.decision ? v.decision : "denied"));
-        tool_call_fail(call, "%s", v.message ? v.message : "Denied by policy");
+        tool_call_fail_code(call, ERROR_DENIED, "%s", v.message ? v.message : "Denied by policy");
         free(v.message);
         return;
     case MCP_CONFIRM:

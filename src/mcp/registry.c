@@ -21,6 +21,50 @@ static json_t *parse_schema(const struct tool *t, const char *text, const char *
     return s;
 }
 
+json_t *registry_error_schema(void)
+{
+    json_t *codes = json_array();
+    for (int c = 0; c <= ERROR_CODE_LAST; c++)
+        json_array_append_new(codes, json_string(error_code_name((enum error_code)c)));
+    return json_pack("{s:s, s:s, s:{s:{s:s, s:o}, s:{s:s}}, s:[s, s], s:b}", "type", "object",
+                     "description",
+                     "Present only when the call failed (isError): what went wrong, with a code "
+                     "from docs/errors.md.",
+                     "properties", "code", "type", "string", "enum", codes, "message", "type",
+                     "string", "required", "code", "message", "additionalProperties", 0);
+}
+
+/* Failed calls answer with structuredContent {"error": {code, message}}
+ * (docs/errors.md), and clients check structuredContent against the output
+ * schema even on isError results (the TypeScript SDK's callTool does). So
+ * every output schema admits that shape, from one fragment, whatever file
+ * the tool's schema comes from: "error" is a property, and the tool's own
+ * required fields apply to results without it. */
+static void admit_error_result(json_t *schema)
+{
+    json_t *props = json_object_get(schema, "properties");
+    if (!json_is_object(props)) {
+        props = json_object();
+        json_object_set_new(schema, "properties", props);
+    }
+    json_object_set_new(props, "error", registry_error_schema());
+    json_t *required = json_object_get(schema, "required");
+    if (!json_is_array(required) || json_array_size(required) == 0)
+        return;
+    json_t *either = json_pack("[{s:O}, {s:[s]}]", "required", required, "required", "error");
+    json_object_del(schema, "required");
+    if (!json_object_get(schema, "anyOf")) {
+        json_object_set_new(schema, "anyOf", either);
+        return;
+    }
+    json_t *all = json_object_get(schema, "allOf");
+    if (!json_is_array(all)) {
+        all = json_array();
+        json_object_set_new(schema, "allOf", all);
+    }
+    json_array_append_new(all, json_pack("{s:o}", "anyOf", either));
+}
+
 void registry_add(const struct tool *tool)
 {
     if (registry_find(tool->name)) {
@@ -36,6 +80,8 @@ void registry_add(const struct tool *tool)
     e->input_schema = parse_schema(tool, tool->input_schema, "input");
     e->output_schema =
         tool->output_schema ? parse_schema(tool, tool->output_schema, "output") : NULL;
+    if (e->output_schema)
+        admit_error_result(e->output_schema);
 }
 
 void registry_clear(void)

@@ -12,6 +12,10 @@ struct tool_entry {
     json_t *output_schema; /* parsed, owned; NULL if none */
 };
 
+/* The schema of structuredContent.error on a failed call ({code, message},
+ * the codes of core/error_code.h), new. Added to every output schema at
+ * registration, so tools' own schemas never spell it. */
+json_t *registry_error_schema(void);
 /* Add a tool. Aborts on an invalid schema or a duplicate name: both are
  * programming errors caught by the first test run. */
 void registry_add(const struct tool *tool);

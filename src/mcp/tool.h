@@ -103,7 +103,8 @@ void tool_call_disconnect(struct tool_call *call);
  * "denied", "rate_limited", "confirmed", "declined", "cancelled", "paused" or
  * "input_required" (a 2026-07-28 call answered with the question);
  * "confirmation": {"asked", "answer", "by"} (docs/policy.md); "interrupted":
- * why a person's pause stopped the call. */
+ * why a person's pause stopped the call; "error_code": the code of a failed
+ * call (set by tool_call_fail*, docs/errors.md). */
 void tool_call_note(struct tool_call *call, const char *key, json_t *value);
 /* The notes so far (an object, never NULL), borrowed. */
 const json_t *tool_call_notes(const struct tool_call *call);
@@ -158,7 +159,9 @@ void tool_call_done(struct tool_call *call, json_t *structured, const char *fmt,
 /* Success with explicit content blocks (images, resource links) — both stolen.
  * Frees the call. */
 void tool_call_done_content(struct tool_call *call, json_t *content, json_t *structured);
-/* The tool failed: isError result whose text says why. Frees the call. */
+/* The tool failed: isError result whose text says why and, for clients that
+ * know structuredContent (2025-06-18 on), structuredContent.error = {code,
+ * message} (docs/errors.md). Frees the call. */
 void tool_call_fail(struct tool_call *call, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* The same with a code from core/error_code.h; tool_call_fail uses

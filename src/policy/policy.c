@@ -7,6 +7,7 @@
 #include "policy/patterns.h"
 #include "policy/rate.h"
 #include "policy/rules.h"
+#include "policy/screen.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,10 @@ struct policy {
      * must pass both, so a project can narrow but never widen. Owned; NULL
      * when there is none. */
     struct policy *narrow;
+    /* What screen calls are given (policy/screen.h), made on first use;
+     * screen_built tells "nothing restricted" (NULL) from "not yet". */
+    struct policy_screen *screen;
+    bool screen_built;
 };
 
 static struct policy *policy_new(void)
@@ -75,6 +80,7 @@ void policy_destroy(struct policy *p)
     free(p->pending);
     policy_destroy(p->narrow);
     json_decref(p->redact);
+    policy_screen_unref(p->screen);
     free(p->source);
     free(p);
 }
@@ -319,6 +325,10 @@ void policy_narrow_with(struct policy *p, struct policy *project)
 {
     policy_destroy(p->narrow);
     p->narrow = project;
+    /* The project's blocked windows and redactions add up with p's. */
+    policy_screen_unref(p->screen);
+    p->screen = NULL;
+    p->screen_built = false;
 }
 
 const struct policy *policy_narrowed_by(const struct policy *p)
@@ -592,6 +602,17 @@ json_t *policy_redact_regions(const struct policy *p)
         json_array_extend(out, inner);
     json_decref(inner);
     return out;
+}
+
+struct policy_screen *policy_screen_get(struct policy *p)
+{
+    if (!p)
+        return NULL;
+    if (!p->screen_built) {
+        p->screen = policy_screen_build(p);
+        p->screen_built = true;
+    }
+    return policy_screen_ref(p->screen);
 }
 
 char *policy_rate_check(struct policy *p, const char *tool, uint64_t now_ms,

@@ -1,7 +1,6 @@
 /* click: a point, or an element found by ref or text. */
 #include "backend/backend.h"
-#include "tools/perceive_schema.h"
-#include "tools/pointer_schema.h"
+#include "click.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -21,68 +20,8 @@ const struct tool tool_click = {
         "focused) as assistive technology would; otherwise the pointer moves to the element's "
         "centre and clicks. count 2 or 3 for double and triple clicks, hold_ms for a long "
         "press.",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"x\":" POINTER_COORD(
-            "Pixels from the left edge") ","
-                                         "\"y\":" POINTER_COORD(
-                                             "Pixels from the top edge") ","
-                                                                         "\"ref\":{\"type\":"
-                                                                         "\"string\",\"pattern\":"
-                                                                         "\"^e[0-9]{1,9}$\","
-                                                                         "\"description\":\"An "
-                                                                         "element ref from the "
-                                                                         "latest snapshot or find "
-                                                                         "(e.g. e12)\"},"
-                                                                         "\"text\":{\"type\":"
-                                                                         "\"string\",\"minLength\":"
-                                                                         "1,\"maxLength\":1000,"
-                                                                         "\"description\":"
-                                                                         "\"Click the element (or "
-                                                                         "visible words) with this "
-                                                                         "text\"},"
-                                                                         "\"role\":{\"type\":"
-                                                                         "\"string\",\"minLength\":"
-                                                                         "1,\"maxLength\":100,"
-                                                                         "\"description\":"
-                                                                         "\"With text: only "
-                                                                         "elements of this AT-SPI "
-                                                                         "role (e.g. push "
-                                                                         "button)\"},"
-                                                                         "\"exact\":{\"type\":"
-                                                                         "\"boolean\","
-                                                                         "\"description\":\"With "
-                                                                         "text: match the whole "
-                                                                         "name\"}"
-                                                                         "," POINTER_BUTTON_PROPERTY
-                                                                         ","
-                                                                         "\"count\":{\"type\":"
-                                                                         "\"integer\",\"minimum\":"
-                                                                         "1,\"maximum\":3,"
-                                                                         "\"description\":\"1 "
-                                                                         "(default), 2 for a "
-                                                                         "double click, 3 for a "
-                                                                         "triple click\"},"
-                                                                         "\"hold_ms\":{\"type\":"
-                                                                         "\"integer\",\"minimum\":"
-                                                                         "0,\"maximum\":10000,"
-                                                                         "\"description\":"
-                                                                         "\"Hold the button down "
-                                                                         "this long (a long "
-                                                                         "press)\"}"
-                                                                         "," POINTER_SCALE_PROPERTY
-                                                                         "," PERCEIVE_APP_PROPERTY
-                                                                         "," PERCEIVE_LANG_PROPERTY
-                                                                         "},"
-                                                                         "\"additionalProperties\":"
-                                                                         "false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"},"
-                     "\"button\":{\"type\":\"string\"},\"count\":{\"type\":\"integer\"},"
-                     "\"target\":{\"type\":\"object\",\"properties\":{\"ref\":{\"type\":"
-                     "\"string\"},\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"},"
-                     "\"by\":{\"type\":\"string\",\"enum\":[\"action\",\"focus\",\"pointer\"]},"
-                     "\"done\":{\"type\":\"boolean\"}}}},\"required\":[\"session\"]}",
+    .input_schema = tool_click_input_schema,
+    .output_schema = tool_click_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,
 };

@@ -1,5 +1,6 @@
 /* clipboard_get: the text on a desktop's clipboard (or primary selection). */
 #include "backend/backend.h"
+#include "clipboard_get.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -18,16 +19,8 @@ const struct tool tool_clipboard_get = {
         "an empty clipboard returns text \"\" with empty: true. A program that does not answer "
         "within 2 s is an error naming its window. owner: true when glovebox itself set it "
         "(clipboard_set).",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"selection\":{\"type\":\"string\",\"enum\":[\"clipboard\",\"primary\"],"
-                    "\"description\":\"Which X selection (default clipboard)\"}},"
-                    "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"selection\":{\"type\":\"string\",\"enum\":[\"clipboard\",\"primary\"]},"
-                     "\"text\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
-                     "\"empty\":{\"type\":\"boolean\"},\"owner\":{\"type\":\"boolean\"},"
-                     "\"owner_window\":{\"type\":\"string\"}},"
-                     "\"required\":[\"session\",\"selection\",\"text\",\"bytes\",\"empty\"]}",
+    .input_schema = tool_clipboard_get_input_schema,
+    .output_schema = tool_clipboard_get_output_schema,
     .annotations = {.read_only = true, .idempotent = true},
     .handler = handle,
 };

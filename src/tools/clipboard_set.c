@@ -1,5 +1,6 @@
 /* clipboard_set: put text on a desktop's clipboard (or primary selection). */
 #include "backend/backend.h"
+#include "clipboard_set.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -17,19 +18,8 @@ const struct tool tool_clipboard_set = {
         "the selection and gives the text to programs that ask (as UTF-8, or Latin-1 when it "
         "fits) until another program copies something or the session ends. secret: true marks "
         "the text as sensitive (a password), for the audit log to leave out.",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"text\":{\"type\":\"string\",\"description\":\"The text (up to the server's largest "
-        "message, 16 MiB by default)\"},"
-        "\"selection\":{\"type\":\"string\",\"enum\":[\"clipboard\",\"primary\"],"
-        "\"description\":\"Which X selection (default clipboard)\"},"
-        "\"secret\":{\"type\":\"boolean\",\"description\":\"The text is sensitive: keep it "
-        "out of logs (default false)\"}},"
-        "\"required\":[\"text\"],\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"selection\":{\"type\":\"string\",\"enum\":[\"clipboard\",\"primary\"]},"
-                     "\"bytes\":{\"type\":\"integer\"}},"
-                     "\"required\":[\"session\",\"selection\",\"bytes\"]}",
+    .input_schema = tool_clipboard_set_input_schema,
+    .output_schema = tool_clipboard_set_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = true},
     .handler = handle,
 };

@@ -1,6 +1,6 @@
 /* drag: press at one point, move through the way, release at another. */
 #include "backend/backend.h"
-#include "tools/pointer_schema.h"
+#include "drag.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -16,17 +16,8 @@ const struct tool tool_drag = {
                    "small steps over duration_ms (so toolkits see a real drag), and releases. "
                    "Coordinates are screen pixels, or a scaled screenshot's pixels when scale "
                    "is given.",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"from\":" POINTER_POINT_SCHEMA ",\"to\":" POINTER_POINT_SCHEMA "," POINTER_BUTTON_PROPERTY
-        ","
-        "\"duration_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":10000,"
-        "\"description\":\"How long the move takes (default 300)\"}," POINTER_SCALE_PROPERTY
-        "},\"required\":[\"from\",\"to\"],"
-        "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"from\":{\"type\":\"object\"},\"to\":{\"type\":\"object\"}},"
-                     "\"required\":[\"session\",\"from\",\"to\"]}",
+    .input_schema = tool_drag_input_schema,
+    .output_schema = tool_drag_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,
 };

@@ -13,7 +13,7 @@ char *exec_target(struct tool_call *call, const char *tool, const char *const *a
     char *err = NULL;
     char *file = program_path_resolve(argv[0], cwd, path, &err);
     if (!file) {
-        tool_call_fail(call, "%s", err);
+        tool_call_fail_code(call, ERROR_NOT_FOUND, "%s", err);
         free(err);
         return NULL;
     }
@@ -22,7 +22,7 @@ char *exec_target(struct tool_call *call, const char *tool, const char *const *a
     char *refusal = policy_check_exec(tool_call_app(call)->policy, tool, file, argv);
     if (refusal) {
         tool_call_note(call, "decision", json_string("denied"));
-        tool_call_fail(call, "%s", refusal);
+        tool_call_fail_code(call, ERROR_DENIED, "%s", refusal);
         free(refusal);
         free(file);
         return NULL;

@@ -1,7 +1,7 @@
 /* find: elements by text and role, from the accessibility tree, with OCR
  * words when no element says the text. */
 #include "backend/backend.h"
-#include "tools/perceive_schema.h"
+#include "find.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -11,8 +11,9 @@ static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
     if (!json_object_get(a, "text") && !json_object_get(a, "role")) {
-        tool_call_fail(call, "find needs \"text\" (a name or value to look for), \"role\" "
-                             "(such as \"push button\"), or both");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "find needs \"text\" (a name or value to look for), \"role\" "
+                            "(such as \"push button\"), or both");
         return;
     }
     screen_call_run(call, BACKEND_OP(find), "find elements", true);
@@ -29,28 +30,8 @@ const struct tool tool_find = {
         "no element matches a text (and no role was given), the screen is read with OCR and the "
         "matching words are returned with their bounds and confidence (no ref: click them with "
         "\"text\" or x/y).",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"text\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
-        "\"description\":\"Text in the element's name or value\"},"
-        "\"role\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":100,"
-        "\"description\":\"AT-SPI role name, e.g. push button, text, label\"},"
-        "\"exact\":{\"type\":\"boolean\",\"description\":\"Match the whole name or "
-        "value, case-sensitively (default false)\"},"
-        "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,"
-        "\"description\":\"At most this many matches (default 20)\"}," PERCEIVE_APP_PROPERTY
-        "," PERCEIVE_LANG_PROPERTY "},\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{"
-                     "\"session\":{\"type\":\"string\"},"
-                     "\"source\":{\"type\":\"string\",\"enum\":[\"accessibility\",\"ocr\"]},"
-                     "\"count\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"},"
-                     "\"matches\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-                     "\"properties\":{\"ref\":{\"type\":\"string\"},\"role\":{\"type\":"
-                     "\"string\"},\"name\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"},"
-                     "\"text\":{\"type\":\"string\"},\"states\":{\"type\":\"array\"},"
-                     "\"bounds\":" PERCEIVE_BOUNDS_SCHEMA ",\"confidence\":{\"type\":\"number\"},"
-                     "\"source\":{\"type\":\"string\"}}}}},"
-                     "\"required\":[\"session\",\"source\",\"count\",\"matches\"]}",
+    .input_schema = tool_find_input_schema,
+    .output_schema = tool_find_output_schema,
     .annotations = {.read_only = true},
     .handler = handle,
 };

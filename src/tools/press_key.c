@@ -1,6 +1,7 @@
 /* press_key: named keys and chords. */
 #include "backend/backend.h"
 #include "mcp/confirm.h"
+#include "press_key.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -35,16 +36,8 @@ const struct tool tool_press_key = {
                    "(application cursor and keypad modes respected); meta is alt there, and "
                    "super, hyper and F13-F24 are refused. Desktops: real key events through "
                    "XTEST, modifiers held as their own keys.",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
-        "\"description\":\"Key or chord, e.g. Enter, ctrl+c, shift+tab\"},"
-        "\"repeat\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"
-        "\"description\":\"Press it this many times (default 1)\"}," WINDOW_PROPERTY "},"
-        "\"required\":[\"key\"],\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"key\":{\"type\":\"string\"},\"repeat\":{\"type\":\"integer\"},"
-                     "\"bytes\":{\"type\":\"integer\"}},\"required\":[\"session\",\"key\"]}",
+    .input_schema = tool_press_key_input_schema,
+    .output_schema = tool_press_key_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,
     .confirm_phrase = confirm_phrase,

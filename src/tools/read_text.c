@@ -1,6 +1,6 @@
 /* read_text: the text on a screen. */
 #include "backend/backend.h"
-#include "tools/perceive_schema.h"
+#include "read_text.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -19,40 +19,8 @@ const struct tool tool_read_text = {
                    "sessions: the accessible text of an element (ref) and everything in it, or "
                    "of every showing element; OCR (Tesseract) with word boxes and confidence "
                    "when there is no accessible text, for a region, or with ocr: true.",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"scrollback\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100000,"
-        "\"description\":\"Also return up to this many lines that scrolled off the "
-        "top (default 0)\"},"
-        "\"ref\":{\"type\":\"string\",\"pattern\":\"^e[0-9]+$\","
-        "\"description\":\"Desktop: an element from the latest snapshot or find\"},"
-        "\"region\":{\"type\":\"object\",\"properties\":{"
-        "\"x\":{\"type\":\"integer\",\"minimum\":0},"
-        "\"y\":{\"type\":\"integer\",\"minimum\":0},"
-        "\"width\":{\"type\":\"integer\",\"minimum\":1},"
-        "\"height\":{\"type\":\"integer\",\"minimum\":1}},"
-        "\"required\":[\"x\",\"y\",\"width\",\"height\"],"
-        "\"additionalProperties\":false,"
-        "\"description\":\"Desktop: read this rectangle of the screen with OCR\"},"
-        "\"ocr\":{\"type\":\"boolean\",\"description\":\"Desktop: read the "
-        "pixels even when accessible text exists (default false)\"}," PERCEIVE_APP_PROPERTY
-        "," PERCEIVE_LANG_PROPERTY "},\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{"
-                     "\"session\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"
-                     "\"lines\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-                     "\"scrollback\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-                     "\"cursor\":{\"type\":\"object\",\"properties\":{\"row\":{\"type\":"
-                     "\"integer\"},\"col\":{\"type\":\"integer\"},\"visible\":{\"type\":"
-                     "\"boolean\"}}},\"title\":{\"type\":\"string\"},"
-                     "\"exited\":{\"type\":\"boolean\"},"
-                     "\"exit_status\":{\"type\":[\"integer\",\"null\"]},"
-                     "\"signal\":{\"type\":[\"string\",\"null\"]},"
-                     "\"source\":{\"type\":\"string\",\"enum\":[\"accessibility\",\"ocr\"]},"
-                     "\"words\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-                     "\"properties\":{\"text\":{\"type\":\"string\"},\"line\":{\"type\":"
-                     "\"integer\"},\"confidence\":{\"type\":\"number\"},"
-                     "\"bounds\":" PERCEIVE_BOUNDS_SCHEMA "}}}},"
-                     "\"required\":[\"session\",\"text\",\"lines\"]}",
+    .input_schema = tool_read_text_input_schema,
+    .output_schema = tool_read_text_output_schema,
     .annotations = {.read_only = true},
     .handler = handle,
 };

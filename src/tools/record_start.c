@@ -1,5 +1,6 @@
 /* record_start: begin recording a session. */
 #include "backend/backend.h"
+#include "record_start.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -11,24 +12,17 @@ static void handle(struct tool_call *call)
 const struct tool tool_record_start = {
     .name = "record_start",
     .title = "Start recording",
-    .description = "Starts recording the session: a frame on each change of the screen, at "
-                   "most fps per second (default 10). record_stop writes the recording (an "
-                   "animated GIF for terminals). A recording survives the program exiting. "
-                   "It stops by itself, keeping what it has, when its frames hold max_bytes "
-                   "(default 64 MiB) or it is max_duration_s long (default and most 3600); "
-                   "record_stop then writes it and says why in stopped_reason.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"fps\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50},"
-                    "\"max_bytes\":{\"type\":\"integer\",\"minimum\":65536,"
-                    "\"maximum\":268435456,\"description\":\"Memory the frames may hold "
-                    "(bytes, default 67108864)\"},"
-                    "\"max_duration_s\":{\"type\":\"integer\",\"minimum\":1,"
-                    "\"maximum\":3600,\"description\":\"Longest recording in seconds "
-                    "(default 3600)\"}},"
-                    "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"recording\":{\"type\":\"string\"},\"fps\":{\"type\":\"integer\"}},"
-                     "\"required\":[\"session\",\"recording\",\"fps\"]}",
+    .description = "Starts recording the session: terminals take a frame on each change of "
+                   "the screen, desktops sample it fps times a second (default 5, at most 30) "
+                   "and keep a frame only when it changed. format: \"gif\" (default), "
+                   "\"webp\" (animated WebP) or \"webm\" (VP9 video, for long recordings). "
+                   "record_stop writes the file. A recording survives the program exiting; "
+                   "a session stopped while recording has its recording written and listed "
+                   "as a resource. It stops by itself, keeping what it has, when its frames "
+                   "hold max_bytes (default 64 MiB) or it is max_duration_s long (default and "
+                   "most 3600); record_stop then writes it and says why in stopped_reason.",
+    .input_schema = tool_record_start_input_schema,
+    .output_schema = tool_record_start_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,
 };

@@ -1,5 +1,6 @@
 /* record_stop: finish a recording and write it out. */
 #include "backend/backend.h"
+#include "record_stop.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -13,20 +14,14 @@ const struct tool tool_record_stop = {
     .name = "record_stop",
     .title = "Stop recording",
     .description = "Stops the session's recording and writes it to the data directory "
-                   "(terminals: an animated GIF in the terminal's own palette). Returns the "
+                   "as the format record_start chose (GIF, animated WebP or WebM video). "
+                   "Returns the "
                    "frame count, duration, file path and a resource link "
                    "(glovebox://recording/{id}). The file is written under a temporary name "
                    "and renamed, so it is never half-written. stopped_reason says which limit "
                    "ended the recording early (null if none).",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY
-                    "},\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"recording\":{\"type\":\"string\"},\"frames\":{\"type\":\"integer\"},"
-                     "\"duration_ms\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},"
-                     "\"bytes\":{\"type\":\"integer\"},\"uri\":{\"type\":\"string\"},"
-                     "\"stopped_reason\":{\"type\":[\"string\",\"null\"]}},"
-                     "\"required\":[\"session\",\"recording\",\"frames\",\"duration_ms\","
-                     "\"path\"]}",
+    .input_schema = tool_record_stop_input_schema,
+    .output_schema = tool_record_stop_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,
 };

@@ -1,5 +1,6 @@
 /* resize: change a session's screen size. */
 #include "backend/backend.h"
+#include "resize.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -13,13 +14,8 @@ const struct tool tool_resize = {
     .title = "Resize the screen",
     .description = "Changes the size of a session's screen. Terminals: cols and rows (2–1000); "
                    "the program receives SIGWINCH.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"cols\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":1000},"
-                    "\"rows\":{\"type\":\"integer\",\"minimum\":2,\"maximum\":1000}},"
-                    "\"required\":[\"cols\",\"rows\"],\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"cols\":{\"type\":\"integer\"},\"rows\":{\"type\":\"integer\"}},"
-                     "\"required\":[\"session\",\"cols\",\"rows\"]}",
+    .input_schema = tool_resize_input_schema,
+    .output_schema = tool_resize_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = true},
     .handler = handle,
 };

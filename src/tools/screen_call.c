@@ -7,6 +7,7 @@
 #include "core/check.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "tools/screen_guard.h"
 
 #include <string.h>
 
@@ -48,6 +49,7 @@ static void finish(struct backend_call *bc, struct backend_result *r)
     free(r->text);
     free(r->error);
     free(r->uri);
+    screen_guard_release(bc->guard);
     free(bc);
 }
 
@@ -107,7 +109,7 @@ bool screen_call_admit(struct tool_call *call, struct session_client *who)
     char *err = NULL;
     if (session_registry_admit(tool_call_app(call)->sessions, who->owner, &err))
         return true;
-    tool_call_fail(call, "%s", err);
+    tool_call_fail_code(call, ERROR_DENIED, "%s", err);
     free(err);
     return false;
 }
@@ -127,8 +129,9 @@ static void begin(struct session *s, void *ud)
     /* Reached from SESSION_STARTING only at set_live or at the end of a start
      * that failed; screen_call_run has checked the rest. */
     if (!s->was_live) {
-        tool_call_fail(call, "cannot %s: session %s did not start (%s)", sc->verb, s->id,
-                       s->end_reason ? s->end_reason : "stopped");
+        tool_call_fail_code(call, ERROR_SESSION_EXPIRED, "cannot %s: session %s did not start (%s)",
+                            sc->verb, s->id, s->end_reason ? s->end_reason : "stopped");
+        screen_guard_release(sc->bc.guard);
         free(sc);
         return;
     }
@@ -143,6 +146,7 @@ static void cancel_waiting(struct tool_call *call)
     struct screen_call *sc = tool_call_data(call);
     session_forget_live_waiter(sc->bc.session, sc);
     tool_call_fail(call, "cancelled while session %s was starting", sc->bc.session->id);
+    screen_guard_release(sc->bc.guard);
     free(sc);
 }
 
@@ -153,21 +157,22 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     char *err = NULL;
     struct session *s = screen_call_resolve(call, &err);
     if (!s) {
-        tool_call_fail(call, "%s", err);
+        tool_call_fail_code(call, ERROR_NOT_FOUND, "%s", err);
         free(err);
         return;
     }
     backend_op op = *(const backend_op *)((const char *)s->impl + op_offset);
     if (!op) {
-        tool_call_fail(call, "cannot %s: not supported by %s sessions", verb, s->impl->kind);
+        tool_call_fail_code(call, ERROR_NOT_SUPPORTED, "cannot %s: not supported by %s sessions",
+                            verb, s->impl->kind);
         return;
     }
     /* A session that never went live has no backend to read, even ended. */
     if (s->state == SESSION_STOPPING || (s->state == SESSION_ENDED && !s->was_live) ||
         (needs_live && s->state == SESSION_ENDED)) {
-        tool_call_fail(call, "cannot %s: session %s %s (%s)", verb, s->id,
-                       s->was_live ? "has ended" : "did not start",
-                       s->end_reason ? s->end_reason : "stopped");
+        tool_call_fail_code(call, ERROR_SESSION_EXPIRED, "cannot %s: session %s %s (%s)", verb,
+                            s->id, s->was_live ? "has ended" : "did not start",
+                            s->end_reason ? s->end_reason : "stopped");
         return;
     }
     struct screen_call *sc = xcalloc(1, sizeof *sc);
@@ -176,8 +181,9 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     sc->bc.session = s;
     sc->bc.args = args;
     sc->bc.app = app;
-    /* Filled from the policy by the gate (next step); no rules yet. */
-    sc->bc.guard = &screen_guard_none;
+    /* What the policy decides now holds for the whole call, even if it
+     * waits for the session or the policy is reloaded meanwhile. */
+    sc->bc.guard = screen_guard_for(app->policy);
     sc->bc.owner = call;
     sc->bc.finish = finish;
     sc->bc.note = note;

@@ -12,16 +12,6 @@
  * needs_live: refuse sessions that have ended (input, waits on output). */
 void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb, bool needs_live);
 
-/* The "session" property every screen tool has, for input schemas. */
-#define SESSION_PROPERTY                                                                           \
-    "\"session\":{\"type\":\"string\",\"minLength\":1,\"description\":"                            \
-    "\"Session id or name (default: your most recently started live session)\"}"
-
-/* Desktops: the window to focus before keys are sent (type_text, press_key). */
-#define WINDOW_PROPERTY                                                                            \
-    "\"window\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":"           \
-    "\"Desktop: focus this window (id from window_list, or a part of its title) first\"}"
-
 #include "session/session.h"
 
 /* The session the call's "session" argument names, or the caller's default,
@@ -33,9 +23,3 @@ struct session_client screen_call_client(struct tool_call *call);
 /* For a start tool: *who as above, if the session budget lets the caller
  * start one more; else the call is answered with why, and false. */
 bool screen_call_admit(struct tool_call *call, struct session_client *who);
-
-/* The "shared" property of the start tools. */
-#define SHARED_PROPERTY                                                                            \
-    "\"shared\":{\"type\":\"boolean\",\"description\":"                                            \
-    "\"Let every client of this server list and use the session (default false: only the "         \
-    "client that started it)\"}"

@@ -8,6 +8,7 @@
 #include "mcp/resources.h"
 #include "record/recordings.h"
 #include "session/session.h"
+#include "tools/screen_guard.h"
 #include "tools/tools.h"
 
 #include <errno.h>
@@ -77,6 +78,7 @@ static void read_finished(struct backend_call *bc, struct backend_result *res)
     free(res->error);
     free(res->uri);
     json_decref((json_t *)sr->bc.args);
+    screen_guard_release(sr->bc.guard);
     free(sr->uri);
     free(sr);
 }
@@ -88,6 +90,7 @@ static void read_when_live(struct session *s, void *ud)
         resource_read_fail(sr->r, "session %s did not start (%s)", s->id,
                            s->end_reason ? s->end_reason : "stopped");
         json_decref((json_t *)sr->bc.args);
+        screen_guard_release(sr->bc.guard);
         free(sr->uri);
         free(sr);
         return;
@@ -130,8 +133,8 @@ static void session_read(struct resource_read *r, const char *uri)
     sr->bc.session = s;
     sr->bc.args = json_object();
     sr->bc.app = app;
-    /* Filled from the policy by the gate (next step); no rules yet. */
-    sr->bc.guard = &screen_guard_none;
+    /* The screen image is redacted as the screenshot tool's is. */
+    sr->bc.guard = screen_guard_for(app->policy);
     sr->bc.owner = sr;
     sr->bc.finish = read_finished;
     /* A session still starting has no backend to read yet: wait for it
@@ -177,6 +180,60 @@ static void recording_list(struct app *app, const char *owner, json_t *list)
     }
 }
 
+/* A recording's file is read and encoded on the worker pool: it can be
+ * tens of MiB, and the loop keeps serving meanwhile. */
+struct recording_load {
+    uv_work_t work;
+    struct resource_read *r;
+    char *uri, *id, *path;
+    const char *mime; /* static */
+    char *b64, *err;
+};
+
+static void load_run(uv_work_t *work)
+{
+    struct recording_load *l = work->data;
+    FILE *f = fopen(l->path, "rb");
+    if (!f) {
+        l->err = xasprintf("cannot read %s: %s", l->path, strerror(errno));
+        return;
+    }
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    rewind(f);
+    if (size < 0 || (unsigned long)size > MAX_INLINE_RECORDING) {
+        fclose(f);
+        l->err = xasprintf("%s is too large to send inline (%ld bytes); read it from %s", l->id,
+                           size, l->path);
+        return;
+    }
+    uint8_t *data = xmalloc((size_t)size + 1);
+    size_t got = fread(data, 1, (size_t)size, f);
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed)
+        l->err = xasprintf("cannot read %s: %s", l->path, strerror(errno));
+    else
+        l->b64 = base64_encode(data, got);
+    free(data);
+}
+
+static void load_done(uv_work_t *work, int status)
+{
+    (void)status;
+    struct recording_load *l = work->data;
+    if (l->b64)
+        resource_read_done(l->r, json_pack("[{s:s, s:s, s:s}]", "uri", l->uri, "mimeType", l->mime,
+                                           "blob", l->b64));
+    else
+        resource_read_fail(l->r, "%s", l->err ? l->err : "the read was cancelled");
+    free(l->uri);
+    free(l->id);
+    free(l->path);
+    free(l->b64);
+    free(l->err);
+    free(l);
+}
+
 static void recording_read(struct resource_read *r, const char *uri)
 {
     const struct recording_info *info = recordings_find(uri + strlen(RECORDING_PREFIX));
@@ -184,28 +241,14 @@ static void recording_read(struct resource_read *r, const char *uri)
         resource_read_not_found(r, "Resource not found: %s (no such recording)", uri);
         return;
     }
-    FILE *f = fopen(info->path, "rb");
-    if (!f) {
-        resource_read_fail(r, "cannot read %s: %s", info->path, strerror(errno));
-        return;
-    }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    rewind(f);
-    if (size < 0 || (unsigned long)size > MAX_INLINE_RECORDING) {
-        fclose(f);
-        resource_read_fail(r, "%s is too large to send inline (%ld bytes); read it from %s",
-                           info->id, size, info->path);
-        return;
-    }
-    uint8_t *data = xmalloc((size_t)size + 1);
-    size_t got = fread(data, 1, (size_t)size, f);
-    fclose(f);
-    char *b64 = base64_encode(data, got);
-    free(data);
-    resource_read_done(
-        r, json_pack("[{s:s, s:s, s:s}]", "uri", uri, "mimeType", info->mime, "blob", b64));
-    free(b64);
+    struct recording_load *l = xcalloc(1, sizeof *l);
+    l->r = r;
+    l->uri = xstrdup(uri);
+    l->id = xstrdup(info->id);
+    l->path = xstrdup(info->path);
+    l->mime = info->mime;
+    l->work.data = l;
+    uv_queue_work(resource_read_app(r)->loop, &l->work, load_run, load_done);
 }
 
 /* A recording is what record_stop hands over (its link points here). */
@@ -220,7 +263,8 @@ static const struct resource_provider recording_provider = {
     .uri_template = RECORDING_PREFIX "{id}",
     .prefix = RECORDING_PREFIX,
     .name = "recording",
-    .description = "A finished recording (animated GIF for terminal sessions)",
+    .description = "A finished recording: an animated GIF, an animated WebP or a WebM video "
+                   "(the mimeType of each listed recording says which)",
     .mime_type = "image/gif",
     .list = recording_list,
     .read = recording_read,

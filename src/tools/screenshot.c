@@ -1,5 +1,6 @@
 /* screenshot: the screen as an image. */
 #include "backend/backend.h"
+#include "screenshot.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
@@ -22,34 +23,8 @@ const struct tool tool_screenshot = {
                    "(glovebox://session/{id}/screen) to read with resources/read. Desktops: "
                    "region crops, cursor: true draws the mouse pointer in; password fields the "
                    "accessibility tree has shown are painted over (redacted: how many).",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-                    "\"format\":{\"type\":\"string\",\"enum\":[\"png\",\"jpeg\",\"webp\"]},"
-                    "\"quality\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,"
-                    "\"description\":\"JPEG/WebP quality (default 85)\"},"
-                    "\"max_width\":{\"type\":\"integer\",\"minimum\":16,\"maximum\":16384,"
-                    "\"description\":\"Scale down to at most this many pixels wide "
-                    "(instead of the default fit)\"},"
-                    "\"fit\":{\"type\":\"boolean\",\"description\":\"Scale down to what "
-                    "clients accept: long side <= 1568 px, <= 1 MB (default true; false: the "
-                    "screen's own size however large)\"},"
-                    "\"region\":{\"type\":\"object\",\"description\":\"Desktops: only this "
-                    "rectangle of the screen\",\"properties\":{"
-                    "\"x\":{\"type\":\"integer\",\"minimum\":0},"
-                    "\"y\":{\"type\":\"integer\",\"minimum\":0},"
-                    "\"width\":{\"type\":\"integer\",\"minimum\":1},"
-                    "\"height\":{\"type\":\"integer\",\"minimum\":1}},"
-                    "\"required\":[\"x\",\"y\",\"width\",\"height\"],"
-                    "\"additionalProperties\":false},"
-                    "\"cursor\":{\"type\":\"boolean\",\"description\":\"Desktops: draw "
-                    "the mouse pointer (default false)\"},"
-                    "\"as\":{\"type\":\"string\",\"enum\":[\"image\",\"link\"]}},"
-                    "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"width\":{\"type\":\"integer\"},\"height\":{\"type\":\"integer\"},"
-                     "\"format\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
-                     "\"scale\":{\"type\":\"number\"},\"uri\":{\"type\":\"string\"},"
-                     "\"region\":{\"type\":\"object\"},\"redacted\":{\"type\":\"integer\"}},"
-                     "\"required\":[\"session\",\"width\",\"height\",\"format\",\"bytes\"]}",
+    .input_schema = tool_screenshot_input_schema,
+    .output_schema = tool_screenshot_output_schema,
     .annotations = {.read_only = true},
     .handler = handle,
 };

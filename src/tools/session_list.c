@@ -2,7 +2,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "session/session.h"
-#include "tools/session_schema.h"
+#include "session_list.schema.h"
 #include "tools/tools.h"
 
 #include <stdlib.h>
@@ -28,12 +28,8 @@ const struct tool tool_session_list = {
         "other clients started shared) with their id, kind, name, state (starting, "
         "live, stopping, ended) and kind-specific facts. include_ended also shows recently ended "
         "sessions and why they ended.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{"
-                    "\"include_ended\":{\"type\":\"boolean\",\"description\":"
-                    "\"Also list sessions that ended recently (default false)\"}},"
-                    "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"sessions\":{\"type\":\"array\","
-                     "\"items\":" SESSION_OBJECT_SCHEMA "}},\"required\":[\"sessions\"]}",
+    .input_schema = tool_session_list_input_schema,
+    .output_schema = tool_session_list_output_schema,
     .annotations = {.read_only = true},
     .handler = handle,
 };

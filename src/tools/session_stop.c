@@ -4,7 +4,7 @@
 #include "core/args.h"
 #include "mcp/confirm.h"
 #include "session/session.h"
-#include "tools/session_schema.h"
+#include "session_stop.schema.h"
 #include "tools/tools.h"
 
 #include <stdlib.h>
@@ -24,7 +24,7 @@ static void handle(struct tool_call *call)
     char *err = NULL;
     struct session *s = session_resolve(app->sessions, tool_call_owner(call), id, &err);
     if (!s) {
-        tool_call_fail(call, "%s", err);
+        tool_call_fail_code(call, ERROR_NOT_FOUND, "%s", err);
         free(err);
         return;
     }
@@ -55,13 +55,8 @@ const struct tool tool_session_stop = {
                    "desktop and its apps, a remote connection. Answers when everything is "
                    "released. Sessions glovebox attached to but did not start are only "
                    "detached.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{"
-                    "\"session\":{\"type\":\"string\",\"minLength\":1,\"description\":"
-                    "\"Session id (or name) from session_list\"}},"
-                    "\"required\":[\"session\"],\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":" SESSION_OBJECT_SCHEMA
-                     ",\"was_live\":{\"type\":\"boolean\"}},\"required\":[\"session\","
-                     "\"was_live\"]}",
+    .input_schema = tool_session_stop_input_schema,
+    .output_schema = tool_session_stop_output_schema,
     .annotations = {.read_only = false, .destructive = true, .idempotent = true},
     .handler = handle,
     .confirm_phrase = confirm_phrase,

@@ -3,6 +3,7 @@
 #include "core/args.h"
 #include "mcp/server.h"
 #include "policy/policy.h"
+#include "set_mode.schema.h"
 #include "tools/tools.h"
 
 static void handle(struct tool_call *call)
@@ -11,21 +12,24 @@ static void handle(struct tool_call *call)
     const char *want = args_string(tool_call_args(call), "mode", "");
     enum policy_mode mode;
     if (!policy_mode_parse(want, &mode)) {
-        tool_call_fail(call, "\"mode\" must be passive, assist or autopilot, got \"%s\"", want);
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "\"mode\" must be passive, assist or autopilot, got \"%s\"", want);
         return;
     }
     if (!app->policy) {
-        tool_call_fail(call, "No policy is in effect in this server, so there is no mode to set");
+        tool_call_fail_code(call, ERROR_NOT_SUPPORTED,
+                            "No policy is in effect in this server, so there is no mode to set");
         return;
     }
     enum policy_mode now = policy_mode(app->policy);
     /* passive < assist < autopilot: the enum is ordered by privilege. */
     if (mode > now) {
-        tool_call_fail(call,
-                       "set_mode can only lower privileges (autopilot → assist → passive); the "
-                       "mode is %s. Raising it to %s needs the person: glovebox serve --mode %s "
-                       "or \"mode\" in the policy file.",
-                       policy_mode_name(now), want, want);
+        tool_call_fail_code(
+            call, ERROR_DENIED,
+            "set_mode can only lower privileges (autopilot → assist → passive); the "
+            "mode is %s. Raising it to %s needs the person: glovebox serve --mode %s "
+            "or \"mode\" in the policy file.",
+            policy_mode_name(now), want, want);
         return;
     }
     char *visible_before = mcp_visible_tools(app);
@@ -42,12 +46,8 @@ const struct tool tool_set_mode = {
     .description = "Lowers this server's mode: autopilot (the policy alone decides) → assist "
                    "(every change needs a person's confirmation) → passive (observe only). "
                    "Raising the mode is refused; only the person can do that.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\","
-                    "\"enum\":[\"passive\",\"assist\",\"autopilot\"],\"description\":"
-                    "\"The new mode; must not be above the current one\"}},"
-                    "\"required\":[\"mode\"],\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
-                     "\"previous\":{\"type\":\"string\"}},\"required\":[\"mode\",\"previous\"]}",
+    .input_schema = tool_set_mode_input_schema,
+    .output_schema = tool_set_mode_output_schema,
     .annotations = {.read_only = false, .idempotent = true},
     .handler = handle,
     .lowers_privilege = true,

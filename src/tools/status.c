@@ -7,6 +7,7 @@
 #include "policy/pause.h"
 #include "policy/policy.h"
 #include "session/session.h"
+#include "status.schema.h"
 #include "tools/tools.h"
 #include "transport/http.h"
 
@@ -92,40 +93,8 @@ const struct tool tool_status = {
                    "of screen (terminal, desktop, vnc, webdriver, android) this machine can run, "
                    "with the Debian package for anything missing, the policy, and whether the "
                    "audit log is being written.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
-    .output_schema =
-        "{\"type\":\"object\",\"properties\":{"
-        "\"server\":{\"type\":\"string\"},\"version\":{\"type\":\"string\"},"
-        "\"uptime_ms\":{\"type\":\"integer\"},\"protocol_version\":{\"type\":\"string\"},"
-        "\"live_sessions\":{\"type\":\"integer\"},"
-        "\"sessions\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
-        "\"backends\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-        "\"kind\":{\"type\":\"string\"},\"summary\":{\"type\":\"string\"},"
-        "\"implemented\":{\"type\":\"boolean\"},\"available\":{\"type\":\"boolean\"},"
-        "\"missing\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-        "\"what\":{\"type\":\"string\"},\"package\":{\"type\":\"string\"}}}}},"
-        "\"required\":[\"kind\",\"implemented\",\"available\",\"missing\"]}},"
-        "\"http\":{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"},"
-        "\"mcp_sessions\":{\"type\":\"integer\"},\"open_requests\":{\"type\":\"integer\"},"
-        "\"token_required\":{\"type\":\"boolean\"},\"tls\":{\"type\":\"boolean\"}}},"
-        "\"policy\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
-        "\"allow_all\":{\"type\":\"boolean\"},\"source\":{\"type\":[\"string\",\"null\"]},"
-        "\"allow\":{\"type\":\"array\"},\"deny\":{\"type\":\"array\"},"
-        "\"rules\":{\"type\":\"object\"},\"rate_limits\":{\"type\":\"object\"},"
-        "\"loaded_at\":{\"type\":\"string\"},\"error\":{\"type\":[\"string\",\"null\"]}}},"
-        "\"audit\":{\"type\":\"object\",\"properties\":{\"enabled\":{\"type\":\"boolean\"},"
-        "\"path\":{\"type\":\"string\"},\"ok\":{\"type\":\"boolean\"},"
-        "\"error\":{\"type\":[\"string\",\"null\"]},"
-        "\"last_error\":{\"type\":[\"string\",\"null\"]},"
-        "\"written\":{\"type\":\"integer\"},\"queued\":{\"type\":\"integer\"},"
-        "\"dropped\":{\"type\":\"integer\"},\"retention_days\":{\"type\":\"integer\"}},"
-        "\"required\":[\"enabled\"]},"
-        "\"containment\":{\"type\":\"object\",\"properties\":{"
-        "\"mode\":{\"type\":\"string\",\"enum\":[\"pid-namespace\",\"user+pid-namespace\","
-        "\"none\"]},\"reason\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"mode\"]},"
-        "\"paused\":{\"type\":\"boolean\"},\"paused_since\":{\"type\":[\"string\",\"null\"]}},"
-        "\"required\":[\"server\",\"version\",\"uptime_ms\",\"protocol_version\","
-        "\"live_sessions\",\"sessions\",\"backends\"]}",
+    .input_schema = tool_status_input_schema,
+    .output_schema = tool_status_output_schema,
     .annotations = {.read_only = true, .open_world = false},
     .handler = handle,
 };

@@ -1,5 +1,6 @@
 #include "tools/tools.h"
 
+#include "backend/backend.h"
 #include "mcp/registry.h"
 #include "tools/screen_resources.h"
 
@@ -7,9 +8,11 @@ void tools_register_all(void)
 {
     /* Sessions first, then perception, action, sync, recording, server: the
      * order a model meets them in tools/list. */
-    registry_add(&tool_terminal_start);
-    registry_add(&tool_desktop_start);
-    registry_add(&tool_launch_app);
+    int n;
+    const struct backend_kind *k = backend_kinds(&n);
+    for (int i = 0; i < n; i++)
+        for (const struct tool *const *t = k[i].tools; t && *t; t++)
+            registry_add(*t);
     registry_add(&tool_session_list);
     registry_add(&tool_session_stop);
     registry_add(&tool_resize);

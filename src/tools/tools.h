@@ -3,10 +3,8 @@
 #pragma once
 #include "mcp/tool.h"
 
-/* sessions */
-extern const struct tool tool_terminal_start;
-extern const struct tool tool_desktop_start;
-extern const struct tool tool_launch_app;
+/* sessions (the tools that start each kind are in its folder, listed by
+ * backend/kinds.c) */
 extern const struct tool tool_session_list;
 extern const struct tool tool_session_stop;
 extern const struct tool tool_resize;

@@ -3,6 +3,7 @@
 #include "mcp/confirm.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
+#include "type_text.schema.h"
 
 static void handle(struct tool_call *call)
 {
@@ -29,19 +30,8 @@ const struct tool tool_type_text = {
                    "as the program reads it; the call answers when all of it is written. "
                    "Desktops: any Unicode text is typed as key presses (characters the keyboard "
                    "lacks through a spare keycode); with ref, the element is focused first.",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The text "
-        "to type\"},"
-        "\"ref\":{\"type\":\"string\",\"pattern\":\"^e[0-9]{1,9}$\","
-        "\"description\":\"Desktop: focus this element (a ref from snapshot or find) "
-        "first\"}," WINDOW_PROPERTY ","
-        "\"secret\":{\"type\":\"boolean\",\"description\":\"Treat the text as a secret: "
-        "never logged or stored\"}},\"required\":[\"text\"],\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"bytes\":{\"type\":\"integer\"},\"characters\":{\"type\":\"integer\"},"
-                     "\"target\":{\"type\":\"object\"},\"bracketed_paste\":{\"type\":"
-                     "\"boolean\"}},\"required\":[\"session\",\"bytes\"]}",
+    .input_schema = tool_type_text_input_schema,
+    .output_schema = tool_type_text_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,
     .confirm_phrase = confirm_phrase,

@@ -1,9 +1,9 @@
 /* wait_for: wait for what you expect instead of sleeping. */
 #include "backend/backend.h"
 #include "core/args.h"
-#include "tools/perceive_schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
+#include "wait_for.schema.h"
 
 static void handle(struct tool_call *call)
 {
@@ -12,12 +12,14 @@ static void handle(struct tool_call *call)
                json_object_get(a, "ref") || json_object_get(a, "stable_ms") ||
                args_bool(a, "exit", false);
     if (!any) {
-        tool_call_fail(call, "wait_for needs something to wait for: \"text\", \"regex\", "
-                             "\"ref\", \"stable_ms\" or \"exit\": true");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "wait_for needs something to wait for: \"text\", \"regex\", "
+                            "\"ref\", \"stable_ms\" or \"exit\": true");
         return;
     }
     if (json_object_get(a, "text") && json_object_get(a, "regex")) {
-        tool_call_fail(call, "give either \"text\" or \"regex\", not both");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "give either \"text\" or \"regex\", not both");
         return;
     }
     /* Waiting for the exit of an ended session answers at once, so it need
@@ -38,33 +40,8 @@ const struct tool tool_wait_for = {
                    "element has it; or, with ref, the element of a snapshot still being there "
                    "(gone: true, until it is not); checked every 250 ms; stable_ms: the screen's "
                    "pixels unchanged for that long (checked every 50 ms).",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Plain text "
-        "to find on one line of the screen\"},"
-        "\"regex\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
-        "\"description\":\"Regular expression (PCRE2 syntax) matched against each line; "
-        "bounded in size and matching steps\"},"
-        "\"gone\":{\"type\":\"boolean\",\"description\":\"Wait for the text or "
-        "regex to disappear instead (default false)\"},"
-        "\"stable_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":600000,"
-        "\"description\":\"Wait until no output has arrived for this long\"},"
-        "\"exit\":{\"type\":\"boolean\",\"description\":\"Wait for the program to "
-        "exit\"},"
-        "\"ref\":{\"type\":\"string\",\"pattern\":\"^e[0-9]+$\","
-        "\"description\":\"Desktop: wait while/until this element exists\"}," PERCEIVE_LANG_PROPERTY
-        ","
-        "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600000,"
-        "\"description\":\"Give up after this long (default 10000)\"}},"
-        "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"matched\":{\"type\":\"boolean\"},\"elapsed_ms\":{\"type\":\"integer\"},"
-                     "\"line\":{\"type\":[\"string\",\"null\"]},"
-                     "\"row\":{\"type\":[\"integer\",\"null\"]},"
-                     "\"reason\":{\"type\":\"string\"},"
-                     "\"source\":{\"type\":\"string\"},"
-                     "\"exit_status\":{\"type\":[\"integer\",\"null\"]}},"
-                     "\"required\":[\"session\",\"matched\",\"elapsed_ms\"]}",
+    .input_schema = tool_wait_for_input_schema,
+    .output_schema = tool_wait_for_output_schema,
     .annotations = {.read_only = true},
     .handler = handle,
 };

@@ -1,8 +1,8 @@
 /* window_list: the top-level windows of a desktop. */
 #include "backend/backend.h"
-#include "tools/perceive_schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
+#include "window_list.schema.h"
 
 static void handle(struct tool_call *call)
 {
@@ -15,15 +15,8 @@ const struct tool tool_window_list = {
     .description = "Lists a desktop's top-level windows, top-most first: id, title, application "
                    "(WM_CLASS), pid, bounds and whether it has the keyboard focus. Use the id "
                    "or a part of the title as window in window_manage, type_text and press_key.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY "},"
-                    "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"count\":{\"type\":\"integer\"},\"windows\":{\"type\":\"array\","
-                     "\"items\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":"
-                     "\"string\"},\"title\":{\"type\":\"string\"},\"app\":{\"type\":\"string\"},"
-                     "\"pid\":{\"type\":\"integer\"},\"bounds\":" PERCEIVE_BOUNDS_SCHEMA ","
-                     "\"focused\":{\"type\":\"boolean\"}}}}},"
-                     "\"required\":[\"session\",\"count\",\"windows\"]}",
+    .input_schema = tool_window_list_input_schema,
+    .output_schema = tool_window_list_output_schema,
     .annotations = {.read_only = true},
     .handler = handle,
 };

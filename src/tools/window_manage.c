@@ -3,6 +3,7 @@
 #include "core/args.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
+#include "window_manage.schema.h"
 
 #include <string.h>
 
@@ -13,11 +14,13 @@ static void handle(struct tool_call *call)
     bool moves = json_object_get(a, "x") || json_object_get(a, "y");
     bool sizes = json_object_get(a, "width") || json_object_get(a, "height");
     if (strcmp(action, "move") == 0 && !moves) {
-        tool_call_fail(call, "action \"move\" needs x and/or y (the new top-left corner)");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "action \"move\" needs x and/or y (the new top-left corner)");
         return;
     }
     if (strcmp(action, "resize") == 0 && !sizes) {
-        tool_call_fail(call, "action \"resize\" needs width and/or height");
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "action \"resize\" needs width and/or height");
         return;
     }
     screen_call_run(call, BACKEND_OP(window_manage), "manage windows", true);
@@ -31,21 +34,8 @@ const struct tool tool_window_manage = {
                    "corner), resize (width, height; move and resize both take all four), close "
                    "(asks the program, as its close button does; force: true disconnects the "
                    "program from the display instead).",
-    .input_schema =
-        "{\"type\":\"object\",\"properties\":{" SESSION_PROPERTY ","
-        "\"window\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":"
-        "\"Window id (0x…) or a part of its title\"},"
-        "\"action\":{\"type\":\"string\",\"enum\":[\"focus\",\"move\",\"resize\",\"close\"]},"
-        "\"x\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100000},"
-        "\"y\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100000},"
-        "\"width\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000},"
-        "\"height\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000},"
-        "\"force\":{\"type\":\"boolean\",\"description\":\"close: disconnect the program "
-        "instead of asking it\"}},\"required\":[\"window\",\"action\"],"
-        "\"additionalProperties\":false}",
-    .output_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                     "\"action\":{\"type\":\"string\"},\"window\":{\"type\":[\"object\","
-                     "\"null\"]}},\"required\":[\"session\",\"action\"]}",
+    .input_schema = tool_window_manage_input_schema,
+    .output_schema = tool_window_manage_output_schema,
     .annotations = {.read_only = false, .destructive = true, .idempotent = false},
     .handler = handle,
 };

@@ -10,9 +10,9 @@
 #include <uv.h>
 
 #include "backend/backend.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "core/app.h"
 #include "desktop_fixture.h"
-#include "perceive/perceive.h"
 #include "session/session.h"
 
 static bool answered;

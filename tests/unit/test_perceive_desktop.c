@@ -20,10 +20,11 @@
 #include <uv.h>
 
 #include "backend/backend.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "core/app.h"
+#include "core/module.h"
 #include "desktop_fixture.h"
-#include "perceive/ocr.h"
-#include "perceive/perceive.h"
+#include "ocr/ocr.h"
 #include "session/session.h"
 
 static struct test_desktop desk;
@@ -358,7 +359,7 @@ static int teardown(void **state)
     perceive_destroy(perc);
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
-    ocr_shutdown();
+    module_finish_all();
     test_desktop_stop(&desk);
     return 0;
 }

@@ -52,9 +52,69 @@ static void tool_json_follows_version(void **state)
     json_decref(full);
     json_decref(old);
     /* Order is registration order, stable across calls. */
+    /* The first kind built starts the list with its start tool. */
+#if GLOVEBOX_KIND_TERMINAL
     assert_string_equal(registry_at(0)->tool->name, "terminal_start");
+#elif GLOVEBOX_KIND_DESKTOP
+    assert_string_equal(registry_at(0)->tool->name, "desktop_start");
+#endif
     registry_clear();
     assert_int_equal(registry_count(), 0);
+}
+
+static void noop(struct tool_call *call)
+{
+    (void)call;
+}
+
+/* Failed calls answer {"error": {code, message}}; every output schema must
+ * admit it whatever its own shape, and still require its fields otherwise. */
+static void output_schemas_admit_errors(void **state)
+{
+    static const struct tool plain = {
+        .name = "plain",
+        .title = "Plain",
+        .description = "a tool whose output has no required fields",
+        .input_schema = "{\"type\":\"object\",\"additionalProperties\":false}",
+        .output_schema = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}",
+        .handler = noop,
+    };
+    static const struct tool either = {
+        .name = "either",
+        .title = "Either",
+        .description = "a tool whose output schema has its own anyOf",
+        .input_schema = "{\"type\":\"object\",\"additionalProperties\":false}",
+        .output_schema = "{\"type\":\"object\",\"required\":[\"id\"],"
+                         "\"anyOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}]}",
+        .handler = noop,
+    };
+    registry_add(&plain);
+    registry_add(&either);
+    json_t *p = registry_find("plain")->output_schema;
+    json_t *error = json_object_get(json_object_get(p, "properties"), "error");
+    assert_non_null(json_object_get(json_object_get(p, "properties"), "n"));
+    json_t *want = registry_error_schema();
+    assert_true(json_equal(error, want));
+    assert_null(json_object_get(p, "required"));
+    assert_null(json_object_get(p, "anyOf"));
+    /* The codes of core/error_code.h, in order, tool_failed first. */
+    json_t *codes =
+        json_object_get(json_object_get(json_object_get(want, "properties"), "code"), "enum");
+    assert_int_equal(json_array_size(codes), ERROR_CODE_LAST + 1);
+    assert_string_equal(json_string_value(json_array_get(codes, 0)), "tool_failed");
+    assert_string_equal(json_string_value(json_array_get(codes, ERROR_TIMEOUT)), "timeout");
+    json_decref(want);
+
+    json_t *e = registry_find("either")->output_schema;
+    assert_null(json_object_get(e, "required"));
+    assert_int_equal(json_array_size(json_object_get(e, "anyOf")), 2); /* its own, untouched */
+    json_t *all = json_object_get(e, "allOf");
+    assert_int_equal(json_array_size(all), 1);
+    json_t *alt = json_object_get(json_array_get(all, 0), "anyOf");
+    json_t *expect = json_loads("[{\"required\":[\"id\"]},{\"required\":[\"error\"]}]", 0, NULL);
+    assert_true(json_equal(alt, expect));
+    json_decref(expect);
+    registry_clear();
 }
 
 int main(void)
@@ -62,6 +122,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_tool_is_well_formed),
         cmocka_unit_test(tool_json_follows_version),
+        cmocka_unit_test(output_schemas_admit_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,10 +4,11 @@
  * long press or a drag sleeps between events, and must not hold a shared
  * worker), and an element named by ref or text is found and, where
  * a person's plain click would do the same, pressed through accessibility
- * (src/perceive) before the pointer is used. */
+ * (perceive/) before the pointer is used. */
 #define LOG_MODULE "desktop"
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/typed_check.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
@@ -17,8 +18,6 @@
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "input/keys.h"
-#include "perceive/perceive.h"
-#include "policy/policy.h"
 #include "session/session.h"
 
 #include <math.h>
@@ -47,8 +46,7 @@ struct act {
     int scroll_button;
     char *text;
     struct input_key key;
-    json_t *target;  /* the element acted on, for the answer */
-    json_t *blocked; /* the policy's windows input must keep away from, or NULL */
+    json_t *target; /* the element acted on, for the answer */
     size_t chars;
     bool secret; /* typed into a password field: kept out of the audit log */
     /* type_text: control characters (Tab, Enter) may move the focus as they
@@ -59,7 +57,8 @@ struct act {
     bool check_after; /* plain text was typed: ask (typed_check) */
     int settle_ms;    /* for the check: input was just given */
     char *err;
-    atomic_bool stop; /* the call was cancelled (or a person paused input) */
+    enum error_code err_code; /* of err: tool_failed unless said */
+    atomic_bool stop;         /* the call was cancelled (or a person paused input) */
 };
 
 static void sleep_ms(int ms)
@@ -74,7 +73,6 @@ static void free_act(struct act *a)
     free(a->text);
     free(a->err);
     json_decref(a->target);
-    json_decref(a->blocked);
     free(a);
 }
 
@@ -294,7 +292,18 @@ static void press_key(struct act *a, struct xinput *xi)
 }
 
 /* The policy may keep input away from some windows (a password manager):
- * the window that would receive this action is looked at first. */
+ * the window that would receive this action is looked at first, and the
+ * call's guard asked (on this thread: the guard is the call's and lives
+ * until it is answered). */
+static bool blocked_window(struct act *a, const char *title, const char *app)
+{
+    const struct screen_guard *g = a->bc->guard;
+    if (g->input_allowed(g, title, app, &a->err))
+        return false;
+    a->err_code = ERROR_DENIED;
+    return true;
+}
+
 static bool input_blocked(struct act *a, struct xinput *xi)
 {
     bool keys = a->kind == ACT_TYPE || a->kind == ACT_KEY;
@@ -306,12 +315,12 @@ static bool input_blocked(struct act *a, struct xinput *xi)
     if (a->kind == ACT_SCROLL && !a->has_point)
         x = -1;
     if (windows_input_target(xi, x, y, &title, &app))
-        blocked = windows_blocked(a->blocked, title, app, &a->err);
+        blocked = blocked_window(a, title, app);
     free(title);
     free(app);
     title = app = NULL;
     if (!blocked && a->kind == ACT_DRAG && windows_input_target(xi, a->to_x, a->to_y, &title, &app))
-        blocked = windows_blocked(a->blocked, title, app, &a->err);
+        blocked = blocked_window(a, title, app);
     free(title);
     free(app);
     return blocked;
@@ -333,6 +342,7 @@ static void act_run(struct input_job *job)
     bool focused = a->click_first;
     if (window && (a->kind == ACT_TYPE || a->kind == ACT_KEY)) {
         if (!windows_find(xi, window, &win, &a->err)) {
+            a->err_code = ERROR_NOT_FOUND;
             xinput_unlock(xi);
             return;
         }
@@ -344,7 +354,7 @@ static void act_run(struct input_job *job)
         else
             focused = xinput_focus_default(xi);
     }
-    if (a->blocked && input_blocked(a, xi)) {
+    if (a->bc->guard->input_allowed && input_blocked(a, xi)) {
         xinput_unlock(xi);
         return;
     }
@@ -467,7 +477,7 @@ static void act_done(struct input_job *job, bool dropped)
     if (dropped)
         stopped(a, "the session ended");
     if (a->err) {
-        backend_call_fail(a->bc, "%s", a->err);
+        backend_call_fail_code(a->bc, a->err_code, "%s", a->err);
         free_act(a);
     } else if (a->kind == ACT_TYPE && json_object_get(a->target, "ref")) {
         a->bc->backend_data = a;
@@ -498,7 +508,6 @@ static void queue(struct act *a)
     desktop_input_ensure(a->d);
     a->bc->cancel = act_cancel;
     a->bc->backend_data = a;
-    a->blocked = policy_blocked_input(a->bc->app->policy);
     a->job.run = act_run;
     a->job.done = act_done;
     if (a->kind == ACT_TYPE)
@@ -529,10 +538,10 @@ static bool point(struct act *a, const json_t *args, const char *xkey, const cha
     *x = (int)floor(fx);
     *y = (int)floor(fy);
     if (*x < 0 || *y < 0 || *x >= a->d->width || *y >= a->d->height) {
-        backend_call_fail(a->bc, "%s,%s = %g,%g is off the screen: %s is %dx%d pixels%s", xkey,
-                          ykey, args_number(args, xkey, 0), args_number(args, ykey, 0),
-                          a->bc->session->id, a->d->width, a->d->height,
-                          scale != 1.0 ? " (after dividing by scale)" : "");
+        backend_call_fail_code(
+            a->bc, ERROR_INVALID_ARGUMENT, "%s,%s = %g,%g is off the screen: %s is %dx%d pixels%s",
+            xkey, ykey, args_number(args, xkey, 0), args_number(args, ykey, 0), a->bc->session->id,
+            a->d->width, a->d->height, scale != 1.0 ? " (after dividing by scale)" : "");
         free_act(a);
         return false;
     }
@@ -569,14 +578,13 @@ static void click_op(struct backend_call *bc)
     if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
         /* With windows the policy blocks, the click goes through the
          * pointer, whose window is checked, not the element's action. */
-        json_t *blocked = policy_blocked_input(bc->app->policy);
-        perceive_click(d->perceive, bc, blocked != NULL, click_then);
-        json_decref(blocked);
+        perceive_click(d->perceive, bc, bc->guard->input_allowed != NULL, click_then);
         return;
     }
     struct act *a = act_new(bc, ACT_CLICK);
     if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
-        backend_call_fail(bc, "give x and y, or ref (from snapshot or find), or text to click on");
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "give x and y, or ref (from snapshot or find), or text to click on");
         free_act(a);
         return;
     }
@@ -648,7 +656,7 @@ static void press_key_op(struct backend_call *bc)
     struct act *a = act_new(bc, ACT_KEY);
     char *err = NULL;
     if (!input_keys_parse("key", args_string(bc->args, "key", ""), &a->key, &err)) {
-        backend_call_fail(bc, "%s", err);
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
         free(err);
         free_act(a);
         return;

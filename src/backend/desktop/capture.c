@@ -2,11 +2,11 @@
  * region) through xgrab (MIT-SHM), the pointer from XFixes, and the password
  * fields the accessibility tree has shown, on the worker pool. */
 #include "backend/desktop/internal.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/xgrab.h"
 #include "backend/frames.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
-#include "perceive/perceive.h"
 #include "session/session.h"
 
 bool desktop_capture(void *ud, struct frame *out, char **err)

@@ -373,8 +373,10 @@ static void enqueue(struct backend_call *bc, bool set)
         const json_t *j = json_object_get(bc->args, "text");
         size_t n = json_string_length(j);
         if (n > MAX_TEXT) {
-            backend_call_fail(bc, "cannot set the clipboard: the text is %zu bytes; at most %u MiB",
-                              n, MAX_TEXT >> 20);
+            backend_call_fail_code(
+                bc, ERROR_INVALID_ARGUMENT,
+                "cannot set the clipboard: the text is %zu bytes; at most %u MiB", n,
+                MAX_TEXT >> 20);
             return;
         }
         text = clip_text_new(json_string_value(j), n);
@@ -383,7 +385,8 @@ static void enqueue(struct backend_call *bc, bool set)
         char *err = NULL;
         d->clipboard = open_clipboard(d, &err);
         if (!d->clipboard) {
-            backend_call_fail(bc, "cannot %s the clipboard: %s", verb, err);
+            backend_call_fail_code(bc, ERROR_DEVICE_UNAVAILABLE, "cannot %s the clipboard: %s",
+                                   verb, err);
             free(err);
             clip_text_unref(text);
             return;
@@ -391,10 +394,10 @@ static void enqueue(struct backend_call *bc, bool set)
     }
     struct desktop_clipboard *cb = d->clipboard;
     if (cb->n_waiting >= MAX_WAITING) {
-        backend_call_fail(bc,
-                          "cannot %s the clipboard: %d clipboard calls are already waiting on "
-                          "session %s; try again when they have answered",
-                          verb, cb->n_waiting, bc->session->id);
+        backend_call_fail_code(bc, ERROR_DENIED,
+                               "cannot %s the clipboard: %d clipboard calls are already waiting on "
+                               "session %s; try again when they have answered",
+                               verb, cb->n_waiting, bc->session->id);
         clip_text_unref(text);
         return;
     }

@@ -157,6 +157,9 @@ void clip_start_next(struct desktop_clipboard *cb);
 /* The running call fails with "cannot set/read the clipboard: <message>". */
 void clip_op_fail(struct desktop_clipboard *cb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same with a code (docs/errors.md); clip_op_fail gives ERROR_TOOL_FAILED. */
+void clip_op_fail_code(struct desktop_clipboard *cb, enum error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* The server's time arrived (PropertyNotify on our window). */
 void clip_got_time(struct desktop_clipboard *cb, xcb_timestamp_t time);
 void clip_read_property(struct desktop_clipboard *cb);

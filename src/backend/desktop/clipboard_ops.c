@@ -37,16 +37,33 @@ static void op_finished(struct desktop_clipboard *cb)
     clip_start_next(cb);
 }
 
+static void op_fail(struct desktop_clipboard *cb, enum error_code code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void op_fail(struct desktop_clipboard *cb, enum error_code code, const char *fmt, va_list ap)
+{
+    char *msg = xvasprintf(fmt, ap);
+    struct op *op = cb->op;
+    backend_call_fail_code(op->bc, code, "cannot %s the clipboard: %s", op->set ? "set" : "read",
+                           msg);
+    free(msg);
+    op_finished(cb);
+}
+
 void clip_op_fail(struct desktop_clipboard *cb, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = xvasprintf(fmt, ap);
+    op_fail(cb, ERROR_TOOL_FAILED, fmt, ap);
     va_end(ap);
-    struct op *op = cb->op;
-    backend_call_fail(op->bc, "cannot %s the clipboard: %s", op->set ? "set" : "read", msg);
-    free(msg);
-    op_finished(cb);
+}
+
+void clip_op_fail_code(struct desktop_clipboard *cb, enum error_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    op_fail(cb, code, fmt, ap);
+    va_end(ap);
 }
 
 /* Answer a get with text (UTF-8 already, NUL-free). */
@@ -338,14 +355,16 @@ void clip_timed_out(uv_timer_t *t)
     }
     const char *sel = clip_sel_x_name[op->sel];
     if (op->step == STEP_STAMP || op->step == STEP_OWNER)
-        clip_op_fail(cb, "the X server on %s did not answer within %d s", cb->display,
-                     ANSWER_TIMEOUT_MS / 1000);
+        clip_op_fail_code(cb, ERROR_TIMEOUT, "the X server on %s did not answer within %d s",
+                          cb->display, ANSWER_TIMEOUT_MS / 1000);
     else if (op->step == STEP_INCR)
-        clip_op_fail(
-            cb, "the owner of %s (window 0x%x) stopped sending after %zu bytes (nothing for %d s)",
-            sel, op->owner, op->received.len, ANSWER_TIMEOUT_MS / 1000);
+        clip_op_fail_code(
+            cb, ERROR_TIMEOUT,
+            "the owner of %s (window 0x%x) stopped sending after %zu bytes (nothing for %d s)", sel,
+            op->owner, op->received.len, ANSWER_TIMEOUT_MS / 1000);
     else
-        clip_op_fail(cb, "the owner of %s (window 0x%x) did not answer within %d s", sel, op->owner,
-                     ANSWER_TIMEOUT_MS / 1000);
+        clip_op_fail_code(cb, ERROR_TIMEOUT,
+                          "the owner of %s (window 0x%x) did not answer within %d s", sel,
+                          op->owner, ANSWER_TIMEOUT_MS / 1000);
     clip_pump(cb);
 }

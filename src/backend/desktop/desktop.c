@@ -10,6 +10,7 @@
 #include "backend/desktop/internal.h"
 #include "backend/desktop/leftovers.h"
 #include "backend/desktop/output.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/typed_check.h"
 #include "backend/desktop/xgrab.h"
 #include "backend/desktop/xinput.h"
@@ -20,7 +21,6 @@
 #include "core/log.h"
 #include "core/pidns.h"
 #include "core/xmalloc.h"
-#include "perceive/perceive.h"
 #include "session/session.h"
 
 #include <errno.h>
@@ -212,6 +212,7 @@ static void end_session(struct desktop *d)
     input_queue_close(d->input_queue);
     d->input_queue = NULL;
     typed_check_close(d);
+    desktop_record_end(d);
     remove_runtime_dir(d);
     desktop_output_close(d->output);
     d->output = NULL;
@@ -284,6 +285,7 @@ static void desktop_destroy(struct session *s)
     if (!d)
         return;
     desktop_start_abandon(d);
+    desktop_record_end(d);
     desktop_clipboard_close(d);
     desktop_output_close(d->output);
     d->output = NULL;
@@ -408,4 +410,6 @@ static const struct backend_impl desktop_impl = {
     .capture = desktop_screenshot_op,
     .clipboard_get = desktop_clipboard_get_op,
     .clipboard_set = desktop_clipboard_set_op,
+    .record_start = desktop_record_start_op,
+    .record_stop = desktop_record_stop_op,
 };

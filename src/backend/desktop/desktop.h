@@ -1,13 +1,14 @@
 /* Desktop sessions: a private X desktop (Xvfb with its own D-Bus session bus,
  * so its applications' accessibility trees are its own), or an existing X
  * display glovebox attaches to and never kills. Perception (snapshot, find,
- * read_text, wait_for) comes from src/perceive; pixels from xcb. */
+ * read_text, wait_for) comes from perceive/ in this folder; pixels from xcb. */
 #pragma once
 #include <stdbool.h>
 
 struct app;
 struct session;
 struct session_client;
+struct tool;
 
 struct desktop_options {
     const char *display;                 /* ":0" to attach; NULL for a private desktop */
@@ -29,3 +30,14 @@ void desktop_start(struct app *app, const struct desktop_options *o, desktop_sta
 int desktop_launch(struct session *s, const char *const *argv, char **err);
 /* Whether s is a desktop session. */
 bool desktop_is(const struct session *s);
+
+/* What the desktop module offers (backend_load("desktop")). */
+struct desktop_api {
+    void (*start)(struct app *app, const struct desktop_options *o, desktop_started_fn done,
+                  void *ud);
+    int (*launch)(struct session *s, const char *const *argv, char **err);
+};
+
+/* The tools of desktop sessions (kinds.c lists them). */
+extern const struct tool tool_desktop_start;
+extern const struct tool tool_launch_app;

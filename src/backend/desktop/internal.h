@@ -59,6 +59,8 @@ struct desktop {
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
     struct start *start;                 /* while starting (start.c), else NULL */
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
+    struct desktop_rec *rec;             /* the recording in progress (recording.c); NULL */
+    char last_recording[32]; /* id of the recording written when the session ended; "" */
 };
 
 struct desktop *desktop_of(struct session *s);
@@ -98,6 +100,12 @@ void desktop_window_manage_op(struct backend_call *bc);
 void desktop_fenced_window_manage_op(struct backend_call *bc);
 /* screenshot: {format, quality, max_width, region} on the worker pool. */
 void desktop_screenshot_op(struct backend_call *bc);
+
+/* record_start / record_stop (recording.c); desktop_record_end writes and
+ * indexes a recording still running when the session ends. */
+void desktop_record_start_op(struct backend_call *bc);
+void desktop_record_stop_op(struct backend_call *bc);
+void desktop_record_end(struct desktop *d);
 
 /* clipboard_get / clipboard_set: {selection, text} through X selections. */
 void desktop_clipboard_get_op(struct backend_call *bc);

@@ -7,12 +7,12 @@
 
 #include "backend/desktop/internal.h"
 #include "backend/desktop/leftovers.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/xgrab.h"
 #include "core/app.h"
 #include "core/log.h"
 #include "core/pidns.h"
 #include "core/xmalloc.h"
-#include "perceive/perceive.h"
 #include "session/session.h"
 
 #include <errno.h>

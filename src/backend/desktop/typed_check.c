@@ -5,10 +5,10 @@
 
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
+#include "backend/desktop/perceive/perceive.h"
 #include "core/app.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
-#include "perceive/perceive.h"
 #include "session/session.h"
 
 #include <stdlib.h>
@@ -292,7 +292,8 @@ void typed_check_close(struct desktop *d)
         tc->deferred = w->next;
         w->bc->cancel = NULL;
         w->bc->backend_data = NULL;
-        backend_call_fail(w->bc, "stopped before it was done: the session ended");
+        backend_call_fail_code(w->bc, ERROR_SESSION_EXPIRED,
+                               "stopped before it was done: the session ended");
         free(w);
     }
     tc->deferred_tail = &tc->deferred;

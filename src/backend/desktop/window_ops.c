@@ -22,6 +22,7 @@ struct window_job {
     json_t *data;
     char *text;
     char *err;
+    enum error_code code; /* of err */
 };
 
 static json_t *find_id(json_t *list, uint32_t win)
@@ -99,8 +100,10 @@ static void manage(struct window_job *j, struct xinput *xi)
     const json_t *a = j->bc->args;
     const char *action = args_string(a, "action", "focus");
     uint32_t win;
-    if (!windows_find(xi, args_string(a, "window", ""), &win, &j->err))
+    if (!windows_find(xi, args_string(a, "window", ""), &win, &j->err)) {
+        j->code = ERROR_NOT_FOUND;
         return;
+    }
     if (strcmp(action, "close") == 0) {
         if (windows_close(xi, win, args_bool(a, "force", false), &j->err)) {
             char id[24];
@@ -118,8 +121,10 @@ static void manage(struct window_job *j, struct xinput *xi)
         windows_focus(xi, win);
     else
         windows_configure(xi, win, want[0], want[1], want[2], want[3]);
-    if (!xinput_sync(xi, &j->err))
+    if (!xinput_sync(xi, &j->err)) {
+        j->code = ERROR_DEVICE_UNAVAILABLE;
         return;
+    }
     if (!focus)
         settle(xi, win);
     json_t *list = windows_list(xi);
@@ -139,8 +144,10 @@ static void run(struct input_job *job)
 {
     struct window_job *j = (struct window_job *)job;
     struct xinput *xi = j->d->input;
-    if (!xinput_lock(xi, &j->err))
+    if (!xinput_lock(xi, &j->err)) {
+        j->code = ERROR_DEVICE_UNAVAILABLE;
         return;
+    }
     if (j->manage) {
         manage(j, xi);
     } else {
@@ -156,9 +163,9 @@ static void done(struct input_job *job, bool dropped)
 {
     struct window_job *j = (struct window_job *)job;
     if (dropped)
-        backend_call_fail(j->bc, "the session ended");
+        backend_call_fail_code(j->bc, ERROR_SESSION_EXPIRED, "the session ended");
     else if (j->err)
-        backend_call_fail(j->bc, "%s", j->err);
+        backend_call_fail_code(j->bc, j->code, "%s", j->err);
     else
         backend_call_done(j->bc, j->data, "%s", j->text);
     free(j->text);

@@ -8,7 +8,6 @@
 #include "backend/desktop/xinput.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
-#include "policy/policy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,35 +416,4 @@ bool windows_input_target(struct xinput *xi, int x, int y, char **title, char **
     *app = xstrdup(cls && (int)strlen(cls) + 1 < len ? cls + strlen(cls) + 1 : cls ? cls : "");
     free(cls);
     return true;
-}
-
-static const char *matching(const json_t *patterns, const char *value)
-{
-    size_t i;
-    const json_t *p;
-    json_array_foreach(patterns, i, p)
-    {
-        if (value && *value && policy_glob_match(json_string_value(p), value))
-            return json_string_value(p);
-    }
-    return NULL;
-}
-
-bool windows_blocked(const json_t *blocked, const char *title, const char *app, char **why)
-{
-    const char *hit = matching(json_object_get(blocked, "blocked_windows"), title);
-    if (hit) {
-        *why = xasprintf("Denied by policy: input to the window \"%.200s\" is blocked (it "
-                         "matches \"%s\" in rules.input.blocked_windows)",
-                         title, hit);
-        return true;
-    }
-    hit = matching(json_object_get(blocked, "blocked_apps"), app);
-    if (hit) {
-        *why = xasprintf("Denied by policy: input to %.200s is blocked (it matches \"%s\" in "
-                         "rules.input.blocked_apps)",
-                         app, hit);
-        return true;
-    }
-    return false;
 }

@@ -29,6 +29,3 @@ bool windows_close(struct xinput *xi, uint32_t win, bool force, char **err);
  * title and application (WM_CLASS class) are malloc'd into *title and *app
  * ("" when unknown); false when there is none (the bare root). */
 bool windows_input_target(struct xinput *xi, int x, int y, char **title, char **app);
-/* Whether title or app matches a pattern of blocked (the policy's
- * {"blocked_windows": [...], "blocked_apps": [...]}); *why names it. */
-bool windows_blocked(const json_t *blocked, const char *title, const char *app, char **why);

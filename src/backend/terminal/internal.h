@@ -95,6 +95,9 @@ void terminal_record_stop_op(struct backend_call *bc);
 void terminal_record_changed(struct terminal *t);
 /* The session is being destroyed: write what was recorded, synchronously. */
 void terminal_record_destroy(struct terminal *t);
+/* The session is ending (stopped, or glovebox shuts down): write and index
+ * the recording without waiting for record_stop. */
+void terminal_record_end(struct terminal *t);
 
 /* Operations (ops.c). */
 void terminal_read_text_op(struct backend_call *bc);

@@ -182,7 +182,7 @@ void terminal_press_key_op(struct backend_call *bc)
     struct input_key key;
     char *err = NULL;
     if (!term_keys_parse("key", spec, &key, &err)) {
-        backend_call_fail(bc, "%s", err);
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
         free(err);
         return;
     }

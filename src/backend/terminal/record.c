@@ -1,6 +1,7 @@
 /* Recording a terminal: a frame on each change (at most fps per second),
- * held as rows shared with the previous frame when unchanged, encoded to a
- * GIF in the terminal's own palette when the recording stops. */
+ * held as rows shared with the previous frame when unchanged, encoded when
+ * the recording stops: a GIF in the terminal's own palette, or rendered
+ * frames through record/anim_writer.h (animated WebP, WebM video). */
 #define LOG_MODULE "record"
 #include "backend/terminal/internal.h"
 #include "backend/terminal/term_screen.h"
@@ -9,8 +10,11 @@
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "image/cellgrid.h"
+#include "image/frame.h"
 #include "image/gif.h"
 #include "image/glyphs.h"
+#include "record/anim_writer.h"
+#include "record/recorder.h"
 #include "record/recordings.h"
 #include "session/session.h"
 
@@ -21,9 +25,7 @@
 /* A recording stops by itself (keeping what it has) at the first of these:
  * its frames' memory (max_bytes), its length (max_duration_s), or one hour
  * of frames at 10 fps. Defaults and ceilings: */
-#define DEFAULT_MAX_BYTES    (64u * 1024 * 1024)
-#define DEFAULT_MAX_DURATION 3600 /* s */
-#define MAX_FRAMES           36000
+#define MAX_FRAMES RECORDER_MAX_FRAMES
 /* Largest frame a recording renders, in pixels (as a screenshot). */
 #define MAX_FRAME_PIXELS (16u * 1024 * 1024)
 
@@ -45,6 +47,9 @@ struct rec_frame {
 struct term_recording {
     char id[32];
     struct terminal *t; /* NULL once the terminal is gone */
+    struct app *app;
+    char *session; /* its id */
+    enum rec_format format;
     int fps;
     uint64_t started_ms, last_frame_ms, stopped_ms;
     uint64_t last_changes; /* term_screen_changes() at the last frame */
@@ -204,7 +209,75 @@ static void grid_of(const struct rec_frame *f, struct cell_grid *g, struct cell 
     g->cursor_color = f->cursor_color;
 }
 
-/* Writes the GIF. Runs on the worker pool (or, at exit, on the loop thread). */
+/* In the terminal's own palette: exact colours, small files. */
+static void encode_gif(struct term_recording *rec, struct glyph_renderer *r, struct cell *cells,
+                       uint32_t *palette, int palette_len)
+{
+    struct cell_grid g;
+    struct gif_writer *w = NULL;
+    int width = 0, height = 0;
+    for (int i = 0; i < rec->count && !rec->err; i++) {
+        /* The terminal was resized mid-recording: keep the first size. */
+        if (rec->frames[i].cols != rec->frames[0].cols ||
+            rec->frames[i].rows != rec->frames[0].rows)
+            continue;
+        grid_of(&rec->frames[i], &g, cells);
+        uint8_t *indices = NULL;
+        int fw, fh;
+        glyph_renderer_render_indexed(r, &g, palette, &palette_len, &indices, &fw, &fh);
+        if (!w) {
+            width = fw;
+            height = fh;
+            w = gif_writer_create(rec->path, width, height, palette, palette_len, &rec->err);
+        }
+        uint64_t until = i + 1 < rec->count ? rec->frames[i + 1].at_ms : rec->stopped_ms;
+        uint64_t shown = until > rec->frames[i].at_ms ? until - rec->frames[i].at_ms : 0;
+        int delay_cs = (int)(shown / 10);
+        if (delay_cs < 2)
+            delay_cs = 2;
+        if (w && !gif_writer_add(w, indices, delay_cs, &rec->err)) {
+            gif_writer_abort(w);
+            w = NULL;
+        }
+        free(indices);
+    }
+    if (w && !rec->err)
+        gif_writer_close(w, &rec->err);
+    else
+        gif_writer_abort(w);
+}
+
+/* Rendered to pixels, for the formats that take full-colour frames. */
+static void encode_rendered(struct term_recording *rec, struct glyph_renderer *r,
+                            struct cell *cells)
+{
+    struct cell_grid g;
+    struct anim_writer *w = NULL;
+    for (int i = 0; i < rec->count && !rec->err; i++) {
+        if (rec->frames[i].cols != rec->frames[0].cols ||
+            rec->frames[i].rows != rec->frames[0].rows)
+            continue;
+        grid_of(&rec->frames[i], &g, cells);
+        struct frame f;
+        glyph_renderer_render(r, &g, &f);
+        if (!w)
+            w = anim_writer_create(rec->format, rec->path, (int)f.width, (int)f.height, &rec->err);
+        if (w && !anim_writer_add(w, &f, rec->frames[i].at_ms, &rec->err)) {
+            anim_writer_abort(w);
+            w = NULL;
+        }
+        frame_finish(&f);
+    }
+    uint64_t end = rec->stopped_ms;
+    if (rec->count && end < rec->frames[rec->count - 1].at_ms)
+        end = rec->frames[rec->count - 1].at_ms;
+    if (w && !rec->err)
+        anim_writer_close(w, end, &rec->err);
+    else
+        anim_writer_abort(w);
+}
+
+/* Writes the file. Runs on the worker pool (or, at exit, on the loop thread). */
 static void encode(struct term_recording *rec)
 {
     char *err = NULL;
@@ -237,37 +310,12 @@ static void encode(struct term_recording *rec)
                              "the %u px a recording frame may have; record a smaller terminal",
                              rec->frames[0].cols, rec->frames[0].rows, (unsigned long long)pixels,
                              MAX_FRAME_PIXELS);
-    struct gif_writer *w = NULL;
-    int width = 0, height = 0;
-    for (int i = 0; i < rec->count && !rec->err; i++) {
-        /* The terminal was resized mid-recording: keep the first size. */
-        if (rec->frames[i].cols != rec->frames[0].cols ||
-            rec->frames[i].rows != rec->frames[0].rows)
-            continue;
-        grid_of(&rec->frames[i], &g, cells);
-        uint8_t *indices = NULL;
-        int fw, fh;
-        glyph_renderer_render_indexed(r, &g, palette, &palette_len, &indices, &fw, &fh);
-        if (!w) {
-            width = fw;
-            height = fh;
-            w = gif_writer_create(rec->path, width, height, palette, palette_len, &rec->err);
-        }
-        uint64_t until = i + 1 < rec->count ? rec->frames[i + 1].at_ms : rec->stopped_ms;
-        uint64_t shown = until > rec->frames[i].at_ms ? until - rec->frames[i].at_ms : 0;
-        int delay_cs = (int)(shown / 10);
-        if (delay_cs < 2)
-            delay_cs = 2;
-        if (w && !gif_writer_add(w, indices, delay_cs, &rec->err)) {
-            gif_writer_abort(w);
-            w = NULL;
-        }
-        free(indices);
-    }
+    if (!rec->err && rec->format == REC_GIF)
+        encode_gif(rec, r, cells, palette, palette_len);
+    else if (!rec->err)
+        encode_rendered(rec, r, cells);
     terminal_renderer_unlock();
     free(cells);
-    if (w && !rec->err && !gif_writer_close(w, &rec->err))
-        w = NULL;
     if (!rec->err) {
         struct stat st;
         rec->bytes = stat(rec->path, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -286,57 +334,51 @@ static void timer_closed(uv_handle_t *h)
         frame_free_rows(&rec->frames[i]);
     free(rec->frames);
     free(rec->path);
+    free(rec->session);
     free(rec->err);
     free(rec->stopped_reason);
     free(rec);
+}
+
+/* The file is written: index it; record_stop's answer. */
+static json_t *publish(struct term_recording *rec)
+{
+    struct recording_info info = {.path = rec->path,
+                                  .mime = rec_format_mime(rec->format),
+                                  .bytes = rec->bytes,
+                                  .frames = rec->count,
+                                  .duration_ms = rec->stopped_ms,
+                                  .session = rec->session};
+    memcpy(info.id, rec->id, sizeof info.id);
+    recordings_add(rec->app, &info);
+    return recordings_result(&info, rec->stopped_reason);
 }
 
 static void encode_done(uv_work_t *work, int status)
 {
     struct term_recording *rec = work->data;
     struct backend_call *bc = rec->stop_call;
-    uint64_t duration = rec->stopped_ms;
-    if (rec->err) {
+    if (!bc) {
+        /* The session was stopped while recording (terminal_record_end). */
+        if (rec->err) {
+            log_error("recording %s lost: %s", rec->id, rec->err);
+        } else {
+            json_decref(publish(rec));
+            log_info("recording %s of a stopped session written to %s", rec->id, rec->path);
+        }
+    } else if (rec->err) {
         backend_call_fail(bc, "cannot write the recording: %s", rec->err);
     } else {
-        struct recording_info info = {.mime = "image/gif",
-                                      .bytes = rec->bytes,
-                                      .frames = rec->count,
-                                      .duration_ms = duration};
-        memcpy(info.id, rec->id, sizeof info.id);
-        info.path = rec->path;
-        recordings_add(&info);
-        char uri[64];
-        snprintf(uri, sizeof uri, "glovebox://recording/%s", rec->id);
-        json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:s, s:s, s:b}", "session",
-                              bc->session->id, "recording", rec->id, "frames", rec->count,
-                              "duration_ms", (json_int_t)duration, "path", rec->path, "bytes",
-                              (json_int_t)rec->bytes, "uri", uri, "mime_type", "image/gif",
-                              "truncated", rec->stopped_reason != NULL);
-        json_object_set_new(o, "stopped_reason",
-                            rec->stopped_reason ? json_string(rec->stopped_reason) : json_null());
-        backend_call_done_link(bc, o, uri, rec->id, "image/gif",
+        json_t *o = publish(rec);
+        /* A file the client fetches: linked, not inlined. */
+        backend_call_done_link(bc, o, json_string_value(json_object_get(o, "uri")), rec->id,
+                               json_string_value(json_object_get(o, "mime_type")),
                                "recorded %d frames over %.1f s to %s%s%s", rec->count,
-                               (double)duration / 1000.0, rec->path,
+                               (double)rec->stopped_ms / 1000.0, rec->path,
                                rec->stopped_reason ? "; stopped early: " : "",
                                rec->stopped_reason ? rec->stopped_reason : "");
     }
     uv_close((uv_handle_t *)&rec->timer, timer_closed);
-}
-
-static char *recording_path(struct app *app, const char *id, char **err)
-{
-    if (!app_ensure_data_dir(app, err))
-        return NULL;
-    char *dir = xasprintf("%s/recordings", app->data_dir);
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        *err = xasprintf("cannot create %s: %s", dir, strerror(errno));
-        free(dir);
-        return NULL;
-    }
-    char *path = xasprintf("%s/%s.gif", dir, id);
-    free(dir);
-    return path;
 }
 
 void terminal_record_start_op(struct backend_call *bc)
@@ -354,10 +396,15 @@ void terminal_record_start_op(struct backend_call *bc)
                           bc->session->id, t->rec->id);
         return;
     }
-    struct term_recording *rec = xcalloc(1, sizeof *rec);
-    recordings_new_id(rec->id);
     char *err = NULL;
-    rec->path = recording_path(bc->app, rec->id, &err);
+    struct recorder_options o;
+    if (!recorder_options_parse(bc->args, 10, &o, &err)) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
+        free(err);
+        return;
+    }
+    struct term_recording *rec = xcalloc(1, sizeof *rec);
+    rec->path = recordings_new(bc->app, o.format, rec->id, &err);
     if (!rec->path) {
         backend_call_fail(bc, "cannot record: %s", err);
         free(err);
@@ -365,29 +412,29 @@ void terminal_record_start_op(struct backend_call *bc)
         return;
     }
     rec->t = t;
-    rec->fps = (int)args_int(bc->args, "fps", 10);
-    rec->max_bytes = (uint64_t)args_int(bc->args, "max_bytes", DEFAULT_MAX_BYTES);
-    rec->max_duration_ms =
-        (uint64_t)args_int(bc->args, "max_duration_s", DEFAULT_MAX_DURATION) * 1000;
+    rec->app = bc->app;
+    rec->session = xstrdup(bc->session->id);
+    rec->format = o.format;
+    rec->fps = o.fps;
+    rec->max_bytes = o.max_bytes;
+    rec->max_duration_ms = o.max_duration_ms;
     rec->started_ms = uv_now(bc->app->loop);
     uv_timer_init(bc->app->loop, &rec->timer);
     rec->timer.data = rec;
     t->rec = rec;
     capture(rec);
     backend_call_done(bc,
-                      json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "recording", rec->id,
-                                "fps", rec->fps),
-                      "recording %s as %s at up to %d fps", bc->session->id, rec->id, rec->fps);
+                      json_pack("{s:s, s:s, s:i, s:s}", "session", bc->session->id, "recording",
+                                rec->id, "fps", rec->fps, "format", rec_format_name(rec->format)),
+                      "recording %s as %s (%s) at up to %d fps", bc->session->id, rec->id,
+                      rec_format_name(rec->format), rec->fps);
 }
 
-void terminal_record_stop_op(struct backend_call *bc)
+/* Takes the recording off t with its last frame and length, ready to be
+ * written. */
+static struct term_recording *detach(struct terminal *t)
 {
-    struct terminal *t = terminal_of(bc->session);
     struct term_recording *rec = t->rec;
-    if (!rec) {
-        backend_call_fail(bc, "%s is not being recorded; call record_start first", bc->session->id);
-        return;
-    }
     t->rec = NULL;
     uv_timer_stop(&rec->timer);
     rec->timer_pending = false;
@@ -395,7 +442,7 @@ void terminal_record_stop_op(struct backend_call *bc)
     if (!rec->stopped_reason && term_screen_changes(t->screen) != rec->last_changes)
         capture(rec);
     if (!rec->stopped_reason) {
-        uint64_t length = uv_now(bc->app->loop) - rec->started_ms;
+        uint64_t length = uv_now(t->app->loop) - rec->started_ms;
         if (length > rec->max_duration_ms)
             stop_at_limit(rec, rec->max_duration_ms,
                           xasprintf("max_duration_s reached (%llu s)",
@@ -404,9 +451,35 @@ void terminal_record_stop_op(struct backend_call *bc)
             rec->stopped_ms = length;
     }
     rec->t = NULL;
+    return rec;
+}
+
+void terminal_record_stop_op(struct backend_call *bc)
+{
+    struct terminal *t = terminal_of(bc->session);
+    if (!t->rec) {
+        backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                               "%s is not being recorded; call record_start first",
+                               bc->session->id);
+        return;
+    }
+    struct term_recording *rec = detach(t);
     rec->stop_call = bc;
     rec->work.data = rec;
     uv_queue_work(bc->app->loop, &rec->work, encode_work, encode_done);
+}
+
+void terminal_record_end(struct terminal *t)
+{
+    if (!t->rec)
+        return;
+    if (t->app->shutting_down) {
+        terminal_record_destroy(t);
+        return;
+    }
+    struct term_recording *rec = detach(t);
+    rec->work.data = rec;
+    uv_queue_work(t->app->loop, &rec->work, encode_work, encode_done);
 }
 
 void terminal_record_destroy(struct terminal *t)
@@ -420,10 +493,13 @@ void terminal_record_destroy(struct terminal *t)
         rec->stopped_ms = uv_now(t->app->loop) - rec->started_ms;
     rec->t = NULL;
     encode(rec);
-    if (rec->err)
+    if (rec->err) {
         log_error("recording %s lost: %s", rec->id, rec->err);
-    else
+    } else {
+        /* Indexed, so the client can still read it while the server runs. */
+        json_decref(publish(rec));
         log_warn("recording %s was not stopped; written to %s", rec->id, rec->path);
+    }
     /* At exit the loop may already have closed the timer. */
     if (uv_is_closing((uv_handle_t *)&rec->timer))
         timer_closed((uv_handle_t *)&rec->timer);

@@ -344,9 +344,10 @@ static void finalize(struct terminal *t)
     flush_writes(t);
     terminal_waits_check(t);
     terminal_record_changed(t);
-    /* A recording outlives its program, but not glovebox: write it now. */
-    if (t->app->shutting_down)
-        terminal_record_destroy(t);
+    /* A recording outlives its program, but not glovebox or a session_stop:
+     * write and index it now. */
+    if (t->app->shutting_down || t->session->state == SESSION_STOPPING)
+        terminal_record_end(t);
     char *why = terminal_exit_text(t);
     log_info("%s: program %s", t->session->id, why);
     session_ended(t->session, why);

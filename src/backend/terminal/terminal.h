@@ -7,6 +7,7 @@
 struct app;
 struct session;
 struct session_client;
+struct tool;
 
 struct terminal_options {
     const char *const *argv; /* NULL-terminated; NULL = the user's shell */
@@ -26,3 +27,12 @@ struct session *terminal_start(struct app *app, const struct terminal_options *o
 
 /* Free what terminal sessions share (the glyph renderer). At exit. */
 void terminal_release_shared(void);
+
+/* What the terminal module offers (backend_load("terminal")); the tools in
+ * this folder that the executable holds reach the module through it. */
+struct terminal_api {
+    struct session *(*start)(struct app *app, const struct terminal_options *o, char **err);
+};
+
+/* The tools that start terminal sessions (kinds.c lists them). */
+extern const struct tool tool_terminal_start;

@@ -236,7 +236,7 @@ void terminal_wait_op(struct backend_call *bc)
         w->re = pattern_compile("regex", regex, false, &err);
         if (!w->re) {
             free(w);
-            backend_call_fail(bc, "%s", err);
+            backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
             free(err);
             return;
         }
@@ -247,7 +247,7 @@ void terminal_wait_op(struct backend_call *bc)
     w->want_exit = args_bool(bc->args, "exit", false);
     if (t->exited && !w->want_exit && !w->text && !w->re && !w->stable_ms) {
         wait_free(w);
-        backend_call_fail(bc, "session %s has ended", bc->session->id);
+        backend_call_fail_code(bc, ERROR_SESSION_EXPIRED, "session %s has ended", bc->session->id);
         return;
     }
     w->started_ms = uv_now(t->app->loop);

@@ -5,7 +5,7 @@
 // hanging the suite. Every server is checked on the way out: it must exit 0
 // and its stderr must hold no AddressSanitizer/LeakSanitizer/UBSan report.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -531,6 +531,27 @@ export const KNOWN = {
     ? 'server bug: fontconfig state from FcInit() in src/backend/requirements.c leaks (LeakSanitizer, exit 99)'
     : false,
 };
+
+let kindsCache;
+/** The kinds of session the build under test has, from `glovebox doctor
+ * --json` ("implemented": built in; its module loads on first use). */
+export function builtKinds() {
+  if (!kindsCache) {
+    const r = spawnSync(binary('glovebox'), ['doctor', '--json'], { env: serverEnv(), encoding: 'utf8' });
+    if (r.error) throw r.error;
+    kindsCache = new Set(JSON.parse(r.stdout).filter((k) => k.implemented).map((k) => k.kind));
+  }
+  return kindsCache;
+}
+
+/** Test options that skip, saying why, when the build lacks one of kinds:
+ * test('…', needs('desktop', opts()), …). */
+export function needs(...args) {
+  const extra = typeof args[args.length - 1] === 'object' ? args.pop() : {};
+  const missing = args.filter((k) => !builtKinds().has(k));
+  if (missing.length === 0) return extra;
+  return { ...extra, skip: `this glovebox is built without ${missing.join(' and ')} sessions (-D${missing[0]}=disabled)` };
+}
 
 /** Options for every test: a generous overall timeout as a last line of
  * defence (each wait has its own, shorter deadline), plus extras (todo…). */

@@ -1,0 +1,213 @@
+/* The one list of the kinds of screen glovebox drives: what each needs on
+ * this machine, its module and the tools that start its sessions. The only
+ * file outside a kind's folder that names it; meson's -D<kind>= options say
+ * which kinds are built (GLOVEBOX_KIND_<KIND>). */
+#include "backend/backend.h"
+#include "backend/requirements.h"
+#include "core/module.h"
+#include "core/xmalloc.h"
+
+#if GLOVEBOX_KIND_TERMINAL
+#include "backend/terminal/terminal.h"
+#endif
+#if GLOVEBOX_KIND_DESKTOP
+#include "backend/desktop/desktop.h"
+#endif
+
+#include <fontconfig/fontconfig.h>
+#include <string.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+static bool has_ptmx(void)
+{
+    return requirement_file("/dev/ptmx");
+}
+
+static bool has_mono_font(void)
+{
+    return requirement_font("DejaVu Sans Mono");
+}
+
+static bool has_xvfb(void)
+{
+    return requirement_program("Xvfb");
+}
+
+static bool has_dbus(void)
+{
+    return requirement_program("dbus-daemon");
+}
+
+static bool has_atspi(void)
+{
+    return requirement_file("/usr/libexec/at-spi-bus-launcher");
+}
+
+static bool has_tesseract_eng(void)
+{
+    return requirement_file("/usr/share/tesseract-ocr/5/tessdata/eng.traineddata") ||
+           requirement_file("/usr/share/tesseract-ocr/4.00/tessdata/eng.traineddata");
+}
+
+static bool has_chromium(void)
+{
+    return requirement_program("chromium");
+}
+
+static bool has_chromedriver(void)
+{
+    return requirement_program("chromedriver");
+}
+
+static bool has_adb(void)
+{
+    return requirement_program("adb");
+}
+
+static const struct backend_requirement terminal_needs[] = {
+    {"pseudo-terminals (/dev/ptmx)", "the kernel's devpts", has_ptmx},
+    {"DejaVu Sans Mono font", "fonts-dejavu-core", has_mono_font},
+    {NULL, NULL, NULL},
+};
+
+static const struct backend_requirement desktop_needs[] = {
+    {"Xvfb (private desktops)", "xvfb", has_xvfb},
+    {"D-Bus session bus", "dbus", has_dbus},
+    {"AT-SPI accessibility bus", "at-spi2-core", has_atspi},
+    {"Tesseract English data (OCR)", "tesseract-ocr-eng", has_tesseract_eng},
+    {NULL, NULL, NULL},
+};
+
+static const struct backend_requirement vnc_needs[] = {
+    {NULL, NULL, NULL},
+};
+
+static const struct backend_requirement webdriver_needs[] = {
+    {"chromium", "chromium", has_chromium},
+    {"chromedriver", "chromium-driver", has_chromedriver},
+    {NULL, NULL, NULL},
+};
+
+static const struct backend_requirement android_needs[] = {
+    {"adb", "adb", has_adb},
+    {NULL, NULL, NULL},
+};
+
+#if GLOVEBOX_KIND_TERMINAL
+static const struct tool *const terminal_tools[] = {&tool_terminal_start, NULL};
+#define TERMINAL_MODULE .module = "terminal", .tools = terminal_tools
+#else
+#define TERMINAL_MODULE .module = NULL
+#endif
+
+#if GLOVEBOX_KIND_DESKTOP
+static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_launch_app, NULL};
+#define DESKTOP_MODULE .module = "desktop", .tools = desktop_tools
+#else
+#define DESKTOP_MODULE .module = NULL
+#endif
+
+static const struct backend_kind kinds[] = {
+    {.kind = "terminal",
+     .summary = "programs in a pseudo-terminal, rendered with libvterm",
+     .requirements = terminal_needs,
+     .has_option = true,
+     TERMINAL_MODULE},
+    {.kind = "desktop",
+     .summary = "X11 desktops: private Xvfb sandboxes or an existing display",
+     .requirements = desktop_needs,
+     .has_option = true,
+     DESKTOP_MODULE},
+    {.kind = "vnc", .summary = "remote desktops over RFB", .requirements = vnc_needs},
+    {.kind = "webdriver",
+     .summary = "browsers and devices through WebDriver or Appium",
+     .requirements = webdriver_needs},
+    {.kind = "android",
+     .summary = "Android devices and emulators through adb",
+     .requirements = android_needs},
+};
+
+const struct backend_kind *backend_kinds(int *count)
+{
+    *count = (int)(sizeof kinds / sizeof kinds[0]);
+    return kinds;
+}
+
+const void *backend_load(const char *kind, char **err)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (strcmp(kinds[i].kind, kind) != 0)
+            continue;
+        if (!kinds[i].module) {
+            *err = xasprintf("this glovebox was built without %s sessions (meson -D%s=disabled)",
+                             kind, kind);
+            return NULL;
+        }
+        return module_get(kinds[i].module, err);
+    }
+    *err = xasprintf("unknown kind of session \"%s\"", kind);
+    return NULL;
+}
+
+/* The checks search PATH and ask fontconfig; a status call should not pay
+ * for that every time, and what is installed changes rarely. */
+#define CHECK_CACHE_MS 2000
+static json_t *cached_checks;
+static struct timespec cached_at;
+
+static int64_t ms_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+static json_t *check_all_now(void)
+{
+    json_t *out = json_array();
+    int n;
+    const struct backend_kind *k = backend_kinds(&n);
+    for (int i = 0; i < n; i++) {
+        json_t *missing = json_array();
+        for (const struct backend_requirement *r = k[i].requirements; r->what; r++) {
+            if (!r->present())
+                json_array_append_new(
+                    missing, json_pack("{s:s, s:s}", "what", r->what, "package", r->package));
+        }
+        bool implemented = k[i].module != NULL;
+        bool available = implemented && json_array_size(missing) == 0;
+        json_array_append_new(out, json_pack("{s:s, s:s, s:b, s:b, s:o}", "kind", k[i].kind,
+                                             "summary", k[i].summary, "implemented", implemented,
+                                             "available", available, "missing", missing));
+        if (!implemented && k[i].has_option)
+            json_object_set_new(
+                json_array_get(out, json_array_size(out) - 1), "not_built",
+                json_sprintf("this build was configured without it (meson -D%s=disabled, or "
+                             "its libraries were not installed)",
+                             k[i].kind));
+    }
+    return out;
+}
+
+json_t *backend_check_all(void)
+{
+    if (!cached_checks || ms_since(&cached_at) >= CHECK_CACHE_MS) {
+        json_decref(cached_checks);
+        cached_checks = check_all_now();
+        clock_gettime(CLOCK_MONOTONIC, &cached_at);
+    }
+    return json_deep_copy(cached_checks);
+}
+
+void backends_finish(void)
+{
+    json_decref(cached_checks);
+    cached_checks = NULL;
+    /* The modules' shared state: glyph renderer, Tesseract engines, … */
+    module_finish_all();
+    /* fontconfig keeps its configuration until told otherwise. */
+    FcFini();
+}
