@@ -72,7 +72,7 @@ function colourScreen(cols, rows) {
 
 // ---------------------------------------------------------------- glovebox
 
-const gloveboxServer = () => ({ name: 'glovebox', command: gloveboxBinary(), args: ['serve'], required: true });
+const gloveboxServer = () => ({ name: 'glovebox', command: gloveboxBinary(), args: ['serve', '--allow-all'], required: true });
 
 /** One glovebox process and the tool calls the benchmark makes. Every
  * failure is a glovebox failure. */
