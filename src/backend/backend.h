@@ -152,6 +152,15 @@ struct backend_impl {
     backend_op record_stop;
     backend_op clipboard_get; /* {selection} */
     backend_op clipboard_set; /* {selection, text} */
+    /* The pointer alone (computer's mouse_move, left_mouse_down/up,
+     * cursor_position): {action: "move" | "down" | "up" | "where", x?, y?
+     * (screen pixels; down and up move there first when given), button?}
+     * answers data {x, y}: where the pointer is afterwards. */
+    backend_op pointer;
+    /* A key or modifiers held or let go (computer's hold_key, modifiers
+     * held around a click): {key: a chord ("shift", "ctrl+shift", "a"),
+     * state: "down" | "up"}. The caller lets go of whatever it holds down. */
+    backend_op key_hold;
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;
 };

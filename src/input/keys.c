@@ -33,6 +33,47 @@ static const struct {
     {"pgup", INPUT_KEY_PAGEUP},
     {"pagedown", INPUT_KEY_PAGEDOWN},
     {"pgdn", INPUT_KEY_PAGEDOWN},
+    /* X keysym names, as xdotool (and models trained on it) write them. */
+    {"page_up", INPUT_KEY_PAGEUP},
+    {"prior", INPUT_KEY_PAGEUP},
+    {"page_down", INPUT_KEY_PAGEDOWN},
+    {"next", INPUT_KEY_PAGEDOWN},
+    {"kp_enter", INPUT_KEY_ENTER},
+    {"linefeed", INPUT_KEY_ENTER},
+    {"iso_left_tab", INPUT_KEY_TAB},
+    {"kp_up", INPUT_KEY_UP},
+    {"kp_down", INPUT_KEY_DOWN},
+    {"kp_left", INPUT_KEY_LEFT},
+    {"kp_right", INPUT_KEY_RIGHT},
+    {"kp_home", INPUT_KEY_HOME},
+    {"kp_end", INPUT_KEY_END},
+    {"kp_prior", INPUT_KEY_PAGEUP},
+    {"kp_page_up", INPUT_KEY_PAGEUP},
+    {"kp_next", INPUT_KEY_PAGEDOWN},
+    {"kp_page_down", INPUT_KEY_PAGEDOWN},
+    {"kp_insert", INPUT_KEY_INSERT},
+    {"kp_delete", INPUT_KEY_DELETE},
+};
+
+/* X keysym names of characters (xdotool's "minus", "KP_0"): the character
+ * they type. The keypad's digits and operators type what the main keys do. */
+static const struct {
+    const char *name;
+    uint32_t cp;
+} char_names[] = {
+    {"minus", '-'},       {"plus", '+'},         {"equal", '='},        {"comma", ','},
+    {"period", '.'},      {"slash", '/'},        {"backslash", '\\'},   {"semicolon", ';'},
+    {"colon", ':'},       {"apostrophe", '\''},  {"quotedbl", '"'},     {"grave", '`'},
+    {"asciitilde", '~'},  {"exclam", '!'},       {"at", '@'},           {"numbersign", '#'},
+    {"dollar", '$'},      {"percent", '%'},      {"asciicircum", '^'},  {"ampersand", '&'},
+    {"asterisk", '*'},    {"parenleft", '('},    {"parenright", ')'},   {"underscore", '_'},
+    {"bracketleft", '['}, {"bracketright", ']'}, {"braceleft", '{'},    {"braceright", '}'},
+    {"bar", '|'},         {"less", '<'},         {"greater", '>'},      {"question", '?'},
+    {"kp_0", '0'},        {"kp_1", '1'},         {"kp_2", '2'},         {"kp_3", '3'},
+    {"kp_4", '4'},        {"kp_5", '5'},         {"kp_6", '6'},         {"kp_7", '7'},
+    {"kp_8", '8'},        {"kp_9", '9'},         {"kp_add", '+'},       {"kp_subtract", '-'},
+    {"kp_multiply", '*'}, {"kp_divide", '/'},    {"kp_decimal", '.'},   {"kp_equal", '='},
+    {"kp_space", ' '},
 };
 
 static const struct {
@@ -45,6 +86,12 @@ static const struct {
     {"control", INPUT_MOD_CTRL},  {"option", INPUT_MOD_ALT},    {"opt", INPUT_MOD_ALT},
     {"win", INPUT_MOD_SUPER},     {"windows", INPUT_MOD_SUPER}, {"cmd", INPUT_MOD_SUPER},
     {"command", INPUT_MOD_SUPER},
+    /* The keys' X keysym names (xdotool key super_l, shift_r). */
+    {"shift_l", INPUT_MOD_SHIFT}, {"shift_r", INPUT_MOD_SHIFT},   {"control_l", INPUT_MOD_CTRL},
+    {"control_r", INPUT_MOD_CTRL},{"ctrl_l", INPUT_MOD_CTRL},     {"ctrl_r", INPUT_MOD_CTRL},
+    {"alt_l", INPUT_MOD_ALT},     {"alt_r", INPUT_MOD_ALT},       {"super_l", INPUT_MOD_SUPER},
+    {"super_r", INPUT_MOD_SUPER}, {"meta_l", INPUT_MOD_META},     {"meta_r", INPUT_MOD_META},
+    {"hyper_l", INPUT_MOD_HYPER}, {"hyper_r", INPUT_MOD_HYPER},
 };
 
 const char *input_keys_mod_name(unsigned mod)
@@ -99,6 +146,12 @@ static bool parse_key(const char *s, size_t n, struct input_key *key)
         key->codepoint = ' ';
         return true;
     }
+    for (size_t i = 0; i < sizeof char_names / sizeof char_names[0]; i++) {
+        if (strlen(char_names[i].name) == n && !strncasecmp(s, char_names[i].name, n)) {
+            key->codepoint = char_names[i].cp;
+            return true;
+        }
+    }
     if ((n == 2 || n == 3) && (s[0] == 'f' || s[0] == 'F') && s[1] >= '1' && s[1] <= '9') {
         int f = s[1] - '0';
         if (n == 3)
@@ -151,4 +204,25 @@ bool input_keys_parse(const char *field, const char *spec, struct input_key *key
         return false;
     }
     return true;
+}
+
+bool input_keys_parse_mods(const char *field, const char *spec, unsigned *mods, char **err)
+{
+    *mods = 0;
+    const char *p = spec;
+    for (;;) {
+        const char *plus = strchr(p, '+');
+        size_t n = plus ? (size_t)(plus - p) : strlen(p);
+        if (n == 0 || !parse_mod(p, n, mods)) {
+            if (err)
+                *err = xasprintf("argument \"%s\": \"%.*s\" in \"%s\" is not a modifier; "
+                                 "modifiers: shift, ctrl (control), alt (option), super (win, "
+                                 "cmd), meta, hyper, joined with +",
+                                 field, (int)n, p, spec);
+            return false;
+        }
+        if (!plus)
+            return true;
+        p = plus + 1;
+    }
 }

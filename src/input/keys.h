@@ -49,12 +49,17 @@ struct input_key {
     "Down, Left, Right, Home, End, PageUp (PgUp), PageDown (PgDn), F1-F12 (F13-F24 on "            \
     "desktops), Space, or a single character; modifiers ctrl (control), alt (option), shift, "     \
     "super (win, cmd, command), meta, hyper joined with + (e.g. ctrl+c, shift+tab, "               \
-    "ctrl+alt+Delete, super+l)"
+    "ctrl+alt+Delete, super+l); X keysym names as xdotool writes them also work (BackSpace, "   \
+    "Page_Down, KP_0, KP_Enter, minus, Super_L)"
 
 /* Modifiers (any case) joined by '+', then a key name (any case) or one
  * character; a '+' right after a '+' or alone is the plus key. False with
  * *err (caller frees; may be NULL) naming field, the bad part and the valid
  * keys when spec is not one. */
 bool input_keys_parse(const char *field, const char *spec, struct input_key *key, char **err);
+/* Modifiers alone, joined by '+' ("shift", "ctrl+shift", "Super_L"): the
+ * keys held during a click or hold_key. False with *err (caller frees; may
+ * be NULL) naming field and the part that is not a modifier. */
+bool input_keys_parse_mods(const char *field, const char *spec, unsigned *mods, char **err);
 /* The modifier's canonical name ("super") for one bit. */
 const char *input_keys_mod_name(unsigned mod);

@@ -52,6 +52,12 @@ struct tool {
      * every argument with mcp/confirm.h); false when args do not fit the
      * phrase, and NULL, give "call <tool> with <arguments>". */
     bool (*confirm_phrase)(struct strbuf *out, const json_t *args);
+    /* A tool that does, per call, what another tool does (computer: its
+     * "type" action types as type_text does): the tool whose permissions,
+     * confirmation and rate limits the call also passes, with that tool's
+     * read-only flag; NULL (or the function NULL) for the tool's own alone.
+     * Allowing this tool then never allows more than the other one. */
+    const struct tool *(*policy_as)(const json_t *args);
 };
 
 /* The validated arguments (an object, never NULL), borrowed. */

@@ -690,17 +690,27 @@ json_t *policy_warnings(const struct policy *p)
 static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const json_t *args)
 {
     struct policy *p = ud;
-    char *refusal = policy_refusal(p, tool->name, tool->annotations.read_only);
+    /* A call that does what another tool does passes that tool's rules too,
+     * judged by what it does (a screenshot through it is read-only). */
+    const struct tool *as = tool->policy_as ? tool->policy_as(args) : NULL;
+    bool read_only = as ? as->annotations.read_only : tool->annotations.read_only;
+    char *refusal = policy_refusal(p, tool->name, read_only);
+    if (!refusal && as)
+        refusal = policy_refusal(p, as->name, read_only);
     if (!refusal)
         refusal = policy_check_arguments(p, tool->name, args);
     if (refusal)
         return (struct mcp_verdict){.admission = MCP_REFUSE, .message = refusal};
     uint64_t retry_ms = 0;
     refusal = policy_rate_check(p, tool->name, uv_hrtime() / 1000000, &retry_ms);
+    if (!refusal && as)
+        refusal = policy_rate_check(p, as->name, uv_hrtime() / 1000000, &retry_ms);
     if (refusal)
         return (struct mcp_verdict){
             .admission = MCP_REFUSE, .message = refusal, .decision = "rate_limited"};
-    char *why = policy_confirmation(p, tool->name, tool->annotations.read_only);
+    char *why = policy_confirmation(p, tool->name, read_only);
+    if (!why && as)
+        why = policy_confirmation(p, as->name, read_only);
     if (why)
         return (struct mcp_verdict){.admission = MCP_CONFIRM,
                                     .message = why,

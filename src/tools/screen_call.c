@@ -81,6 +81,18 @@ static struct backend_hold *hold(struct backend_call *bc, json_t *fallback)
     return &sh->h;
 }
 
+void screen_call_bind(struct backend_call *bc, struct tool_call *call,
+                      const struct screen_guard *guard)
+{
+    bc->app = tool_call_app(call);
+    /* What the policy decides now holds for the whole call, even if it
+     * waits for the session or the policy is reloaded meanwhile. */
+    bc->guard = guard;
+    bc->owner = call;
+    bc->note = note;
+    bc->hold = hold;
+}
+
 static void cancel(struct tool_call *call)
 {
     struct backend_call *bc = tool_call_data(call);
@@ -178,16 +190,10 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     struct screen_call *sc = xcalloc(1, sizeof *sc);
     sc->op = op;
     sc->verb = verb;
+    screen_call_bind(&sc->bc, call, screen_guard_for(app->policy));
     sc->bc.session = s;
     sc->bc.args = args;
-    sc->bc.app = app;
-    /* What the policy decides now holds for the whole call, even if it
-     * waits for the session or the policy is reloaded meanwhile. */
-    sc->bc.guard = screen_guard_for(app->policy);
-    sc->bc.owner = call;
     sc->bc.finish = finish;
-    sc->bc.note = note;
-    sc->bc.hold = hold;
     tool_call_set_data(call, sc);
     if (s->state == SESSION_STARTING) {
         /* Sent right after desktop_start (pipelined): wait for the backend,

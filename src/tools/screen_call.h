@@ -14,6 +14,15 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
 
 #include "session/session.h"
 
+struct backend_call;
+struct screen_guard;
+/* For a tool that runs backend operations of its own making (computer):
+ * bc's app, guard (screen_guard_for; the caller releases it), owner (call),
+ * and the audit hooks (note, hold) that reach call. The caller sets session,
+ * args and finish. */
+void screen_call_bind(struct backend_call *bc, struct tool_call *call,
+                      const struct screen_guard *guard);
+
 /* The session the call's "session" argument names, or the caller's default,
  * among those the caller may reach (session_resolve). NULL with *err. */
 struct session *screen_call_resolve(struct tool_call *call, char **err);

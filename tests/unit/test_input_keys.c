@@ -133,6 +133,54 @@ static void bad_chords_say_which_part(void **state)
     assert_false(input_keys_parse("key", "nope", &k, NULL)); /* no message asked for */
 }
 
+/* What models trained on xdotool send (computer tool): X keysym names. */
+static void xdotool_keysym_names(void **state)
+{
+    (void)state;
+    struct input_key k = parse("Return");
+    assert_int_equal(k.named, INPUT_KEY_ENTER);
+    k = parse("ctrl+s");
+    assert_int_equal(k.mods, INPUT_MOD_CTRL);
+    assert_int_equal(k.codepoint, 's');
+    k = parse("KP_0");
+    assert_int_equal(k.named, INPUT_KEY_CHAR);
+    assert_int_equal(k.codepoint, '0');
+    k = parse("KP_Enter");
+    assert_int_equal(k.named, INPUT_KEY_ENTER);
+    k = parse("Page_Down");
+    assert_int_equal(k.named, INPUT_KEY_PAGEDOWN);
+    k = parse("Prior");
+    assert_int_equal(k.named, INPUT_KEY_PAGEUP);
+    k = parse("ctrl+minus");
+    assert_int_equal(k.codepoint, '-');
+    assert_int_equal(k.mods, INPUT_MOD_CTRL);
+    k = parse("shift+KP_Add");
+    assert_int_equal(k.codepoint, '+');
+    k = parse("Super_L+l");
+    assert_int_equal(k.mods, INPUT_MOD_SUPER);
+    assert_int_equal(k.codepoint, 'l');
+    k = parse("BackSpace");
+    assert_int_equal(k.named, INPUT_KEY_BACKSPACE);
+}
+
+static void modifiers_alone(void **state)
+{
+    (void)state;
+    unsigned mods;
+    char *err = NULL;
+    assert_true(input_keys_parse_mods("text", "shift", &mods, &err));
+    assert_int_equal(mods, INPUT_MOD_SHIFT);
+    assert_true(input_keys_parse_mods("text", "ctrl+Shift_L", &mods, &err));
+    assert_int_equal(mods, INPUT_MOD_CTRL | INPUT_MOD_SHIFT);
+    assert_false(input_keys_parse_mods("text", "ctrl+a", &mods, &err));
+    assert_non_null(strstr(err, "\"a\" in \"ctrl+a\" is not a modifier"));
+    free(err);
+    err = NULL;
+    assert_false(input_keys_parse_mods("text", "ctrl+", &mods, &err));
+    assert_non_null(strstr(err, "argument \"text\""));
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +188,8 @@ int main(void)
         cmocka_unit_test(named_keys_and_their_aliases),
         cmocka_unit_test(characters_spaces_and_plus),
         cmocka_unit_test(bad_chords_say_which_part),
+        cmocka_unit_test(xdotool_keysym_names),
+        cmocka_unit_test(modifiers_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* Acting on a desktop: click, drag, scroll, type_text and press_key. The
+/* Acting on a desktop: click, drag, scroll, type_text and press_key, and
+ * the pointer and held keys alone (the computer tool's steps). The
  * arguments are read on the loop (so bad coordinates fail at once), the
  * events are sent from the desktop's own input thread (input_queue.h: a
  * long press or a drag sleeps between events, and must not hold a shared
@@ -32,7 +33,10 @@
 #define XK_LATIN1
 #include <X11/keysymdef.h>
 
-enum act_kind { ACT_CLICK, ACT_DRAG, ACT_SCROLL, ACT_TYPE, ACT_KEY };
+enum act_kind { ACT_CLICK, ACT_DRAG, ACT_SCROLL, ACT_TYPE, ACT_KEY, ACT_POINTER, ACT_HOLD };
+
+/* What ACT_POINTER does. */
+enum pointer_action { POINTER_MOVE, POINTER_DOWN, POINTER_UP, POINTER_WHERE };
 
 struct act {
     struct input_job job; /* first: the job is the act */
@@ -44,6 +48,9 @@ struct act {
     bool has_point;
     int button, count, hold_ms, duration_ms, amount, repeat;
     int scroll_button;
+    enum pointer_action pointer; /* ACT_POINTER */
+    bool down;                   /* ACT_HOLD: press (else release) */
+    bool mods_only;              /* ACT_HOLD: key holds modifiers alone */
     char *text;
     struct input_key key;
     json_t *target; /* the element acted on, for the answer */
@@ -291,6 +298,46 @@ static void press_key(struct act *a, struct xinput *xi)
     }
 }
 
+/* The pointer moved, pressed or let go, then read back: the answer says
+ * where it is. */
+static void pointer_act(struct act *a, struct xinput *xi)
+{
+    if (a->has_point && a->pointer != POINTER_WHERE)
+        xinput_move(xi, a->x, a->y);
+    if (a->pointer == POINTER_DOWN || a->pointer == POINTER_UP)
+        xinput_button(xi, a->button, a->pointer == POINTER_DOWN);
+    if (xinput_sync(xi, &a->err))
+        xinput_pointer(xi, &a->x, &a->y, &a->err);
+}
+
+/* Modifiers (in order) then the key go down; up, the other way round. */
+static void key_hold(struct act *a, struct xinput *xi)
+{
+    static const struct {
+        unsigned mod;
+        uint32_t keysym;
+    } mods[] = {
+        {INPUT_MOD_CTRL, XK_Control_L}, {INPUT_MOD_ALT, XK_Alt_L},   {INPUT_MOD_SHIFT, XK_Shift_L},
+        {INPUT_MOD_SUPER, XK_Super_L},  {INPUT_MOD_META, XK_Meta_L}, {INPUT_MOD_HYPER, XK_Hyper_L},
+    };
+    size_t n = sizeof mods / sizeof *mods;
+    uint8_t code = 0;
+    bool shift = false;
+    if (!a->mods_only && !xinput_keycode(xi, named_keysym(&a->key), &code, &shift, &a->err))
+        return;
+    if (shift)
+        a->key.mods |= INPUT_MOD_SHIFT;
+    if (!a->down && code)
+        xinput_key(xi, code, false);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = a->down ? k : n - 1 - k;
+        if ((a->key.mods & mods[i].mod) && !hold(xi, mods[i].keysym, a->down, &a->err))
+            return;
+    }
+    if (a->down && code)
+        xinput_key(xi, code, true);
+}
+
 /* The policy may keep input away from some windows (a password manager):
  * the window that would receive this action is looked at first, and the
  * call's guard asked (on this thread: the guard is the call's and lives
@@ -306,7 +353,7 @@ static bool blocked_window(struct act *a, const char *title, const char *app)
 
 static bool input_blocked(struct act *a, struct xinput *xi)
 {
-    bool keys = a->kind == ACT_TYPE || a->kind == ACT_KEY;
+    bool keys = a->kind == ACT_TYPE || a->kind == ACT_KEY || a->kind == ACT_HOLD;
     char *title = NULL, *app = NULL;
     bool blocked = false;
     /* Keys go to the focused window; the pointer to the one under it (a
@@ -354,7 +401,13 @@ static void act_run(struct input_job *job)
         else
             focused = xinput_focus_default(xi);
     }
-    if (a->bc->guard->input_allowed && input_blocked(a, xi)) {
+    /* At the pointer's place: the window there is the one checked. */
+    if (a->kind == ACT_POINTER && !a->has_point && !xinput_pointer(xi, &a->x, &a->y, &a->err)) {
+        xinput_unlock(xi);
+        return;
+    }
+    if (a->bc->guard->input_allowed && !(a->kind == ACT_POINTER && a->pointer == POINTER_WHERE) &&
+        input_blocked(a, xi)) {
         xinput_unlock(xi);
         return;
     }
@@ -387,6 +440,12 @@ static void act_run(struct input_job *job)
     case ACT_KEY:
         press_key(a, xi);
         break;
+    case ACT_POINTER:
+        pointer_act(a, xi);
+        break;
+    case ACT_HOLD:
+        key_hold(a, xi);
+        break;
     }
     if (!a->err)
         xinput_sync(xi, &a->err);
@@ -395,7 +454,8 @@ static void act_run(struct input_job *job)
     a->check_after =
         a->kind == ACT_TYPE && !a->secret && !a->check_inline && a->chars > 0 && a->d->perceive;
     /* Typing leaves the focus where it was; anything else may move it. */
-    if (a->kind != ACT_TYPE && a->kind != ACT_SCROLL)
+    if (a->kind != ACT_TYPE && a->kind != ACT_SCROLL &&
+        !(a->kind == ACT_POINTER && a->pointer == POINTER_WHERE))
         a->d->input_at_ms = uv_hrtime() / 1000000;
     xinput_unlock(xi);
 }
@@ -446,6 +506,15 @@ static void answer(struct act *a)
         json_object_set_new(data, "repeat", json_integer(a->repeat));
         backend_call_done(bc, data, "pressed %s%s", args_string(bc->args, "key", ""),
                           a->repeat > 1 ? " repeatedly" : "");
+        break;
+    case ACT_POINTER:
+        json_object_set_new(data, "x", json_integer(a->x));
+        json_object_set_new(data, "y", json_integer(a->y));
+        backend_call_done(bc, data, "the pointer is at %d,%d", a->x, a->y);
+        break;
+    case ACT_HOLD:
+        backend_call_done(bc, data, "%s %s", args_string(bc->args, "key", ""),
+                          a->down ? "held down" : "let go");
         break;
     }
     free_act(a);
@@ -665,6 +734,44 @@ static void press_key_op(struct backend_call *bc)
     queue(a);
 }
 
+static void pointer_op(struct backend_call *bc)
+{
+    static const char *const names[] = {"move", "down", "up", "where"};
+    struct act *a = act_new(bc, ACT_POINTER);
+    const char *what = args_string(bc->args, "action", "where");
+    a->pointer = POINTER_WHERE;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(what, names[i]) == 0)
+            a->pointer = (enum pointer_action)i;
+    if (json_object_get(bc->args, "x") || json_object_get(bc->args, "y")) {
+        if (!point(a, bc->args, "x", "y", &a->x, &a->y))
+            return;
+        a->has_point = true;
+    } else if (a->pointer == POINTER_MOVE) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "a pointer move needs x and y");
+        free_act(a);
+        return;
+    }
+    a->button = parse_button(bc->args);
+    queue(a);
+}
+
+static void key_hold_op(struct backend_call *bc)
+{
+    struct act *a = act_new(bc, ACT_HOLD);
+    const char *key = args_string(bc->args, "key", "");
+    a->down = strcmp(args_string(bc->args, "state", "down"), "down") == 0;
+    char *err = NULL;
+    a->mods_only = input_keys_parse_mods("key", key, &a->key.mods, NULL);
+    if (!a->mods_only && !input_keys_parse("key", key, &a->key, &err)) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
+        free(err);
+        free_act(a);
+        return;
+    }
+    queue(a);
+}
+
 /* Every input goes through typed_check, which holds back what may move the
  * focus while text typed before it is being checked. */
 void desktop_click_op(struct backend_call *bc)
@@ -697,6 +804,16 @@ void desktop_type_op(struct backend_call *bc)
             ? FENCE_MOVE
             : FENCE_TYPE;
     typed_check_run(desktop_of(bc->session), bc, type_op, kind);
+}
+
+void desktop_pointer_op(struct backend_call *bc)
+{
+    typed_check_run(desktop_of(bc->session), bc, pointer_op, FENCE_MOVE);
+}
+
+void desktop_key_hold_op(struct backend_call *bc)
+{
+    typed_check_run(desktop_of(bc->session), bc, key_hold_op, FENCE_MOVE);
 }
 
 void desktop_fenced_window_manage_op(struct backend_call *bc)

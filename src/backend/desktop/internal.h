@@ -89,6 +89,9 @@ void desktop_drag_op(struct backend_call *bc);
 void desktop_scroll_op(struct backend_call *bc);
 void desktop_type_op(struct backend_call *bc);
 void desktop_press_key_op(struct backend_call *bc);
+/* The pointer alone and keys held (backend.h pointer, key_hold). */
+void desktop_pointer_op(struct backend_call *bc);
+void desktop_key_hold_op(struct backend_call *bc);
 /* The desktop's input connection and the thread that uses it (input_queue.h),
  * created on first use. */
 void desktop_input_ensure(struct desktop *d);

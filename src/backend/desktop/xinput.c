@@ -236,6 +236,20 @@ void xinput_screen_size(const struct xinput *xi, int *width, int *height)
     *height = xi->height;
 }
 
+bool xinput_pointer(struct xinput *xi, int *x, int *y, char **err)
+{
+    xcb_query_pointer_reply_t *r =
+        xcb_query_pointer_reply(xi->c, xcb_query_pointer(xi->c, xi->root), NULL);
+    if (!r) {
+        *err = xstrdup("cannot read the pointer's position: the display is gone");
+        return false;
+    }
+    *x = r->root_x;
+    *y = r->root_y;
+    free(r);
+    return true;
+}
+
 void xinput_move(struct xinput *xi, int x, int y)
 {
     xcb_test_fake_input(xi->c, XCB_MOTION_NOTIFY, 0, XCB_CURRENT_TIME, xi->root, (int16_t)x,

@@ -28,6 +28,8 @@ void xinput_screen_size(const struct xinput *xi, int *width, int *height);
 /* Pointer: buttons 1 left, 2 middle, 3 right, 4/5 wheel up/down, 6/7
  * wheel left/right. */
 void xinput_move(struct xinput *xi, int x, int y);
+/* Where the pointer is, in screen pixels. */
+bool xinput_pointer(struct xinput *xi, int *x, int *y, char **err);
 void xinput_button(struct xinput *xi, int button, bool down);
 /* Keys by keysym; a keysym missing from the keymap is bound to a spare
  * keycode for the life of the connection. shift says whether the keysym
