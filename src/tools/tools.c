@@ -26,6 +26,7 @@ void tools_register_all(void)
     registry_add(&tool_click);
     registry_add(&tool_drag);
     registry_add(&tool_scroll);
+    registry_add(&tool_computer);
     registry_add(&tool_window_manage);
     registry_add(&tool_clipboard_get);
     registry_add(&tool_clipboard_set);

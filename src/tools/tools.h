@@ -20,6 +20,7 @@ extern const struct tool tool_press_key;
 extern const struct tool tool_click;
 extern const struct tool tool_drag;
 extern const struct tool tool_scroll;
+extern const struct tool tool_computer;
 extern const struct tool tool_window_manage;
 extern const struct tool tool_clipboard_get;
 extern const struct tool tool_clipboard_set;

@@ -1,0 +1,73 @@
+/* The computer tool (computer.c): the actions of a model's computer-use tool
+ * (Anthropic's computer_20251124, OpenAI's computer-use shapes) run as a
+ * short plan of backend operations, each action under the policy of the
+ * named tool that does the same (docs/computer.md). */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct backend_impl;
+struct tool;
+
+/* The model's coordinate space: screenshots scaled so the long side is at
+ * most COMPUTER_MAX_SIDE and the area at most COMPUTER_MAX_PIXELS (what
+ * computer-use models are trained on and clients accept). */
+#define COMPUTER_MAX_SIDE 1568
+#define COMPUTER_MAX_PIXELS 1150000
+/* Limits on what a call may ask. */
+#define COMPUTER_MAX_WAIT_S 300
+#define COMPUTER_MAX_SETTLE_MS 5000
+#define COMPUTER_MAX_PATH 64
+
+struct computer_space {
+    int width, height;             /* the screen, in its pixels */
+    int model_width, model_height; /* what the model sees */
+    double scale;                  /* model pixels per screen pixel (<= 1) */
+};
+
+/* The model space of a width × height screen. */
+void computer_space_of(int width, int height, struct computer_space *sp);
+/* Model coordinates to screen pixels; false when x,y is outside the model
+ * space (an error for the caller, never clamped). */
+bool computer_to_screen(const struct computer_space *sp, double x, double y, int *sx, int *sy);
+/* Screen pixels to model coordinates. */
+void computer_to_model(const struct computer_space *sp, int sx, int sy, int *x, int *y);
+
+/* One step of a plan: a backend operation or a pause. */
+struct computer_step {
+    size_t op;       /* BACKEND_OP(field); 0 with wait_ms: a pause */
+    json_t *args;    /* owned: the operation's arguments, screen pixels */
+    int wait_ms;     /* a pause (hold_key, wait, settling) */
+    bool cleanup;    /* runs even after a failed step or a cancel (letting keys go) */
+    bool at_pointer; /* a click where the pointer is: x,y filled in when it runs */
+    bool main;       /* the action's own step: its answer is the action's */
+};
+
+struct computer_plan {
+    const char *action;    /* the computer_20251124 name of what is done */
+    const char *asked;     /* the action or type as the caller wrote it */
+    const struct tool *as; /* the named tool whose policy applies */
+    struct computer_step *steps;
+    size_t n, cap;
+    int settle_ms;   /* wait before the screenshot */
+    bool zoom;       /* screenshot of region at full resolution */
+    int region[4];   /* zoom: x, y, width, height in screen pixels */
+    bool position;   /* cursor_position: say where the pointer is */
+};
+
+/* The tool a call's action passes the policy as (tool.h policy_as); NULL
+ * for an action that is not one (the call then fails as invalid). */
+const struct tool *computer_policy_as(const json_t *args);
+/* The plan for args on a screen of space sp (NULL: no pixel size known, as
+ * on terminals) and kind impl. False with *err (malloc'd) and *code: bad
+ * input (invalid_argument) or an action the kind cannot do (not_supported). */
+bool computer_plan_make(const json_t *args, const struct computer_space *sp,
+                        const struct backend_impl *impl, struct computer_plan *plan, int *code,
+                        char **err);
+void computer_plan_finish(struct computer_plan *plan);
+/* Runs plan (stolen) for the call on session s and answers it. */
+struct tool_call;
+struct session;
+void computer_run(struct tool_call *call, struct session *s, struct computer_plan *plan,
+                  const struct computer_space *sp);
