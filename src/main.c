@@ -17,6 +17,7 @@ static void usage(FILE *to)
           "  doctor    check what each kind of session needs on this machine\n"
           "  policy    init: write a starter policy; check: explain what a policy allows\n"
           "  audit     print the audit log of tool calls (--since, --tool, --json, --follow)\n"
+          "  computer-spec  print the computer-use tool definition for a screen size\n"
           "  stop      pause every input action of the running servers (resume: resume)\n"
           "  resume    let paused servers act again\n"
           "  version   print the version\n"
@@ -46,14 +47,15 @@ int main(int argc, char **argv)
         printf("glovebox %s\n", GLOVEBOX_VERSION);
         return EXIT_OK;
     }
-    int (*run)(int, char **) = strcmp(cmd, "serve") == 0    ? cli_serve
-                               : strcmp(cmd, "doctor") == 0 ? cli_doctor
-                               : strcmp(cmd, "tools") == 0  ? cli_tools
-                               : strcmp(cmd, "audit") == 0  ? cli_audit
-                               : strcmp(cmd, "policy") == 0 ? cli_policy
-                               : strcmp(cmd, "stop") == 0   ? cli_stop
-                               : strcmp(cmd, "resume") == 0 ? cli_resume
-                                                            : NULL;
+    int (*run)(int, char **) = strcmp(cmd, "serve") == 0           ? cli_serve
+                               : strcmp(cmd, "doctor") == 0        ? cli_doctor
+                               : strcmp(cmd, "tools") == 0         ? cli_tools
+                               : strcmp(cmd, "audit") == 0         ? cli_audit
+                               : strcmp(cmd, "computer-spec") == 0 ? cli_computer_spec
+                               : strcmp(cmd, "policy") == 0        ? cli_policy
+                               : strcmp(cmd, "stop") == 0          ? cli_stop
+                               : strcmp(cmd, "resume") == 0        ? cli_resume
+                                                                   : NULL;
     if (run) {
         int rc = run(argc - 1, argv + 1);
         backends_finish();

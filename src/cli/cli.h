@@ -9,6 +9,8 @@ int cli_serve(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 int cli_tools(int argc, char **argv);
 int cli_audit(int argc, char **argv);
+/* glovebox computer-spec: the computer-use tool definition for a screen size. */
+int cli_computer_spec(int argc, char **argv);
 /* glovebox policy init|check. */
 int cli_policy(int argc, char **argv);
 /* Pause / resume running servers (SIGUSR1 / SIGUSR2). */

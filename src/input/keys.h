@@ -49,7 +49,7 @@ struct input_key {
     "Down, Left, Right, Home, End, PageUp (PgUp), PageDown (PgDn), F1-F12 (F13-F24 on "            \
     "desktops), Space, or a single character; modifiers ctrl (control), alt (option), shift, "     \
     "super (win, cmd, command), meta, hyper joined with + (e.g. ctrl+c, shift+tab, "               \
-    "ctrl+alt+Delete, super+l); X keysym names as xdotool writes them also work (BackSpace, "   \
+    "ctrl+alt+Delete, super+l); X keysym names as xdotool writes them also work (BackSpace, "      \
     "Page_Down, KP_0, KP_Enter, minus, Super_L)"
 
 /* Modifiers (any case) joined by '+', then a key name (any case) or one

@@ -76,8 +76,8 @@ static void answer(struct run *r)
         return;
     }
     double scale = r->has_space ? r->sp.scale : json_real_value(json_object_get(r->shot, "scale"));
-    json_t *o = json_pack("{s:s, s:s, s:f, s:n}", "session", r->s->id, "action", p->action,
-                          "scale", scale, "cursor");
+    json_t *o = json_pack("{s:s, s:s, s:f, s:n}", "session", r->s->id, "action", p->action, "scale",
+                          scale, "cursor");
     int mx = 0, my = 0;
     if (r->have_cursor && r->has_space) {
         computer_to_model(&r->sp, r->cx, r->cy, &mx, &my);
@@ -86,8 +86,9 @@ static void answer(struct run *r)
             json_object_set_new(o, "position", json_pack("{s:i, s:i}", "x", mx, "y", my));
     }
     if (r->has_space)
-        json_object_set_new(o, "display", json_pack("{s:i, s:i}", "width", r->sp.model_width,
-                                                    "height", r->sp.model_height));
+        json_object_set_new(
+            o, "display",
+            json_pack("{s:i, s:i}", "width", r->sp.model_width, "height", r->sp.model_height));
     json_object_set_new(o, "image",
                         json_pack("{s:O, s:O, s:O}", "width", json_object_get(r->shot, "width"),
                                   "height", json_object_get(r->shot, "height"), "scale",
@@ -95,13 +96,13 @@ static void answer(struct run *r)
     json_t *redacted = json_object_get(r->shot, "redacted");
     if (redacted)
         json_object_set(o, "redacted", redacted);
-    char *text = p->position ? xasprintf("X=%d,Y=%d", mx, my)
-                             : xasprintf("%s; screenshot %" JSON_INTEGER_FORMAT "x%" JSON_INTEGER_FORMAT
-                                         " (scale %.4g)",
-                                         r->main_text ? r->main_text : p->action,
-                                         json_integer_value(json_object_get(r->shot, "width")),
-                                         json_integer_value(json_object_get(r->shot, "height")),
-                                         scale);
+    char *text = p->position
+                     ? xasprintf("X=%d,Y=%d", mx, my)
+                     : xasprintf("%s; screenshot %" JSON_INTEGER_FORMAT "x%" JSON_INTEGER_FORMAT
+                                 " (scale %.4g)",
+                                 r->main_text ? r->main_text : p->action,
+                                 json_integer_value(json_object_get(r->shot, "width")),
+                                 json_integer_value(json_object_get(r->shot, "height")), scale);
     json_t *content = json_pack("[o, {s:s, s:s}]", image_content(r), "type", "text", "text", text);
     free(text);
     tool_call_done_content(r->call, content, o);
@@ -245,8 +246,8 @@ static void add_tail(struct computer_plan *p, const struct backend_impl *impl,
     if (p->settle_ms > 0)
         p->steps[p->n++] = (struct computer_step){.wait_ms = p->settle_ms};
     if (impl->pointer && sp)
-        p->steps[p->n++] = (struct computer_step){
-            .op = BACKEND_OP(pointer), .args = json_pack("{s:s}", "action", "where")};
+        p->steps[p->n++] = (struct computer_step){.op = BACKEND_OP(pointer),
+                                                  .args = json_pack("{s:s}", "action", "where")};
     json_t *shot = json_object();
     if (p->zoom) {
         json_object_set_new(shot, "region",

@@ -13,12 +13,12 @@ struct tool;
 /* The model's coordinate space: screenshots scaled so the long side is at
  * most COMPUTER_MAX_SIDE and the area at most COMPUTER_MAX_PIXELS (what
  * computer-use models are trained on and clients accept). */
-#define COMPUTER_MAX_SIDE 1568
+#define COMPUTER_MAX_SIDE   1568
 #define COMPUTER_MAX_PIXELS 1150000
 /* Limits on what a call may ask. */
-#define COMPUTER_MAX_WAIT_S 300
+#define COMPUTER_MAX_WAIT_S    300
 #define COMPUTER_MAX_SETTLE_MS 5000
-#define COMPUTER_MAX_PATH 64
+#define COMPUTER_MAX_PATH      64
 
 struct computer_space {
     int width, height;             /* the screen, in its pixels */
@@ -50,10 +50,10 @@ struct computer_plan {
     const struct tool *as; /* the named tool whose policy applies */
     struct computer_step *steps;
     size_t n, cap;
-    int settle_ms;   /* wait before the screenshot */
-    bool zoom;       /* screenshot of region at full resolution */
-    int region[4];   /* zoom: x, y, width, height in screen pixels */
-    bool position;   /* cursor_position: say where the pointer is */
+    int settle_ms; /* wait before the screenshot */
+    bool zoom;     /* screenshot of region at full resolution */
+    int region[4]; /* zoom: x, y, width, height in screen pixels */
+    bool position; /* cursor_position: say where the pointer is */
 };
 
 /* The tool a call's action passes the policy as (tool.h policy_as); NULL

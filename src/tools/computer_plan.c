@@ -35,9 +35,20 @@ enum field {
 #define N_FIELDS 14
 
 static const char *const field_names[N_FIELDS] = {
-    "coordinate", "start_coordinate", "text", "scroll_direction", "scroll_amount",
-    "duration",   "region",           "x",    "y",                "button",
-    "path",       "keys",             "scroll_x", "scroll_y",
+    "coordinate",
+    "start_coordinate",
+    "text",
+    "scroll_direction",
+    "scroll_amount",
+    "duration",
+    "region",
+    "x",
+    "y",
+    "button",
+    "path",
+    "keys",
+    "scroll_x",
+    "scroll_y",
 };
 
 /* Arguments every action takes. */
@@ -49,6 +60,7 @@ static bool common_field(const char *k)
 
 struct ctx {
     const json_t *args;
+    const char *kind; /* of the session */
     const struct computer_space *sp;
     struct computer_plan *plan;
     int *code;
@@ -65,7 +77,7 @@ struct verb {
     build_fn build;
 };
 
-#define SETTLE_INPUT 100
+#define SETTLE_INPUT   100
 #define SETTLE_POINTER 20
 
 static bool fail(struct ctx *c, int code, const char *fmt, ...)
@@ -104,9 +116,9 @@ static bool map(struct ctx *c, const char *field, double x, double y, int *sx, i
 {
     if (!c->sp)
         return fail(c, ERROR_NOT_SUPPORTED,
-                    "action \"%s\": %s needs a screen with pixels; this session has none "
-                    "(it takes type, key and screenshot)",
-                    c->plan->asked, field);
+                    "action \"%s\" is not supported by %s sessions: %s needs a screen with "
+                    "pixels (they take type, key and screenshot)",
+                    c->plan->asked, c->kind, field);
     if (!computer_to_screen(c->sp, x, y, sx, sy))
         return fail(c, ERROR_INVALID_ARGUMENT,
                     "action \"%s\": %s [%g, %g] is outside the screen: the model's space is "
@@ -132,8 +144,8 @@ static bool hold_mods(struct ctx *c)
     unsigned mods;
     char *why = NULL;
     if (!input_keys_parse_mods("text", text, &mods, &why)) {
-        fail(c, ERROR_INVALID_ARGUMENT, "action \"%s\": text names the modifiers held during it: %s",
-             c->plan->asked, why);
+        fail(c, ERROR_INVALID_ARGUMENT,
+             "action \"%s\": text names the modifiers held during it: %s", c->plan->asked, why);
         free(why);
         return false;
     }
@@ -577,9 +589,9 @@ static bool supported(struct ctx *c, const struct backend_impl *impl)
     for (size_t i = 0; i < c->plan->n; i++) {
         size_t op = c->plan->steps[i].op;
         if (op && !*(const backend_op *)((const char *)impl + op))
-            return fail(c, ERROR_NOT_SUPPORTED,
-                        "action \"%s\" is not supported by %s sessions%s", c->plan->asked,
-                        impl->kind, impl->pointer ? "" : " (they take type, key and screenshot)");
+            return fail(c, ERROR_NOT_SUPPORTED, "action \"%s\" is not supported by %s sessions%s",
+                        c->plan->asked, impl->kind,
+                        impl->pointer ? "" : " (they take type, key and screenshot)");
     }
     if (!impl->screenshot)
         return fail(c, ERROR_NOT_SUPPORTED, "%s sessions have no screenshots", impl->kind);
@@ -591,7 +603,8 @@ bool computer_plan_make(const json_t *args, const struct computer_space *sp,
                         char **err)
 {
     *plan = (struct computer_plan){0};
-    struct ctx c = {.args = args, .sp = sp, .plan = plan, .code = code, .err = err};
+    struct ctx c = {
+        .args = args, .kind = impl->kind, .sp = sp, .plan = plan, .code = code, .err = err};
     bool has_action = json_object_get(args, "action"), has_type = json_object_get(args, "type");
     if (has_action == has_type)
         return fail(&c, ERROR_INVALID_ARGUMENT,
@@ -617,12 +630,12 @@ bool computer_plan_make(const json_t *args, const struct computer_space *sp,
     }
     plan->asked = v->name;
     /* OpenAI's names for Anthropic's actions, for results and the audit. */
-    plan->action = has_action                          ? v->name
-                   : !strcmp(v->name, "click")         ? "left_click"
-                   : !strcmp(v->name, "drag")          ? "left_click_drag"
-                   : !strcmp(v->name, "keypress")      ? "key"
-                   : !strcmp(v->name, "move")          ? "mouse_move"
-                                                       : v->name;
+    plan->action = has_action                     ? v->name
+                   : !strcmp(v->name, "click")    ? "left_click"
+                   : !strcmp(v->name, "drag")     ? "left_click_drag"
+                   : !strcmp(v->name, "keypress") ? "key"
+                   : !strcmp(v->name, "move")     ? "mouse_move"
+                                                  : v->name;
     plan->as = v->as;
     plan->settle_ms = v->settle_ms;
     if (v->settle_ms > 0 && json_object_get(args, "settle_ms"))
