@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { outputOf, startDesktop } from '../lib/desktop.mjs';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import { connectClient, needs, runCli } from '../lib/server.mjs';
 import { decodePng, imageOf, ms, startServer, tempDir, textOf, topts, until } from '../lib/terminal.mjs';
 
@@ -250,6 +252,30 @@ test('allowing only computer allows nothing its named tools are not allowed', ne
   // Screenshots are read-only: allowed by any policy, as the screenshot tool is.
   const shot = await call('computer', { session: d.id, action: 'screenshot' });
   assert.ok(!shot.isError, textOf(shot));
+});
+
+test('an action is confirmed as its named tool is: key asks when press_key needs confirmation, type does not', needs('terminal', topts()), async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'gb-computer-confirm-'));
+  const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config'), XDG_DATA_HOME: join(tmp, 'data') };
+  const policy = join(tmp, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['*'], confirm: ['press_key'] }));
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env, capabilities: { elicitation: {} } });
+  const asked = [];
+  srv.client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params.message);
+    return { action: 'accept', content: { confirm: true } };
+  });
+  const call = (name, args) => srv.client.callTool({ name, arguments: args });
+  const term = (await call('terminal_start', { command: ['bash', '--norc', '--noprofile'] })).structuredContent;
+  const typed = await call('computer', { session: term.id, action: 'type', text: 'echo asked-$((6*7))' });
+  assert.ok(!typed.isError, textOf(typed));
+  assert.deepEqual(asked, [], 'type_text needs no confirmation here');
+  const key = await call('computer', { session: term.id, action: 'key', text: 'Return' });
+  assert.ok(!key.isError, textOf(key));
+  assert.equal(asked.length, 1);
+  assert.match(asked[0], new RegExp(`^Allow the agent to press "Return" in session "${term.id}"\\?`));
+  const r = await call('wait_for', { session: term.id, text: 'asked-42', timeout_ms: ms(5000) });
+  assert.equal(r.structuredContent.matched, true);
 });
 
 test('glovebox computer-spec prints the tool definition in the model space', async () => {
