@@ -10,6 +10,9 @@
 //   (3) click at a point: `click` vs `xdotool mousemove X Y click 1`
 //   (4) type one character: `type_text` vs `xdotool type`
 //   (5) accessibility snapshot of the dialog (no peer: it has none)
+//   (6) a computer-use loop's executor step: `computer` mouse_move with its
+//       returned screenshot (default settle, and settle_ms 0) vs
+//       `xdotool mousemove` + `scrot`, as Anthropic's demo container does it
 // glovebox is driven over raw stdio (full tool-call round trips); the peer's
 // figure is the time from spawn to exit. Prints figures, never asserts on
 // them; exits 1 only if glovebox misbehaves.
@@ -110,6 +113,11 @@ async function main() {
     results.glovebox.type = await times(ACTIONS, async () => (await g.call('type_text', { session, text: 'a' })).ms);
     results.peer.type = await times(ACTIONS, () => run(['xdotool', 'type', 'b'], env));
 
+    const move = (i) => [20 + (i % 50), 40];
+    results.glovebox.computer = await times(ACTIONS, async (i) => (await g.call('computer', { session, action: 'mouse_move', coordinate: move(i) })).ms);
+    results.glovebox.computer0 = await times(ACTIONS, async (i) => (await g.call('computer', { session, action: 'mouse_move', coordinate: move(i), settle_ms: 0 })).ms);
+    results.peer.computer = await times(ACTIONS, async (i) => (await run(['xdotool', 'mousemove', ...move(i).map(String)], env)) + (await run(['scrot', '-o', png], env)));
+
     results.glovebox.snapshot = await times(SNAPSHOTS, async () => (await g.call('snapshot', { session, app: 'zenity' })).ms);
     await g.call('session_stop', { session });
   } finally {
@@ -130,6 +138,9 @@ async function main() {
     { metric: 'click p99', a: p(gl.click, 99), b: p(pe.click, 99), format: formatMs },
     { metric: `type one character p50 (${ACTIONS})`, a: p(gl.type, 50), b: p(pe.type, 50), format: formatMs, target: { ratio: 0.05, text: '≤ 1/20' } },
     { metric: 'type one character p99', a: p(gl.type, 99), b: p(pe.type, 99), format: formatMs },
+    { metric: `computer mouse_move + screenshot p50 (${ACTIONS})`, a: p(gl.computer, 50), b: p(pe.computer, 50), format: formatMs, target: { ratio: 0.1, text: '≤ 1/10' } },
+    { metric: 'computer mouse_move + screenshot p99', a: p(gl.computer, 99), b: p(pe.computer, 99), format: formatMs },
+    { metric: `computer mouse_move settle_ms 0 p50 (${ACTIONS})`, a: p(gl.computer0, 50), b: p(pe.computer, 50), format: formatMs, target: { max: 25, text: '≤ 25 ms' } },
     { metric: `snapshot of the dialog p50 (${SNAPSHOTS})`, a: p(gl.snapshot, 50), b: NaN, format: formatMs, target: { max: 50, text: '< 50 ms' } },
     { metric: 'snapshot of the dialog p99', a: p(gl.snapshot, 99), b: NaN, format: formatMs },
   ], `ratio = glovebox / peer (lower is better); PNG sizes ${results.pngBytes.glovebox} vs ${results.pngBytes.peer} bytes; targets are not asserted.`);

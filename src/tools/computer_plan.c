@@ -73,12 +73,14 @@ struct verb {
     const char *name;
     unsigned required, optional;
     const struct tool *as;
-    int settle_ms; /* default wait before the screenshot */
+    int settle_ms; /* default wait before the screenshot, or NO_SETTLE */
     build_fn build;
 };
 
 #define SETTLE_INPUT   100
-#define SETTLE_POINTER 20
+#define SETTLE_POINTER 0
+/* Actions that answer with the screen as it is (no settle_ms). */
+#define NO_SETTLE (-1)
 
 static bool fail(struct ctx *c, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -481,8 +483,8 @@ static bool oa_wait(struct ctx *c)
 
 #define CLICK_FIELDS (F_COORD | F_TEXT)
 static const struct verb anthropic[] = {
-    {"screenshot", 0, 0, &tool_screenshot, 0, nothing},
-    {"zoom", F_REGION, 0, &tool_screenshot, 0, zoom},
+    {"screenshot", 0, 0, &tool_screenshot, NO_SETTLE, nothing},
+    {"zoom", F_REGION, 0, &tool_screenshot, NO_SETTLE, zoom},
     {"mouse_move", F_COORD, 0, &tool_click, SETTLE_POINTER, mouse_move},
     {"left_click", 0, CLICK_FIELDS, &tool_click, SETTLE_INPUT, anthropic_click},
     {"right_click", 0, CLICK_FIELDS, &tool_click, SETTLE_INPUT, anthropic_click},
@@ -496,8 +498,8 @@ static const struct verb anthropic[] = {
     {"type", F_TEXT, 0, &tool_type_text, SETTLE_INPUT, type},
     {"key", F_TEXT, 0, &tool_press_key, SETTLE_INPUT, key},
     {"hold_key", F_TEXT | F_DURATION, 0, &tool_press_key, SETTLE_INPUT, hold_key},
-    {"wait", F_DURATION, 0, &tool_screenshot, 0, wait},
-    {"cursor_position", 0, 0, &tool_screenshot, 0, cursor_position},
+    {"wait", F_DURATION, 0, &tool_screenshot, NO_SETTLE, wait},
+    {"cursor_position", 0, 0, &tool_screenshot, NO_SETTLE, cursor_position},
 };
 
 static const struct verb openai[] = {
@@ -508,8 +510,8 @@ static const struct verb openai[] = {
     {"move", F_X | F_Y, 0, &tool_click, SETTLE_POINTER, oa_move},
     {"scroll", F_SCROLL_X | F_SCROLL_Y, F_X | F_Y, &tool_scroll, SETTLE_INPUT, oa_scroll},
     {"type", F_TEXT, 0, &tool_type_text, SETTLE_INPUT, type},
-    {"wait", 0, 0, &tool_screenshot, 0, oa_wait},
-    {"screenshot", 0, 0, &tool_screenshot, 0, nothing},
+    {"wait", 0, 0, &tool_screenshot, NO_SETTLE, oa_wait},
+    {"screenshot", 0, 0, &tool_screenshot, NO_SETTLE, nothing},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -637,8 +639,8 @@ bool computer_plan_make(const json_t *args, const struct computer_space *sp,
                    : !strcmp(v->name, "move")     ? "mouse_move"
                                                   : v->name;
     plan->as = v->as;
-    plan->settle_ms = v->settle_ms;
-    if (v->settle_ms > 0 && json_object_get(args, "settle_ms"))
+    plan->settle_ms = v->settle_ms > 0 ? v->settle_ms : 0;
+    if (v->settle_ms != NO_SETTLE && json_object_get(args, "settle_ms"))
         plan->settle_ms = (int)json_integer_value(json_object_get(args, "settle_ms"));
     if (!check_fields(&c, v, shape) || !v->build(&c) || !supported(&c, impl)) {
         computer_plan_finish(plan);

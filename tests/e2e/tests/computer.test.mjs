@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { outputOf, startDesktop } from '../lib/desktop.mjs';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { connectClient, needs, runCli } from '../lib/server.mjs';
+import { connectClient, needs, runCli, sleep } from '../lib/server.mjs';
 import { decodePng, imageOf, ms, startServer, tempDir, textOf, topts, until } from '../lib/terminal.mjs';
 
 /** Where X says the pointer is. */
@@ -122,9 +122,16 @@ test('every action runs on a desktop and answers with a screenshot and the curso
   assert.deepEqual(pos.sc.position, pointerOf(d.display));
   assert.match(pos.text, /^X=\d+,Y=\d+$/);
   assert.equal((await act(srv, d.id, { type: 'click', x: 1, y: 1 })).sc.action, 'left_click', "OpenAI's click is reported as left_click");
+  // A cancelled wait ends at once; the server keeps serving.
+  const ac = new AbortController();
+  const waiting = srv.client.callTool({ name: 'computer', arguments: { session: d.id, action: 'wait', duration: 300 } }, undefined, { signal: ac.signal });
+  await sleep(200);
+  ac.abort();
+  await assert.rejects(waiting, /abort/i);
+  assert.equal((await act(srv, d.id, { action: 'screenshot' })).png.width, 1280);
 });
 
-test('type then key Return run a command in xterm, and the screenshot after typing shows the text', needs('desktop', topts({ timeout: ms(90000) })), async (t) => {
+test('type then key Return run a command in xterm (after a cancelled hold_key let shift go), and the screenshot after typing shows the text', needs('desktop', topts({ timeout: ms(90000) })), async (t) => {
   const srv = await startServer(t);
   const dir = tempDir(t, 'glovebox-computer-');
   const session = await startDesktop(srv, { width: 1280, height: 800 });
@@ -140,6 +147,12 @@ test('type then key Return run a command in xterm, and the screenshot after typi
     const shot = await act(srv, session, { action: 'left_click', coordinate: [200, 60] });
     return dark(shot.png) > 0 ? shot : null;
   }, ms(15000), 'the prompt in xterm');
+  // A hold_key cancelled midway lets the key go: what is typed next is not shifted.
+  const ac = new AbortController();
+  const held = srv.client.callTool({ name: 'computer', arguments: { session, action: 'hold_key', text: 'shift', duration: 60 } }, undefined, { signal: ac.signal });
+  await sleep(300);
+  ac.abort();
+  await assert.rejects(held, /abort/i);
   const out = join(dir, 'typed.out');
   const typed = await act(srv, session, { action: 'type', text: `echo computer-ok > ${out}`, settle_ms: 1000 });
   assert.ok(dark(typed.png) > dark(before.png) + 100, `the typed command shows in the screenshot (${dark(before.png)} -> ${dark(typed.png)} dark pixels)`);
