@@ -89,7 +89,10 @@ static bool gate_visible(void *ud, const struct tool *tool)
 static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const json_t *args)
 {
     struct pause_gate *pg = ud;
-    char *why = pause_refusal(pg->app, tool);
+    /* A call doing what a read-only tool does (computer's screenshot) is
+     * not input: a pause lets it through as it lets that tool. */
+    const struct tool *as = tool->policy_as ? tool->policy_as(args) : NULL;
+    char *why = pause_refusal(pg->app, as && as->annotations.read_only ? as : tool);
     if (why)
         return (struct mcp_verdict){.admission = MCP_REFUSE, .message = why, .decision = "paused"};
     if (!pg->inner)

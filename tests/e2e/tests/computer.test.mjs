@@ -254,7 +254,7 @@ test('allowing only computer allows nothing its named tools are not allowed', ne
   const tmp = mkdtempSync(join(tmpdir(), 'gb-computer-policy-'));
   const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config') };
   const policy = join(tmp, 'policy.json');
-  writeFileSync(policy, JSON.stringify({ allow: ['desktop_start', 'computer'] }));
+  writeFileSync(policy, JSON.stringify({ allow: ['desktop_start', 'computer'], redact: [{ x: 10, y: 20, width: 30, height: 40 }] }));
   const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy, '--data-dir', join(tmp, 'data')], env });
   const call = (name, args) => srv.client.callTool({ name, arguments: args });
   const d = (await call('desktop_start', { width: 640, height: 480 })).structuredContent;
@@ -262,9 +262,34 @@ test('allowing only computer allows nothing its named tools are not allowed', ne
     const r = await call('computer', { session: d.id, ...args });
     assert.equal(r.structuredContent?.error?.code, 'denied', JSON.stringify(args));
   }
-  // Screenshots are read-only: allowed by any policy, as the screenshot tool is.
+  // Screenshots are read-only: allowed by any policy, as the screenshot tool
+  // is, and painted over where the policy says.
   const shot = await call('computer', { session: d.id, action: 'screenshot' });
   assert.ok(!shot.isError, textOf(shot));
+  assert.equal(shot.structuredContent.redacted, 1);
+  const png = decodePng(imageOf(shot).data);
+  const at = (x, y) => [...png.data.subarray((y * png.width + x) * 4, (y * png.width + x) * 4 + 3)];
+  assert.deepEqual(at(25, 40), [0x60, 0x60, 0x60], 'the redact area is grey');
+});
+
+test('a person\'s pause refuses computer input but not its screenshots', needs('terminal', topts()), async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'gb-computer-pause-'));
+  const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config'), XDG_DATA_HOME: join(tmp, 'data') };
+  const policy = join(tmp, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ mode: 'autopilot', allow: ['*'] }));
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env });
+  const call = (name, args) => srv.client.callTool({ name, arguments: args });
+  const term = (await call('terminal_start', { command: ['bash', '--norc', '--noprofile'] })).structuredContent;
+  process.kill(srv.child.pid, 'SIGUSR1');
+  await until(async () => (await call('status', {})).structuredContent.paused, ms(5000), 'the pause');
+  const typed = await call('computer', { session: term.id, action: 'type', text: 'x' });
+  assert.equal(typed.structuredContent.error.code, 'denied');
+  assert.match(typed.structuredContent.error.message, /^Paused by the person/);
+  const shot = await call('computer', { session: term.id, action: 'screenshot' });
+  assert.ok(!shot.isError, textOf(shot));
+  process.kill(srv.child.pid, 'SIGUSR2');
+  await until(async () => !(await call('status', {})).structuredContent.paused, ms(5000), 'the resume');
+  assert.ok(!(await call('computer', { session: term.id, action: 'type', text: 'x' })).isError);
 });
 
 test('an action is confirmed as its named tool is: key asks when press_key needs confirmation, type does not', needs('terminal', topts()), async (t) => {
