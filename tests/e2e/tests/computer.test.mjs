@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { outputOf, startDesktop } from '../lib/desktop.mjs';
+import { element, launchShell, outputOf, startDesktop } from '../lib/desktop.mjs';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { connectClient, needs, runCli, sleep } from '../lib/server.mjs';
@@ -158,6 +158,22 @@ test('type then key Return run a command in xterm (after a cancelled hold_key le
   assert.ok(dark(typed.png) > dark(before.png) + 100, `the typed command shows in the screenshot (${dark(before.png)} -> ${dark(typed.png)} dark pixels)`);
   await act(srv, session, { action: 'key', text: 'Return' });
   assert.equal(await outputOf(out), 'computer-ok\n');
+});
+
+test('a left_click in a scaled model space presses the GTK button under it', needs('desktop', topts({ timeout: ms(90000) })), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t, 'glovebox-computer-');
+  const session = await startDesktop(srv, { width: 1920, height: 1200 });
+  const out = await launchShell(srv, session, dir, 'dialog', `zenity --question --title Sure --text 'Proceed?'`);
+  await srv.ok('wait_for', { session, text: 'Proceed?', timeout_ms: ms(15000) });
+  const no = element((await srv.ok('snapshot', { session, app: 'zenity' })).sc, 'push button', 'No');
+  const shot = await act(srv, session, { action: 'screenshot' });
+  const s = shot.sc.scale;
+  assert.ok(s < 1, 'the model space is smaller than the screen');
+  const x = Math.round((no.bounds.x + no.bounds.width / 2) * s);
+  const y = Math.round((no.bounds.y + no.bounds.height / 2) * s);
+  await act(srv, session, { action: 'left_click', coordinate: [x, y] });
+  assert.equal(await outputOf(out), 'status=1\n', 'the No button was pressed');
 });
 
 test('bad input is refused naming the action and the field; the server keeps serving', needs('desktop', topts()), async (t) => {
