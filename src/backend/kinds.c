@@ -114,8 +114,7 @@ static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_la
 #endif
 
 #if GLOVEBOX_KIND_WEBDRIVER
-static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &tool_open_url,
-                                                     NULL};
+static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &tool_open_url, NULL};
 #define WEBDRIVER_MODULE .module = "webdriver", .tools = webdriver_tools
 #else
 #define WEBDRIVER_MODULE .module = NULL

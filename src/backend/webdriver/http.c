@@ -36,7 +36,7 @@ struct wd_http {
     uv_timer_t timer;
     struct request *requests;
     struct sock *socks; /* watchers open now */
-    int open_handles; /* uv handles not closed yet: freed at 0 once destroyed */
+    int open_handles;   /* uv handles not closed yet: freed at 0 once destroyed */
     bool destroyed;
 };
 
@@ -158,6 +158,11 @@ static void close_sock(struct sock *k)
             *pp = k->next;
             break;
         }
+    if (uv_is_closing((uv_handle_t *)&k->poll)) {
+        /* The server's shutdown closed it (wd_http_destroy). */
+        sock_closed((uv_handle_t *)&k->poll);
+        return;
+    }
     uv_poll_stop(&k->poll);
     uv_close((uv_handle_t *)&k->poll, sock_closed);
 }
@@ -255,7 +260,12 @@ void wd_http_destroy(struct wd_http *h)
     while (h->socks)
         close_sock(h->socks);
     h->destroyed = true;
-    uv_close((uv_handle_t *)&h->timer, handle_closed);
+    /* At exit the server closes every handle before sessions are destroyed
+     * and the loop is gone by then: a closed handle is done with. */
+    if (uv_is_closing((uv_handle_t *)&h->timer))
+        handle_closed((uv_handle_t *)&h->timer);
+    else
+        uv_close((uv_handle_t *)&h->timer, handle_closed);
 }
 
 int wd_http_pending(const struct wd_http *h)

@@ -14,8 +14,8 @@ struct wd_http_response {
     long status;
     char *body; /* NUL-terminated; NULL when nothing arrived */
     size_t len;
-    bool timed_out;  /* the request's time limit ran out */
-    bool no_connect; /* the endpoint could not be reached (refused, no route, DNS) */
+    bool timed_out;    /* the request's time limit ran out */
+    bool no_connect;   /* the endpoint could not be reached (refused, no route, DNS) */
     const char *error; /* libcurl's reason when the transfer failed, else NULL */
 };
 

@@ -56,8 +56,8 @@ typedef void (*wd_reply_fn)(struct wd *w, void *ud, json_t *value, enum error_co
 void wd_command(struct wd *w, const char *method, const char *path, json_t *body, wd_reply_fn fn,
                 void *ud);
 /* The same on <endpoint><path> (no session), with its own time limit. */
-void wd_request(struct wd *w, const char *method, const char *path, json_t *body,
-                long timeout_ms, wd_reply_fn fn, void *ud);
+void wd_request(struct wd *w, const char *method, const char *path, json_t *body, long timeout_ms,
+                wd_reply_fn fn, void *ud);
 
 /* The chromedriver glovebox owns (driver.c). */
 bool wd_driver_spawn(struct wd *w, char **err);

@@ -1,7 +1,7 @@
 /* What the webdriver module (glovebox-webdriver.so) exports to the core:
  * libcurl is mapped only once a webdriver session starts. */
-#include "backend/webdriver/internal.h"
 #include "core/module.h"
+#include "backend/webdriver/internal.h"
 
 #include <curl/curl.h>
 #include <stdbool.h>

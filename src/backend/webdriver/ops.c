@@ -106,14 +106,13 @@ void wd_click_op(struct backend_call *bc)
     for (int i = 0; i < count; i++) {
         json_array_append_new(list, json_pack("{s:s, s:i}", "type", "pointerDown", "button", b));
         if (hold > 0)
-            json_array_append_new(list,
-                                  json_pack("{s:s, s:i}", "type", "pause", "duration", hold));
+            json_array_append_new(list, json_pack("{s:s, s:i}", "type", "pause", "duration", hold));
         json_array_append_new(list, json_pack("{s:s, s:i}", "type", "pointerUp", "button", b));
     }
     json_t *source = json_pack("{s:s, s:s, s:{s:s}, s:o}", "type", "pointer", "id", "mouse",
                                "parameters", "pointerType", "mouse", "actions", list);
-    json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x,
-                               "y", y, "button", button, "count", count);
+    json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x, "y",
+                               y, "button", button, "count", count);
     perform(bc, source, result,
             xasprintf("clicked %s at %d,%d in %s", button, x, y, bc->session->id), "click");
 }
@@ -134,10 +133,9 @@ void wd_scroll_op(struct backend_call *bc)
         dx = amount * WHEEL_STEP;
     /* Without a point: the middle of the window glovebox knows of. */
     int x = coord(bc, "x", w->width / 2), y = coord(bc, "y", w->height / 2);
-    json_t *source = json_pack(
-        "{s:s, s:s, s:[{s:s, s:i, s:i, s:i, s:i, s:i, s:s}]}", "type", "wheel", "id", "wheel",
-        "actions", "type", "scroll", "x", x, "y", y, "deltaX", dx, "deltaY", dy, "duration", 0,
-        "origin", "viewport");
+    json_t *source = json_pack("{s:s, s:s, s:[{s:s, s:i, s:i, s:i, s:i, s:i, s:s}]}", "type",
+                               "wheel", "id", "wheel", "actions", "type", "scroll", "x", x, "y", y,
+                               "deltaX", dx, "deltaY", dy, "duration", 0, "origin", "viewport");
     json_t *result = json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "direction", dir,
                                "amount", amount);
     perform(bc, source, result, xasprintf("scrolled %s %d in %s", dir, amount, bc->session->id),
@@ -160,8 +158,7 @@ void wd_press_key_op(struct backend_call *bc)
         free(err);
         return;
     }
-    json_t *source =
-        json_pack("{s:s, s:s, s:o}", "type", "key", "id", "keyboard", "actions", list);
+    json_t *source = json_pack("{s:s, s:s, s:o}", "type", "key", "id", "keyboard", "actions", list);
     json_t *result =
         json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "key", spec, "repeat", repeat);
     perform(bc, source, result, xasprintf("pressed %s in %s", spec, bc->session->id),
@@ -170,8 +167,7 @@ void wd_press_key_op(struct backend_call *bc)
 
 /* type_text: first whether the focused field is a password field (the
  * audit log then keeps no text), then one key action per character. */
-static void type_now(struct wd *w, void *ud, json_t *value, enum error_code code,
-                     const char *err)
+static void type_now(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     (void)w;
     struct backend_call *bc = ud;
@@ -209,14 +205,13 @@ static void type_now(struct wd *w, void *ud, json_t *value, enum error_code code
         i += n;
         chars++;
     }
-    json_t *source =
-        json_pack("{s:s, s:s, s:o}", "type", "key", "id", "keyboard", "actions", list);
+    json_t *source = json_pack("{s:s, s:s, s:o}", "type", "key", "id", "keyboard", "actions", list);
     json_t *result = json_pack("{s:s, s:I, s:I}", "session", bc->session->id, "bytes",
                                (json_int_t)len, "characters", (json_int_t)chars);
-    perform(bc, source, result,
-            xasprintf("typed %zu character%s into %s", chars, chars == 1 ? "" : "s",
-                      bc->session->id),
-            "type");
+    perform(
+        bc, source, result,
+        xasprintf("typed %zu character%s into %s", chars, chars == 1 ? "" : "s", bc->session->id),
+        "type");
 }
 
 void wd_type_text_op(struct backend_call *bc)
@@ -256,8 +251,7 @@ void wd_read_text_op(struct backend_call *bc)
 }
 
 /* open_url: navigate, then say where the page ended up and its title. */
-static void got_title(struct wd *w, void *ud, json_t *value, enum error_code code,
-                      const char *err)
+static void got_title(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     (void)w;
     (void)code;
@@ -267,8 +261,7 @@ static void got_title(struct wd *w, void *ud, json_t *value, enum error_code cod
     acted(w, p, NULL, 0, NULL);
 }
 
-static void navigated(struct wd *w, void *ud, json_t *value, enum error_code code,
-                      const char *err)
+static void navigated(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     struct pending *p = ud;
     if (err) {
@@ -283,8 +276,8 @@ void wd_open_url_op(struct backend_call *bc)
     const char *url = args_string(bc->args, "url", "");
     char *shown = wd_url_display(url);
     json_t *result = json_pack("{s:s, s:s}", "session", bc->session->id, "url", shown);
-    struct pending *p = pending_new(bc, result, xasprintf("opened %s in %s", shown, bc->session->id),
-                                    "open the URL");
+    struct pending *p = pending_new(
+        bc, result, xasprintf("opened %s in %s", shown, bc->session->id), "open the URL");
     free(shown);
     wd_command(wd_of(bc->session), "POST", "/url", json_pack("{s:s}", "url", url), navigated, p);
 }

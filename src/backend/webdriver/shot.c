@@ -227,16 +227,15 @@ static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code c
     {
         if (sh->n_secrets >= MAX_SECRETS)
             break;
-        sh->secrets[sh->n_secrets++] = (struct screen_rect){
-            (int)json_integer_value(json_array_get(r, 0)),
-            (int)json_integer_value(json_array_get(r, 1)),
-            (int)json_integer_value(json_array_get(r, 2)),
-            (int)json_integer_value(json_array_get(r, 3))};
+        sh->secrets[sh->n_secrets++] =
+            (struct screen_rect){(int)json_integer_value(json_array_get(r, 0)),
+                                 (int)json_integer_value(json_array_get(r, 1)),
+                                 (int)json_integer_value(json_array_get(r, 2)),
+                                 (int)json_integer_value(json_array_get(r, 3))};
     }
     const struct screen_guard *g = sh->bc->guard;
-    for (size_t k = 0; k < g->n_redact && sh->n_secrets < (int)(sizeof sh->secrets /
-                                                                 sizeof sh->secrets[0]);
-         k++)
+    for (size_t k = 0;
+         k < g->n_redact && sh->n_secrets < (int)(sizeof sh->secrets / sizeof sh->secrets[0]); k++)
         sh->secrets[sh->n_secrets++] = g->redact[k];
     wd_command(w, "GET", "/screenshot", NULL, got_png, sh);
 }
@@ -252,9 +251,9 @@ void wd_screenshot_op(struct backend_call *bc)
     sh->max_width = (int)args_int(bc->args, "max_width", 0);
     const json_t *r = json_object_get(bc->args, "region");
     if (json_is_object(r))
-        sh->region = (struct screen_rect){(int)args_int(r, "x", 0), (int)args_int(r, "y", 0),
-                                          (int)args_int(r, "width", 0),
-                                          (int)args_int(r, "height", 0)};
+        sh->region =
+            (struct screen_rect){(int)args_int(r, "x", 0), (int)args_int(r, "y", 0),
+                                 (int)args_int(r, "width", 0), (int)args_int(r, "height", 0)};
     wd_command(w, "POST", "/execute/sync",
                json_pack("{s:s, s:[]}", "script", SECRETS_SCRIPT, "args"), got_secrets, sh);
 }

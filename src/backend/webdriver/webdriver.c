@@ -126,8 +126,8 @@ static void http_done(void *ud, const struct wd_http_response *r)
     free(c);
 }
 
-void wd_request(struct wd *w, const char *method, const char *path, json_t *body,
-                long timeout_ms, wd_reply_fn fn, void *ud)
+void wd_request(struct wd *w, const char *method, const char *path, json_t *body, long timeout_ms,
+                wd_reply_fn fn, void *ud)
 {
     struct cmd *c = xcalloc(1, sizeof *c);
     c->w = w;
@@ -219,15 +219,15 @@ static void webdriver_stop(struct session *s)
     const char *why = s->end_reason ? s->end_reason : "stopped";
     if (w->connected) {
         enum error_code code = w->fail_code ? w->fail_code : ERROR_SESSION_EXPIRED;
-        char *msg = w->fail_code ? xstrdup(why)
-                                 : xasprintf("session %s was stopped before it was ready: %s",
-                                             s->id, why);
+        char *msg = w->fail_code
+                        ? xstrdup(why)
+                        : xasprintf("session %s was stopped before it was ready: %s", s->id, why);
         answer_connect(w, NULL, code, msg);
         free(msg);
     }
     /* Calls in flight hear why now rather than at their time limit. */
-    w->abort_code = w->driver_pid && !w->driver_alive ? ERROR_DEVICE_UNAVAILABLE
-                                                      : ERROR_SESSION_EXPIRED;
+    w->abort_code =
+        w->driver_pid && !w->driver_alive ? ERROR_DEVICE_UNAVAILABLE : ERROR_SESSION_EXPIRED;
     wd_http_abort_all(w->http, why);
     if (w->remote_id && !w->attached && (!w->driver_pid || w->driver_alive)) {
         char *path = xasprintf("/session/%s", w->remote_id);
@@ -271,7 +271,12 @@ static void webdriver_destroy(struct session *s)
     remove_everything(w);
     wd_http_destroy(w->http);
     w->http = NULL;
-    uv_close((uv_handle_t *)&w->timer, timer_closed);
+    /* At exit the server has closed every handle already, and the loop is
+     * gone: nothing refers to the timer any more. */
+    if (uv_is_closing((uv_handle_t *)&w->timer))
+        free_wd(w);
+    else
+        uv_close((uv_handle_t *)&w->timer, timer_closed);
 }
 
 static json_t *webdriver_describe(struct session *s)
@@ -312,10 +317,9 @@ static void driver_exited(pid_t pid, int status, void *ud)
             end_session(w);
         return;
     }
-    char *why = WIFSIGNALED(status) ? xasprintf("chromedriver was killed by signal %d",
-                                                WTERMSIG(status))
-                                    : xasprintf("chromedriver exited with status %d",
-                                                WEXITSTATUS(status));
+    char *why = WIFSIGNALED(status)
+                    ? xasprintf("chromedriver was killed by signal %d", WTERMSIG(status))
+                    : xasprintf("chromedriver exited with status %d", WEXITSTATUS(status));
     log_warn("%s: %s; ending the session", w->session->id, why);
     if (w->connected)
         fail_start(w, ERROR_DEVICE_UNAVAILABLE, why);
@@ -361,8 +365,9 @@ static void created(struct wd *w, void *ud, json_t *value, enum error_code code,
     }
     const char *id = json_string_value(json_object_get(value, "sessionId"));
     if (!id || !*id) {
-        fail_start(w, ERROR_TOOL_FAILED, "the WebDriver endpoint answered the new session "
-                                         "without a sessionId");
+        fail_start(w, ERROR_TOOL_FAILED,
+                   "the WebDriver endpoint answered the new session "
+                   "without a sessionId");
         return;
     }
     w->remote_id = xstrdup(id);

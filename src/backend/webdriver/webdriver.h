@@ -32,8 +32,8 @@ typedef void (*webdriver_connected_fn)(void *ud, struct session *s, enum error_c
 /* What the webdriver module offers (backend_load("webdriver")). */
 struct webdriver_api {
     /* Starts connecting; done runs exactly once, later, on the loop. */
-    void (*connect)(struct app *app, const struct webdriver_options *o,
-                    webdriver_connected_fn done, void *ud);
+    void (*connect)(struct app *app, const struct webdriver_options *o, webdriver_connected_fn done,
+                    void *ud);
 };
 
 /* The tools of webdriver sessions (kinds.c lists the one that starts them). */
