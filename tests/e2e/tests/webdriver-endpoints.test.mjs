@@ -85,6 +85,10 @@ test('a hub with basic auth: credentials used but never shown; capabilities pass
   assert.equal(c.sc.browser, 'fakefox 1.0');
   assert.equal(c.sc.remote_session, 'fake-1');
   assert.equal(c.sc.owned, false);
+  // libcurl arrives with the first webdriver session, in the module.
+  const maps = readFileSync(`/proc/${srv.pid}/maps`, 'utf8');
+  assert.match(maps, /glovebox-webdriver\.so/);
+  assert.match(maps, /libcurl/);
   const created = hub.log.find((r) => r.method === 'POST' && r.url === '/wd/hub/session');
   assert.deepEqual(created.body.capabilities.alwaysMatch, { browserName: 'fakefox', 'bstack:options': { os: 'Windows' } });
 
