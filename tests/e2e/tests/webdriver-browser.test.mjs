@@ -198,3 +198,15 @@ test('a browser that dies is device_unavailable at once, and the session ends', 
   assert.deepEqual(readdirSync(tmp), []);
   await srv.close();
 });
+
+test('at exit glovebox ends its browser: nothing left running, no profile left', browserOpts(), async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'glovebox-wd-tmp-'));
+  t.after(() => rmSync(tmp, { recursive: true, force: true }));
+  const srv = await startServer(t, { env: { TMPDIR: tmp } });
+  await srv.ok('webdriver_connect', {});
+  const procs = browserProcs(srv.pid).map((p) => p.pid);
+  assert.ok(procs.length >= 2, 'chromedriver and chromium run');
+  await srv.close({ timeoutMs: ms(15000) });
+  assert.deepEqual(procs.filter((pid) => processes().some((p) => p.pid === pid && p.state !== 'Z')), [], 'every browser process ended');
+  assert.deepEqual(readdirSync(tmp), []);
+});
