@@ -161,6 +161,13 @@ test('a headless Chromium glovebox owns: open, screenshot, click, type, keys, sc
     assert.match(r.structuredContent.error.message, /argument "url".*scheme/, url);
   }
 
+  // The screen and text resources of the session.
+  const screen = await srv.client.readResource({ uri: `glovebox://session/${session}/screen` });
+  assert.equal(screen.contents[0].mimeType, 'image/png');
+  assert.equal(decodePng(screen.contents[0].blob).width, 1280);
+  const text = await srv.client.readResource({ uri: `glovebox://session/${session}/text` });
+  assert.match(text.contents[0].text, /Welcome/);
+
   // session_list describes it.
   const list = await srv.ok('session_list', {});
   const mine = list.sc.sessions.find((s) => s.id === session);
