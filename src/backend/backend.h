@@ -152,6 +152,7 @@ struct backend_impl {
     backend_op record_stop;
     backend_op clipboard_get; /* {selection} */
     backend_op clipboard_set; /* {selection, text} */
+    backend_op open_url;      /* {url}: checked by the tool (scheme, policy hosts) */
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;
 };
