@@ -1,15 +1,13 @@
 /* screenshot on webdriver sessions: password fields' places (one script),
- * then the endpoint's PNG of the viewport, decoded, cropped, painted over,
- * scaled and encoded on the worker pool like desktop captures. */
+ * then the endpoint's PNG of the viewport, decoded on the worker pool and
+ * handed to the shared frame pipeline (backend/frames.h). */
+#include "backend/frames.h"
 #include "backend/webdriver/internal.h"
 
 #include "core/app.h"
-#include "core/args.h"
 #include "core/base64.h"
 #include "core/xmalloc.h"
-#include "image/encode.h"
 #include "image/frame.h"
-#include "image/scale.h"
 #include "session/session.h"
 
 #include <spng.h>
@@ -29,18 +27,10 @@ static const char SECRETS_SCRIPT[] =
     "Math.ceil(b.height*d)+1]);});return r;";
 
 struct shot {
-    uv_work_t work;
     struct backend_call *bc;
     char *b64; /* the endpoint's PNG */
-    enum image_format format;
-    int quality, max_width;
-    struct screen_rect region; /* width 0: all */
-    struct screen_rect secrets[MAX_SECRETS + 64];
-    int n_secrets, redacted;
-    uint8_t *bytes;
-    size_t len;
-    uint32_t width, height, source_width;
-    char *err;
+    struct screen_rect secrets[MAX_SECRETS];
+    int n_secrets;
 };
 
 static bool decode_png(const uint8_t *png, size_t len, struct frame *f, char **err)
@@ -77,118 +67,36 @@ static bool decode_png(const uint8_t *png, size_t len, struct frame *f, char **e
     return true;
 }
 
-/* A copy of the part of f inside r (clipped); false when they do not meet. */
-static bool crop(const struct frame *f, struct screen_rect *r, struct frame *out)
+/* Worker pool: the endpoint's PNG as the frame, with the password fields
+ * the script found; the pipeline crops, paints, scales and encodes. */
+static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
 {
-    int x1 = r->x + r->width, y1 = r->y + r->height;
-    if (x1 > (int)f->width)
-        x1 = (int)f->width;
-    if (y1 > (int)f->height)
-        y1 = (int)f->height;
-    if (r->x >= x1 || r->y >= y1)
-        return false;
-    r->width = x1 - r->x;
-    r->height = y1 - r->y;
-    frame_alloc(out, (uint32_t)r->width, (uint32_t)r->height);
-    for (int y = 0; y < r->height; y++)
-        memcpy(out->rgba + (size_t)y * out->stride,
-               f->rgba + (size_t)(r->y + y) * f->stride + (size_t)r->x * 4, (size_t)r->width * 4);
-    return true;
-}
-
-static int paint_over(struct frame *f, const struct screen_rect *r, int n, int x0, int y0)
-{
-    int painted = 0;
-    for (int i = 0; i < n; i++) {
-        int fx0 = r[i].x - x0, fy0 = r[i].y - y0;
-        int fx1 = fx0 + r[i].width, fy1 = fy0 + r[i].height;
-        fx0 = fx0 < 0 ? 0 : fx0;
-        fy0 = fy0 < 0 ? 0 : fy0;
-        fx1 = fx1 > (int)f->width ? (int)f->width : fx1;
-        fy1 = fy1 > (int)f->height ? (int)f->height : fy1;
-        if (fx0 >= fx1 || fy0 >= fy1)
-            continue;
-        painted++;
-        for (int y = fy0; y < fy1; y++)
-            for (int x = fx0; x < fx1; x++)
-                memcpy(f->rgba + (size_t)y * f->stride + (size_t)x * 4, "\x60\x60\x60\xff", 4);
-    }
-    return painted;
-}
-
-static void shot_run(uv_work_t *work)
-{
-    struct shot *sh = work->data;
+    (void)rq;
+    struct shot *sh = ud;
     size_t len;
     uint8_t *png = (uint8_t *)base64_decode(sh->b64, strlen(sh->b64), &len);
     if (!png) {
-        sh->err = xstrdup("the endpoint's screenshot is not base64");
-        return;
+        *err = xstrdup("the endpoint's screenshot is not base64");
+        return false;
     }
-    struct frame full, part, scaled, *src = &full;
-    bool ok = decode_png(png, len, &full, &sh->err);
+    bool ok = decode_png(png, len, &out->frame, err);
     free(png);
     if (!ok)
-        return;
-    if (sh->region.width) {
-        if (!crop(&full, &sh->region, &part)) {
-            sh->err = xasprintf("argument \"region\" lies outside the %ux%u viewport", full.width,
-                                full.height);
-            frame_finish(&full);
-            return;
-        }
-        src = &part;
-    }
-    sh->redacted = paint_over(src, sh->secrets, sh->n_secrets, sh->region.x, sh->region.y);
-    sh->source_width = src->width;
-    struct frame *out = src;
-    if (sh->max_width > 0 && (uint32_t)sh->max_width < src->width) {
-        image_downscale(src, (uint32_t)sh->max_width, &scaled);
-        out = &scaled;
-    }
-    sh->width = out->width;
-    sh->height = out->height;
-    image_encode(out, sh->format, sh->quality, &sh->bytes, &sh->len, &sh->err);
-    if (out == &scaled)
-        frame_finish(&scaled);
-    if (src == &part)
-        frame_finish(&part);
-    frame_finish(&full);
+        return false;
+    memcpy(out->secrets, sh->secrets, (size_t)sh->n_secrets * sizeof sh->secrets[0]);
+    out->n_secrets = sh->n_secrets;
+    return true;
 }
 
 static void shot_free(struct shot *sh)
 {
     free(sh->b64);
-    free(sh->bytes);
-    free(sh->err);
     free(sh);
 }
 
-static void shot_done(uv_work_t *work, int status)
+static void release(void *ud)
 {
-    (void)status;
-    struct shot *sh = work->data;
-    struct backend_call *bc = sh->bc;
-    if (sh->err || !sh->bytes) {
-        backend_call_fail_code(bc,
-                               sh->err && strncmp(sh->err, "argument", 8) == 0
-                                   ? ERROR_INVALID_ARGUMENT
-                                   : ERROR_TOOL_FAILED,
-                               "cannot take a screenshot: %s", sh->err ? sh->err : "cancelled");
-    } else {
-        json_t *extra = json_object();
-        if (sh->region.width)
-            json_object_set_new(extra, "region",
-                                json_pack("{s:i, s:i, s:i, s:i}", "x", sh->region.x, "y",
-                                          sh->region.y, "width", sh->region.width, "height",
-                                          sh->region.height));
-        if (sh->redacted)
-            json_object_set_new(extra, "redacted", json_integer(sh->redacted));
-        backend_call_done_screenshot(bc, sh->bytes, sh->len, sh->format, sh->width, sh->height,
-                                     (double)sh->width / (double)sh->source_width, extra);
-        sh->bytes = NULL;
-    }
-    shot_free(sh);
+    shot_free(ud);
 }
 
 static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
@@ -205,8 +113,10 @@ static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code,
         return;
     }
     sh->b64 = xstrdup(json_string_value(value));
-    sh->work.data = sh;
-    uv_queue_work(w->app->loop, &sh->work, shot_run, shot_done);
+    frames_screenshot(sh->bc, &(struct frame_source){.produce = produce,
+                                                     .release = release,
+                                                     .ud = sh,
+                                                     .failure = "cannot take a screenshot"});
 }
 
 static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code code,
@@ -233,10 +143,6 @@ static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code c
                                  (int)json_integer_value(json_array_get(r, 2)),
                                  (int)json_integer_value(json_array_get(r, 3))};
     }
-    const struct screen_guard *g = sh->bc->guard;
-    for (size_t k = 0;
-         k < g->n_redact && sh->n_secrets < (int)(sizeof sh->secrets / sizeof sh->secrets[0]); k++)
-        sh->secrets[sh->n_secrets++] = g->redact[k];
     wd_command(w, "GET", "/screenshot", NULL, got_png, sh);
 }
 
@@ -245,15 +151,6 @@ void wd_screenshot_op(struct backend_call *bc)
     struct wd *w = wd_of(bc->session);
     struct shot *sh = xcalloc(1, sizeof *sh);
     sh->bc = bc;
-    if (!image_format_parse(args_string(bc->args, "format", "png"), &sh->format))
-        sh->format = IMAGE_PNG;
-    sh->quality = (int)args_int(bc->args, "quality", 85);
-    sh->max_width = (int)args_int(bc->args, "max_width", 0);
-    const json_t *r = json_object_get(bc->args, "region");
-    if (json_is_object(r))
-        sh->region =
-            (struct screen_rect){(int)args_int(r, "x", 0), (int)args_int(r, "y", 0),
-                                 (int)args_int(r, "width", 0), (int)args_int(r, "height", 0)};
     wd_command(w, "POST", "/execute/sync",
                json_pack("{s:s, s:[]}", "script", SECRETS_SCRIPT, "args"), got_secrets, sh);
 }
