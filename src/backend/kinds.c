@@ -13,6 +13,9 @@
 #if GLOVEBOX_KIND_DESKTOP
 #include "backend/desktop/desktop.h"
 #endif
+#if GLOVEBOX_KIND_ANDROID
+#include "backend/android/android.h"
+#endif
 
 #include <fontconfig/fontconfig.h>
 #include <string.h>
@@ -110,6 +113,13 @@ static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_la
 #define DESKTOP_MODULE .module = NULL
 #endif
 
+#if GLOVEBOX_KIND_ANDROID
+static const struct tool *const android_tools[] = {&tool_android_connect, &tool_device_list, NULL};
+#define ANDROID_MODULE .module = "android", .tools = android_tools
+#else
+#define ANDROID_MODULE .module = NULL
+#endif
+
 static const struct backend_kind kinds[] = {
     {.kind = "terminal",
      .summary = "programs in a pseudo-terminal, rendered with libvterm",
@@ -126,8 +136,10 @@ static const struct backend_kind kinds[] = {
      .summary = "browsers and devices through WebDriver or Appium",
      .requirements = webdriver_needs},
     {.kind = "android",
-     .summary = "Android devices and emulators through adb",
-     .requirements = android_needs},
+     .summary = "Android devices and emulators through the adb server",
+     .requirements = android_needs,
+     .has_option = true,
+     ANDROID_MODULE},
 };
 
 const struct backend_kind *backend_kinds(int *count)
