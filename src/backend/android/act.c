@@ -16,7 +16,7 @@
 /* What an input call answers once its command has run. */
 struct act {
     json_t *result;
-    char *text;  /* the caption */
+    char *text; /* the caption */
 };
 
 static void act_free(struct act *x)
@@ -74,12 +74,12 @@ static void tap(struct backend_call *bc, int x, int y, const char *ref)
         for (int i = 0; i < count; i++)
             strbuf_printf(&cmd, "%sinput tap %d %d", i ? " && " : "", x, y);
     }
-    json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x,
-                               "y", y, "button", "left", "count", count);
+    json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x, "y",
+                               y, "button", "left", "count", count);
     if (ref)
-        json_object_set_new(result, "target",
-                            json_pack("{s:s, s:i, s:i, s:s}", "ref", ref, "x", x, "y", y, "by",
-                                      "pointer"));
+        json_object_set_new(
+            result, "target",
+            json_pack("{s:s, s:i, s:i, s:s}", "ref", ref, "x", x, "y", y, "by", "pointer"));
     char *caption = xasprintf("%s %d,%d%s", hold > 0 ? "long-pressed" : "tapped", x, y,
                               count == 2   ? " twice"
                               : count == 3 ? " three times"
@@ -208,8 +208,8 @@ void android_press_key_op(struct backend_call *bc)
         strbuf_printf(&cmd, " %d", code);
     json_t *result = json_pack("{s:s, s:s, s:i, s:i}", "session", bc->session->id, "key", spec,
                                "repeat", repeat, "keycode", code);
-    run_act(bc, result, xasprintf("pressed %s (KEYCODE %d)%s", spec, code,
-                                  repeat > 1 ? " repeatedly" : ""),
+    run_act(bc, result,
+            xasprintf("pressed %s (KEYCODE %d)%s", spec, code, repeat > 1 ? " repeatedly" : ""),
             cmd.data);
     strbuf_finish(&cmd);
 }
@@ -230,8 +230,10 @@ void android_scroll_op(struct backend_call *bc)
     int y = json_object_get(bc->args, "y") ? (int)lround(args_number(bc->args, "y", 0) / scale)
                                            : a->height / 2;
     if (x >= a->width || y >= a->height) {
-        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "x, y: (%d,%d) is outside the %dx%d "
-                               "screen", x, y, a->width, a->height);
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "x, y: (%d,%d) is outside the %dx%d "
+                               "screen",
+                               x, y, a->width, a->height);
         return;
     }
     bool vertical = strcmp(dir, "up") == 0 || strcmp(dir, "down") == 0;
@@ -253,8 +255,7 @@ void android_scroll_op(struct backend_call *bc)
     char *cmd = xasprintf("input swipe %d %d %d %d 300", x1, y1, x2, y2);
     json_t *result = json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "direction", dir,
                                "amount", amount);
-    run_act(bc, result, xasprintf("scrolled %s by %d (swipe %d,%d → %d,%d)", dir, amount, x1, y1,
-                                  x2, y2),
-            cmd);
+    run_act(bc, result,
+            xasprintf("scrolled %s by %d (swipe %d,%d → %d,%d)", dir, amount, x1, y1, x2, y2), cmd);
     free(cmd);
 }

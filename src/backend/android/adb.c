@@ -31,8 +31,7 @@ static bool is_loopback(const char *host)
     return false;
 }
 
-static bool parse_host_port(const char *spec, const char *field, struct adb_server *out,
-                            char **err)
+static bool parse_host_port(const char *spec, const char *field, struct adb_server *out, char **err)
 {
     const char *s = strncmp(spec, "tcp:", 4) == 0 ? spec + 4 : spec;
     const char *colon = strrchr(s, ':');
@@ -51,8 +50,8 @@ static bool parse_host_port(const char *spec, const char *field, struct adb_serv
     char *end;
     long port = strtol(colon + 1, &end, 10);
     if (*end || port < 1 || port > 65535) {
-        *err = xasprintf("%s: the port must be a number from 1 to 65535, got \"%.100s\"", field,
-                         spec);
+        *err =
+            xasprintf("%s: the port must be a number from 1 to 65535, got \"%.100s\"", field, spec);
         return false;
     }
     if (!is_loopback(host)) {
@@ -234,8 +233,8 @@ static void server_failed(struct req *r, const char *msg)
     if (device_gone)
         fail(r, ERROR_DEVICE_UNAVAILABLE, r->serial != NULL, "%s: %s", who(r), msg);
     else if (strstr(msg, "unknown host service") || strcmp(msg, "closed") == 0)
-        fail(r, ERROR_NOT_SUPPORTED, false, "%s does not offer \"%.60s\": %s", who(r),
-             r->request, msg);
+        fail(r, ERROR_NOT_SUPPORTED, false, "%s does not offer \"%.60s\": %s", who(r), r->request,
+             msg);
     else
         fail(r, ERROR_TOOL_FAILED, false, "%s refused \"%.60s\": %s", who(r), r->request, msg);
 }
@@ -268,8 +267,8 @@ static void shell_packets(struct req *r)
     size_t at = 0;
     while (r->step == STEP_BODY && r->in.len - at >= 5) {
         const uint8_t *p = (const uint8_t *)r->in.data + at;
-        uint32_t len = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
-                       (uint32_t)p[4] << 24;
+        uint32_t len =
+            (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
         if (len > r->max_bytes) {
             fail(r, ERROR_TOOL_FAILED, false, "a shell packet of %u bytes is too large", len);
             return;
@@ -416,8 +415,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         fail(r, ERROR_DEVICE_UNAVAILABLE, true,
              "the device %s went away during \"%.60s\" (%s); it is no longer connected to "
              "the adb server",
-             r->serial, r->request, nread == UV_EOF ? "closed without an exit status"
-                                                     : uv_strerror((int)nread));
+             r->serial, r->request,
+             nread == UV_EOF ? "closed without an exit status" : uv_strerror((int)nread));
         return;
     }
     fail(r, ERROR_DEVICE_UNAVAILABLE, false,

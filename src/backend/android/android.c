@@ -71,7 +71,8 @@ static json_t *parse_devices(const char *text)
             continue;
         struct strbuf state = {0};
         json_t *d = json_pack("{s:s}", "serial", serial);
-        for (char *tok = strtok_r(NULL, " \t\r", &tsave); tok; tok = strtok_r(NULL, " \t\r", &tsave)) {
+        for (char *tok = strtok_r(NULL, " \t\r", &tsave); tok;
+             tok = strtok_r(NULL, " \t\r", &tsave)) {
             if (is_field(tok)) {
                 char *c = strchr(tok, ':');
                 *c = 0;
@@ -142,8 +143,8 @@ static void later_fire(uv_timer_t *t)
     uv_close((uv_handle_t *)&l->timer, later_closed);
 }
 
-static void fail_later(struct app *app, void (*fn)(void *, enum error_code, const char *),
-                       void *ud, enum error_code code, char *err)
+static void fail_later(struct app *app, void (*fn)(void *, enum error_code, const char *), void *ud,
+                       enum error_code code, char *err)
 {
     struct later *l = xcalloc(1, sizeof *l);
     l->fn = fn;
@@ -410,8 +411,8 @@ static void probed(void *ud, const struct adb_reply *r)
     a->session = s;
     s->backend = a;
     session_set_live(s);
-    log_info("%s: %s (%s, Android %s, %dx%d at %d dpi) through %s:%d", s->id, a->serial,
-             a->model, a->version, w, h, d, a->srv.host, a->srv.port);
+    log_info("%s: %s (%s, Android %s, %dx%d at %d dpi) through %s:%d", s->id, a->serial, a->model,
+             a->version, w, h, d, a->srv.host, a->srv.port);
     c->done(s, 0, NULL, c->ud);
     connecting_free(c);
 }
@@ -455,9 +456,10 @@ static void connect_listed(json_t *out, enum error_code code, const char *err, v
         }
     }
     if (!chosen) {
-        connect_fail(c, ERROR_NOT_FOUND, "serial: no device \"%s\" on the adb server at %s:%d; "
-                     "connected: %s", c->serial, c->srv.host, c->srv.port,
-                     names.len ? names.data : "none");
+        connect_fail(c, ERROR_NOT_FOUND,
+                     "serial: no device \"%s\" on the adb server at %s:%d; "
+                     "connected: %s",
+                     c->serial, c->srv.host, c->srv.port, names.len ? names.data : "none");
         strbuf_finish(&names);
         json_decref(out);
         return;

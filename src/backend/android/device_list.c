@@ -17,7 +17,8 @@ static void listed(json_t *out, enum error_code code, const char *err, void *ud)
         return;
     }
     struct strbuf sb = {0};
-    strbuf_printf(&sb, "%lld device(s) on %s", (long long)json_integer_value(json_object_get(out, "count")),
+    strbuf_printf(&sb, "%lld device(s) on %s",
+                  (long long)json_integer_value(json_object_get(out, "count")),
                   json_string_value(json_object_get(out, "adb_server")));
     size_t i;
     json_t *d;

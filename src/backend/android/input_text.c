@@ -115,9 +115,9 @@ static int char_keycode(uint32_t cp)
     static const struct {
         char ch;
         int code;
-    } keys[] = {{' ', 62},  {',', 55}, {'.', 56},  {'\t', 61}, {'`', 68}, {'-', 69},
-                {'=', 70},  {'[', 71}, {']', 72},  {'\\', 73}, {';', 74}, {'\'', 75},
-                {'/', 76},  {'@', 77}, {'+', 81},  {'*', 17},  {'#', 18}};
+    } keys[] = {{' ', 62}, {',', 55}, {'.', 56}, {'\t', 61}, {'`', 68}, {'-', 69},
+                {'=', 70}, {'[', 71}, {']', 72}, {'\\', 73}, {';', 74}, {'\'', 75},
+                {'/', 76}, {'@', 77}, {'+', 81}, {'*', 17},  {'#', 18}};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if ((uint32_t)(unsigned char)keys[i].ch == cp)
             return keys[i].code;
@@ -141,8 +141,7 @@ bool android_keycode(const char *spec, int *keycode, enum error_code *code, char
     int k = key.named == INPUT_KEY_CHAR ? char_keycode(key.codepoint) : named_keycode(key.named);
     if (k < 0) {
         *code = ERROR_NOT_SUPPORTED;
-        *err = xasprintf("key: \"%s\" has no Android key code; use type_text for characters",
-                         spec);
+        *err = xasprintf("key: \"%s\" has no Android key code; use type_text for characters", spec);
         return false;
     }
     *keycode = k;

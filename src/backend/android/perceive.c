@@ -4,8 +4,8 @@
  * are kept on the session for click and type_text. The dump is bounded
  * (ANDROID_MAX_TEXT, UIXML_MAX_NODES) and parsed on the loop: a few
  * hundred microseconds for a phone screen. */
-#include "backend/android/internal.h"
 #include "backend/android/perceive.h"
+#include "backend/android/internal.h"
 #include "backend/android/uixml.h"
 #include "core/args.h"
 #include "core/strbuf.h"
@@ -96,10 +96,10 @@ static json_t *element_json(const struct ui_node *u, size_t ref)
         json_array_append_new(states, json_string("scrollable"));
     char refname[16];
     snprintf(refname, sizeof refname, "e%zu", ref);
-    json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:{s:i, s:i, s:i, s:i}, s:s}", "ref", refname,
-                          "role", role, "name", name_of(u), "states", states, "bounds", "x",
-                          u->x1, "y", u->y1, "width", u->x2 - u->x1, "height", u->y2 - u->y1,
-                          "class", u->cls);
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:o, s:{s:i, s:i, s:i, s:i}, s:s}", "ref", refname, "role", role,
+                  "name", name_of(u), "states", states, "bounds", "x", u->x1, "y", u->y1, "width",
+                  u->x2 - u->x1, "height", u->y2 - u->y1, "class", u->cls);
     if (u->resource_id[0])
         json_object_set_new(o, "resource_id", json_string(u->resource_id));
     if (u->desc[0] && u->text[0])
@@ -167,8 +167,7 @@ static void snapshot_dumped(struct backend_call *bc, const struct adb_reply *r)
     struct strbuf outline = {0};
     size_t i;
     json_t *e;
-    json_array_foreach(els, i, e)
-    outline_line(&outline, e);
+    json_array_foreach(els, i, e) outline_line(&outline, e);
     size_t n = json_array_size(els);
     json_t *out = json_pack("{s:s, s:s, s:o, s:I, s:s}", "session", bc->session->id, "kind",
                             "android", "elements", els, "count", (json_int_t)n, "outline",

@@ -92,7 +92,7 @@ static bool entity(struct cursor *c, struct strbuf *sb)
         int digits = 0;
         while (c->p < c->end && *c->p != ';' && digits < 8) {
             char ch = *c->p;
-            int v = ch >= '0' && ch <= '9'                ? ch - '0'
+            int v = ch >= '0' && ch <= '9'                 ? ch - '0'
                     : base == 16 && ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
                     : base == 16 && ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
                                                            : -1;
@@ -115,6 +115,7 @@ static bool entity(struct cursor *c, struct strbuf *sb)
 /* A quoted attribute value; c->p at the quote. */
 static char *value(struct cursor *c)
 {
+    const char *open = c->p;
     char q = *c->p++;
     struct strbuf sb = {0};
     while (c->p < c->end && *c->p != q) {
@@ -133,6 +134,7 @@ static char *value(struct cursor *c)
         strbuf_putc(&sb, *c->p++);
     }
     if (c->p >= c->end) {
+        c->p = open; /* the place to look at is where it began */
         bad(c, "an attribute value is not closed");
         strbuf_finish(&sb);
         return NULL;

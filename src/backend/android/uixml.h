@@ -12,10 +12,9 @@
 
 struct ui_node {
     char *cls, *text, *desc, *resource_id, *package; /* never NULL ("" when absent) */
-    int x1, y1, x2, y2;                               /* bounds, screen pixels */
+    int x1, y1, x2, y2;                              /* bounds, screen pixels */
     bool has_bounds;
-    bool password, checked, checkable, focused, focusable, enabled, clickable, selected,
-        scrollable;
+    bool password, checked, checkable, focused, focusable, enabled, clickable, selected, scrollable;
     int depth; /* 0: a child of <hierarchy> */
 };
 
