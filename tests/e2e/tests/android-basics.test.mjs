@@ -4,6 +4,7 @@
 // the fake app, text typed literally whatever the device's sh would make of
 // it, a device that drops mid-call, and no adb server at all.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { describe, test } from 'node:test';
 
@@ -63,6 +64,10 @@ describe('android sessions on the fake adb server', () => {
     assert.match(by.R58M123.explanation, /does not answer adb.*replug/);
     assert.equal(by.HT7A1B.state, 'unauthorized');
     assert.match(by.HT7A1B.explanation, /Allow USB debugging/);
+    // The module was loaded by this first call, and nothing heavy with it.
+    const maps = readFileSync(`/proc/${srv.pid}/maps`, 'utf8');
+    assert.match(maps, /\/glovebox-android\.so/);
+    assert.doesNotMatch(maps, /\/lib(X11|xcb|gio-2\.0|glib-2\.0|tesseract|curl)[^/]*\.so/);
     // The environment works too, as for the adb program.
     const env = await startServer(t, { env: { ADB_SERVER_SOCKET: `tcp:127.0.0.1:${adb.port}` } });
     assert.equal((await env.ok('device_list', {})).sc.count, 3);
