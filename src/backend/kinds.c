@@ -16,6 +16,9 @@
 #if GLOVEBOX_KIND_WEBDRIVER
 #include "backend/webdriver/webdriver.h"
 #endif
+#if GLOVEBOX_KIND_ANDROID
+#include "backend/android/android.h"
+#endif
 
 #include <fontconfig/fontconfig.h>
 #include <string.h>
@@ -120,6 +123,13 @@ static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &t
 #define WEBDRIVER_MODULE .module = NULL
 #endif
 
+#if GLOVEBOX_KIND_ANDROID
+static const struct tool *const android_tools[] = {&tool_android_connect, &tool_device_list, NULL};
+#define ANDROID_MODULE .module = "android", .tools = android_tools
+#else
+#define ANDROID_MODULE .module = NULL
+#endif
+
 static const struct backend_kind kinds[] = {
     {.kind = "terminal",
      .summary = "programs in a pseudo-terminal, rendered with libvterm",
@@ -138,8 +148,10 @@ static const struct backend_kind kinds[] = {
      .has_option = true,
      WEBDRIVER_MODULE},
     {.kind = "android",
-     .summary = "Android devices and emulators through adb",
-     .requirements = android_needs},
+     .summary = "Android devices and emulators through the adb server",
+     .requirements = android_needs,
+     .has_option = true,
+     ANDROID_MODULE},
 };
 
 const struct backend_kind *backend_kinds(int *count)
