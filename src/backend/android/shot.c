@@ -1,31 +1,18 @@
 /* Screenshots of a device: `exec:screencap` (raw pixels, no PNG encode on
- * the phone) read over adb, then on the worker pool: the raw header, the
- * region, the guard's redactions, scaling and encoding, as desktops do. */
+ * the phone) read over adb, decoded on the worker pool and handed to the
+ * shared frame pipeline (backend/frames.h): region, the guard's
+ * redactions, scale and encoding as for every kind. */
 #include "backend/android/internal.h"
-#include "core/app.h"
-#include "core/args.h"
+#include "backend/frames.h"
 #include "core/xmalloc.h"
-#include "image/encode.h"
 #include "image/frame.h"
-#include "image/scale.h"
-#include "session/session.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 struct shot {
-    uv_work_t work;
-    struct backend_call *bc;
     uint8_t *raw;
     size_t raw_len;
-    enum image_format format;
-    int quality, max_width;
-    int rx, ry, rw, rh; /* region; rw == 0: the whole screen */
-    int redacted;
-    uint8_t *bytes;
-    size_t len;
-    uint32_t width, height, source_width;
-    char *err;
 };
 
 static uint32_t le32(const uint8_t *p)
@@ -93,99 +80,22 @@ static bool decode_raw(const uint8_t *raw, size_t len, struct frame *f, char **e
     return true;
 }
 
-static bool crop(struct frame *f, int x, int y, int w, int h, char **err)
+/* Worker pool: the raw pixels as the frame; the pipeline crops, paints,
+ * scales and encodes. */
+static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
 {
-    if (x >= (int)f->width || y >= (int)f->height) {
-        *err = xasprintf("region: (%d,%d) is outside the %ux%u screen", x, y, f->width, f->height);
-        return false;
-    }
-    if (x + w > (int)f->width)
-        w = (int)f->width - x;
-    if (y + h > (int)f->height)
-        h = (int)f->height - y;
-    struct frame out;
-    frame_alloc(&out, (uint32_t)w, (uint32_t)h);
-    for (int row = 0; row < h; row++)
-        memcpy(out.rgba + (size_t)row * out.stride,
-               f->rgba + (size_t)(y + row) * f->stride + (size_t)x * 4, (size_t)w * 4);
-    frame_finish(f);
-    *f = out;
-    return true;
-}
-
-/* The guard's areas (the policy's redactions), in screen pixels. */
-static int redact(const struct screen_guard *g, struct frame *f, int x0, int y0)
-{
-    int painted = 0;
-    for (size_t k = 0; k < g->n_redact; k++) {
-        const struct screen_rect *r = &g->redact[k];
-        int fx0 = r->x - x0 < 0 ? 0 : r->x - x0, fy0 = r->y - y0 < 0 ? 0 : r->y - y0;
-        int fx1 = r->x - x0 + r->width, fy1 = r->y - y0 + r->height;
-        if (fx1 > (int)f->width)
-            fx1 = (int)f->width;
-        if (fy1 > (int)f->height)
-            fy1 = (int)f->height;
-        if (fx0 >= fx1 || fy0 >= fy1)
-            continue;
-        painted++;
-        for (int y = fy0; y < fy1; y++)
-            for (int x = fx0; x < fx1; x++)
-                memcpy(f->rgba + (size_t)y * f->stride + (size_t)x * 4, "\x60\x60\x60\xff", 4);
-    }
-    return painted;
-}
-
-static void shot_run(uv_work_t *work)
-{
-    struct shot *sh = work->data;
-    struct frame f;
-    if (!decode_raw(sh->raw, sh->raw_len, &f, &sh->err))
-        return;
+    (void)rq;
+    struct shot *sh = ud;
+    bool ok = decode_raw(sh->raw, sh->raw_len, &out->frame, err);
     free(sh->raw);
     sh->raw = NULL;
-    if (sh->rw && !crop(&f, sh->rx, sh->ry, sh->rw, sh->rh, &sh->err)) {
-        frame_finish(&f);
-        return;
-    }
-    sh->redacted = redact(sh->bc->guard, &f, sh->rx, sh->ry);
-    sh->source_width = f.width;
-    struct frame *out = &f, scaled;
-    if (sh->max_width > 0 && (uint32_t)sh->max_width < f.width) {
-        image_downscale(&f, (uint32_t)sh->max_width, &scaled);
-        out = &scaled;
-    }
-    sh->width = out->width;
-    sh->height = out->height;
-    image_encode(out, sh->format, sh->quality, &sh->bytes, &sh->len, &sh->err);
-    if (out == &scaled)
-        frame_finish(&scaled);
-    frame_finish(&f);
+    return ok;
 }
 
-static void shot_done(uv_work_t *work, int status)
+static void release(void *ud)
 {
-    (void)status;
-    struct shot *sh = work->data;
-    struct backend_call *bc = sh->bc;
-    if (sh->err || !sh->bytes) {
-        backend_call_fail(bc, "cannot take a screenshot: %s", sh->err ? sh->err : "cancelled");
-    } else {
-        json_t *extra = NULL;
-        if (sh->rw)
-            extra = json_pack("{s:{s:i, s:i, s:i, s:i}}", "region", "x", sh->rx, "y", sh->ry,
-                              "width", sh->rw, "height", sh->rh);
-        if (sh->redacted) {
-            if (!extra)
-                extra = json_object();
-            json_object_set_new(extra, "redacted", json_integer(sh->redacted));
-        }
-        backend_call_done_screenshot(bc, sh->bytes, sh->len, sh->format, sh->width, sh->height,
-                                     (double)sh->width / (double)sh->source_width, extra);
-        sh->bytes = NULL;
-    }
+    struct shot *sh = ud;
     free(sh->raw);
-    free(sh->bytes);
-    free(sh->err);
     free(sh);
 }
 
@@ -198,25 +108,14 @@ static void captured(struct backend_call *bc, const struct adb_reply *r)
         return;
     }
     sh->raw = adb_reply_take_out(r, &sh->raw_len);
-    sh->work.data = sh;
-    uv_queue_work(bc->app->loop, &sh->work, shot_run, shot_done);
+    frames_screenshot(bc, &(struct frame_source){.produce = produce,
+                                                 .release = release,
+                                                 .ud = sh,
+                                                 .failure = "cannot take a screenshot"});
 }
 
 void android_screenshot_op(struct backend_call *bc)
 {
-    struct shot *sh = xcalloc(1, sizeof *sh);
-    sh->bc = bc;
-    if (!image_format_parse(args_string(bc->args, "format", "png"), &sh->format))
-        sh->format = IMAGE_PNG;
-    sh->quality = (int)args_int(bc->args, "quality", 85);
-    sh->max_width = (int)args_int(bc->args, "max_width", 0);
-    const json_t *r = json_object_get(bc->args, "region");
-    if (json_is_object(r)) {
-        sh->rx = (int)args_int(r, "x", 0);
-        sh->ry = (int)args_int(r, "y", 0);
-        sh->rw = (int)args_int(r, "width", 0);
-        sh->rh = (int)args_int(r, "height", 0);
-    }
-    bc->backend_data = sh;
+    bc->backend_data = xcalloc(1, sizeof(struct shot));
     android_run(bc, ADB_EXEC, "screencap", ANDROID_SHOT_TIMEOUT_MS, ANDROID_MAX_SHOT, captured);
 }
