@@ -1,5 +1,5 @@
 // Android benchmark: glovebox's android tools against mobile-mcp (npm
-// @mobilenext/mobile-mcp, pinned in package.json) on the same fake device
+// @mobilenext/mobile-mcp, pinned in peers/mobile-mcp/package.json) on the same fake device
 // (tests/e2e/lib/fake-adb, 1080×2400) through the same fake adb server in one
 // run. The fake answers at once, so the figures are each server's own
 // overhead: glovebox speaks the adb protocol itself, mobile-mcp (with
@@ -56,8 +56,9 @@ async function glovebox(port) {
 }
 
 async function mobileMcp(port) {
-  if (!existsSync(join(benchDir, 'node_modules/@mobilenext/mobile-mcp'))) return null;
-  const require = createRequire(join(benchDir, 'package.json'));
+  const peerDir = join(benchDir, 'peers/mobile-mcp');
+  if (!existsSync(join(peerDir, 'node_modules/@mobilenext/mobile-mcp'))) return null;
+  const require = createRequire(join(peerDir, 'package.json'));
   const { Client } = await import(require.resolve('@modelcontextprotocol/sdk/client/index.js'));
   const { StdioClientTransport } = await import(require.resolve('@modelcontextprotocol/sdk/client/stdio.js'));
   const entry = require.resolve('@mobilenext/mobile-mcp/lib/index.js');

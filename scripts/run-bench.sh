@@ -21,6 +21,10 @@ fi
 ninja -C "$BENCH_BUILD" >/dev/null || { ninja -C "$BENCH_BUILD"; exit 1; }
 
 (cd bench && npm ci --no-audit --no-fund --loglevel=error) || { echo "run-bench: npm ci failed in bench/" >&2; exit 1; }
+# mobile-mcp, the android bench's peer, apart: npm ci cannot lock its
+# optional per-platform binaries; without it that bench measures glovebox alone.
+(cd bench/peers/mobile-mcp && npm install --no-audit --no-fund --no-package-lock --loglevel=error) ||
+  echo "run-bench: mobile-mcp not installed; the android bench runs without its peer" >&2
 
 echo "machine: $(nproc) cores, $(grep -m1 '^model name' /proc/cpuinfo | sed 's/^model name\s*:\s*//')," \
   "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") ($(uname -r)), node $(node --version)"
