@@ -251,7 +251,7 @@ struct audit *audit_create(const struct audit_options *o)
     a->retry_ms = o->retry_ms ? o->retry_ms : 1000;
     a->flush_ms = o->flush_ms ? o->flush_ms : 2000;
     a->busy_ms = o->busy_ms ? o->busy_ms : 100;
-    a->commit_ms = o->commit_ms ? o->commit_ms : 100;
+    a->commit_ms = o->commit_ms ? o->commit_ms : 250;
     a->ring = xcalloc(a->capacity, sizeof *a->ring);
     a->observer.ud = a;
     uv_mutex_init(&a->mu);
