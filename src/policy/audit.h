@@ -21,7 +21,8 @@ struct audit_options {
     unsigned flush_ms;  /* audit_destroy keeps trying to write this long; 0: 2000 */
     int busy_ms;        /* how long one attempt waits for another process's lock; 0: 100 */
     unsigned commit_ms; /* a row waits at most this long for others to share its
-                           transaction (one commit, a few fsyncs, per batch); 0: 250 */
+                           transaction while calls keep coming (one commit, a few
+                           fsyncs, per batch); 0: 250 */
 };
 
 struct audit;
