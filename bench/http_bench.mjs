@@ -2,8 +2,8 @@
 // (Client + StreamableHTTPClientTransport), each with its own session over
 // Streamable HTTP, each making BENCH_HTTP_CALLS (150) sequential trivial
 // tool calls after BENCH_HTTP_WARMUP (10) uncounted ones — glovebox's
-// BENCH_HTTP_TOOL (`status`) with its audit log on (a fresh --data-dir), the
-// reference server's `echo` (@modelcontextprotocol/server-everything
+// BENCH_HTTP_TOOL (`session_list`: no sessions, an empty list) with its
+// audit log on (a fresh --data-dir), the reference server's `echo` (@modelcontextprotocol/server-everything
 // streamableHttp). Both servers are measured in the same run, alternately,
 // BENCH_HTTP_RUNS (3) times; the figures printed are medians over the runs.
 //
@@ -29,7 +29,7 @@ const CLIENTS = Number(process.env.BENCH_HTTP_CLIENTS ?? 32);
 const CALLS = Number(process.env.BENCH_HTTP_CALLS ?? 150);
 const WARMUP = Number(process.env.BENCH_HTTP_WARMUP ?? 10);
 const RUNS = Number(process.env.BENCH_HTTP_RUNS ?? 3);
-const TOOL = process.env.BENCH_HTTP_TOOL ?? 'status';
+const TOOL = process.env.BENCH_HTTP_TOOL ?? 'session_list';
 // For profiling glovebox alone (perf record -p): BENCH_HTTP_REFERENCE=0.
 const WITH_REFERENCE = process.env.BENCH_HTTP_REFERENCE !== '0';
 // Settle time before the last CPU sample: the audit writer commits its
