@@ -245,8 +245,7 @@ static bool pen_is_default(struct term_screen *s)
  * only blank rows from it down, the default pen, the whole screen scrolling. */
 static bool can_fast_scroll(struct term_screen *s, int *cursor_row)
 {
-    if (!s->fast_scroll || s->charsets_touched || s->altscreen || s->feed.held.len ||
-        s->feed.utf8_held.len)
+    if (!s->fast_scroll || s->charsets_touched || s->altscreen || !term_feed_idle(&s->feed))
         return false;
     VTermPos pos;
     vterm_state_get_cursorpos(s->state, &pos);
@@ -330,7 +329,7 @@ static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
     /* The first bytes may end a line an earlier read began. */
     VTermPos pos;
     vterm_state_get_cursorpos(s->state, &pos);
-    bool at_line_start = pos.col == 0 && !s->feed.held.len;
+    bool at_line_start = pos.col == 0 && term_feed_idle(&s->feed);
     while (i < len) {
         bool line_start = i == 0 ? at_line_start : bytes[i - 1] == '\n';
         size_t count = 0, j = i;
