@@ -1,8 +1,10 @@
+#define LOG_MODULE "terminal"
 #include "backend/terminal/term_screen.h"
 
 #include "backend/terminal/term_feed.h"
 #include "backend/terminal/term_scrollback.h"
 #include "backend/terminal/term_text.h"
+#include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "image/cellgrid.h"
@@ -370,11 +372,23 @@ static void note_charsets(struct term_screen *s, const char *bytes, size_t len)
 
 void term_screen_feed(struct term_screen *s, const char *bytes, size_t len)
 {
-    uint64_t before = s->changes;
+    uint64_t before = s->changes, dropped = term_feed_dropped(&s->feed);
     if (!s->charsets_touched)
         note_charsets(s, bytes, len);
     feed_bytes(s, bytes, len);
     finish_change(s, before);
+    /* Say so at the first drop and at each power of two after it: enough to
+     * explain a program that looks wrong, never a flood. */
+    uint64_t now = term_feed_dropped(&s->feed);
+    if (now != dropped && (1ULL << (63 - __builtin_clzll(now))) > dropped)
+        log_info("dropped %llu escape sequences or controls so far that libvterm 0.1.4 is not "
+                 "known to handle safely",
+                 (unsigned long long)now);
+}
+
+uint64_t term_screen_dropped(const struct term_screen *s)
+{
+    return term_feed_dropped(&s->feed);
 }
 
 void term_screen_set_fast_scroll(struct term_screen *s, bool on)
