@@ -211,6 +211,7 @@ static void finish_change(struct term_screen *s, uint64_t before)
 }
 
 static bool ask_pair(struct term_screen *s, char what, int *first, int *last, struct strbuf *a);
+static void inject(struct term_screen *s, const char *seq);
 
 /* Length of the plain line at p (printable ASCII, at most cols, then
  * CR LF) including its CR LF, or 0 if it is not one. */
@@ -222,6 +223,55 @@ static size_t plain_line(const char *p, size_t n, int cols)
     if (i > (size_t)cols || i + 1 >= n || p[i] != '\r' || p[i + 1] != '\n')
         return 0;
     return i + 2;
+}
+
+/* Length of the row-local line at p, including its CR LF, or 0 if it is
+ * not one: text (printable ASCII, UTF-8, HT, BS, BEL), SGR and EL sequences,
+ * nothing else, so printing it only touches the cursor's row; at most cols
+ * columns even if every non-ASCII character were wide, so it cannot wrap;
+ * and the pen back to the default (SGR 0) before the line ends, so rows
+ * scrolled in are blank the same way. *plain: printable ASCII only. */
+static size_t simple_line(const char *p, size_t n, int cols, bool *plain)
+{
+    size_t i = 0;
+    int width = 0;
+    bool dirty = false;
+    *plain = true;
+    while (i < n && width <= cols) {
+        unsigned char c = (unsigned char)p[i];
+        if (c >= 0x20 && c < 0x7f) {
+            width++;
+            i++;
+        } else if (c >= 0xC2 && c <= 0xF4) {
+            width += 2;
+            i++;
+            *plain = false;
+        } else if (c >= 0x80 && c < 0xC0) {
+            i++; /* continuation */
+        } else if (c == '\t' || c == '\b' || c == 0x07) {
+            width += c == '\t' ? 8 - width % 8 : 0;
+            i++;
+            *plain = false;
+        } else if (c == 0x1b && i + 1 < n && p[i + 1] == '[') {
+            size_t j = i + 2;
+            bool reset = true;
+            while (j < n && ((p[j] >= '0' && p[j] <= '9') || p[j] == ';')) {
+                reset &= p[j] == '0' || p[j] == ';';
+                j++;
+            }
+            if (j >= n || (p[j] != 'm' && p[j] != 'K') || j - i > 32)
+                return 0;
+            if (p[j] == 'm')
+                dirty = !reset;
+            i = j + 1;
+            *plain = false;
+        } else if (c == '\r' && i + 1 < n && p[i + 1] == '\n') {
+            return dirty || width > cols ? 0 : i + 2;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
 }
 
 static bool pen_is_default(struct term_screen *s)
@@ -247,7 +297,7 @@ static bool pen_is_default(struct term_screen *s)
  * only blank rows from it down, the default pen, the whole screen scrolling. */
 static bool can_fast_scroll(struct term_screen *s, int *cursor_row)
 {
-    if (!s->fast_scroll || s->charsets_touched || s->altscreen || !term_feed_idle(&s->feed))
+    if (!s->fast_scroll || s->altscreen || !term_feed_idle(&s->feed))
         return false;
     VTermPos pos;
     vterm_state_get_cursorpos(s->state, &pos);
@@ -319,6 +369,38 @@ static void fast_scroll(struct term_screen *s, int cursor_row, const char *lines
     s->changes++;
 }
 
+/* Prints count row-local lines (see simple_line) so that libvterm scrolls
+ * two rows per line instead of the whole screen: the rows above the cursor
+ * go to scrollback, the screen is cleared, and all but the last rows-1 lines
+ * are printed in a scroll region of the top two rows (each line feed pushes
+ * the top row to scrollback, as a full scroll would); then the region is
+ * reset and the rest printed from the second row, as usual. The lines never
+ * wrap and the pen is the default at each line end, so the screen and
+ * scrollback come out the same as feeding them. */
+static void region_scroll(struct term_screen *s, int cursor_row, const char *lines, size_t len,
+                          size_t count)
+{
+    int rows, cols;
+    vterm_get_size(s->vt, &rows, &cols);
+    VTermScreenCell *cells = xcalloc((size_t)cols, sizeof *cells);
+    for (int r = 0; r < cursor_row; r++) {
+        for (int c = 0; c < cols; c++)
+            vterm_screen_get_cell(s->vs, (VTermPos){r, c}, &cells[c]);
+        term_scrollback_push(s->sb, cols, cells);
+    }
+    free(cells);
+    inject(s, "\x1b[H\x1b[2J\x1b[1;2r");
+    size_t off_screen = count - (size_t)(rows - 1), split = 0;
+    for (size_t i = 0; i < off_screen; i++) {
+        const char *nl = memchr(lines + split, '\n', len - split);
+        split = (size_t)(nl - lines) + 1;
+    }
+    term_feed_bytes(&s->feed, lines, split);
+    inject(s, "\x1b[r\x1b[2;1H");
+    term_feed_bytes(&s->feed, lines + split, len - split);
+    s->changes++;
+}
+
 /* Feeds bytes, taking runs of many plain lines the fast way when the screen
  * allows it. Anything else goes through term_feed. */
 static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
@@ -335,22 +417,30 @@ static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
     while (i < len) {
         bool line_start = i == 0 ? at_line_start : bytes[i - 1] == '\n';
         size_t count = 0, j = i;
+        bool all_plain = true;
         if (line_start) {
             size_t n;
-            while ((n = plain_line(bytes + j, len - j, cols)) > 0) {
+            bool plain;
+            while ((n = simple_line(bytes + j, len - j, cols, &plain)) > 0) {
                 j += n;
                 count++;
+                all_plain &= plain;
             }
         }
         if (count < threshold) {
-            const char *nl = memchr(bytes + i, '\n', len - i);
-            i = nl ? (size_t)(nl - bytes) + 1 : len;
+            /* A run starting later inside this one ends where it does. */
+            const char *nl = count ? NULL : memchr(bytes + i, '\n', len - i);
+            i = count ? j : nl ? (size_t)(nl - bytes) + 1 : len;
             continue;
         }
         term_feed_bytes(&s->feed, bytes + done, i - done);
         int cursor_row;
-        if (can_fast_scroll(s, &cursor_row))
+        if (!can_fast_scroll(s, &cursor_row))
+            term_feed_bytes(&s->feed, bytes + i, j - i);
+        else if (all_plain && !s->charsets_touched)
             fast_scroll(s, cursor_row, bytes + i, j - i, count);
+        else if (rows >= 3)
+            region_scroll(s, cursor_row, bytes + i, j - i, count);
         else
             term_feed_bytes(&s->feed, bytes + i, j - i);
         done = i = j;
