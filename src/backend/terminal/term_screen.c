@@ -351,15 +351,19 @@ static void fast_scroll(struct term_screen *s, int cursor_row, const char *lines
                       ? off_screen - (size_t)s->scrollback_capacity
                       : 0;
     const char *p = lines;
+    for (int c = 0; c < cols; c++)
+        cells[c] = blank_cell;
     for (size_t i = 0; i < off_screen; i++) {
         size_t n = plain_line(p, len - (size_t)(p - lines), cols);
         if (i >= skip) {
-            for (int c = 0; c < cols; c++) {
-                cells[c] = blank_cell;
-                if ((size_t)c < n - 2)
-                    cells[c].chars[0] = (uint32_t)(unsigned char)p[c];
-            }
-            term_scrollback_push(s->sb, cols, cells);
+            /* Only the line's own cells change: the rest stay blank. */
+            for (size_t c = 0; c < n - 2; c++)
+                cells[c].chars[0] = (uint32_t)(unsigned char)p[c];
+            /* Blank cells in the default pen are trimmed from a stored
+             * line anyway: hand over the line's own only. */
+            term_scrollback_push(s->sb, (int)(n - 2), cells);
+            for (size_t c = 0; c < n - 2; c++)
+                cells[c].chars[0] = blank_cell.chars[0];
         }
         p += n;
     }
@@ -407,8 +411,9 @@ static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
 {
     int rows, cols;
     vterm_get_size(s->vt, &rows, &cols);
-    /* Worth it only when libvterm would scroll a lot. */
-    size_t threshold = (size_t)rows * 2 + 64;
+    /* Worth it once libvterm would scroll the whole screen more times than
+     * it has rows. */
+    size_t threshold = (size_t)rows + 8;
     size_t done = 0, i = 0;
     /* The first bytes may end a line an earlier read began. */
     VTermPos pos;
