@@ -9,10 +9,13 @@
  *   build-bench/tests/unit/bench-term-parser [MB] [runs] [mixed|plain]
  *   (defaults 100 MB, 3 runs, both streams)
  *
- * A second figure feeds the plain lines only (like `seq`). */
+ * Also: plain lines only (like `seq`), and the mixed stream through
+ * term_feed alone (the whitelist, without libvterm). */
+#include "backend/terminal/term_feed.h"
 #include "backend/terminal/term_screen.h"
 #include "core/strbuf.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,17 +129,33 @@ static double run(const struct strbuf *stream)
     return t;
 }
 
+/* The whitelist alone: term_feed with nothing behind it. */
+static double run_feed_only(const struct strbuf *stream)
+{
+    struct term_feed f;
+    term_feed_init(&f, discard, discard, NULL);
+    f.rep_max = 120;
+    double t0 = now_s();
+    for (size_t off = 0; off < stream->len; off += READ_SIZE) {
+        size_t n = stream->len - off < READ_SIZE ? stream->len - off : READ_SIZE;
+        term_feed_bytes(&f, stream->data + off, n);
+    }
+    double t = now_s() - t0;
+    term_feed_finish(&f);
+    return t;
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-static void report(const char *what, const struct strbuf *stream, int runs)
+static void report(const char *what, const struct strbuf *stream, int runs, bool feed_only)
 {
     double t[32];
     for (int i = 0; i < runs; i++)
-        t[i] = run(stream);
+        t[i] = feed_only ? run_feed_only(stream) : run(stream);
     qsort(t, (size_t)runs, sizeof t[0], cmp);
     double mb = (double)stream->len / 1e6;
     printf("%-34s %7.1f MB  median %7.3f s CPU  %7.1f MB/s  (runs %d, best %.1f MB/s)\n", what, mb,
@@ -162,9 +181,11 @@ int main(int argc, char **argv)
         strbuf_printf(&plain, "%lu\r\n", i);
     const char *only = argc > 3 ? argv[3] : "";
     if (strcmp(only, "plain"))
-        report("mixed (text, SGR, UTF-8, moves)", &mixed, runs);
+        report("mixed (text, SGR, UTF-8, moves)", &mixed, runs, false);
     if (strcmp(only, "mixed"))
-        report("plain lines (seq)", &plain, runs);
+        report("plain lines (seq)", &plain, runs, false);
+    if (!*only)
+        report("mixed, term_feed alone", &mixed, runs, true);
     strbuf_finish(&mixed);
     strbuf_finish(&plain);
     return 0;
