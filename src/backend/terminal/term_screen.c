@@ -405,15 +405,37 @@ static void region_scroll(struct term_screen *s, int cursor_row, const char *lin
     s->changes++;
 }
 
+/* Prints count (fewer than rows) row-local lines with one scroll instead of
+ * one per line feed: libvterm moves the whole screen for each, so a few
+ * lines at the bottom of a full screen cost a screenful each. Scrolling up
+ * by as many rows as the lines will need (SU, which pushes the top rows to
+ * scrollback as line feeds would) and printing them from there gives the
+ * same screen: the rows below the cursor are blank, the lines never wrap
+ * and end with the default pen, so every row they land in is blank the
+ * same way. */
+static void batch_scroll(struct term_screen *s, int cursor_row, const char *lines, size_t len,
+                         size_t count)
+{
+    int rows, cols;
+    vterm_get_size(s->vt, &rows, &cols);
+    int k = (int)count - (rows - 1 - cursor_row);
+    if (k > 0) {
+        char seq[40];
+        snprintf(seq, sizeof seq, "\x1b[%dS\x1b[%d;1H", k, cursor_row - k + 1);
+        inject(s, seq);
+    }
+    term_feed_bytes(&s->feed, lines, len);
+}
+
 /* Feeds bytes, taking runs of many plain lines the fast way when the screen
  * allows it. Anything else goes through term_feed. */
 static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
 {
     int rows, cols;
     vterm_get_size(s->vt, &rows, &cols);
-    /* Worth it once libvterm would scroll the whole screen more times than
-     * it has rows. */
-    size_t threshold = (size_t)rows + 8;
+    /* A screenful or more of lines takes the fast or the region path;
+     * fewer, one scroll for them all. */
+    size_t threshold = (size_t)rows;
     size_t done = 0, i = 0;
     /* The first bytes may end a line an earlier read began. */
     VTermPos pos;
@@ -432,7 +454,7 @@ static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
                 all_plain &= plain;
             }
         }
-        if (count < threshold) {
+        if (count < 2) {
             /* A run starting later inside this one ends where it does. */
             const char *nl = count ? NULL : memchr(bytes + i, '\n', len - i);
             i = count ? j : nl ? (size_t)(nl - bytes) + 1 : len;
@@ -442,6 +464,8 @@ static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
         int cursor_row;
         if (!can_fast_scroll(s, &cursor_row))
             term_feed_bytes(&s->feed, bytes + i, j - i);
+        else if (count < threshold)
+            batch_scroll(s, cursor_row, bytes + i, j - i, count);
         else if (all_plain && !s->charsets_touched)
             fast_scroll(s, cursor_row, bytes + i, j - i, count);
         else if (rows >= 3)
