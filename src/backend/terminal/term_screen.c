@@ -324,6 +324,17 @@ static bool can_fast_scroll(struct term_screen *s, int *cursor_row)
     return true;
 }
 
+/* The rows above the cursor, which scroll off first, go to scrollback.
+ * cells: scratch of cols cells. */
+static void push_rows_above(struct term_screen *s, int cursor_row, int cols, VTermScreenCell *cells)
+{
+    for (int r = 0; r < cursor_row; r++) {
+        for (int c = 0; c < cols; c++)
+            vterm_screen_get_cell(s->vs, (VTermPos){r, c}, &cells[c]);
+        term_scrollback_push(s->sb, cols, cells);
+    }
+}
+
 /* Prints count plain lines (lines[0..len)) the fast way: the rows that would
  * scroll off the top, then all but the last rows-1 lines, go straight to
  * scrollback; the screen is cleared and given only the last rows-1 lines.
@@ -335,12 +346,7 @@ static void fast_scroll(struct term_screen *s, int cursor_row, const char *lines
     int rows, cols;
     vterm_get_size(s->vt, &rows, &cols);
     VTermScreenCell *cells = xcalloc((size_t)cols, sizeof *cells);
-    /* The rows above the cursor scroll off first. */
-    for (int r = 0; r < cursor_row; r++) {
-        for (int c = 0; c < cols; c++)
-            vterm_screen_get_cell(s->vs, (VTermPos){r, c}, &cells[c]);
-        term_scrollback_push(s->sb, cols, cells);
-    }
+    push_rows_above(s, cursor_row, cols, cells);
     term_feed_inject(&s->feed, "\x1b[H\x1b[2J", 7);
     VTermScreenCell blank_cell;
     vterm_screen_get_cell(s->vs, (VTermPos){0, 0}, &blank_cell);
@@ -387,11 +393,7 @@ static void region_scroll(struct term_screen *s, int cursor_row, const char *lin
     int rows, cols;
     vterm_get_size(s->vt, &rows, &cols);
     VTermScreenCell *cells = xcalloc((size_t)cols, sizeof *cells);
-    for (int r = 0; r < cursor_row; r++) {
-        for (int c = 0; c < cols; c++)
-            vterm_screen_get_cell(s->vs, (VTermPos){r, c}, &cells[c]);
-        term_scrollback_push(s->sb, cols, cells);
-    }
+    push_rows_above(s, cursor_row, cols, cells);
     free(cells);
     inject(s, "\x1b[H\x1b[2J\x1b[1;2r");
     size_t off_screen = count - (size_t)(rows - 1), split = 0;
