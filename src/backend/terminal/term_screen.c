@@ -234,11 +234,13 @@ static size_t plain_line(const char *p, size_t n, int cols)
 static size_t simple_line(const char *p, size_t n, int cols, bool *plain)
 {
     size_t i = 0;
-    int width = 0;
+    int width = 0, expect = 0; /* continuation bytes the last lead byte wants */
     bool dirty = false;
     *plain = true;
     while (i < n && width <= cols) {
         unsigned char c = (unsigned char)p[i];
+        if (c < 0x80 || c >= 0xC0)
+            expect = 0; /* a character cut short prints as one U+FFFD */
         if (c >= 0x20 && c < 0x7f) {
             width++;
             i++;
@@ -246,8 +248,13 @@ static size_t simple_line(const char *p, size_t n, int cols, bool *plain)
             width += 2;
             i++;
             *plain = false;
+            expect = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
         } else if (c >= 0x80 && c < 0xC0) {
-            i++; /* continuation */
+            /* A continuation, or a stray one, which prints as U+FFFD. */
+            width += expect ? 0 : 1;
+            expect -= expect ? 1 : 0;
+            i++;
+            *plain = false;
         } else if (c == '\t' || c == '\b' || c == 0x07) {
             width += c == '\t' ? 8 - width % 8 : 0;
             i++;
@@ -305,6 +312,10 @@ static bool can_fast_scroll(struct term_screen *s, int *cursor_row)
         return false;
     int rows, cols;
     vterm_get_size(s->vt, &rows, &cols);
+    /* libvterm keeps no scrollback for a one-row screen, and the region
+     * path needs two rows and one more: tiny screens go the usual way. */
+    if (rows < 3)
+        return false;
     for (int r = pos.row; r < rows; r++) {
         for (int c = 0; c < cols; c++) {
             VTermScreenCell cell;
@@ -361,6 +372,8 @@ static void fast_scroll(struct term_screen *s, int cursor_row, const char *lines
         cells[c] = blank_cell;
     for (size_t i = 0; i < off_screen; i++) {
         size_t n = plain_line(p, len - (size_t)(p - lines), cols);
+        if (n < 2)
+            break; /* not a plain line after all: the rest goes the usual way */
         if (i >= skip) {
             /* Only the line's own cells change: the rest stay blank. */
             for (size_t c = 0; c < n - 2; c++)
@@ -470,10 +483,8 @@ static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
             batch_scroll(s, cursor_row, bytes + i, j - i, count);
         else if (all_plain && !s->charsets_touched)
             fast_scroll(s, cursor_row, bytes + i, j - i, count);
-        else if (rows >= 3)
-            region_scroll(s, cursor_row, bytes + i, j - i, count);
         else
-            term_feed_bytes(&s->feed, bytes + i, j - i);
+            region_scroll(s, cursor_row, bytes + i, j - i, count);
         done = i = j;
     }
     term_feed_bytes(&s->feed, bytes + done, len - done);
