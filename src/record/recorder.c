@@ -308,7 +308,8 @@ static void encode(struct recorder *r)
 static void destroy(struct recorder *r)
 {
     CHECK(!r->video); /* finished by encode */
-    for (int i = 0; i < r->count; i++)
+    /* A video's count is of frames streamed: it holds no deltas. */
+    for (int i = 0; r->d && i < r->count; i++)
         free(r->d[i].rgba);
     free(r->d);
     if (r->last.rgba)
