@@ -145,6 +145,9 @@ struct video_stream *video_stream_create(const char *path, int fps, uint64_t max
         free(s);
         return NULL;
     }
+    /* Named, so its CPU can be told apart (top -H, bench/record_bench.mjs);
+     * libvpx's own threads started from it inherit the name. */
+    pthread_setname_np(s->thread, "gb-video");
     return s;
 }
 
