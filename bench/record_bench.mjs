@@ -1,5 +1,5 @@
 // Recording benchmark: a WebM recording of a busy 1280×800 desktop (an
-// xterm scrolling numbers, every screenful different) at 10 fps for
+// xterm full of numbers, all different in every screenful) at 10 fps for
 // BENCH_RECORD_S seconds (default 60). Prints the server's memory while it
 // records (VmRSS at 2 s and at the end, VmHWM), the CPU of the encoder
 // thread per frame (the tasks named gb-video: glovebox's encoder thread and
@@ -16,6 +16,9 @@ import { gloveboxBinary } from './lib/servers.mjs';
 const SECONDS = Number(process.env.BENCH_RECORD_S ?? 60);
 const FPS = 10;
 const TICK = 100; // clock ticks a second (USER_HZ)
+// Rows of numbers across the whole xterm, all different in each screenful:
+// every frame changes (nearly) the whole 1200×780 window.
+const BUSY = "i=0; while :; do i=$((i+1)); awk -v i=$i 'BEGIN { for (r = 0; r < 60; r++) { s = \"\"; for (c = 0; c < 33; c++) s = s sprintf(\"%6d\", i * 7 + r * 33 + c); print s } }'; sleep 0.03; done";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const nsToMs = (ns) => Number(ns) / 1e6;
@@ -59,7 +62,7 @@ async function main() {
   const session = desk.id;
   await call('launch_app', {
     session,
-    command: ['xterm', '-geometry', '200x58+0+0', '-e', 'sh', '-c', 'i=0; while :; do i=$((i+1)); seq $i $((i+36)); sleep 0.03; done'],
+    command: ['xterm', '-geometry', '200x58+0+0', '-e', 'sh', '-c', BUSY],
   });
   await sleep(2000);
   const rssBefore = status(pid, 'VmRSS');

@@ -13,19 +13,22 @@ import { sleep } from '../lib/server.mjs';
 import { SANITIZED, imageOf, ms, startServer, topts, until } from '../lib/terminal.mjs';
 
 const MiB = 1024 * 1024;
+// Rows of numbers across the whole xterm, all different in each screenful:
+// every frame changes (nearly) the whole window.
+const BUSY = "i=0; while :; do i=$((i+1)); awk -v i=$i 'BEGIN { for (r = 0; r < 60; r++) { s = \"\"; for (c = 0; c < 33; c++) s = s sprintf(\"%6d\", i * 7 + r * 33 + c); print s } }'; sleep 0.03; done";
 
 function rssBytes(pid) {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1];
   return Number(kb) * 1024;
 }
 
-/** Starts an xterm filling most of the screen with numbers scrolling for
- * good (each screenful different), and waits until two screenshots differ
- * (it is drawing). */
+/** Starts an xterm (geometry: its size in cells) filling it with numbers
+ * for good (BUSY), and waits until two screenshots differ (it is
+ * drawing). */
 async function busyScreen(srv, session, geometry) {
   await srv.ok('launch_app', {
     session,
-    command: ['xterm', '-geometry', geometry, '-e', 'sh', '-c', 'i=0; while :; do i=$((i+1)); seq $i $((i+36)); sleep 0.03; done'],
+    command: ['xterm', '-geometry', geometry, '-e', 'sh', '-c', BUSY],
   });
   const shot = async () => Buffer.from(imageOf(await srv.ok('screenshot', { session, format: 'png' })).data, 'base64');
   await until(async () => {
