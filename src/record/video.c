@@ -127,6 +127,7 @@ struct video_writer {
     int64_t last_pts;          /* -1 before the first frame */
     uint64_t max_bytes, bytes; /* the limit (0: none); the file so far */
     bool full;                 /* a frame did not fit: no more are written */
+    bool wrote;                /* a frame is in the file */
     char *path, *tmp;
     int fd;
     bool header_written;
@@ -313,7 +314,9 @@ static bool drain(struct video_writer *v, char **err)
         }
         uint64_t cost = (uint64_t)v->pkt->size + MKV_BLOCK_COST +
                         ((v->pkt->flags & AV_PKT_FLAG_KEY) ? MKV_CUE_COST : 0);
-        if (v->full || (v->max_bytes && v->bytes + cost > v->max_bytes)) {
+        /* The first frame is always written, as gif and webp keep theirs:
+         * a video of nothing is no use. */
+        if (v->full || (v->wrote && v->max_bytes && v->bytes + cost > v->max_bytes)) {
             /* Over the limit: this frame and all after it are left out;
              * later frames would need this one to decode. */
             v->full = true;
@@ -321,6 +324,7 @@ static bool drain(struct video_writer *v, char **err)
             continue;
         }
         v->bytes += cost;
+        v->wrote = true;
         av.av_packet_rescale_ts(v->pkt, v->ctx->time_base, v->st->time_base);
         v->pkt->stream_index = v->st->index;
         if ((rc = av.av_interleaved_write_frame(v->oc, v->pkt)) < 0) {

@@ -18,7 +18,8 @@ struct video_writer *video_writer_create(const char *path, int width, int height
                                          uint64_t max_bytes, char **err);
 bool video_writer_add(struct video_writer *v, const struct frame *f, uint64_t at_ms, char **err);
 /* True once a frame did not fit in max_bytes: it and every later one are
- * left out, and the file ends at the frame before (within max_bytes). */
+ * left out, and the file ends at the frame before (within max_bytes). The
+ * first frame is always written, even alone over max_bytes. */
 bool video_writer_full(const struct video_writer *v);
 /* Bytes the file will have so far (written and reserved for its index). */
 uint64_t video_writer_bytes(const struct video_writer *v);
