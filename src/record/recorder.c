@@ -187,15 +187,13 @@ static enum recorder_push push_video(struct recorder *r, const struct frame *f, 
     struct frame *copy = xmalloc(sizeof *copy);
     frame_alloc(copy, f->width, f->height);
     copy_rect(copy->rgba, copy->stride, r->last.rgba, r->last.stride, f->width, f->height);
-    switch (video_stream_offer(r->video, copy, frame_render, frame_release, at_ms)) {
-    case VIDEO_STREAM_DROPPED:
-        r->dropped++;
-        /* fall through */
-    case VIDEO_STREAM_QUEUED:
+    enum video_stream_offer taken =
+        video_stream_offer(r->video, copy, frame_render, frame_release, at_ms);
+    if (taken != VIDEO_STREAM_STOPPED) {
         r->count++;
+        if (taken == VIDEO_STREAM_DROPPED)
+            r->dropped++;
         return RECORDER_KEPT;
-    case VIDEO_STREAM_STOPPED:
-        break;
     }
     uint64_t stopped_ms = at_ms;
     char *reason = video_stream_stopped(r->video, &stopped_ms);
