@@ -19,7 +19,8 @@
 /* libvpx settings for screen content, encoded while it is recorded:
  * - deadline "realtime" with cpu-used 8: the fastest real-time speed. A
  *   recording must keep up with the screen on the machine it drives
- *   (about 7 ms a 1280×800 frame here, docs/BENCHMARKS.md); the slower
+ *   (8–34 ms a 1280×800 frame on a loaded 2-core machine, from a few
+ *   columns to the whole screen changing: docs/BENCHMARKS.md); the slower
  *   "good" deadline costs several times that for little gain on screens,
  *   which are mostly still and sharp-edged.
  * - lag-in-frames 0: no look-ahead. Each frame comes out as it goes in, so
