@@ -72,6 +72,7 @@ function colourScreen(cols, rows) {
 
 // ---------------------------------------------------------------- glovebox
 
+// --allow-all: without a policy of its own glovebox is read-only (no terminal_start).
 const gloveboxServer = () => ({ name: 'glovebox', command: gloveboxBinary(), args: ['serve', '--allow-all'], required: true });
 
 /** One glovebox process and the tool calls the benchmark makes. Every

@@ -1,4 +1,4 @@
-// Checks what mobile-mcp (npm @mobilenext/mobile-mcp, pinned in package.json)
+// Checks what mobile-mcp (npm @mobilenext/mobile-mcp, pinned in peers/mobile-mcp/package.json)
 // can do against the fake adb server: it runs the real `adb` for every action,
 // pointed at the fake by ANDROID_ADB_SERVER_PORT. Prints one line per tool
 // call with its time and whether the fake device saw the effect. The peer for
@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startFakeAdb } from '../../tests/e2e/lib/fake-adb/index.mjs';
 
-const require = createRequire(import.meta.url);
+const require = createRequire(new URL('./mobile-mcp/package.json', import.meta.url));
 const entry = require.resolve('@mobilenext/mobile-mcp/lib/index.js');
 const fake = await startFakeAdb({ devices: [{ serial: 'emulator-5554' }] });
 const dev = fake.device();

@@ -142,7 +142,7 @@ struct anim_writer *anim_writer_create(enum rec_format format, const char *path,
         break;
     }
     case REC_WEBM:
-        w->video = video_writer_create(path, width, height, err);
+        w->video = video_writer_create(path, width, height, 0, 0, err);
         break;
     }
     if (!w->gif && !w->webp && !w->video) {

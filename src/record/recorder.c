@@ -3,10 +3,12 @@
 
 #include "core/app.h"
 #include "core/args.h"
+#include "core/check.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
 #include "record/anim_writer.h"
+#include "record/video_stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,10 @@ struct recorder {
     struct delta *d;
     int count, cap;
     uint64_t held; /* bytes the deltas and the last picture hold */
+    /* WebM: frames go to the encoder thread as they come; none are held
+     * here but the last picture (to see what changed). */
+    struct video_stream *video;
+    int dropped;
     char *stopped_reason;
     uint64_t stopped_ms;
     /* finishing */
@@ -65,6 +71,14 @@ struct recorder *recorder_create(struct app *app, const char *session,
     if (!r->path) {
         free(r);
         return NULL;
+    }
+    if (o->format == REC_WEBM) {
+        r->video = video_stream_create(r->path, o->fps, o->max_bytes, err);
+        if (!r->video) {
+            free(r->path);
+            free(r);
+            return NULL;
+        }
     }
     r->app = app;
     r->session = session ? xstrdup(session) : NULL;
@@ -141,10 +155,65 @@ static void copy_rect(uint8_t *dst, size_t dst_stride, const uint8_t *src, size_
         memcpy(dst + y * dst_stride, src + y * src_stride, (size_t)w * 4);
 }
 
+/* The encoder thread takes the frame's pixels. */
+static bool frame_render(void *data, struct frame *out, char **err)
+{
+    (void)err;
+    struct frame *f = data;
+    *out = *f;
+    f->rgba = NULL;
+    return true;
+}
+
+static void frame_release(void *data)
+{
+    struct frame *f = data;
+    if (f->rgba)
+        frame_finish(f);
+    free(f);
+}
+
+/* WebM: the whole changed picture goes to the encoder; only the last one
+ * stays here. */
+static enum recorder_push push_video(struct recorder *r, const struct frame *f, uint64_t at_ms,
+                                     uint32_t x0, uint32_t y0, uint32_t w, uint32_t h)
+{
+    if (!r->count) {
+        frame_alloc(&r->last, f->width, f->height);
+        r->held = (uint64_t)f->width * f->height * 4;
+    }
+    copy_rect(r->last.rgba + (size_t)y0 * r->last.stride + (size_t)x0 * 4, r->last.stride,
+              f->rgba + (size_t)y0 * f->stride + (size_t)x0 * 4, f->stride, w, h);
+    struct frame *copy = xmalloc(sizeof *copy);
+    frame_alloc(copy, f->width, f->height);
+    copy_rect(copy->rgba, copy->stride, r->last.rgba, r->last.stride, f->width, f->height);
+    enum video_stream_offer taken =
+        video_stream_offer(r->video, copy, frame_render, frame_release, at_ms);
+    if (taken != VIDEO_STREAM_STOPPED) {
+        r->count++;
+        if (taken == VIDEO_STREAM_DROPPED)
+            r->dropped++;
+        return RECORDER_KEPT;
+    }
+    uint64_t stopped_ms = at_ms;
+    char *reason = video_stream_stopped(r->video, &stopped_ms);
+    stop_at_limit(r, stopped_ms, reason ? reason : xstrdup("the video stopped"));
+    return RECORDER_STOPPED;
+}
+
 enum recorder_push recorder_push(struct recorder *r, const struct frame *f, uint64_t at_ms)
 {
     if (r->stopped_reason)
         return RECORDER_STOPPED;
+    if (r->video) {
+        /* The encoder stopped (max_bytes) since the last frame. */
+        uint64_t stopped_ms = 0;
+        char *reason = video_stream_stopped(r->video, &stopped_ms);
+        if (reason) {
+            stop_at_limit(r, stopped_ms, reason);
+            return RECORDER_STOPPED;
+        }
+    }
     if (at_ms > r->o.max_duration_ms) {
         stop_at_limit(r, r->o.max_duration_ms,
                       xasprintf("max_duration_s reached (%llu s)",
@@ -160,6 +229,8 @@ enum recorder_push recorder_push(struct recorder *r, const struct frame *f, uint
         if (!changed_rect(&r->last, f, &x0, &y0, &x1, &y1))
             return RECORDER_SAME;
     }
+    if (r->video)
+        return push_video(r, f, at_ms, x0, y0, x1 - x0, y1 - y0);
     if (r->count >= RECORDER_MAX_FRAMES) {
         stop_at_limit(r, at_ms,
                       xasprintf("the frame limit was reached (%d frames)", RECORDER_MAX_FRAMES));
@@ -196,6 +267,15 @@ enum recorder_push recorder_push(struct recorder *r, const struct frame *f, uint
 /* Replays the deltas into one picture and hands each state to the writer. */
 static void encode(struct recorder *r)
 {
+    if (r->video) {
+        struct video_stream_result res;
+        bool ok = video_stream_finish(r->video, r->end_ms, &res, &r->err);
+        r->video = NULL;
+        r->count = res.frames;
+        r->dropped = res.dropped;
+        r->bytes = ok ? res.bytes : 0;
+        return;
+    }
     if (!r->count) {
         r->err = xstrdup("no frame was recorded");
         return;
@@ -225,7 +305,9 @@ static void encode(struct recorder *r)
 
 static void destroy(struct recorder *r)
 {
-    for (int i = 0; i < r->count; i++)
+    CHECK(!r->video); /* finished by encode */
+    /* A video's count is of frames streamed: it holds no deltas. */
+    for (int i = 0; r->d && i < r->count; i++)
         free(r->d[i].rgba);
     free(r->d);
     if (r->last.rgba)
@@ -251,6 +333,8 @@ static void publish(struct recorder *r)
         memcpy(info.id, r->id, sizeof info.id);
         recordings_add(r->app, &info);
         result = recordings_result(&info, r->stopped_reason);
+        if (r->o.format == REC_WEBM)
+            json_object_set_new(result, "frames_dropped", json_integer(r->dropped));
     }
     if (r->done)
         r->done(r->done_ud, result, r->err);

@@ -1,10 +1,13 @@
 /* The recorder every kind with frames shares: a backend's frame source
- * pushes whole frames (RGBA, already redacted); the recorder keeps only the
- * rectangle that changed since the previous frame, drops unchanged frames,
- * stops by itself at its limits (keeping what it has), and on finish writes
- * the file in the chosen format on the worker pool, atomically, and indexes
- * it as glovebox://recording/{id}. The terminal keeps its own cell-based
- * store and uses anim_writer.h directly. */
+ * pushes whole frames (RGBA, already redacted); the recorder drops
+ * unchanged frames, stops by itself at its limits (keeping what it has),
+ * and writes the file atomically and indexes it as
+ * glovebox://recording/{id}. GIF and WebP keep only the rectangle that
+ * changed since the previous frame and are encoded on finish, on the worker
+ * pool; WebM streams each changed frame to the recording's encoder thread
+ * (video_stream.h), so it holds one picture whatever its length and finish
+ * only flushes. The terminal keeps its own cell-based store (and streams
+ * WebM itself). */
 #pragma once
 #include "record/recordings.h"
 
@@ -17,7 +20,8 @@ struct frame;
 struct recorder;
 
 /* A recording stops by itself at the first of: its frames' memory
- * (max_bytes), its length (max_duration_s), RECORDER_MAX_FRAMES. */
+ * (max_bytes; for WebM the file's size), its length (max_duration_s),
+ * RECORDER_MAX_FRAMES (not for WebM, which holds no frames). */
 #define RECORDER_DEFAULT_MAX_BYTES    (64ull * 1024 * 1024)
 #define RECORDER_DEFAULT_MAX_DURATION 3600 /* s */
 #define RECORDER_MAX_FRAMES           36000

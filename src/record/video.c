@@ -16,10 +16,37 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Constant quality (VP9 CRF, 0–63, lower is better) and the encoder's
- * fastest real-time speed: screen content is mostly still. */
-#define VP9_CRF      "32"
-#define VP9_CPU_USED "8"
+/* libvpx settings for screen content, encoded while it is recorded:
+ * - deadline "realtime" with cpu-used 8: the fastest real-time speed. A
+ *   recording must keep up with the screen on the machine it drives
+ *   (8–34 ms a 1280×800 frame on a loaded 2-core machine, from a few
+ *   columns to the whole screen changing: docs/BENCHMARKS.md); the slower
+ *   "good" deadline costs several times that for little gain on screens,
+ *   which are mostly still and sharp-edged.
+ * - lag-in-frames 0: no look-ahead. Each frame comes out as it goes in, so
+ *   the encoder holds no queue of pictures (flat memory) and the flush at
+ *   record_stop has nothing to catch up on.
+ * - tune-content "screen": libvpx's mode for desktops and text (palette-
+ *   like blocks, no film grain assumptions).
+ * - CRF 32 (constant quality, 0–63, lower is better; b:v 0): text stays
+ *   legible, and a still screen costs next to nothing — a bitrate target
+ *   would instead spend bytes on frames that did not change.
+ * - row-mt with up to VP9_THREADS threads: uses more than one core for a
+ *   large screen without taking the machine.
+ * - a keyframe at least every VP9_KEYFRAME_S seconds of frames: where a
+ *   player can seek to (each is in the cues), at the price of a full
+ *   picture (tens of KiB for a screen). */
+#define VP9_CRF         "32"
+#define VP9_CPU_USED    "8"
+#define VP9_THREADS     4
+#define VP9_KEYFRAME_S  10
+#define VP9_DEFAULT_FPS 5
+/* For max_bytes: what the file spends beside the frames' data — a block
+ * header per frame, a cue per keyframe, and the index and seek head
+ * written at the end (generous: the limit must hold). */
+#define MKV_BLOCK_COST   32
+#define MKV_CUE_COST     48
+#define MKV_TRAILER_COST 4096
 
 #define SONAME(lib, major) "lib" #lib ".so." AV_STRINGIFY(major)
 
@@ -40,10 +67,12 @@
     X(1, av_packet_alloc)                                                                          \
     X(1, av_packet_free)                                                                           \
     X(1, av_packet_rescale_ts)                                                                     \
+    X(1, av_packet_unref)                                                                          \
     X(2, avformat_alloc_output_context2)                                                           \
     X(2, avformat_new_stream)                                                                      \
     X(2, avio_open)                                                                                \
     X(2, avio_closep)                                                                              \
+    X(2, avio_seek)                                                                                \
     X(2, avformat_write_header)                                                                    \
     X(2, av_interleaved_write_frame)                                                               \
     X(2, av_write_trailer)                                                                         \
@@ -95,8 +124,11 @@ struct video_writer {
     AVStream *st;
     AVFrame *yuv;
     AVPacket *pkt;
-    int width, height; /* of the frames given; the video's are even */
-    int64_t last_pts;  /* -1 before the first frame */
+    int width, height;         /* of the frames given; the video's are even */
+    int64_t last_pts;          /* -1 before the first frame */
+    uint64_t max_bytes, bytes; /* the limit (0: none); the file so far */
+    bool full;                 /* a frame did not fit: no more are written */
+    bool wrote;                /* a frame is in the file */
     char *path, *tmp;
     int fd;
     bool header_written;
@@ -128,7 +160,7 @@ static void destroy(struct video_writer *v)
     free(v);
 }
 
-struct video_writer *video_writer_create(const char *path, int width, int height, char **err)
+static const AVCodec *find_codec(char **err)
 {
     pthread_once(&load_once, load);
     if (load_error) {
@@ -136,15 +168,28 @@ struct video_writer *video_writer_create(const char *path, int width, int height
         return NULL;
     }
     const AVCodec *codec = av.avcodec_find_encoder_by_name("libvpx-vp9");
-    if (!codec) {
+    if (!codec)
         *err = xstrdup("cannot write WebM: this libavcodec has no libvpx-vp9 encoder");
+    return codec;
+}
+
+bool video_available(char **err)
+{
+    return find_codec(err) != NULL;
+}
+
+struct video_writer *video_writer_create(const char *path, int width, int height, int fps,
+                                         uint64_t max_bytes, char **err)
+{
+    const AVCodec *codec = find_codec(err);
+    if (!codec)
         return NULL;
-    }
     struct video_writer *v = xcalloc(1, sizeof *v);
     v->fd = -1;
     v->last_pts = -1;
     v->width = width;
     v->height = height;
+    v->max_bytes = max_bytes;
     v->path = xstrdup(path);
     v->fd = anim_tmp_open(path, &v->tmp, err);
     if (v->fd < 0) {
@@ -172,7 +217,9 @@ struct video_writer *video_writer_create(const char *path, int width, int height
     v->ctx->pix_fmt = AV_PIX_FMT_YUV420P;
     v->ctx->time_base = (AVRational){1, 1000};
     v->ctx->framerate = (AVRational){0, 1}; /* variable: frames only on change */
-    v->ctx->gop_size = 300;
+    v->ctx->gop_size = (fps > 0 ? fps : VP9_DEFAULT_FPS) * VP9_KEYFRAME_S;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    v->ctx->thread_count = cores < 1 ? 1 : cores > VP9_THREADS ? VP9_THREADS : (int)cores;
     v->ctx->bit_rate = 0;
     v->ctx->color_range = AVCOL_RANGE_MPEG;
     v->ctx->colorspace = AVCOL_SPC_SMPTE170M;
@@ -182,6 +229,8 @@ struct video_writer *video_writer_create(const char *path, int width, int height
     av.av_opt_set(v->ctx->priv_data, "deadline", "realtime", 0);
     av.av_opt_set(v->ctx->priv_data, "cpu-used", VP9_CPU_USED, 0);
     av.av_opt_set(v->ctx->priv_data, "row-mt", "1", 0);
+    av.av_opt_set(v->ctx->priv_data, "lag-in-frames", "0", 0);
+    av.av_opt_set(v->ctx->priv_data, "tune-content", "screen", 0);
     if ((rc = av.avcodec_open2(v->ctx, codec, NULL)) < 0) {
         *err = av_error("cannot open the VP9 encoder", rc);
         destroy(v);
@@ -200,7 +249,19 @@ struct video_writer *video_writer_create(const char *path, int width, int height
         return NULL;
     }
     v->header_written = true;
+    int64_t at = av.avio_seek(v->oc->pb, 0, SEEK_CUR);
+    v->bytes = (at > 0 ? (uint64_t)at : 0) + MKV_TRAILER_COST;
     return v;
+}
+
+bool video_writer_full(const struct video_writer *v)
+{
+    return v->full;
+}
+
+uint64_t video_writer_bytes(const struct video_writer *v)
+{
+    return v->bytes;
 }
 
 /* BT.601 limited range, the colours players assume for SD-style video. */
@@ -252,6 +313,19 @@ static bool drain(struct video_writer *v, char **err)
             *err = av_error("VP9 encoding failed", rc);
             return false;
         }
+        uint64_t cost = (uint64_t)v->pkt->size + MKV_BLOCK_COST +
+                        ((v->pkt->flags & AV_PKT_FLAG_KEY) ? MKV_CUE_COST : 0);
+        /* The first frame is always written, as gif and webp keep theirs:
+         * a video of nothing is no use. */
+        if (v->full || (v->wrote && v->max_bytes && v->bytes + cost > v->max_bytes)) {
+            /* Over the limit: this frame and all after it are left out;
+             * later frames would need this one to decode. */
+            v->full = true;
+            av.av_packet_unref(v->pkt);
+            continue;
+        }
+        v->bytes += cost;
+        v->wrote = true;
         av.av_packet_rescale_ts(v->pkt, v->ctx->time_base, v->st->time_base);
         v->pkt->stream_index = v->st->index;
         if ((rc = av.av_interleaved_write_frame(v->oc, v->pkt)) < 0) {
@@ -283,6 +357,8 @@ static bool send(struct video_writer *v, const struct frame *f, int64_t pts, cha
 
 bool video_writer_add(struct video_writer *v, const struct frame *f, uint64_t at_ms, char **err)
 {
+    if (v->full)
+        return true;
     return send(v, f, (int64_t)at_ms, err);
 }
 
@@ -291,7 +367,7 @@ bool video_writer_close(struct video_writer *v, uint64_t end_ms, char **err)
     bool ok = true;
     /* The last picture again at the end, so players show it until then
      * (VP9 spends almost nothing on a repeat); the buffer still holds it. */
-    if (v->last_pts >= 0 && (int64_t)end_ms > v->last_pts + 1) {
+    if (!v->full && v->last_pts >= 0 && (int64_t)end_ms > v->last_pts + 1) {
         int rc = av.av_frame_make_writable(v->yuv);
         if (rc >= 0) {
             v->yuv->pts = (int64_t)end_ms;

@@ -1,7 +1,10 @@
-/* Recording a terminal: a frame on each change (at most fps per second),
- * held as rows shared with the previous frame when unchanged, encoded when
- * the recording stops: a GIF in the terminal's own palette, or rendered
- * frames through record/anim_writer.h (animated WebP, WebM video). */
+/* Recording a terminal: a frame on each change (at most fps per second).
+ * GIF and WebP hold the frames as rows shared with the previous frame when
+ * unchanged and encode them when the recording stops: a GIF in the
+ * terminal's own palette, or rendered frames through record/anim_writer.h
+ * (animated WebP). WebM video streams instead: each frame's cells go to
+ * the recording's encoder thread (record/video_stream.h), which renders
+ * and encodes them as they come, so nothing accumulates. */
 #define LOG_MODULE "record"
 #include "backend/terminal/internal.h"
 #include "backend/terminal/term_screen.h"
@@ -16,6 +19,7 @@
 #include "record/anim_writer.h"
 #include "record/recorder.h"
 #include "record/recordings.h"
+#include "record/video_stream.h"
 #include "session/session.h"
 
 #include <errno.h>
@@ -58,8 +62,10 @@ struct term_recording {
     struct rec_frame *frames;
     int count, cap;
     uint64_t max_bytes, max_duration_ms;
-    uint64_t held;        /* bytes the frames hold */
-    char *stopped_reason; /* a limit ended it; NULL while recording */
+    uint64_t held;              /* bytes the frames hold */
+    struct video_stream *video; /* WebM: frames go here, not to frames[] */
+    int dropped;                /* WebM frames the encoder had no time for */
+    char *stopped_reason;       /* a limit ended it; NULL while recording */
     /* encoding results */
     uv_work_t work;
     struct backend_call *stop_call;
@@ -101,6 +107,54 @@ static uint64_t frame_cost(const struct rec_frame *prev, const struct cell_grid 
     return cost;
 }
 
+/* On the encoder thread: the cells become pixels. */
+static bool shot_render(void *data, struct frame *out, char **err)
+{
+    const struct cell_grid *g = data;
+    struct glyph_renderer *r = terminal_renderer_lock(err);
+    if (!r)
+        return false;
+    int cw, ch;
+    glyph_renderer_cell_size(r, &cw, &ch);
+    uint64_t pixels = (uint64_t)g->cols * (uint64_t)cw * (uint64_t)g->rows * (uint64_t)ch;
+    if (pixels > MAX_FRAME_PIXELS) {
+        terminal_renderer_unlock();
+        *err = xasprintf("the terminal (%d×%d cells) renders at %llu px a frame, more than the "
+                         "%u px a recording frame may have; record a smaller terminal",
+                         g->cols, g->rows, (unsigned long long)pixels, MAX_FRAME_PIXELS);
+        return false;
+    }
+    glyph_renderer_render(r, g, out);
+    terminal_renderer_unlock();
+    return true;
+}
+
+static void shot_release(void *data)
+{
+    struct cell_grid *g = data;
+    free(g->cells);
+    free(g);
+}
+
+/* WebM: the screen's cells (g's, taken) to the encoder thread. */
+static void capture_video(struct term_recording *rec, struct cell_grid *g, uint64_t now)
+{
+    struct cell_grid *shot = xmalloc(sizeof *shot);
+    *shot = *g;
+    uint64_t at = now - rec->started_ms;
+    enum video_stream_offer r = video_stream_offer(rec->video, shot, shot_render, shot_release, at);
+    if (r == VIDEO_STREAM_STOPPED) {
+        char *reason = video_stream_stopped(rec->video, &at);
+        stop_at_limit(rec, at, reason ? reason : xstrdup("the video stopped"));
+        return;
+    }
+    rec->count++;
+    if (r == VIDEO_STREAM_DROPPED)
+        rec->dropped++;
+    rec->last_frame_ms = now;
+    rec->last_changes = term_screen_changes(rec->t->screen);
+}
+
 static void capture(struct term_recording *rec)
 {
     struct terminal *t = rec->t;
@@ -111,6 +165,14 @@ static void capture(struct term_recording *rec)
         stop_at_limit(rec, rec->max_duration_ms,
                       xasprintf("max_duration_s reached (%llu s)",
                                 (unsigned long long)rec->max_duration_ms / 1000));
+        return;
+    }
+    if (rec->video) {
+        struct cell_grid g;
+        term_screen_grid(t->screen, &g);
+        if (t->exited)
+            g.cursor_visible = false;
+        capture_video(rec, &g, now);
         return;
     }
     if (rec->count >= MAX_FRAMES) {
@@ -280,6 +342,16 @@ static void encode_rendered(struct term_recording *rec, struct glyph_renderer *r
 /* Writes the file. Runs on the worker pool (or, at exit, on the loop thread). */
 static void encode(struct term_recording *rec)
 {
+    if (rec->video) {
+        /* Not under the renderer's lock: the encoder thread takes it. */
+        struct video_stream_result res;
+        bool ok = video_stream_finish(rec->video, rec->stopped_ms, &res, &rec->err);
+        rec->video = NULL;
+        rec->count = res.frames;
+        rec->dropped = res.dropped;
+        rec->bytes = ok ? res.bytes : 0;
+        return;
+    }
     char *err = NULL;
     struct glyph_renderer *r = terminal_renderer_lock(&err);
     if (!r) {
@@ -330,7 +402,8 @@ static void encode_work(uv_work_t *work)
 static void timer_closed(uv_handle_t *h)
 {
     struct term_recording *rec = h->data;
-    for (int i = 0; i < rec->count; i++)
+    /* A video's count is of frames streamed: it holds none. */
+    for (int i = 0; rec->frames && i < rec->count; i++)
         frame_free_rows(&rec->frames[i]);
     free(rec->frames);
     free(rec->path);
@@ -351,7 +424,10 @@ static json_t *publish(struct term_recording *rec)
                                   .session = rec->session};
     memcpy(info.id, rec->id, sizeof info.id);
     recordings_add(rec->app, &info);
-    return recordings_result(&info, rec->stopped_reason);
+    json_t *o = recordings_result(&info, rec->stopped_reason);
+    if (rec->format == REC_WEBM)
+        json_object_set_new(o, "frames_dropped", json_integer(rec->dropped));
+    return o;
 }
 
 static void encode_done(uv_work_t *work, int status)
@@ -410,6 +486,17 @@ void terminal_record_start_op(struct backend_call *bc)
         free(err);
         free(rec);
         return;
+    }
+    if (o.format == REC_WEBM) {
+        /* max_bytes limits the file: the frames are not held. */
+        rec->video = video_stream_create(rec->path, o.fps, o.max_bytes, &err);
+        if (!rec->video) {
+            backend_call_fail(bc, "cannot record: %s", err);
+            free(err);
+            free(rec->path);
+            free(rec);
+            return;
+        }
     }
     rec->t = t;
     rec->app = bc->app;

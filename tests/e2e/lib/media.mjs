@@ -35,8 +35,9 @@ export function readWebp(buf) {
   return { width, height, frames: frames || (still ? 1 : 0) };
 }
 
-// EBML element ids (with their length marker) that hold other elements.
-const MASTER = new Set([0x18538067, 0x1654ae6b, 0xae, 0xe0, 0x1f43b675, 0xa0]);
+// EBML element ids (with their length marker) that hold other elements:
+// Segment, Tracks, TrackEntry, Video, Cluster, BlockGroup, Info, Cues.
+const MASTER = new Set([0x18538067, 0x1654ae6b, 0xae, 0xe0, 0x1f43b675, 0xa0, 0x1549a966, 0x1c53bb6b]);
 
 function vint(buf, off, keepMarker) {
   const first = buf[off];
@@ -52,10 +53,16 @@ function vint(buf, off, keepMarker) {
   return { v, len, unknown: !keepMarker && allOnes };
 }
 
-/** {docType, codec, width, height, blocks} of a WebM file. */
+/**
+ * {docType, codec, width, height, blocks, cues, durationMs} of a WebM file:
+ * cues counts the index's cue points (where a player can seek to; written
+ * only when the file was finished), durationMs is the Segment's Duration.
+ */
 export function readWebm(buf) {
   assert.equal(buf.readUInt32BE(0), 0x1a45dfa3, 'no EBML header');
-  const out = { docType: '', codec: '', width: 0, height: 0, blocks: 0 };
+  const out = { docType: '', codec: '', width: 0, height: 0, blocks: 0, cues: 0, durationMs: 0 };
+  let timecodeScale = 1000000;
+  let duration = 0;
   const walk = (start, end) => {
     for (let off = start; off < end; ) {
       const id = vint(buf, off, true);
@@ -68,10 +75,14 @@ export function readWebm(buf) {
       else if (id.v === 0xb0) out.width = buf.readUIntBE(body, stop - body);
       else if (id.v === 0xba) out.height = buf.readUIntBE(body, stop - body);
       else if (id.v === 0xa3 || id.v === 0xa1) out.blocks++;
+      else if (id.v === 0xbb) out.cues++;
+      else if (id.v === 0x2ad7b1) timecodeScale = buf.readUIntBE(body, stop - body);
+      else if (id.v === 0x4489) duration = stop - body === 4 ? buf.readFloatBE(body) : buf.readDoubleBE(body);
       else if (MASTER.has(id.v)) walk(body, stop);
       off = stop;
     }
   };
   walk(0, buf.length);
+  out.durationMs = (duration * timecodeScale) / 1e6;
   return out;
 }

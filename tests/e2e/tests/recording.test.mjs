@@ -249,6 +249,8 @@ test('a desktop recording still running when glovebox shuts down is written anyw
   assert.equal(webm.codec, 'V_VP9');
   assert.equal(webm.width, W);
   assert.ok(webm.blocks >= 1);
+  // Finished, not cut off: the index (cues) is written last.
+  assert.ok(webm.cues >= 1, 'no cues: the video was not finished');
   assert.deepEqual(readdirSync(recordingsDir(srv)), [`${start.sc.recording}.webm`]);
   assert.ok(srv.stderr().includes(path), 'the path of the rescued recording is logged');
 });

@@ -15,9 +15,11 @@ const INIT = {
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stalled', version: '1' } },
 };
-// Each tools/list answer is tens of kilobytes: 300 of them are far more than
-// a pipe and Node's read-ahead hold, so most stay queued in glovebox.
-const REQUESTS = 300;
+// Each tools/list answer is tens of kilobytes: 150 of them are far more than
+// a pipe and Node's read-ahead hold, so most stay queued in glovebox — yet
+// less than the 16 MiB of queued replies at which glovebox stops reading
+// (then it would never read the end of input; the third test covers that).
+const REQUESTS = 150;
 // serve's shutdown deadline (SHUTDOWN_DEADLINE_MS) plus room for a slow machine.
 const EXIT_WITHIN = 10000 + ms(10000);
 
