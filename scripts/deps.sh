@@ -11,6 +11,7 @@ build_pkgs=(
   libglib2.0-dev at-spi2-core libtesseract-dev tesseract-ocr-eng libxcb1-dev libxcb-xtest0-dev libxcb-shm0-dev libxcb-xfixes0-dev xvfb dbus
   libsqlite3-dev libssl-dev libpcre2-dev
   libcurl4-openssl-dev
+  libgvnc-1.0-dev
 )
 test_pkgs=(
   libcmocka-dev clang libclang-rt-14-dev
@@ -18,6 +19,7 @@ test_pkgs=(
   xvfb dbus zenity gtk-3-examples libxcb1-dev x11-xserver-utils sqlite3 xclip
   adb
   chromium chromium-driver
+  tigervnc-standalone-server tigervnc-tools x11vnc xterm
 )
 
 # The peers the desktop benchmark measures against (a process per action).
