@@ -157,6 +157,7 @@ static void on_credential(VncConnection *conn, GValueArray *creds, gpointer ud)
             return;
         }
         vnc_connection_set_credential(conn, what, value);
+        v->auth_sent = true;
     }
     wipe_password(v);
 }
@@ -180,8 +181,10 @@ static void on_auth_unsupported(VncConnection *conn, unsigned type, gpointer ud)
 static void on_error(VncConnection *conn, const char *message, gpointer ud)
 {
     (void)conn;
-    set_reason(ud, ERROR_DEVICE_UNAVAILABLE, "VNC connection error: %.300s",
-               message ? message : "unknown");
+    struct vnc *v = ud;
+    /* Kept for the disconnect that follows, which says what it means. */
+    g_free(v->lib_error);
+    v->lib_error = g_strndup(message ? message : "unknown", 300);
 }
 
 static gboolean request_update(gpointer ud)
@@ -296,7 +299,20 @@ static void on_disconnected(VncConnection *conn, gpointer ud)
 {
     (void)conn;
     struct vnc *v = ud;
-    set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server closed the connection");
+    pthread_mutex_lock(&v->mu);
+    bool initialized = v->initialized;
+    pthread_mutex_unlock(&v->mu);
+    const char *detail = v->lib_error ? v->lib_error : "no reason given";
+    if (initialized)
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server closed the connection (%s)",
+                   detail);
+    else if (v->auth_sent && strstr(detail, "uthentication"))
+        /* VNC authentication's answer to a wrong password. */
+        set_reason(v, ERROR_INVALID_ARGUMENT,
+                   "the VNC server rejected the credentials (argument \"password\"): %s", detail);
+    else
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "cannot connect to %s:%d: %s", v->host, v->port,
+                   detail);
     g_signal_handlers_disconnect_by_data(conn, v);
     vnc_glib_post(release, v);
 }

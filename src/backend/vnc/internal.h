@@ -55,6 +55,8 @@ struct vnc {
     /* GLib thread only. */
     struct _VncConnection *conn;
     guint request_source; /* a pending incremental update request */
+    char *lib_error;      /* libgvnc's last error message */
+    bool auth_sent;       /* credentials were handed to the server */
 };
 
 struct vnc *vnc_of(struct session *s);

@@ -121,6 +121,7 @@ gboolean vnc_free_later(gpointer ud)
     free(v->username);
     free(v->server_name);
     free(v->close_reason);
+    g_free(v->lib_error);
     free(v);
     return G_SOURCE_REMOVE;
 }
