@@ -303,9 +303,10 @@ static void on_disconnected(VncConnection *conn, gpointer ud)
     bool initialized = v->initialized;
     pthread_mutex_unlock(&v->mu);
     const char *detail = v->lib_error ? v->lib_error : "no reason given";
-    if (initialized)
-        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server closed the connection (%s)",
-                   detail);
+    if (initialized && v->lib_error)
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC connection ended: %s", detail);
+    else if (initialized)
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server closed the connection");
     else if (v->auth_sent && strstr(detail, "uthentication"))
         /* VNC authentication's answer to a wrong password. */
         set_reason(v, ERROR_INVALID_ARGUMENT,

@@ -1,0 +1,117 @@
+// A hostile VNC server, played by a small RFB server in the test: a screen
+// size too large to hold, an update outside the screen, a message type that
+// does not exist. Each ends that one connection with a clear reason; the
+// glovebox server keeps serving, and its other vnc session is untouched.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { test } from 'node:test';
+
+import { needs } from '../lib/server.mjs';
+import { ms, startServer, topts, until } from '../lib/terminal.mjs';
+
+const vncOpts = (extra = {}) => needs('vnc', topts({ timeout: ms(60000), ...extra }));
+
+/** An RFB 3.8 server with security None and a width x height screen, which
+ * sends after (bytes) right after its ServerInit. */
+async function fakeServer(t, { width, height, after = Buffer.alloc(0) }) {
+  const sockets = new Set();
+  const srv = createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => {});
+    let stage = 0;
+    let buf = Buffer.alloc(0);
+    s.write('RFB 003.008\n');
+    s.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (stage === 0 && buf.length >= 12) {
+        buf = buf.subarray(12);
+        stage = 1;
+        s.write(Buffer.from([1, 1])); // one security type: None
+      }
+      if (stage === 1 && buf.length >= 1) {
+        buf = buf.subarray(1);
+        stage = 2;
+        s.write(Buffer.from([0, 0, 0, 0])); // SecurityResult OK
+      }
+      if (stage === 2 && buf.length >= 1) {
+        buf = buf.subarray(1);
+        stage = 3;
+        const name = Buffer.from('hostile');
+        const init = Buffer.alloc(24);
+        init.writeUInt16BE(width, 0);
+        init.writeUInt16BE(height, 2);
+        Buffer.from([32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0]).copy(init, 4);
+        init.writeUInt32BE(name.length, 20);
+        s.write(Buffer.concat([init, name, after]));
+      }
+    });
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    srv.close();
+  });
+  return srv.address().port;
+}
+
+/** A FramebufferUpdate with one raw rectangle (pixels zero). */
+function rawUpdate(x, y, w, h, pixels = w * h) {
+  const head = Buffer.alloc(4 + 12);
+  head.writeUInt8(0, 0);
+  head.writeUInt16BE(1, 2);
+  head.writeUInt16BE(x, 4);
+  head.writeUInt16BE(y, 6);
+  head.writeUInt16BE(w, 8);
+  head.writeUInt16BE(h, 10);
+  head.writeInt32BE(0, 12);
+  return Buffer.concat([head, Buffer.alloc(Math.min(pixels, 1 << 20) * 4)]);
+}
+
+async function ended(srv, id) {
+  let s;
+  await until(async () => {
+    const list = (await srv.ok('session_list', { include_ended: true })).sc;
+    s = (list.sessions ?? list).find((x) => x.id === id);
+    return s && s.state === 'ended';
+  }, ms(10000), `session ${id} to end`);
+  return s;
+}
+
+test('a hostile server ends its own session only; the server keeps serving', vncOpts(), async (t) => {
+  const srv = await startServer(t);
+  const good = await fakeServer(t, { width: 64, height: 48, after: rawUpdate(0, 0, 64, 48) });
+  const keep = await srv.ok('vnc_connect', { host: '127.0.0.1', port: good, name: 'keep' });
+  assert.equal(keep.sc.server_name, 'hostile');
+
+  // A screen of 65535 x 65535 (16 GiB of framebuffer) is refused.
+  const huge = await fakeServer(t, { width: 65535, height: 65535 });
+  const r = await srv.call('vnc_connect', { host: '127.0.0.1', port: huge });
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.error.code, 'device_unavailable');
+  assert.match(r.structuredContent.error.message, /announced a 65535x65535 screen/);
+
+  // An update reaching outside the screen, and a message type that does
+  // not exist: the connection ends with libgvnc's reason.
+  const cases = [
+    [rawUpdate(40, 40, 100, 100), /Framebuffer update 100x100 at 40,40 outside boundary 64x48/],
+    [Buffer.from([0xfe, 1, 2, 3, 4, 5, 6, 7]), /unknown message: 254/],
+  ];
+  for (const [after, why] of cases) {
+    const port = await fakeServer(t, { width: 64, height: 48, after });
+    const c = await srv.call('vnc_connect', { host: '127.0.0.1', port });
+    if (c.isError) {
+      // The bad message came before the handshake was reported: as good.
+      assert.equal(c.structuredContent.error.code, 'device_unavailable');
+      assert.match(c.structuredContent.error.message, why);
+      continue;
+    }
+    const s = await ended(srv, c.structuredContent.id);
+    assert.match(s.end_reason, why);
+  }
+
+  // The well-behaved session still works.
+  const shot = await srv.ok('screenshot', { session: 'keep', format: 'png' });
+  assert.ok(shot.content.some((b) => b.type === 'image'));
+  await srv.ok('status', {});
+  await srv.close();
+});
