@@ -6,6 +6,7 @@
 #include "backend/vnc/internal.h"
 
 #include "core/log.h"
+#include "core/utf8.h"
 #include "core/xmalloc.h"
 
 /* libgvnc's headers have an enumerator over INT_MAX (MSLOGON), and its
@@ -33,6 +34,22 @@ static const VncPixelFormat local_format = {
     .blue_shift = G_BYTE_ORDER == G_LITTLE_ENDIAN ? 16 : 8,
 };
 
+/* Text from the server (its name, its reasons) made fit for JSON and a
+ * log line: invalid UTF-8 and control characters become '?'. In place. */
+static void clean_text(char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (k == 0 || cp < 0x20 || cp == 0x7f) {
+            s[i++] = '?';
+            continue;
+        }
+        i += k;
+    }
+}
+
 /* First reason wins: the server's words come before the disconnect's. */
 static void set_reason(struct vnc *v, enum error_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -42,8 +59,9 @@ static void set_reason(struct vnc *v, enum error_code code, const char *fmt, ...
     if (!v->close_reason) {
         va_list ap;
         va_start(ap, fmt);
-        v->close_reason = g_strdup_vprintf(fmt, ap);
+        v->close_reason = xvasprintf(fmt, ap);
         va_end(ap);
+        clean_text(v->close_reason);
         v->close_code = code;
     }
     pthread_mutex_unlock(&v->mu);
@@ -269,7 +287,8 @@ static void on_initialized(VncConnection *conn, gpointer ud)
     const char *name = vnc_connection_get_name(conn);
     pthread_mutex_lock(&v->mu);
     v->initialized = true;
-    v->server_name = xstrndup(name ? name : "", 256);
+    v->server_name = xstrndup(name ? name : "", name ? strnlen(name, 256) : 0);
+    clean_text(v->server_name);
     pthread_mutex_unlock(&v->mu);
     uv_async_send(&v->wake);
 }

@@ -191,8 +191,10 @@ test('a server killed mid-session: device_unavailable, the session ends, nothing
   assert.match(after.structuredContent.error.message, /VNC connection ended: Server closed the connection|VNC server closed the connection/);
   await until(() => {
     const now = counts(srv.pid);
-    return now.threads === before.threads && now.fds === before.fds;
-  }, ms(5000), `threads and fds back to ${JSON.stringify(before)}`).catch((e) => {
+    // A leak is growth; a descriptor the first session released late may
+    // make the count lower.
+    return now.threads <= before.threads && now.fds <= before.fds;
+  }, ms(5000), `threads and fds back to at most ${JSON.stringify(before)}`).catch((e) => {
     e.message += ` (now ${JSON.stringify(counts(srv.pid))})`;
     throw e;
   });
