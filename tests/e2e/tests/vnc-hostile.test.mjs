@@ -3,10 +3,13 @@
 // does not exist. Each ends that one connection with a clear reason; the
 // glovebox server keeps serving, and its other vnc session is untouched.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { needs } from '../lib/server.mjs';
+import { connectClient, needs } from '../lib/server.mjs';
 import { ms, startServer, topts, until } from '../lib/terminal.mjs';
 
 const vncOpts = (extra = {}) => needs('vnc', topts({ timeout: ms(60000), ...extra }));
@@ -113,5 +116,22 @@ test('a hostile server ends its own session only; the server keeps serving', vnc
   const shot = await srv.ok('screenshot', { session: 'keep', format: 'png' });
   assert.ok(shot.content.some((b) => b.type === 'image'));
   await srv.ok('status', {});
+  await srv.close();
+});
+
+test('the policy: hosts rules apply to vnc_connect\'s host', vncOpts(), async (t) => {
+  const port = await fakeServer(t, { width: 32, height: 32, after: rawUpdate(0, 0, 32, 32) });
+  const dir = mkdtempSync(join(tmpdir(), 'gb-vnc-policy-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const policy = join(dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['vnc_connect', 'session_stop'], rules: { vnc_connect: { hosts: ['127.0.0.1'] } } }));
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
+  const call = (name, args) => srv.client.callTool({ name, arguments: args });
+  const denied = await call('vnc_connect', { host: 'localhost', port, password: 'pw-not-shown' });
+  assert.equal(denied.structuredContent.error.code, 'denied');
+  assert.match(denied.content[0].text, /localhost/);
+  assert.ok(!JSON.stringify(denied).includes('pw-not-shown'));
+  const ok = await call('vnc_connect', { host: '127.0.0.1', port });
+  assert.ok(!ok.isError, JSON.stringify(ok));
   await srv.close();
 });
