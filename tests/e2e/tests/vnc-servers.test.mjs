@@ -77,8 +77,11 @@ test('Xvnc without a password: size, pixels, click and type into an xterm, OCR',
   const ready = await srv.ok('wait_for', { text: 'gbvnc>', timeout_ms: 20000 });
   assert.equal(ready.sc.matched, true, 'the xterm shows its prompt');
   await srv.ok('click', { x: 100, y: 60 });
-  await srv.ok('type_text', { text: `printf '%s' "Hello VNC é" > ${out}\n` });
-  await until(() => existsSync(out) && readFileSync(out, 'utf8') === 'Hello VNC é', ms(10000), 'the file the typed command writes');
+  await srv.ok('type_text', { text: `printf '%s' "Hello VNC é €" > ${out}\n` });
+  await until(() => existsSync(out) && readFileSync(out, 'utf8') === 'Hello VNC é €', ms(10000), 'the file the typed command writes').catch((e) => {
+    e.message += ` (file: ${existsSync(out) ? JSON.stringify(readFileSync(out, 'utf8')) : 'none'})`;
+    throw e;
+  });
   // press_key: a chord the shell understands (ctrl+u clears the line), then Enter.
   await srv.ok('type_text', { text: 'echo wrong' });
   await srv.ok('press_key', { key: 'ctrl+u' });
