@@ -140,9 +140,26 @@ static void start(struct act *a, json_t *result, char *summary)
     uv_queue_work(a->bc->app->loop, &a->work, work, after);
 }
 
-/* Fields of the shared schemas that need a kind with elements or windows. */
+/* The policy may keep input away from some windows (input.blocked_windows,
+ * blocked_apps); over VNC the window input reaches cannot be known, so
+ * while such a rule exists no input goes to a vnc session. */
+static bool guarded(struct backend_call *bc, const char *verb)
+{
+    if (!bc->guard || !bc->guard->input_allowed)
+        return false;
+    backend_call_fail_code(bc, ERROR_DENIED,
+                           "cannot %s: the policy blocks input to some windows or applications, "
+                           "and a vnc session cannot tell which window input reaches",
+                           verb);
+    return true;
+}
+
+/* Fields of the shared schemas that need a kind with elements or windows;
+ * the policy's input rules first. */
 static bool refuse_fields(struct backend_call *bc, const char *verb, const char *const *fields)
 {
+    if (guarded(bc, verb))
+        return true;
     for (const char *const *f = fields; *f; f++)
         if (json_object_get(bc->args, *f)) {
             backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
@@ -255,6 +272,8 @@ static void drag_run(struct act *a)
 
 void vnc_drag_op(struct backend_call *bc)
 {
+    if (guarded(bc, "drag"))
+        return;
     int x, y, x2, y2;
     if (!point(bc, json_object_get(bc->args, "from"), "from", "drag", &x, &y) ||
         !point(bc, json_object_get(bc->args, "to"), "to", "drag", &x2, &y2))
@@ -293,6 +312,8 @@ static void scroll_run(struct act *a)
 
 void vnc_scroll_op(struct backend_call *bc)
 {
+    if (guarded(bc, "scroll"))
+        return;
     struct vnc *v = vnc_of(bc->session);
     const char *dir = args_string(bc->args, "direction", "down");
     int x, y;

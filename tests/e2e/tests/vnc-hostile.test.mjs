@@ -119,12 +119,15 @@ test('a hostile server ends its own session only; the server keeps serving', vnc
   await srv.close();
 });
 
-test('the policy: hosts rules apply to vnc_connect\'s host', vncOpts(), async (t) => {
+test('the policy: hosts rules apply to vnc_connect\'s host; blocked windows keep input away', vncOpts(), async (t) => {
   const port = await fakeServer(t, { width: 32, height: 32, after: rawUpdate(0, 0, 32, 32) });
   const dir = mkdtempSync(join(tmpdir(), 'gb-vnc-policy-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const policy = join(dir, 'policy.json');
-  writeFileSync(policy, JSON.stringify({ allow: ['vnc_connect', 'session_stop'], rules: { vnc_connect: { hosts: ['127.0.0.1'] } } }));
+  writeFileSync(policy, JSON.stringify({
+    allow: ['vnc_connect', 'session_stop', 'click', 'type_text', 'screenshot'],
+    rules: { vnc_connect: { hosts: ['127.0.0.1'] }, input: { blocked_windows: ['*Password*'] } },
+  }));
   const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
   const call = (name, args) => srv.client.callTool({ name, arguments: args });
   const denied = await call('vnc_connect', { host: 'localhost', port, password: 'pw-not-shown' });
@@ -133,5 +136,35 @@ test('the policy: hosts rules apply to vnc_connect\'s host', vncOpts(), async (t
   assert.ok(!JSON.stringify(denied).includes('pw-not-shown'));
   const ok = await call('vnc_connect', { host: '127.0.0.1', port });
   assert.ok(!ok.isError, JSON.stringify(ok));
+  // Which window input would reach is unknown over VNC: none goes.
+  for (const [name, args] of [['click', { x: 1, y: 1 }], ['type_text', { text: 'x' }]]) {
+    const r = await call(name, args);
+    assert.equal(r.structuredContent.error.code, 'denied', name);
+    assert.match(r.content[0].text, /cannot tell which window input reaches/);
+  }
+  const seen = await call('screenshot', {});
+  assert.ok(!seen.isError, JSON.stringify(seen).slice(0, 300));
+  await srv.close();
+});
+
+test('a server that accepts but never speaks: a timeout error within timeout_ms', vncOpts(), async (t) => {
+  const sockets = new Set();
+  const silent = createServer((s) => sockets.add(s));
+  await new Promise((r) => silent.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  });
+  const srv = await startServer(t);
+  const t0 = Date.now();
+  const r = await srv.call('vnc_connect', { host: '127.0.0.1', port: silent.address().port, timeout_ms: 700 });
+  assert.equal(r.structuredContent.error.code, 'timeout');
+  assert.match(r.structuredContent.error.message, /did not complete the handshake within 700 ms/);
+  assert.ok(Date.now() - t0 < 5000);
+  // Nothing listening: a clear error at once.
+  const closed = await srv.call('vnc_connect', { host: '127.0.0.1', port: 1 });
+  assert.equal(closed.structuredContent.error.code, 'device_unavailable');
+  assert.match(closed.structuredContent.error.message, /cannot connect to 127\.0\.0\.1:1/);
+  await srv.status();
   await srv.close();
 });

@@ -144,6 +144,7 @@ test('VNC authentication: the right password connects, a wrong one fails at once
   await srv.close();
   const all = everything(srv);
   assert.ok(all.includes('vnc_connect'), 'the audit log recorded the calls');
+  assert.ok(all.includes('[redacted]'), 'the audit log kept the password argument as [redacted]');
   assert.ok(!all.includes(PASSWORD), 'the password appears nowhere glovebox wrote (stderr, audit log)');
 });
 
