@@ -260,6 +260,33 @@ static void on_format(VncConnection *conn, VncPixelFormat *fmt, gpointer ud)
         request_full(v, conn);
 }
 
+/* RFB cut text is Latin-1: kept as UTF-8, bounded. libgvnc hands it
+ * over as a string (the signal's type is gchararray, whatever its class
+ * struct says). */
+static void on_cut_text(VncConnection *conn, const char *text, gpointer ud)
+{
+    (void)conn;
+    struct vnc *v = ud;
+    if (!text)
+        return;
+    size_t n = strnlen(text, VNC_MAX_CUT_TEXT);
+    char *utf8 = xmalloc(2 * n + 1), *o = utf8;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x80) {
+            *o++ = (char)c;
+        } else {
+            *o++ = (char)(0xc0 | (c >> 6));
+            *o++ = (char)(0x80 | (c & 0x3f));
+        }
+    }
+    *o = '\0';
+    pthread_mutex_lock(&v->mu);
+    free(v->cut_text);
+    v->cut_text = utf8;
+    pthread_mutex_unlock(&v->mu);
+}
+
 static void on_initialized(VncConnection *conn, gpointer ud)
 {
     struct vnc *v = ud;
@@ -352,6 +379,7 @@ gboolean vnc_conn_open(gpointer ud)
     g_signal_connect(conn, "vnc-pixel-format-changed", G_CALLBACK(on_format), v);
     g_signal_connect(conn, "vnc-framebuffer-update", G_CALLBACK(on_update), v);
     g_signal_connect(conn, "vnc-disconnected", G_CALLBACK(on_disconnected), v);
+    g_signal_connect(conn, "vnc-server-cut-text", G_CALLBACK(on_cut_text), v);
     /* Other viewers of the same desktop stay connected. */
     vnc_connection_set_shared(conn, TRUE);
     char port[16];
@@ -392,8 +420,9 @@ static gboolean send_now(gpointer ud)
     bool ok = v->conn && vnc_connection_is_initialized(v->conn);
     for (int i = 0; ok && i < s->n; i++) {
         const struct vnc_event *e = &s->ev[i];
-        ok = e->key ? vnc_connection_key_event(v->conn, e->down, e->keysym, 0)
-                    : vnc_connection_pointer_event(v->conn, e->buttons, e->x, e->y);
+        ok = e->cut   ? vnc_connection_client_cut_text(v->conn, e->cut, e->cut_len)
+             : e->key ? vnc_connection_key_event(v->conn, e->down, e->keysym, 0)
+                      : vnc_connection_pointer_event(v->conn, e->buttons, e->x, e->y);
     }
     g_mutex_lock(&s->m);
     s->ok = ok;

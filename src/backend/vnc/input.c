@@ -475,3 +475,82 @@ void vnc_press_key_op(struct backend_call *bc)
           json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "key", spec, "repeat", a->count),
           xasprintf("pressed %s in %s", spec, bc->session->id));
 }
+
+/* ---- clipboard: RFB cut text ---- */
+
+/* RFB has one clipboard; "primary" is the X selection it stands for on
+ * Xvnc too, but the protocol cannot tell them apart. */
+static bool clipboard_selection(struct backend_call *bc, const char *verb)
+{
+    if (strcmp(args_string(bc->args, "selection", "clipboard"), "clipboard") == 0)
+        return true;
+    backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                           "cannot %s: argument \"selection\": vnc sessions have one clipboard "
+                           "(\"clipboard\")",
+                           verb);
+    return false;
+}
+
+void vnc_clipboard_get_op(struct backend_call *bc)
+{
+    if (!clipboard_selection(bc, "read the clipboard"))
+        return;
+    struct vnc *v = vnc_of(bc->session);
+    pthread_mutex_lock(&v->mu);
+    char *text = xstrdup(v->cut_text ? v->cut_text : "");
+    pthread_mutex_unlock(&v->mu);
+    size_t n = strlen(text);
+    json_t *data = json_pack("{s:s, s:s, s:s%, s:I, s:b}", "session", bc->session->id, "selection",
+                             "clipboard", "text", text, n, "bytes", (json_int_t)n, "empty", n == 0);
+    if (n == 0)
+        backend_call_done(bc, data, "the clipboard is empty (the server has sent no cut text)");
+    else
+        backend_call_done(bc, data, "%s", text);
+    free(text);
+}
+
+static void cut_run(struct act *a)
+{
+    struct vnc_event ev = {.cut = a->text, .cut_len = strlen(a->text)};
+    send_events(a, &ev, 1);
+}
+
+void vnc_clipboard_set_op(struct backend_call *bc)
+{
+    if (!clipboard_selection(bc, "set the clipboard"))
+        return;
+    const char *text = args_string(bc->args, "text", "");
+    size_t len = strlen(text);
+    /* Cut text is Latin-1 on the wire. */
+    char *latin1 = xmalloc(len + 1), *o = latin1;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t k = utf8_decode((const unsigned char *)text + i, len - i, &cp);
+        if (k == 0 || cp > 0xff) {
+            free(latin1);
+            backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                                   "cannot set the clipboard: argument \"text\" holds a "
+                                   "character outside Latin-1 at byte %zu; RFB cut text carries "
+                                   "Latin-1 only",
+                                   i);
+            return;
+        }
+        *o++ = (char)cp;
+        i += k;
+    }
+    *o = '\0';
+    if ((size_t)(o - latin1) > VNC_MAX_CUT_TEXT) {
+        free(latin1);
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot set the clipboard: argument \"text\" is over %u bytes",
+                               VNC_MAX_CUT_TEXT);
+        return;
+    }
+    struct act *a = act_new(bc, "set the clipboard", cut_run);
+    a->text = latin1;
+    start(a,
+          json_pack("{s:s, s:s, s:I}", "session", bc->session->id, "selection", "clipboard",
+                    "bytes", (json_int_t)len),
+          xasprintf("the clipboard of %s holds %zu bytes of text from glovebox", bc->session->id,
+                    len));
+}

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+/* The most cut text kept from, or sent to, the server. */
+#define VNC_MAX_CUT_TEXT (1u << 20)
 /* The largest remote screen accepted (a hostile server could announce
  * 65535 x 65535, 16 GiB of framebuffer): 8K UHD with room to spare. */
 #define VNC_MAX_PIXELS (8192u * 8192u)
@@ -48,6 +50,7 @@ struct vnc {
     bool initialized; /* the handshake is done */
     bool gone;        /* the connection is closed and released */
     char *server_name;
+    char *cut_text;       /* the server's latest cut text, as UTF-8; NULL: none yet */
     const char *security; /* "none", "vnc" */
     char *close_reason;   /* why it closed, for the user */
     enum error_code close_code;
@@ -74,6 +77,8 @@ struct vnc_event {
     uint32_t keysym; /* key */
     uint8_t buttons; /* pointer: the mask of buttons held */
     uint16_t x, y;   /* pointer */
+    const char *cut; /* non-NULL: cut text (Latin-1) for the server's clipboard */
+    size_t cut_len;
 };
 /* Worker thread: sends events in order on the GLib thread and waits until
  * they are written. False with *err when the connection is gone. */
@@ -99,5 +104,7 @@ void vnc_drag_op(struct backend_call *bc);
 void vnc_scroll_op(struct backend_call *bc);
 void vnc_type_text_op(struct backend_call *bc);
 void vnc_press_key_op(struct backend_call *bc);
+void vnc_clipboard_get_op(struct backend_call *bc);
+void vnc_clipboard_set_op(struct backend_call *bc);
 void vnc_read_text_op(struct backend_call *bc);
 void vnc_wait_for_op(struct backend_call *bc);

@@ -120,6 +120,7 @@ gboolean vnc_free_later(gpointer ud)
     free(v->host);
     free(v->username);
     free(v->server_name);
+    free(v->cut_text);
     free(v->close_reason);
     g_free(v->lib_error);
     free(v);
@@ -208,4 +209,6 @@ static const struct backend_impl vnc_impl = {
     .press_key = vnc_press_key_op,
     .read_text = vnc_read_text_op,
     .wait_for = vnc_wait_for_op,
+    .clipboard_get = vnc_clipboard_get_op,
+    .clipboard_set = vnc_clipboard_set_op,
 };

@@ -105,7 +105,8 @@ const struct tool tool_vnc_connect = {
         "Starts a session on a VNC (RFB) server: host, port or display (port 5900 + display), "
         "password or password_env for VNC authentication (never shown or logged). Then: "
         "screenshot, click, drag, scroll, type_text, press_key, read_text and wait_for (by "
-        "OCR), session_stop. Security types None and VNC authentication.",
+        "OCR), clipboard_get/clipboard_set (cut text), session_stop. Security types None and "
+        "VNC authentication.",
     .input_schema = tool_vnc_connect_input_schema,
     .output_schema = tool_vnc_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

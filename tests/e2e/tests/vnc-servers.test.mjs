@@ -5,6 +5,7 @@
 // logged; a server killed mid-session ends it with device_unavailable and
 // leaves no thread or descriptor behind.
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -202,5 +203,30 @@ test('a server killed mid-session: device_unavailable, the session ends, nothing
     e.message += ` (now ${JSON.stringify(counts(srv.pid))})`;
     throw e;
   });
+  await srv.close();
+});
+
+test('the clipboard through cut text: set lands in the X clipboard, a new X clipboard comes back', vncOpts(), async (t) => {
+  const xvnc = await startXvnc(t, { width: 320, height: 240 });
+  const srv = await startServer(t);
+  await srv.ok('vnc_connect', { host: '127.0.0.1', port: xvnc.port });
+  const set = await srv.ok('clipboard_set', { text: 'from glovebox café' });
+  assert.equal(set.sc.bytes, Buffer.byteLength('from glovebox café'));
+  await until(() => {
+    const r = spawnSync('xclip', ['-o', '-selection', 'clipboard'], { env: xvnc.env, encoding: 'utf8', timeout: 3000 });
+    return r.stdout === 'from glovebox café';
+  }, ms(10000), 'the text in the X clipboard of the VNC display');
+
+  // A program on the remote desktop copies: the server sends cut text.
+  const xclip = spawn('xclip', ['-i', '-quiet', '-selection', 'clipboard'], { env: xvnc.env, stdio: ['pipe', 'ignore', 'ignore'] });
+  t.after(() => xclip.kill('SIGKILL'));
+  xclip.stdin.end('copied over there');
+  await until(async () => (await srv.ok('clipboard_get', {})).sc.text === 'copied over there', ms(10000), 'the server\'s cut text');
+
+  const wide = await srv.call('clipboard_set', { text: 'ж' });
+  assert.equal(wide.structuredContent.error.code, 'invalid_argument');
+  assert.match(wide.structuredContent.error.message, /outside Latin-1/);
+  const primary = await srv.call('clipboard_get', { selection: 'primary' });
+  assert.equal(primary.structuredContent.error.code, 'not_supported');
   await srv.close();
 });
