@@ -98,6 +98,12 @@ test('Xvnc without a password: size, pixels, click and type into an xterm, OCR',
   assert.match(text.sc.text, /MARK42/);
   const missing = await srv.ok('wait_for', { text: 'NEVER-THERE-XYZ', timeout_ms: 500 });
   assert.equal(missing.sc.matched, false);
+  const calm = await srv.ok('wait_for', { stable_ms: 300, timeout_ms: 10000 });
+  assert.equal(calm.sc.matched, true, 'an idle screen becomes stable');
+  assert.ok(calm.sc.elapsed_ms >= 300);
+  const listed = (await srv.ok('session_list', {})).sc.sessions.find((x) => x.id === c.sc.id);
+  assert.equal(listed.width, 640);
+  assert.equal(listed.security_type, 'none');
 
   // Coordinates outside the screen: a clear error naming them.
   const far = await srv.call('click', { x: 5000, y: 10 });
