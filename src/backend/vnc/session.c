@@ -58,6 +58,17 @@ static void vnc_stop(struct session *s)
     struct vnc *v = vnc_of(s);
     v->stopping = true;
     uv_timer_stop(&v->timer);
+    if (v->connected) {
+        /* A connect still waiting hears this, unless the connection had
+         * failed (or timed out) first. */
+        pthread_mutex_lock(&v->mu);
+        if (!v->close_reason) {
+            v->close_reason = xasprintf("session %s was stopped before it was ready: %s", s->id,
+                                        s->end_reason ? s->end_reason : "stopped");
+            v->close_code = ERROR_SESSION_EXPIRED;
+        }
+        pthread_mutex_unlock(&v->mu);
+    }
     if (is_gone(v)) {
         finish_end(v);
         return;

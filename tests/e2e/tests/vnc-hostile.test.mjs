@@ -161,6 +161,13 @@ test('a server that accepts but never speaks: a timeout error within timeout_ms'
   assert.equal(r.structuredContent.error.code, 'timeout');
   assert.match(r.structuredContent.error.message, /did not complete the handshake within 700 ms/);
   assert.ok(Date.now() - t0 < 5000);
+  // Stopped while it waits for the handshake: the connect hears why at once.
+  const pending = srv.call('vnc_connect', { host: '127.0.0.1', port: silent.address().port, timeout_ms: 60000, name: 'pending' });
+  await until(async () => JSON.stringify((await srv.ok('session_list', {})).sc).includes('"pending"'), ms(5000), 'the starting session');
+  await srv.ok('session_stop', { session: 'pending' });
+  const stopped = await pending;
+  assert.equal(stopped.structuredContent.error.code, 'session_expired');
+  assert.match(stopped.structuredContent.error.message, /stopped before it was ready/);
   // Nothing listening: a clear error at once.
   const closed = await srv.call('vnc_connect', { host: '127.0.0.1', port: 1 });
   assert.equal(closed.structuredContent.error.code, 'device_unavailable');
