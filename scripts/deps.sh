@@ -11,6 +11,7 @@ build_pkgs=(
   libglib2.0-dev at-spi2-core libtesseract-dev tesseract-ocr-eng libxcb1-dev libxcb-xtest0-dev libxcb-shm0-dev libxcb-xfixes0-dev xvfb dbus
   libsqlite3-dev libssl-dev libpcre2-dev
   libcurl4-openssl-dev
+  libgvnc-1.0-dev
 )
 test_pkgs=(
   libcmocka-dev clang libclang-rt-14-dev
@@ -19,6 +20,7 @@ test_pkgs=(
   adb
   chromium chromium-driver
   xdotool xterm
+  tigervnc-standalone-server tigervnc-tools x11vnc
 )
 
 # The peers the desktop benchmark measures against (a process per action;

@@ -19,6 +19,9 @@
 #if GLOVEBOX_KIND_ANDROID
 #include "backend/android/android.h"
 #endif
+#if GLOVEBOX_KIND_VNC
+#include "backend/vnc/vnc.h"
+#endif
 
 #include <fontconfig/fontconfig.h>
 #include <string.h>
@@ -87,7 +90,9 @@ static const struct backend_requirement desktop_needs[] = {
     {NULL, NULL, NULL},
 };
 
+/* read_text and wait_for on vnc sessions are OCR. */
 static const struct backend_requirement vnc_needs[] = {
+    {"Tesseract English data (OCR)", "tesseract-ocr-eng", has_tesseract_eng},
     {NULL, NULL, NULL},
 };
 
@@ -130,6 +135,13 @@ static const struct tool *const android_tools[] = {&tool_android_connect, &tool_
 #define ANDROID_MODULE .module = NULL
 #endif
 
+#if GLOVEBOX_KIND_VNC
+static const struct tool *const vnc_tools[] = {&tool_vnc_connect, NULL};
+#define VNC_MODULE .module = "vnc", .tools = vnc_tools
+#else
+#define VNC_MODULE .module = NULL
+#endif
+
 static const struct backend_kind kinds[] = {
     {.kind = "terminal",
      .summary = "programs in a pseudo-terminal, rendered with libvterm",
@@ -141,7 +153,11 @@ static const struct backend_kind kinds[] = {
      .requirements = desktop_needs,
      .has_option = true,
      DESKTOP_MODULE},
-    {.kind = "vnc", .summary = "remote desktops over RFB", .requirements = vnc_needs},
+    {.kind = "vnc",
+     .summary = "remote desktops over RFB (VNC)",
+     .requirements = vnc_needs,
+     .has_option = true,
+     VNC_MODULE},
     {.kind = "webdriver",
      .summary = "browsers and devices through WebDriver or Appium",
      .requirements = webdriver_needs,

@@ -335,7 +335,7 @@ static void test_unknown_tools_warned(void **state)
     (void)state;
     char *err = NULL;
     struct policy *p = parse("{\"allow\":[\"terminal_*\",\"termnal_start\"],"
-                             "\"deny\":[\"vnc_*\"],\"confirm\":[\"type_text\",\"typo_text\"],"
+                             "\"deny\":[\"rdp_*\"],\"confirm\":[\"type_text\",\"typo_text\"],"
                              "\"rate_limits\":{\"tools\":{\"press_key\":{\"per_minute\":5},"
                              "\"press_keys\":{\"per_minute\":5}}}}",
                              &err);
@@ -345,7 +345,7 @@ static void test_unknown_tools_warned(void **state)
     assert_int_equal(n, 4);
     assert_non_null(strstr(text, "\"allow\" names \"termnal_start\", but no tool has that name; "
                                  "it has no effect"));
-    assert_non_null(strstr(text, "\"deny\" names \"vnc_*\", but no tool matches that pattern"));
+    assert_non_null(strstr(text, "\"deny\" names \"rdp_*\", but no tool matches that pattern"));
     assert_non_null(strstr(text, "\"confirm\" names \"typo_text\""));
     assert_non_null(strstr(text, "\"rate_limits.tools\" names \"press_keys\""));
     assert_null(strstr(text, "\"terminal_*\""));

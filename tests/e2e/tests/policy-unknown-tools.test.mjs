@@ -20,7 +20,7 @@ function policyFile(name, doc) {
 
 const typos = {
   allow: ['terminal_*', 'termnal_stop'],
-  deny: ['vnc_*'],
+  deny: ['rdp_*'],
   confirm: ['type_txt'],
   rate_limits: { tools: { press_keys: { per_minute: 5 } } },
 };
@@ -31,7 +31,7 @@ test('policy check warns about each name no tool has, and still accepts the poli
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /typos\.json \(valid\)/);
   assert.match(r.stderr, /warning: .*typos\.json: "allow" names "termnal_stop", but no tool has that name; it has no effect/);
-  assert.match(r.stderr, /warning: .*"deny" names "vnc_\*", but no tool matches that pattern/);
+  assert.match(r.stderr, /warning: .*"deny" names "rdp_\*", but no tool matches that pattern/);
   assert.match(r.stderr, /warning: .*"confirm" names "type_txt"/);
   assert.match(r.stderr, /warning: .*"rate_limits\.tools" names "press_keys"/);
   assert.doesNotMatch(r.stderr, /"terminal_\*"/);
@@ -52,8 +52,9 @@ test('a policy naming only real tools gives no warning, the starter included', a
 test('rules for a tool that does not exist, or that takes no rules, are refused by name', async () => {
   const typo = await runCli(['policy', 'check', policyFile('rule-typo.json', { rules: { terminl_start: { commands: ['bash'] } } })], { env });
   assert.equal(typo.code, 2);
+  const vnc = builtKinds().has('vnc') ? ', vnc_connect' : '';
   const web = builtKinds().has('webdriver') ? ', webdriver_connect, open_url' : '';
-  assert.ok(typo.stderr.includes(`unknown field "rules.terminl_start" (no tool has this name; rules exist for terminal_start, desktop_start, launch_app${web} and input)`), typo.stderr);
+  assert.ok(typo.stderr.includes(`unknown field "rules.terminl_start" (no tool has this name; rules exist for terminal_start, desktop_start, launch_app${vnc}${web} and input)`), typo.stderr);
   const none = await runCli(['policy', 'check', policyFile('rule-none.json', { rules: { screenshot: { hosts: ['x'] } } })], { env });
   assert.equal(none.code, 2);
   assert.match(none.stderr, /unknown field "rules\.screenshot" \(this tool takes no argument rules/);

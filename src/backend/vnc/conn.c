@@ -1,0 +1,500 @@
+/* The connection, on the GLib thread: libgvnc's handshake and signals, the
+ * framebuffer it paints into, and the input events workers hand over. The
+ * server is untrusted: its sizes are bounded, and whatever it does wrong
+ * ends this connection alone. */
+#define LOG_MODULE "vnc"
+#include "backend/vnc/internal.h"
+
+#include "core/log.h"
+#include "core/utf8.h"
+#include "core/xmalloc.h"
+
+/* libgvnc's headers have an enumerator over INT_MAX (MSLOGON), and its
+ * signals hand over GValueArrays, deprecated in GLib. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#include <gvnc.h>
+#pragma GCC diagnostic pop
+#include <stdio.h>
+#include <string.h>
+
+/* The framebuffer's layout in memory: R, G, B, unused — the frame's RGBA
+ * but for alpha, so a screenshot is one copy. The server is asked to send
+ * this format too, so libgvnc's blits are plain copies. */
+static const VncPixelFormat local_format = {
+    .bits_per_pixel = 32,
+    .depth = 24,
+    .byte_order = G_BYTE_ORDER,
+    .true_color_flag = TRUE,
+    .red_max = 255,
+    .green_max = 255,
+    .blue_max = 255,
+    .red_shift = G_BYTE_ORDER == G_LITTLE_ENDIAN ? 0 : 24,
+    .green_shift = G_BYTE_ORDER == G_LITTLE_ENDIAN ? 8 : 16,
+    .blue_shift = G_BYTE_ORDER == G_LITTLE_ENDIAN ? 16 : 8,
+};
+
+/* Text from the server (its name, its reasons) made fit for JSON and a
+ * log line: invalid UTF-8 and control characters become '?'. In place. */
+static void clean_text(char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (k == 0 || cp < 0x20 || cp == 0x7f) {
+            s[i++] = '?';
+            continue;
+        }
+        i += k;
+    }
+}
+
+/* First reason wins: the server's words come before the disconnect's. */
+static void set_reason(struct vnc *v, enum error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_reason(struct vnc *v, enum error_code code, const char *fmt, ...)
+{
+    pthread_mutex_lock(&v->mu);
+    if (!v->close_reason) {
+        va_list ap;
+        va_start(ap, fmt);
+        v->close_reason = xvasprintf(fmt, ap);
+        va_end(ap);
+        clean_text(v->close_reason);
+        v->close_code = code;
+    }
+    pthread_mutex_unlock(&v->mu);
+}
+
+static void wipe_password(struct vnc *v)
+{
+    if (v->password) {
+        explicit_bzero(v->password, strlen(v->password));
+        free(v->password);
+        v->password = NULL;
+    }
+}
+
+static void fail(struct vnc *v, enum error_code code, const char *msg)
+{
+    set_reason(v, code, "%s", msg);
+    vnc_connection_shutdown(v->conn);
+}
+
+/* A new framebuffer of the connection's size and the server's format. */
+static bool make_framebuffer(struct vnc *v, VncConnection *conn)
+{
+    int w = vnc_connection_get_width(conn), h = vnc_connection_get_height(conn);
+    if (w <= 0 || h <= 0 || (uint64_t)w * (uint64_t)h > VNC_MAX_PIXELS) {
+        char *msg = xasprintf("the VNC server announced a %dx%d screen (at most %u pixels are "
+                              "accepted)",
+                              w, h, VNC_MAX_PIXELS);
+        fail(v, ERROR_DEVICE_UNAVAILABLE, msg);
+        free(msg);
+        return false;
+    }
+    const VncPixelFormat *remote = vnc_connection_get_pixel_format(conn);
+    uint8_t *pixels = xcalloc((size_t)w * (size_t)h, 4);
+    VncBaseFramebuffer *fb =
+        vnc_base_framebuffer_new(pixels, (guint16)w, (guint16)h, w * 4, &local_format, remote);
+    pthread_mutex_lock(&v->mu);
+    uint8_t *old = v->pixels;
+    v->pixels = pixels;
+    v->width = w;
+    v->height = h;
+    v->covered = 0;
+    v->full = false;
+    pthread_mutex_unlock(&v->mu);
+    /* The connection drops its old framebuffer (which pointed at old). */
+    vnc_connection_set_framebuffer(conn, VNC_FRAMEBUFFER(fb));
+    g_object_unref(fb);
+    free(old);
+    return true;
+}
+
+static unsigned nth_enum(GValueArray *a, guint i)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    return (unsigned)g_value_get_enum(g_value_array_get_nth(a, i));
+#pragma GCC diagnostic pop
+}
+
+static void on_choose_type(VncConnection *conn, GValueArray *types, gpointer ud)
+{
+    struct vnc *v = ud;
+    bool none = false, vnc = false;
+    char offered[256] = "";
+    for (guint i = 0; i < types->n_values; i++) {
+        unsigned t = nth_enum(types, i);
+        none |= t == VNC_CONNECTION_AUTH_NONE;
+        vnc |= t == VNC_CONNECTION_AUTH_VNC;
+        size_t n = strlen(offered);
+        snprintf(offered + n, sizeof offered - n, "%s%u", n ? ", " : "", t);
+    }
+    /* With a password, VNC authentication first: a server offering both
+     * means the password is wanted for something. */
+    if (vnc && (v->password || !none)) {
+        if (!v->password) {
+            fail(v, ERROR_INVALID_ARGUMENT,
+                 "the VNC server asks for a password (VNC authentication): give \"password\" "
+                 "or \"password_env\"");
+            return;
+        }
+        v->security = "vnc";
+        vnc_connection_set_auth_type(conn, VNC_CONNECTION_AUTH_VNC);
+    } else if (none) {
+        v->security = "none";
+        vnc_connection_set_auth_type(conn, VNC_CONNECTION_AUTH_NONE);
+    } else {
+        char *msg = xasprintf("the VNC server offers only security types %s; glovebox supports "
+                              "None (1) and VNC authentication (2) so far (VeNCrypt/TLS and "
+                              "Apple's type 30 are planned, see docs/vnc.md)",
+                              offered);
+        fail(v, ERROR_NOT_SUPPORTED, msg);
+        free(msg);
+    }
+}
+
+static void on_credential(VncConnection *conn, GValueArray *creds, gpointer ud)
+{
+    struct vnc *v = ud;
+    for (guint i = 0; i < creds->n_values; i++) {
+        int what = (int)nth_enum(creds, i);
+        const char *value = what == VNC_CONNECTION_CREDENTIAL_PASSWORD     ? v->password
+                            : what == VNC_CONNECTION_CREDENTIAL_USERNAME   ? v->username
+                            : what == VNC_CONNECTION_CREDENTIAL_CLIENTNAME ? "glovebox"
+                                                                           : NULL;
+        if (!value) {
+            fail(v, ERROR_INVALID_ARGUMENT,
+                 what == VNC_CONNECTION_CREDENTIAL_USERNAME
+                     ? "the VNC server asks for a user name: give \"username\""
+                     : "the VNC server asks for a password: give \"password\" or "
+                       "\"password_env\"");
+            return;
+        }
+        vnc_connection_set_credential(conn, what, value);
+        v->auth_sent = true;
+    }
+    wipe_password(v);
+}
+
+static void on_auth_failure(VncConnection *conn, const char *reason, gpointer ud)
+{
+    (void)conn;
+    struct vnc *v = ud;
+    /* The server's reason is its own text: bounded, never the password. */
+    set_reason(v, ERROR_INVALID_ARGUMENT,
+               "the VNC server rejected the credentials (argument \"password\"): %.200s",
+               reason && *reason ? reason : "authentication failed");
+}
+
+static void on_auth_unsupported(VncConnection *conn, unsigned type, gpointer ud)
+{
+    (void)conn;
+    set_reason(ud, ERROR_NOT_SUPPORTED, "the VNC server's security type %u is not supported", type);
+}
+
+static void on_error(VncConnection *conn, const char *message, gpointer ud)
+{
+    (void)conn;
+    struct vnc *v = ud;
+    /* Kept for the disconnect that follows, which says what it means. */
+    g_free(v->lib_error);
+    v->lib_error = g_strndup(message ? message : "unknown", 300);
+}
+
+static gboolean request_update(gpointer ud)
+{
+    struct vnc *v = ud;
+    v->request_source = 0;
+    if (v->conn && vnc_connection_is_initialized(v->conn))
+        vnc_connection_framebuffer_update_request(v->conn, TRUE, 0, 0, (guint16)v->width,
+                                                  (guint16)v->height);
+    return G_SOURCE_REMOVE;
+}
+
+static void on_update(VncConnection *conn, guint16 x, guint16 y, guint16 w, guint16 h, gpointer ud)
+{
+    (void)conn;
+    (void)x;
+    (void)y;
+    struct vnc *v = ud;
+    pthread_mutex_lock(&v->mu);
+    v->covered += (uint64_t)w * h;
+    /* Rectangles of one full update do not overlap: once they add up to
+     * the screen, a whole frame has arrived (a cursor-only first update
+     * adds nothing). */
+    if (v->covered >= (uint64_t)v->width * (uint64_t)v->height)
+        v->full = true;
+    v->serial++;
+    pthread_cond_broadcast(&v->changed);
+    pthread_mutex_unlock(&v->mu);
+    /* Ask for the next changes once this update has been read: the
+     * framebuffer stays current without a request per screenshot. */
+    if (!v->request_source)
+        v->request_source = g_idle_add(request_update, v);
+}
+
+static void request_full(struct vnc *v, VncConnection *conn)
+{
+    vnc_connection_framebuffer_update_request(conn, FALSE, 0, 0, (guint16)v->width,
+                                              (guint16)v->height);
+}
+
+static void on_resize(VncConnection *conn, guint16 w, guint16 h, gpointer ud)
+{
+    (void)w;
+    (void)h;
+    struct vnc *v = ud;
+    if (make_framebuffer(v, conn))
+        request_full(v, conn);
+}
+
+static void on_format(VncConnection *conn, VncPixelFormat *fmt, gpointer ud)
+{
+    (void)fmt;
+    struct vnc *v = ud;
+    if (make_framebuffer(v, conn))
+        request_full(v, conn);
+}
+
+/* RFB cut text is Latin-1: kept as UTF-8, bounded. libgvnc hands it
+ * over as a string (the signal's type is gchararray, whatever its class
+ * struct says). */
+static void on_cut_text(VncConnection *conn, const char *text, gpointer ud)
+{
+    (void)conn;
+    struct vnc *v = ud;
+    if (!text)
+        return;
+    size_t n = strnlen(text, VNC_MAX_CUT_TEXT);
+    char *utf8 = xmalloc(2 * n + 1), *o = utf8;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x80) {
+            *o++ = (char)c;
+        } else {
+            *o++ = (char)(0xc0 | (c >> 6));
+            *o++ = (char)(0x80 | (c & 0x3f));
+        }
+    }
+    *o = '\0';
+    pthread_mutex_lock(&v->mu);
+    free(v->cut_text);
+    v->cut_text = utf8;
+    pthread_mutex_unlock(&v->mu);
+}
+
+static void on_initialized(VncConnection *conn, gpointer ud)
+{
+    struct vnc *v = ud;
+    wipe_password(v);
+    /* Raw last: every server has it; the rest save bandwidth. */
+    gint32 encodings[] = {
+        VNC_CONNECTION_ENCODING_DESKTOP_RESIZE,
+        VNC_CONNECTION_ENCODING_EXTENDED_DESKTOP_RESIZE,
+        VNC_CONNECTION_ENCODING_WMVi,
+        VNC_CONNECTION_ENCODING_LAST_RECT,
+        VNC_CONNECTION_ENCODING_ZRLE,
+        VNC_CONNECTION_ENCODING_HEXTILE,
+        VNC_CONNECTION_ENCODING_RRE,
+        VNC_CONNECTION_ENCODING_COPY_RECT,
+        VNC_CONNECTION_ENCODING_RAW,
+    };
+    if (!vnc_connection_set_pixel_format(conn, &local_format) ||
+        !vnc_connection_set_encodings(conn, G_N_ELEMENTS(encodings), encodings)) {
+        fail(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server did not take the pixel format");
+        return;
+    }
+    if (!make_framebuffer(v, conn))
+        return;
+    request_full(v, conn);
+    const char *name = vnc_connection_get_name(conn);
+    pthread_mutex_lock(&v->mu);
+    v->initialized = true;
+    v->server_name = xstrndup(name ? name : "", name ? strnlen(name, 256) : 0);
+    clean_text(v->server_name);
+    pthread_mutex_unlock(&v->mu);
+    uv_async_send(&v->wake);
+}
+
+/* After the disconnect signal has returned: libgvnc is done with conn. */
+static gboolean release(gpointer ud)
+{
+    struct vnc *v = ud;
+    if (v->request_source) {
+        g_source_remove(v->request_source);
+        v->request_source = 0;
+    }
+    g_object_unref(v->conn);
+    v->conn = NULL;
+    wipe_password(v);
+    pthread_mutex_lock(&v->mu);
+    v->gone = true;
+    pthread_cond_broadcast(&v->changed);
+    /* Under mu: once the loop sees gone, this thread no longer touches v
+     * (but for idles already posted, which run before its free). */
+    uv_async_send(&v->wake);
+    pthread_mutex_unlock(&v->mu);
+    return G_SOURCE_REMOVE;
+}
+
+static void on_disconnected(VncConnection *conn, gpointer ud)
+{
+    (void)conn;
+    struct vnc *v = ud;
+    pthread_mutex_lock(&v->mu);
+    bool initialized = v->initialized;
+    pthread_mutex_unlock(&v->mu);
+    const char *detail = v->lib_error ? v->lib_error : "no reason given";
+    if (initialized && v->lib_error)
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC connection ended: %s", detail);
+    else if (initialized)
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server closed the connection");
+    else if (v->auth_sent && strstr(detail, "uthentication"))
+        /* VNC authentication's answer to a wrong password. */
+        set_reason(v, ERROR_INVALID_ARGUMENT,
+                   "the VNC server rejected the credentials (argument \"password\"): %s", detail);
+    else
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "cannot connect to %s:%d: %s", v->host, v->port,
+                   detail);
+    g_signal_handlers_disconnect_by_data(conn, v);
+    vnc_glib_post(release, v);
+}
+
+gboolean vnc_conn_open(gpointer ud)
+{
+    struct vnc *v = ud;
+    VncConnection *conn = vnc_connection_new();
+    v->conn = conn;
+    g_signal_connect(conn, "vnc-auth-choose-type", G_CALLBACK(on_choose_type), v);
+    g_signal_connect(conn, "vnc-auth-credential", G_CALLBACK(on_credential), v);
+    g_signal_connect(conn, "vnc-auth-failure", G_CALLBACK(on_auth_failure), v);
+    g_signal_connect(conn, "vnc-auth-unsupported", G_CALLBACK(on_auth_unsupported), v);
+    g_signal_connect(conn, "vnc-error", G_CALLBACK(on_error), v);
+    g_signal_connect(conn, "vnc-initialized", G_CALLBACK(on_initialized), v);
+    g_signal_connect(conn, "vnc-desktop-resize", G_CALLBACK(on_resize), v);
+    g_signal_connect(conn, "vnc-pixel-format-changed", G_CALLBACK(on_format), v);
+    g_signal_connect(conn, "vnc-framebuffer-update", G_CALLBACK(on_update), v);
+    g_signal_connect(conn, "vnc-disconnected", G_CALLBACK(on_disconnected), v);
+    g_signal_connect(conn, "vnc-server-cut-text", G_CALLBACK(on_cut_text), v);
+    /* Other viewers of the same desktop stay connected. */
+    vnc_connection_set_shared(conn, TRUE);
+    char port[16];
+    snprintf(port, sizeof port, "%d", v->port);
+    if (!vnc_connection_open_host(conn, v->host, port)) {
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "cannot open a connection to %s:%d", v->host,
+                   v->port);
+        g_signal_handlers_disconnect_by_data(conn, v);
+        vnc_glib_post(release, v);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+gboolean vnc_conn_shutdown(gpointer ud)
+{
+    struct vnc *v = ud;
+    if (v->conn)
+        vnc_connection_shutdown(v->conn);
+    return G_SOURCE_REMOVE;
+}
+
+/* ---- input, from workers ---- */
+
+struct send {
+    struct vnc *v;
+    const struct vnc_event *ev;
+    int n;
+    bool ok;
+    bool done;
+    GMutex m;
+    GCond c;
+};
+
+static gboolean send_now(gpointer ud)
+{
+    struct send *s = ud;
+    struct vnc *v = s->v;
+    bool ok = v->conn && vnc_connection_is_initialized(v->conn);
+    for (int i = 0; ok && i < s->n; i++) {
+        const struct vnc_event *e = &s->ev[i];
+        ok = e->cut   ? vnc_connection_client_cut_text(v->conn, e->cut, e->cut_len)
+             : e->key ? vnc_connection_key_event(v->conn, e->down, e->keysym, 0)
+                      : vnc_connection_pointer_event(v->conn, e->buttons, e->x, e->y);
+    }
+    g_mutex_lock(&s->m);
+    s->ok = ok;
+    s->done = true;
+    g_cond_signal(&s->c);
+    g_mutex_unlock(&s->m);
+    return G_SOURCE_REMOVE;
+}
+
+static char *gone_message(struct vnc *v)
+{
+    pthread_mutex_lock(&v->mu);
+    char *msg = xasprintf("the connection to %s:%d is gone: %s", v->host, v->port,
+                          v->close_reason ? v->close_reason : "closed");
+    pthread_mutex_unlock(&v->mu);
+    return msg;
+}
+
+bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, char **err)
+{
+    struct send s = {.v = v, .ev = ev, .n = n};
+    g_mutex_init(&s.m);
+    g_cond_init(&s.c);
+    vnc_glib_post(send_now, &s);
+    g_mutex_lock(&s.m);
+    while (!s.done)
+        g_cond_wait(&s.c, &s.m);
+    g_mutex_unlock(&s.m);
+    g_mutex_clear(&s.m);
+    g_cond_clear(&s.c);
+    if (!s.ok)
+        *err = gone_message(v);
+    return s.ok;
+}
+
+bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *serial,
+                    enum error_code *code, char **err)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += wait_ms / 1000;
+    until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&v->mu);
+    while (!v->full && !v->gone)
+        if (pthread_cond_timedwait(&v->changed, &v->mu, &until) != 0)
+            break;
+    if (v->gone || !v->pixels) {
+        pthread_mutex_unlock(&v->mu); /* gone_message takes it */
+        *code = ERROR_DEVICE_UNAVAILABLE;
+        *err = gone_message(v);
+        return false;
+    }
+    if (!v->full) {
+        int w = v->width, h = v->height;
+        pthread_mutex_unlock(&v->mu);
+        *code = ERROR_TIMEOUT;
+        *err = xasprintf("the VNC server sent no whole %dx%d frame within %d ms", w, h, wait_ms);
+        return false;
+    }
+    frame_alloc(f, (uint32_t)v->width, (uint32_t)v->height);
+    size_t row = (size_t)v->width * 4;
+    for (int y = 0; y < v->height; y++)
+        memcpy(f->rgba + (size_t)y * f->stride, v->pixels + (size_t)y * row, row);
+    if (serial)
+        *serial = v->serial;
+    pthread_mutex_unlock(&v->mu);
+    for (uint32_t y = 0; y < f->height; y++)
+        for (size_t i = 3; i < row; i += 4)
+            f->rgba[(size_t)y * f->stride + i] = 0xff;
+    return true;
+}

@@ -1,0 +1,556 @@
+/* Acting on vnc sessions: pointer and key events, made on the worker pool
+ * (pauses of a long press or a drag are slept there) and written by the
+ * GLib thread (vnc_send). Characters are keysyms: Latin-1 ones equal their
+ * codepoint, the rest of Unicode is 0x01000000 + codepoint, which servers
+ * map to a key of their own. */
+#include "backend/vnc/internal.h"
+
+#include "core/app.h"
+#include "core/args.h"
+#include "core/utf8.h"
+#include "core/xmalloc.h"
+#include "input/keys.h"
+#include "session/session.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+/* RFB button mask bits: 1 left, 2 middle, 3 right; 4-7 the wheel. */
+#define BUTTON_LEFT   0x01
+#define BUTTON_MIDDLE 0x02
+#define BUTTON_RIGHT  0x04
+#define WHEEL_UP      0x08
+#define WHEEL_DOWN    0x10
+#define WHEEL_LEFT    0x20
+#define WHEEL_RIGHT   0x40
+/* Events sent per hand-over to the GLib thread. */
+#define BATCH 128
+/* Moves of a drag. */
+#define DRAG_STEPS 12
+
+/* X keysyms (the RFB protocol's key values). */
+enum {
+    KS_BACKSPACE = 0xff08,
+    KS_TAB = 0xff09,
+    KS_RETURN = 0xff0d,
+    KS_ESCAPE = 0xff1b,
+    KS_HOME = 0xff50,
+    KS_LEFT = 0xff51,
+    KS_UP = 0xff52,
+    KS_RIGHT = 0xff53,
+    KS_DOWN = 0xff54,
+    KS_PRIOR = 0xff55,
+    KS_NEXT = 0xff56,
+    KS_END = 0xff57,
+    KS_INSERT = 0xff63,
+    KS_F1 = 0xffbe,
+    KS_SHIFT_L = 0xffe1,
+    KS_CONTROL_L = 0xffe3,
+    KS_META_L = 0xffe7,
+    KS_ALT_L = 0xffe9,
+    KS_SUPER_L = 0xffeb,
+    KS_HYPER_L = 0xffed,
+    KS_DELETE = 0xffff,
+};
+
+struct act {
+    uv_work_t work;
+    struct backend_call *bc;
+    struct vnc *v;
+    void (*run)(struct act *a);
+    /* Arguments, read on the loop. */
+    int x, y, x2, y2;
+    uint8_t button;
+    int count, hold_ms, duration_ms, amount;
+    char *text;
+    struct input_key key;
+    /* The answer. */
+    json_t *result;
+    char *summary;
+    char *err;
+    enum error_code code;
+    const char *verb;
+};
+
+static void sleep_ms(int ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
+
+static bool send_events(struct act *a, const struct vnc_event *ev, int n)
+{
+    if (n == 0 || a->err)
+        return !a->err;
+    if (!vnc_send(a->v, ev, n, &a->err)) {
+        a->code = ERROR_DEVICE_UNAVAILABLE;
+        return false;
+    }
+    return true;
+}
+
+static struct vnc_event at(int x, int y, uint8_t buttons)
+{
+    return (struct vnc_event){.buttons = buttons, .x = (uint16_t)x, .y = (uint16_t)y};
+}
+
+static void work(uv_work_t *w)
+{
+    struct act *a = w->data;
+    a->run(a);
+}
+
+static void after(uv_work_t *w, int status)
+{
+    (void)status;
+    struct act *a = w->data;
+    if (a->err)
+        backend_call_fail_code(a->bc, a->code, "cannot %s: %s", a->verb, a->err);
+    else {
+        backend_call_done(a->bc, a->result, "%s", a->summary);
+        a->result = NULL;
+    }
+    json_decref(a->result);
+    free(a->summary);
+    free(a->err);
+    if (a->text) {
+        explicit_bzero(a->text, strlen(a->text));
+        free(a->text);
+    }
+    free(a);
+}
+
+static struct act *act_new(struct backend_call *bc, const char *verb, void (*run)(struct act *))
+{
+    struct act *a = xcalloc(1, sizeof *a);
+    a->bc = bc;
+    a->v = vnc_of(bc->session);
+    a->verb = verb;
+    a->run = run;
+    a->work.data = a;
+    return a;
+}
+
+static void start(struct act *a, json_t *result, char *summary)
+{
+    a->result = result;
+    a->summary = summary;
+    uv_queue_work(a->bc->app->loop, &a->work, work, after);
+}
+
+/* The policy may keep input away from some windows (input.blocked_windows,
+ * blocked_apps); over VNC the window input reaches cannot be known, so
+ * while such a rule exists no input goes to a vnc session. */
+static bool guarded(struct backend_call *bc, const char *verb)
+{
+    if (!bc->guard || !bc->guard->input_allowed)
+        return false;
+    backend_call_fail_code(bc, ERROR_DENIED,
+                           "cannot %s: the policy blocks input to some windows or applications, "
+                           "and a vnc session cannot tell which window input reaches",
+                           verb);
+    return true;
+}
+
+/* Fields of the shared schemas that need a kind with elements or windows;
+ * the policy's input rules first. */
+static bool refuse_fields(struct backend_call *bc, const char *verb, const char *const *fields)
+{
+    if (guarded(bc, verb))
+        return true;
+    for (const char *const *f = fields; *f; f++)
+        if (json_object_get(bc->args, *f)) {
+            backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                                   "cannot %s: argument \"%s\" is not supported on vnc sessions "
+                                   "(there is no accessibility tree over VNC; use x and y)",
+                                   verb, *f);
+            return true;
+        }
+    return false;
+}
+
+/* A point of the screen from obj's x and y (divided by scale); false after
+ * answering bc when it lies outside. */
+static bool point(struct backend_call *bc, const json_t *obj, const char *field, const char *verb,
+                  int *x, int *y)
+{
+    struct vnc *v = vnc_of(bc->session);
+    double scale = args_number(bc->args, "scale", 1);
+    *x = (int)lround(json_number_value(json_object_get(obj, "x")) / scale);
+    *y = (int)lround(json_number_value(json_object_get(obj, "y")) / scale);
+    pthread_mutex_lock(&v->mu);
+    int w = v->width, h = v->height;
+    pthread_mutex_unlock(&v->mu);
+    if (*x >= w || *y >= h) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot %s: %s %d,%d is outside the %dx%d screen", verb, field, *x,
+                               *y, w, h);
+        return false;
+    }
+    return true;
+}
+
+static uint8_t button_of(const json_t *args)
+{
+    const char *b = args_string(args, "button", "left");
+    return strcmp(b, "middle") == 0  ? BUTTON_MIDDLE
+           : strcmp(b, "right") == 0 ? BUTTON_RIGHT
+                                     : BUTTON_LEFT;
+}
+
+/* ---- click ---- */
+
+static void click_run(struct act *a)
+{
+    struct vnc_event ev[3];
+    ev[0] = at(a->x, a->y, 0);
+    if (!send_events(a, ev, 1))
+        return;
+    for (int i = 0; i < a->count; i++) {
+        ev[0] = at(a->x, a->y, a->button);
+        if (!send_events(a, ev, 1))
+            return;
+        if (a->hold_ms > 0)
+            sleep_ms(a->hold_ms);
+        ev[0] = at(a->x, a->y, 0);
+        if (!send_events(a, ev, 1))
+            return;
+    }
+}
+
+void vnc_click_op(struct backend_call *bc)
+{
+    static const char *const unsupported[] = {"ref", "text", "role", "app", "window", NULL};
+    if (refuse_fields(bc, "click", unsupported))
+        return;
+    if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot click: arguments \"x\" and \"y\" are required on vnc "
+                               "sessions");
+        return;
+    }
+    int x, y;
+    if (!point(bc, bc->args, "point", "click", &x, &y))
+        return;
+    struct act *a = act_new(bc, "click", click_run);
+    a->x = x;
+    a->y = y;
+    a->button = button_of(bc->args);
+    a->count = (int)args_int(bc->args, "count", 1);
+    a->hold_ms = (int)args_int(bc->args, "hold_ms", 0);
+    const char *button = args_string(bc->args, "button", "left");
+    start(a,
+          json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x, "y", y,
+                    "button", button, "count", a->count),
+          xasprintf("clicked %s at %d,%d in %s", button, x, y, bc->session->id));
+}
+
+/* ---- drag ---- */
+
+static void drag_run(struct act *a)
+{
+    struct vnc_event ev = at(a->x, a->y, 0);
+    if (!send_events(a, &ev, 1))
+        return;
+    ev = at(a->x, a->y, a->button);
+    if (!send_events(a, &ev, 1))
+        return;
+    for (int i = 1; i <= DRAG_STEPS; i++) {
+        if (a->duration_ms > 0)
+            sleep_ms(a->duration_ms / DRAG_STEPS);
+        int x = a->x + (a->x2 - a->x) * i / DRAG_STEPS;
+        int y = a->y + (a->y2 - a->y) * i / DRAG_STEPS;
+        ev = at(x, y, a->button);
+        if (!send_events(a, &ev, 1))
+            return;
+    }
+    ev = at(a->x2, a->y2, 0);
+    send_events(a, &ev, 1);
+}
+
+void vnc_drag_op(struct backend_call *bc)
+{
+    if (guarded(bc, "drag"))
+        return;
+    int x, y, x2, y2;
+    if (!point(bc, json_object_get(bc->args, "from"), "from", "drag", &x, &y) ||
+        !point(bc, json_object_get(bc->args, "to"), "to", "drag", &x2, &y2))
+        return;
+    struct act *a = act_new(bc, "drag", drag_run);
+    a->x = x;
+    a->y = y;
+    a->x2 = x2;
+    a->y2 = y2;
+    a->button = button_of(bc->args);
+    a->duration_ms = (int)args_int(bc->args, "duration_ms", 300);
+    start(a,
+          json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}}", "session", bc->session->id, "from", "x", x,
+                    "y", y, "to", "x", x2, "y", y2),
+          xasprintf("dragged from %d,%d to %d,%d in %s", x, y, x2, y2, bc->session->id));
+}
+
+/* ---- scroll ---- */
+
+static void scroll_run(struct act *a)
+{
+    struct vnc_event ev[BATCH];
+    int n = 0;
+    ev[n++] = at(a->x, a->y, 0);
+    for (int i = 0; i < a->amount; i++) {
+        ev[n++] = at(a->x, a->y, a->button);
+        ev[n++] = at(a->x, a->y, 0);
+        if (n > BATCH - 2) {
+            if (!send_events(a, ev, n))
+                return;
+            n = 0;
+        }
+    }
+    send_events(a, ev, n);
+}
+
+void vnc_scroll_op(struct backend_call *bc)
+{
+    if (guarded(bc, "scroll"))
+        return;
+    struct vnc *v = vnc_of(bc->session);
+    const char *dir = args_string(bc->args, "direction", "down");
+    int x, y;
+    if (json_object_get(bc->args, "x") && json_object_get(bc->args, "y")) {
+        if (!point(bc, bc->args, "point", "scroll", &x, &y))
+            return;
+    } else {
+        /* Without a point: the middle of the screen. */
+        pthread_mutex_lock(&v->mu);
+        x = v->width / 2;
+        y = v->height / 2;
+        pthread_mutex_unlock(&v->mu);
+    }
+    struct act *a = act_new(bc, "scroll", scroll_run);
+    a->x = x;
+    a->y = y;
+    a->amount = (int)args_int(bc->args, "amount", 3);
+    a->button = strcmp(dir, "up") == 0     ? WHEEL_UP
+                : strcmp(dir, "down") == 0 ? WHEEL_DOWN
+                : strcmp(dir, "left") == 0 ? WHEEL_LEFT
+                                           : WHEEL_RIGHT;
+    start(a,
+          json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "direction", dir, "amount",
+                    a->amount),
+          xasprintf("scrolled %s %d in %s", dir, a->amount, bc->session->id));
+}
+
+/* ---- keys ---- */
+
+static uint32_t keysym_for(uint32_t cp)
+{
+    if (cp == '\n' || cp == '\r')
+        return KS_RETURN;
+    if (cp == '\t')
+        return KS_TAB;
+    if (cp == '\b')
+        return KS_BACKSPACE;
+    if (cp == 0x1b)
+        return KS_ESCAPE;
+    if ((cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff))
+        return cp;
+    return 0x01000000u | cp;
+}
+
+static void type_run(struct act *a)
+{
+    struct vnc_event ev[BATCH];
+    int n = 0;
+    const unsigned char *s = (const unsigned char *)a->text;
+    size_t len = strlen(a->text);
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t k = utf8_decode(s + i, len - i, &cp);
+        if (k == 0) {
+            k = 1;
+            cp = 0xfffd;
+        }
+        i += k;
+        if (cp == '\r' && i < len && s[i] == '\n')
+            continue; /* CR LF is one Enter */
+        uint32_t sym = keysym_for(cp);
+        ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = sym};
+        ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = sym};
+        if (n > BATCH - 2) {
+            if (!send_events(a, ev, n))
+                return;
+            n = 0;
+        }
+    }
+    send_events(a, ev, n);
+}
+
+void vnc_type_text_op(struct backend_call *bc)
+{
+    static const char *const unsupported[] = {"ref", "window", NULL};
+    if (refuse_fields(bc, "type", unsupported))
+        return;
+    const char *text = args_string(bc->args, "text", "");
+    size_t chars = utf8_length(text, strlen(text));
+    struct act *a = act_new(bc, "type", type_run);
+    a->text = xstrdup(text);
+    start(
+        a,
+        json_pack("{s:s, s:I, s:I}", "session", bc->session->id, "bytes", (json_int_t)strlen(text),
+                  "characters", (json_int_t)chars),
+        xasprintf("typed %zu character%s into %s", chars, chars == 1 ? "" : "s", bc->session->id));
+}
+
+static uint32_t named_keysym(const struct input_key *k)
+{
+    static const uint32_t syms[] = {
+        [INPUT_KEY_ENTER] = KS_RETURN,  [INPUT_KEY_TAB] = KS_TAB,
+        [INPUT_KEY_ESCAPE] = KS_ESCAPE, [INPUT_KEY_BACKSPACE] = KS_BACKSPACE,
+        [INPUT_KEY_DELETE] = KS_DELETE, [INPUT_KEY_INSERT] = KS_INSERT,
+        [INPUT_KEY_UP] = KS_UP,         [INPUT_KEY_DOWN] = KS_DOWN,
+        [INPUT_KEY_LEFT] = KS_LEFT,     [INPUT_KEY_RIGHT] = KS_RIGHT,
+        [INPUT_KEY_HOME] = KS_HOME,     [INPUT_KEY_END] = KS_END,
+        [INPUT_KEY_PAGEUP] = KS_PRIOR,  [INPUT_KEY_PAGEDOWN] = KS_NEXT,
+    };
+    /* F1..F24 are consecutive keysyms, as the names are. */
+    if (k->named >= INPUT_KEY_F1 && k->named <= INPUT_KEY_F24)
+        return KS_F1 + (uint32_t)(k->named - INPUT_KEY_F1);
+    if (k->named == INPUT_KEY_CHAR) {
+        uint32_t cp = k->codepoint;
+        /* ctrl+C means the C key; shift comes from the modifiers. */
+        if ((k->mods & INPUT_MOD_CTRL) && cp >= 'A' && cp <= 'Z')
+            cp += 'a' - 'A';
+        return keysym_for(cp);
+    }
+    return syms[k->named];
+}
+
+static void key_run(struct act *a)
+{
+    static const struct {
+        unsigned mod;
+        uint32_t keysym;
+    } held[] = {
+        {INPUT_MOD_CTRL, KS_CONTROL_L}, {INPUT_MOD_ALT, KS_ALT_L},   {INPUT_MOD_SHIFT, KS_SHIFT_L},
+        {INPUT_MOD_SUPER, KS_SUPER_L},  {INPUT_MOD_META, KS_META_L}, {INPUT_MOD_HYPER, KS_HYPER_L},
+    };
+    uint32_t mods[sizeof held / sizeof *held];
+    int m = 0;
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        if (a->key.mods & held[i].mod)
+            mods[m++] = held[i].keysym;
+    uint32_t sym = named_keysym(&a->key);
+    struct vnc_event ev[2 * (sizeof held / sizeof *held) + 2];
+    for (int r = 0; r < a->count; r++) {
+        int n = 0;
+        for (int i = 0; i < m; i++)
+            ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = mods[i]};
+        ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = sym};
+        ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = sym};
+        for (int i = m - 1; i >= 0; i--)
+            ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = mods[i]};
+        if (!send_events(a, ev, n))
+            return;
+    }
+}
+
+void vnc_press_key_op(struct backend_call *bc)
+{
+    static const char *const unsupported[] = {"window", NULL};
+    if (refuse_fields(bc, "press a key", unsupported))
+        return;
+    const char *spec = args_string(bc->args, "key", "");
+    struct input_key key;
+    char *err = NULL;
+    if (!input_keys_parse("key", spec, &key, &err)) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
+        free(err);
+        return;
+    }
+    struct act *a = act_new(bc, "press a key", key_run);
+    a->key = key;
+    a->count = (int)args_int(bc->args, "repeat", 1);
+    start(a,
+          json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "key", spec, "repeat", a->count),
+          xasprintf("pressed %s in %s", spec, bc->session->id));
+}
+
+/* ---- clipboard: RFB cut text ---- */
+
+/* RFB has one clipboard; "primary" is the X selection it stands for on
+ * Xvnc too, but the protocol cannot tell them apart. */
+static bool clipboard_selection(struct backend_call *bc, const char *verb)
+{
+    if (strcmp(args_string(bc->args, "selection", "clipboard"), "clipboard") == 0)
+        return true;
+    backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                           "cannot %s: argument \"selection\": vnc sessions have one clipboard "
+                           "(\"clipboard\")",
+                           verb);
+    return false;
+}
+
+void vnc_clipboard_get_op(struct backend_call *bc)
+{
+    if (!clipboard_selection(bc, "read the clipboard"))
+        return;
+    struct vnc *v = vnc_of(bc->session);
+    pthread_mutex_lock(&v->mu);
+    char *text = xstrdup(v->cut_text ? v->cut_text : "");
+    pthread_mutex_unlock(&v->mu);
+    size_t n = strlen(text);
+    json_t *data = json_pack("{s:s, s:s, s:s%, s:I, s:b}", "session", bc->session->id, "selection",
+                             "clipboard", "text", text, n, "bytes", (json_int_t)n, "empty", n == 0);
+    if (n == 0)
+        backend_call_done(bc, data, "the clipboard is empty (the server has sent no cut text)");
+    else
+        backend_call_done(bc, data, "%s", text);
+    free(text);
+}
+
+static void cut_run(struct act *a)
+{
+    struct vnc_event ev = {.cut = a->text, .cut_len = strlen(a->text)};
+    send_events(a, &ev, 1);
+}
+
+void vnc_clipboard_set_op(struct backend_call *bc)
+{
+    if (!clipboard_selection(bc, "set the clipboard"))
+        return;
+    const char *text = args_string(bc->args, "text", "");
+    size_t len = strlen(text);
+    /* Cut text is Latin-1 on the wire. */
+    char *latin1 = xmalloc(len + 1), *o = latin1;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t k = utf8_decode((const unsigned char *)text + i, len - i, &cp);
+        if (k == 0 || cp > 0xff) {
+            free(latin1);
+            backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                                   "cannot set the clipboard: argument \"text\" holds a "
+                                   "character outside Latin-1 at byte %zu; RFB cut text carries "
+                                   "Latin-1 only",
+                                   i);
+            return;
+        }
+        *o++ = (char)cp;
+        i += k;
+    }
+    *o = '\0';
+    if ((size_t)(o - latin1) > VNC_MAX_CUT_TEXT) {
+        free(latin1);
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot set the clipboard: argument \"text\" is over %u bytes",
+                               VNC_MAX_CUT_TEXT);
+        return;
+    }
+    struct act *a = act_new(bc, "set the clipboard", cut_run);
+    a->text = latin1;
+    start(a,
+          json_pack("{s:s, s:s, s:I}", "session", bc->session->id, "selection", "clipboard",
+                    "bytes", (json_int_t)len),
+          xasprintf("the clipboard of %s holds %zu bytes of text from glovebox", bc->session->id,
+                    len));
+}

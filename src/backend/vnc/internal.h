@@ -1,0 +1,110 @@
+/* The vnc backend's shared state; private to src/backend/vnc/.
+ *
+ * Threads: the connection (a VncConnection) lives on the module's GLib
+ * thread (glib.c), which runs GLib's default main context because libgvnc
+ * attaches its sources there. The loop posts to it and hears back through
+ * the session's uv_async; workers (screenshots, OCR, input) read the
+ * framebuffer under mu and post input events, waiting for them to be sent. */
+#pragma once
+#include "backend/backend.h"
+#include "backend/vnc/vnc.h"
+#include "image/frame.h"
+
+#include <glib.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+/* The most cut text kept from, or sent to, the server. */
+#define VNC_MAX_CUT_TEXT (1u << 20)
+/* The largest remote screen accepted (a hostile server could announce
+ * 65535 x 65535, 16 GiB of framebuffer): 8K UHD with room to spare. */
+#define VNC_MAX_PIXELS (8192u * 8192u)
+
+struct _VncConnection;
+
+struct vnc {
+    struct session *session;
+    struct app *app;
+    char *host;
+    int port;
+    char *password; /* wiped once the handshake is over */
+    char *username;
+    vnc_connected_fn connected;
+    void *connected_ud;
+    uv_async_t wake;  /* GLib thread -> loop: initialized, gone */
+    uv_timer_t timer; /* the connect's time limit */
+    int handles_open;
+    int timeout_ms;
+    bool stopping;
+
+    pthread_mutex_t mu;
+    pthread_cond_t changed; /* a framebuffer update, or the end */
+    /* Under mu. */
+    uint8_t *pixels; /* R,G,B,x per pixel; libgvnc writes it on the GLib thread */
+    int width, height;
+    uint64_t covered; /* pixels updated since the framebuffer was made */
+    bool full;        /* a whole frame has arrived since */
+    uint64_t serial;  /* framebuffer updates so far */
+    bool initialized; /* the handshake is done */
+    bool gone;        /* the connection is closed and released */
+    char *server_name;
+    char *cut_text;       /* the server's latest cut text, as UTF-8; NULL: none yet */
+    const char *security; /* "none", "vnc" */
+    char *close_reason;   /* why it closed, for the user */
+    enum error_code close_code;
+
+    /* GLib thread only. */
+    struct _VncConnection *conn;
+    guint request_source; /* a pending incremental update request */
+    char *lib_error;      /* libgvnc's last error message */
+    bool auth_sent;       /* credentials were handed to the server */
+};
+
+struct vnc *vnc_of(struct session *s);
+
+/* The GLib thread (glib.c). */
+bool vnc_glib_start(char **err);
+void vnc_glib_finish(void);
+/* Runs fn(data) on the GLib thread, soon. Any thread. */
+void vnc_glib_post(gboolean (*fn)(gpointer), void *data);
+
+/* One input event for the server. */
+struct vnc_event {
+    bool key;
+    bool down;       /* key */
+    uint32_t keysym; /* key */
+    uint8_t buttons; /* pointer: the mask of buttons held */
+    uint16_t x, y;   /* pointer */
+    const char *cut; /* non-NULL: cut text (Latin-1) for the server's clipboard */
+    size_t cut_len;
+};
+/* Worker thread: sends events in order on the GLib thread and waits until
+ * they are written. False with *err when the connection is gone. */
+bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, char **err);
+/* Worker thread: a copy of the framebuffer in f, waiting up to wait_ms for
+ * a whole first frame. False with *err (and *code). */
+bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *serial,
+                    enum error_code *code, char **err);
+
+/* Connect and the session's life (session.c, conn.c). */
+void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn done, void *ud);
+/* GLib thread: open the connection (conn.c). */
+gboolean vnc_conn_open(gpointer v);
+/* GLib thread: close it; "gone" follows (conn.c). */
+gboolean vnc_conn_shutdown(gpointer v);
+/* GLib thread: free v, after every idle posted for it (session.c). */
+gboolean vnc_free_later(gpointer v);
+
+/* Operations (input.c, text.c, shot.c). */
+void vnc_screenshot_op(struct backend_call *bc);
+void vnc_click_op(struct backend_call *bc);
+void vnc_drag_op(struct backend_call *bc);
+void vnc_scroll_op(struct backend_call *bc);
+void vnc_type_text_op(struct backend_call *bc);
+void vnc_press_key_op(struct backend_call *bc);
+void vnc_clipboard_get_op(struct backend_call *bc);
+void vnc_clipboard_set_op(struct backend_call *bc);
+void vnc_read_text_op(struct backend_call *bc);
+void vnc_wait_for_op(struct backend_call *bc);

@@ -1,0 +1,225 @@
+/* A vnc session's life on the loop: connect (post the open to the GLib
+ * thread, wait for "initialized" or "gone" through uv_async, bounded by the
+ * connect's time limit), describe, and the end (post the shutdown, wait for
+ * "gone", then end the session). */
+#define LOG_MODULE "vnc"
+#include "backend/vnc/internal.h"
+
+#include "core/app.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+
+#include <string.h>
+
+static const struct backend_impl vnc_impl;
+
+struct vnc *vnc_of(struct session *s)
+{
+    return s->backend;
+}
+
+static void answer_connect(struct vnc *v, struct session *s, enum error_code code, const char *err)
+{
+    vnc_connected_fn fn = v->connected;
+    v->connected = NULL;
+    if (fn)
+        fn(v->connected_ud, s, code, err);
+}
+
+static bool is_gone(struct vnc *v)
+{
+    pthread_mutex_lock(&v->mu);
+    bool gone = v->gone;
+    pthread_mutex_unlock(&v->mu);
+    return gone;
+}
+
+/* The connection is gone and the session stopping: a connect still
+ * waiting hears why, and the session ends. */
+static void finish_end(struct vnc *v)
+{
+    struct session *s = v->session;
+    if (v->connected) {
+        pthread_mutex_lock(&v->mu);
+        enum error_code code = v->close_reason ? v->close_code : ERROR_DEVICE_UNAVAILABLE;
+        char *msg = xstrdup(v->close_reason ? v->close_reason
+                            : s->end_reason ? s->end_reason
+                                            : "stopped");
+        pthread_mutex_unlock(&v->mu);
+        answer_connect(v, NULL, code, msg);
+        free(msg);
+    }
+    session_ended(s, s->end_reason ? s->end_reason : "stopped");
+}
+
+static void vnc_stop(struct session *s)
+{
+    struct vnc *v = vnc_of(s);
+    v->stopping = true;
+    uv_timer_stop(&v->timer);
+    if (v->connected) {
+        /* A connect still waiting hears this, unless the connection had
+         * failed (or timed out) first. */
+        pthread_mutex_lock(&v->mu);
+        if (!v->close_reason) {
+            v->close_reason = xasprintf("session %s was stopped before it was ready: %s", s->id,
+                                        s->end_reason ? s->end_reason : "stopped");
+            v->close_code = ERROR_SESSION_EXPIRED;
+        }
+        pthread_mutex_unlock(&v->mu);
+    }
+    if (is_gone(v)) {
+        finish_end(v);
+        return;
+    }
+    /* "gone" follows; on_wake ends the session then. */
+    vnc_glib_post(vnc_conn_shutdown, v);
+}
+
+static void on_wake(uv_async_t *a)
+{
+    struct vnc *v = a->data;
+    struct session *s = v->session;
+    if (!s || s->state == SESSION_ENDED)
+        return;
+    pthread_mutex_lock(&v->mu);
+    bool gone = v->gone, ready = v->initialized;
+    char *why = xstrdup(v->close_reason ? v->close_reason : "the VNC server closed the connection");
+    pthread_mutex_unlock(&v->mu);
+    if (gone && v->stopping) {
+        finish_end(v);
+    } else if (gone) {
+        if (v->connected)
+            log_info("%s: cannot connect to %s:%d: %s", s->id, v->host, v->port, why);
+        else
+            log_warn("%s: %s; ending the session", s->id, why);
+        session_stop(s, why);
+    } else if (ready && v->connected && !v->stopping) {
+        uv_timer_stop(&v->timer);
+        session_set_live(s);
+        log_info("%s: connected to %s:%d (%dx%d, security %s)", s->id, v->host, v->port, v->width,
+                 v->height, v->security ? v->security : "?");
+        answer_connect(v, s, 0, NULL);
+    }
+    free(why);
+}
+
+static void connect_timed_out(uv_timer_t *t)
+{
+    struct vnc *v = t->data;
+    if (!v->connected || v->stopping)
+        return;
+    char *msg = xasprintf("the VNC server %s:%d did not complete the handshake within %d ms",
+                          v->host, v->port, v->timeout_ms);
+    pthread_mutex_lock(&v->mu);
+    if (!v->close_reason) {
+        v->close_reason = xstrdup(msg);
+        v->close_code = ERROR_TIMEOUT;
+    }
+    pthread_mutex_unlock(&v->mu);
+    session_stop(v->session, msg);
+    free(msg);
+}
+
+gboolean vnc_free_later(gpointer ud)
+{
+    struct vnc *v = ud;
+    pthread_mutex_destroy(&v->mu);
+    pthread_cond_destroy(&v->changed);
+    free(v->pixels);
+    free(v->host);
+    free(v->username);
+    free(v->server_name);
+    free(v->cut_text);
+    free(v->close_reason);
+    g_free(v->lib_error);
+    free(v);
+    return G_SOURCE_REMOVE;
+}
+
+static void handle_closed(uv_handle_t *h)
+{
+    struct vnc *v = h->data;
+    if (--v->handles_open == 0)
+        /* Idles posted for v before now run first: then nothing refers to it. */
+        vnc_glib_post(vnc_free_later, v);
+}
+
+static void vnc_destroy(struct session *s)
+{
+    struct vnc *v = vnc_of(s);
+    if (!v)
+        return;
+    s->backend = NULL;
+    v->session = NULL;
+    /* At exit the server has closed every handle already. */
+    if (uv_is_closing((uv_handle_t *)&v->wake)) {
+        vnc_glib_post(vnc_free_later, v);
+        return;
+    }
+    uv_close((uv_handle_t *)&v->wake, handle_closed);
+    uv_close((uv_handle_t *)&v->timer, handle_closed);
+}
+
+static json_t *vnc_describe(struct session *s)
+{
+    struct vnc *v = vnc_of(s);
+    pthread_mutex_lock(&v->mu);
+    json_t *o = json_pack("{s:s, s:i, s:i, s:i}", "host", v->host, "port", v->port, "width",
+                          v->width, "height", v->height);
+    if (v->server_name)
+        json_object_set_new(o, "server_name", json_string(v->server_name));
+    if (v->security)
+        json_object_set_new(o, "security_type", json_string(v->security));
+    pthread_mutex_unlock(&v->mu);
+    return o;
+}
+
+void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn done, void *ud)
+{
+    char *err = NULL;
+    if (!vnc_glib_start(&err)) {
+        done(ud, NULL, ERROR_DEVICE_UNAVAILABLE, err);
+        free(err);
+        return;
+    }
+    struct vnc *v = xcalloc(1, sizeof *v);
+    v->app = app;
+    v->host = xstrdup(o->host);
+    v->port = o->port;
+    v->password = o->password ? xstrdup(o->password) : NULL;
+    v->username = o->username ? xstrdup(o->username) : NULL;
+    v->timeout_ms = o->timeout_ms;
+    v->connected = done;
+    v->connected_ud = ud;
+    pthread_mutex_init(&v->mu, NULL);
+    pthread_cond_init(&v->changed, NULL);
+    uv_async_init(app->loop, &v->wake, on_wake);
+    v->wake.data = v;
+    uv_timer_init(app->loop, &v->timer);
+    v->timer.data = v;
+    v->handles_open = 2;
+    v->session = session_add(app->sessions, &vnc_impl, o->name, o->client);
+    v->session->backend = v;
+    uv_timer_start(&v->timer, connect_timed_out, (uint64_t)o->timeout_ms, 0);
+    vnc_glib_post(vnc_conn_open, v);
+}
+
+static const struct backend_impl vnc_impl = {
+    .kind = "vnc",
+    .stop = vnc_stop,
+    .destroy = vnc_destroy,
+    .describe = vnc_describe,
+    .screenshot = vnc_screenshot_op,
+    .capture = vnc_screenshot_op,
+    .click = vnc_click_op,
+    .drag = vnc_drag_op,
+    .scroll = vnc_scroll_op,
+    .type_text = vnc_type_text_op,
+    .press_key = vnc_press_key_op,
+    .read_text = vnc_read_text_op,
+    .wait_for = vnc_wait_for_op,
+    .clipboard_get = vnc_clipboard_get_op,
+    .clipboard_set = vnc_clipboard_set_op,
+};

@@ -1,0 +1,305 @@
+/* Seeing vnc sessions: screenshots are a copy of the client's framebuffer
+ * (always current: the GLib thread keeps an update request outstanding)
+ * handed to the shared frame pipeline; read_text and wait_for read that
+ * copy with OCR, as there is no accessibility tree over VNC. All of it on
+ * the worker pool. */
+#include "backend/frames.h"
+#include "backend/vnc/internal.h"
+
+#include "core/app.h"
+#include "core/args.h"
+#include "core/pattern.h"
+#include "core/xmalloc.h"
+#include "ocr/ocr.h"
+#include "session/session.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+/* How long a call waits for the server's first whole frame. */
+#define FIRST_FRAME_MS 5000
+/* How often wait_for looks again while the screen changes. */
+#define WAIT_EVERY_MS 200
+
+static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
+{
+    (void)rq;
+    enum error_code code;
+    return vnc_copy_frame(ud, FIRST_FRAME_MS, &out->frame, NULL, &code, err);
+}
+
+void vnc_screenshot_op(struct backend_call *bc)
+{
+    frames_screenshot(bc, &(struct frame_source){.produce = produce,
+                                                 .ud = vnc_of(bc->session),
+                                                 .failure = "cannot take a screenshot"});
+}
+
+/* ---- OCR ---- */
+
+struct look {
+    uv_work_t work;
+    struct backend_call *bc;
+    struct vnc *v;
+    bool wait;
+    /* read_text */
+    int x, y, w, h;
+    char *lang;
+    /* wait_for */
+    char *text;
+    struct pattern *re;
+    bool gone;
+    int stable_ms;
+    int timeout_ms;
+    atomic_bool cancelled;
+    /* The answer. */
+    json_t *data;
+    char *summary;
+    char *err;
+    enum error_code code;
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* OCR of the frame f (its region when one was given). */
+static bool recognize(struct look *l, const struct frame *f, struct ocr_result *r)
+{
+    if (ocr_recognize(f, l->x, l->y, l->w, l->h, l->lang, 0, r, &l->err))
+        return true;
+    l->code = ERROR_TOOL_FAILED;
+    return false;
+}
+
+/* The first line of text holding the text or matching the pattern, or
+ * NULL. malloc'd. */
+static char *matching_line(struct look *l, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        bool hit;
+        if (l->re) {
+            char *e = NULL;
+            hit = pattern_match(l->re, p, n, 0, &e) == 1;
+            free(e);
+        } else {
+            char *line = xstrndup(p, n);
+            hit = strstr(line, l->text) != NULL;
+            free(line);
+        }
+        if (hit)
+            return xstrndup(p, n);
+        p += n + (nl ? 1 : 0);
+    }
+    return NULL;
+}
+
+static void read_run(struct look *l)
+{
+    struct frame f;
+    struct ocr_result r;
+    if (!vnc_copy_frame(l->v, FIRST_FRAME_MS, &f, NULL, &l->code, &l->err))
+        return;
+    bool ok = recognize(l, &f, &r);
+    frame_finish(&f);
+    if (!ok)
+        return;
+    l->data = json_pack("{s:s, s:s, s:s}", "session", l->bc->session->id, "source", "ocr", "text",
+                        r.text);
+    l->summary = xstrdup(r.text);
+    ocr_result_finish(&r);
+}
+
+/* Looks again whenever the screen changed (text, regex: OCR; stable_ms:
+ * the framebuffer's update count) until matched, cancelled or timed out. */
+static void wait_run(struct look *l)
+{
+    uint64_t start = now_ms(), last_serial = 0, since = start;
+    char *line = NULL;
+    bool matched = false, looked = false;
+    const char *reason = NULL;
+    for (;;) {
+        struct frame f;
+        uint64_t serial;
+        if (!vnc_copy_frame(l->v, FIRST_FRAME_MS, &f, &serial, &l->code, &l->err)) {
+            free(line);
+            return;
+        }
+        uint64_t t = now_ms();
+        if (l->stable_ms) {
+            if (!looked || serial != last_serial)
+                since = t;
+            matched = t - since >= (uint64_t)l->stable_ms;
+        } else if (!looked || serial != last_serial) {
+            struct ocr_result r;
+            bool ok = recognize(l, &f, &r);
+            if (!ok) {
+                frame_finish(&f);
+                free(line);
+                return;
+            }
+            free(line);
+            line = matching_line(l, r.text);
+            ocr_result_finish(&r);
+            matched = l->gone ? line == NULL : line != NULL;
+        }
+        frame_finish(&f);
+        looked = true;
+        last_serial = serial;
+        if (matched)
+            break;
+        if (atomic_load(&l->cancelled)) {
+            reason = "cancelled";
+            break;
+        }
+        if (now_ms() - start >= (uint64_t)l->timeout_ms) {
+            reason = "timed out";
+            break;
+        }
+        sleep_ms(WAIT_EVERY_MS);
+    }
+    uint64_t elapsed = now_ms() - start;
+    l->data =
+        json_pack("{s:s, s:b, s:I, s:s}", "session", l->bc->session->id, "matched", matched,
+                  "elapsed_ms", (json_int_t)elapsed, "source", l->stable_ms ? "screen" : "ocr");
+    json_object_set_new(l->data, "line", line && !l->gone ? json_string(line) : json_null());
+    if (reason)
+        json_object_set_new(l->data, "reason", json_string(reason));
+    l->summary = xasprintf("%s after %llu ms%s%s", matched ? "matched" : "not matched",
+                           (unsigned long long)elapsed, reason ? ": " : "", reason ? reason : "");
+    free(line);
+}
+
+static void work(uv_work_t *w)
+{
+    struct look *l = w->data;
+    if (l->wait)
+        wait_run(l);
+    else
+        read_run(l);
+}
+
+static void after(uv_work_t *w, int status)
+{
+    (void)status;
+    struct look *l = w->data;
+    l->bc->cancel = NULL;
+    if (l->err)
+        backend_call_fail_code(l->bc, l->code, "cannot %s: %s", l->wait ? "wait" : "read text",
+                               l->err);
+    else {
+        backend_call_done(l->bc, l->data, "%s", l->summary);
+        l->data = NULL;
+    }
+    json_decref(l->data);
+    free(l->summary);
+    free(l->err);
+    free(l->lang);
+    free(l->text);
+    pattern_destroy(l->re);
+    free(l);
+}
+
+static void cancel(struct backend_call *bc)
+{
+    struct look *l = bc->backend_data;
+    atomic_store(&l->cancelled, true);
+}
+
+static bool refuse(struct backend_call *bc, const char *verb, const char *const *fields)
+{
+    for (const char *const *f = fields; *f; f++)
+        if (json_object_get(bc->args, *f)) {
+            backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                                   "cannot %s: argument \"%s\" is not supported on vnc sessions "
+                                   "(they are read with OCR)",
+                                   verb, *f);
+            return true;
+        }
+    return false;
+}
+
+static struct look *look_new(struct backend_call *bc, const char *verb)
+{
+    const char *lang = args_string(bc->args, "lang", "eng");
+    char *err = NULL;
+    if (!ocr_lang_check(lang, &err)) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot %s: %s", verb, err);
+        free(err);
+        return NULL;
+    }
+    struct look *l = xcalloc(1, sizeof *l);
+    l->bc = bc;
+    l->v = vnc_of(bc->session);
+    l->lang = xstrdup(lang);
+    l->work.data = l;
+    return l;
+}
+
+void vnc_read_text_op(struct backend_call *bc)
+{
+    static const char *const unsupported[] = {"ref", "scrollback", "app", "window", NULL};
+    if (refuse(bc, "read text", unsupported))
+        return;
+    struct look *l = look_new(bc, "read text");
+    if (!l)
+        return;
+    const json_t *region = json_object_get(bc->args, "region");
+    if (region) {
+        l->x = (int)args_int(region, "x", 0);
+        l->y = (int)args_int(region, "y", 0);
+        l->w = (int)args_int(region, "width", 0);
+        l->h = (int)args_int(region, "height", 0);
+    }
+    uv_queue_work(bc->app->loop, &l->work, work, after);
+}
+
+void vnc_wait_for_op(struct backend_call *bc)
+{
+    static const char *const unsupported[] = {"ref", "exit", NULL};
+    if (refuse(bc, "wait", unsupported))
+        return;
+    const char *text = args_string(bc->args, "text", NULL);
+    const char *regex = args_string(bc->args, "regex", NULL);
+    int stable = (int)args_int(bc->args, "stable_ms", 0);
+    if ((text != NULL) + (regex != NULL) + (stable > 0) != 1) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot wait: give exactly one of \"text\", \"regex\" or "
+                               "\"stable_ms\" on vnc sessions");
+        return;
+    }
+    struct pattern *re = NULL;
+    char *err = NULL;
+    if (regex && !(re = pattern_compile("regex", regex, false, &err))) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
+        free(err);
+        return;
+    }
+    struct look *l = look_new(bc, "wait");
+    if (!l) {
+        pattern_destroy(re);
+        return;
+    }
+    l->wait = true;
+    l->text = text ? xstrdup(text) : NULL;
+    l->re = re;
+    l->gone = args_bool(bc->args, "gone", false);
+    l->stable_ms = stable;
+    l->timeout_ms = (int)args_int(bc->args, "timeout_ms", 10000);
+    bc->cancel = cancel;
+    bc->backend_data = l;
+    uv_queue_work(bc->app->loop, &l->work, work, after);
+}

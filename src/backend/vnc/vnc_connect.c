@@ -1,0 +1,116 @@
+/* vnc_connect: a session on a VNC (RFB) server. Compiled into the
+ * executable: the arguments are checked, the password read from the
+ * environment when asked, and the policy has seen the host before the
+ * module, with libgvnc and GLib, is loaded. The password goes to the
+ * module and nowhere else: not into results, messages or logs (the audit
+ * log replaces password-like arguments itself). */
+#include "backend/backend.h"
+#include "backend/vnc/vnc.h"
+#include "core/args.h"
+#include "core/xmalloc.h"
+#include "mcp/confirm.h"
+#include "session/session.h"
+#include "tools/screen_call.h"
+#include "tools/tools.h"
+#include "vnc_connect.schema.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define VNC_BASE_PORT 5900
+
+static void connected(void *ud, struct session *s, enum error_code code, const char *err)
+{
+    struct tool_call *call = ud;
+    if (!s) {
+        tool_call_fail_code(call, code, "cannot connect: %s", err);
+        return;
+    }
+    json_t *out = session_to_json(s);
+    tool_call_done(call, out, "connected %s to %s:%lld (%lldx%lld, security %s)", s->id,
+                   json_string_value(json_object_get(out, "host")),
+                   json_integer_value(json_object_get(out, "port")),
+                   json_integer_value(json_object_get(out, "width")),
+                   json_integer_value(json_object_get(out, "height")),
+                   json_string_value(json_object_get(out, "security_type")));
+}
+
+static void handle(struct tool_call *call)
+{
+    const json_t *a = tool_call_args(call);
+    const char *host = args_string(a, "host", "");
+    const char *password = args_string(a, "password", NULL);
+    const char *password_env = args_string(a, "password_env", NULL);
+    if (json_object_get(a, "port") && json_object_get(a, "display")) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "give \"port\" or \"display\" (port 5900 + display), not both");
+        return;
+    }
+    if (password && password_env) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "give \"password\" or \"password_env\", not both");
+        return;
+    }
+    if (password_env) {
+        password = getenv(password_env);
+        if (!password || !*password) {
+            tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                                "argument \"password_env\": the environment variable %s is not "
+                                "set in the glovebox process",
+                                password_env);
+            return;
+        }
+    }
+    long long port = json_object_get(a, "port") ? args_int(a, "port", VNC_BASE_PORT)
+                                                : VNC_BASE_PORT + args_int(a, "display", 0);
+    char *err = NULL;
+    const struct vnc_api *vnc = backend_load("vnc", &err);
+    if (!vnc) {
+        tool_call_fail_code(call, ERROR_DEVICE_UNAVAILABLE, "cannot connect: %s", err);
+        free(err);
+        return;
+    }
+    struct session_client who;
+    if (!screen_call_admit(call, &who))
+        return;
+    struct vnc_options o = {
+        .host = host,
+        .port = (int)port,
+        .password = password,
+        .username = args_string(a, "username", NULL),
+        .name = args_string(a, "name", NULL),
+        .timeout_ms = (int)args_int(a, "timeout_ms", 10000),
+        .client = &who,
+    };
+    vnc->connect(tool_call_app(call), &o, connected, call);
+}
+
+static bool confirm_phrase(struct strbuf *q, const json_t *args)
+{
+    /* Host and port only: what a person reads never holds the password. */
+    json_t *host = json_object_get(args, "host");
+    if (!json_is_string(host))
+        return false;
+    strbuf_puts(q, "connect to the VNC server ");
+    confirm_quote_json(q, host, CONFIRM_QUOTE_MAX);
+    return true;
+}
+
+static const struct tool_policy_args policy_args = {.host = "host"};
+
+const struct tool tool_vnc_connect = {
+    .name = "vnc_connect",
+    .title = "Connect to a remote desktop (VNC)",
+    .description =
+        "Starts a session on a VNC (RFB) server: host, port or display (port 5900 + display), "
+        "password or password_env for VNC authentication (never shown or logged). Then: "
+        "screenshot, click, drag, scroll, type_text, press_key, read_text and wait_for (by "
+        "OCR), clipboard_get/clipboard_set (cut text), session_stop. Security types None and "
+        "VNC authentication.",
+    .input_schema = tool_vnc_connect_input_schema,
+    .output_schema = tool_vnc_connect_output_schema,
+    .annotations = {.read_only = false, .destructive = false, .open_world = true},
+    .handler = handle,
+    .policy_args = &policy_args,
+    .confirm_phrase = confirm_phrase,
+};

@@ -1,0 +1,177 @@
+// A hostile VNC server, played by a small RFB server in the test: a screen
+// size too large to hold, an update outside the screen, a message type that
+// does not exist. Each ends that one connection with a clear reason; the
+// glovebox server keeps serving, and its other vnc session is untouched.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { connectClient, needs } from '../lib/server.mjs';
+import { ms, startServer, topts, until } from '../lib/terminal.mjs';
+
+const vncOpts = (extra = {}) => needs('vnc', topts({ timeout: ms(60000), ...extra }));
+
+/** An RFB 3.8 server with security None and a width x height screen, which
+ * sends after (bytes) right after its ServerInit. */
+async function fakeServer(t, { width, height, after = Buffer.alloc(0) }) {
+  const sockets = new Set();
+  const srv = createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => {});
+    let stage = 0;
+    let buf = Buffer.alloc(0);
+    s.write('RFB 003.008\n');
+    s.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (stage === 0 && buf.length >= 12) {
+        buf = buf.subarray(12);
+        stage = 1;
+        s.write(Buffer.from([1, 1])); // one security type: None
+      }
+      if (stage === 1 && buf.length >= 1) {
+        buf = buf.subarray(1);
+        stage = 2;
+        s.write(Buffer.from([0, 0, 0, 0])); // SecurityResult OK
+      }
+      if (stage === 2 && buf.length >= 1) {
+        buf = buf.subarray(1);
+        stage = 3;
+        const name = Buffer.from('hostile');
+        const init = Buffer.alloc(24);
+        init.writeUInt16BE(width, 0);
+        init.writeUInt16BE(height, 2);
+        Buffer.from([32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0]).copy(init, 4);
+        init.writeUInt32BE(name.length, 20);
+        s.write(Buffer.concat([init, name, after]));
+      }
+    });
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    srv.close();
+  });
+  return srv.address().port;
+}
+
+/** A FramebufferUpdate with one raw rectangle (pixels zero). */
+function rawUpdate(x, y, w, h, pixels = w * h) {
+  const head = Buffer.alloc(4 + 12);
+  head.writeUInt8(0, 0);
+  head.writeUInt16BE(1, 2);
+  head.writeUInt16BE(x, 4);
+  head.writeUInt16BE(y, 6);
+  head.writeUInt16BE(w, 8);
+  head.writeUInt16BE(h, 10);
+  head.writeInt32BE(0, 12);
+  return Buffer.concat([head, Buffer.alloc(Math.min(pixels, 1 << 20) * 4)]);
+}
+
+async function ended(srv, id) {
+  let s;
+  await until(async () => {
+    const list = (await srv.ok('session_list', { include_ended: true })).sc;
+    s = (list.sessions ?? list).find((x) => x.id === id);
+    return s && s.state === 'ended';
+  }, ms(10000), `session ${id} to end`);
+  return s;
+}
+
+test('a hostile server ends its own session only; the server keeps serving', vncOpts(), async (t) => {
+  const srv = await startServer(t);
+  const good = await fakeServer(t, { width: 64, height: 48, after: rawUpdate(0, 0, 64, 48) });
+  const keep = await srv.ok('vnc_connect', { host: '127.0.0.1', port: good, name: 'keep' });
+  assert.equal(keep.sc.server_name, 'hostile');
+
+  // A screen of 65535 x 65535 (16 GiB of framebuffer) is refused.
+  const huge = await fakeServer(t, { width: 65535, height: 65535 });
+  const r = await srv.call('vnc_connect', { host: '127.0.0.1', port: huge });
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.error.code, 'device_unavailable');
+  assert.match(r.structuredContent.error.message, /announced a 65535x65535 screen/);
+
+  // An update reaching outside the screen, and a message type that does
+  // not exist: the connection ends with libgvnc's reason.
+  const cases = [
+    [rawUpdate(40, 40, 100, 100), /Framebuffer update 100x100 at 40,40 outside boundary 64x48/],
+    [Buffer.from([0xfe, 1, 2, 3, 4, 5, 6, 7]), /unknown message: 254/],
+  ];
+  for (const [after, why] of cases) {
+    const port = await fakeServer(t, { width: 64, height: 48, after });
+    const c = await srv.call('vnc_connect', { host: '127.0.0.1', port });
+    if (c.isError) {
+      // The bad message came before the handshake was reported: as good.
+      assert.equal(c.structuredContent.error.code, 'device_unavailable');
+      assert.match(c.structuredContent.error.message, why);
+      continue;
+    }
+    const s = await ended(srv, c.structuredContent.id);
+    assert.match(s.end_reason, why);
+  }
+
+  // The well-behaved session still works.
+  const shot = await srv.ok('screenshot', { session: 'keep', format: 'png' });
+  assert.ok(shot.content.some((b) => b.type === 'image'));
+  await srv.ok('status', {});
+  await srv.close();
+});
+
+test('the policy: hosts rules apply to vnc_connect\'s host; blocked windows keep input away', vncOpts(), async (t) => {
+  const port = await fakeServer(t, { width: 32, height: 32, after: rawUpdate(0, 0, 32, 32) });
+  const dir = mkdtempSync(join(tmpdir(), 'gb-vnc-policy-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const policy = join(dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify({
+    allow: ['vnc_connect', 'session_stop', 'click', 'type_text', 'screenshot'],
+    rules: { vnc_connect: { hosts: ['127.0.0.1'] }, input: { blocked_windows: ['*Password*'] } },
+  }));
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
+  const call = (name, args) => srv.client.callTool({ name, arguments: args });
+  const denied = await call('vnc_connect', { host: 'localhost', port, password: 'pw-not-shown' });
+  assert.equal(denied.structuredContent.error.code, 'denied');
+  assert.match(denied.content[0].text, /localhost/);
+  assert.ok(!JSON.stringify(denied).includes('pw-not-shown'));
+  const ok = await call('vnc_connect', { host: '127.0.0.1', port });
+  assert.ok(!ok.isError, JSON.stringify(ok));
+  // Which window input would reach is unknown over VNC: none goes.
+  for (const [name, args] of [['click', { x: 1, y: 1 }], ['type_text', { text: 'x' }]]) {
+    const r = await call(name, args);
+    assert.equal(r.structuredContent.error.code, 'denied', name);
+    assert.match(r.content[0].text, /cannot tell which window input reaches/);
+  }
+  const seen = await call('screenshot', {});
+  assert.ok(!seen.isError, JSON.stringify(seen).slice(0, 300));
+  await srv.close();
+});
+
+test('a server that accepts but never speaks: a timeout error within timeout_ms', vncOpts(), async (t) => {
+  const sockets = new Set();
+  const silent = createServer((s) => sockets.add(s));
+  await new Promise((r) => silent.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  });
+  const srv = await startServer(t);
+  const t0 = Date.now();
+  const r = await srv.call('vnc_connect', { host: '127.0.0.1', port: silent.address().port, timeout_ms: 700 });
+  assert.equal(r.structuredContent.error.code, 'timeout');
+  assert.match(r.structuredContent.error.message, /did not complete the handshake within 700 ms/);
+  assert.ok(Date.now() - t0 < 5000);
+  // Stopped while it waits for the handshake: the connect hears why at once.
+  const pending = srv.call('vnc_connect', { host: '127.0.0.1', port: silent.address().port, timeout_ms: 60000, name: 'pending' });
+  await until(async () => JSON.stringify((await srv.ok('session_list', {})).sc).includes('"pending"'), ms(5000), 'the starting session');
+  await srv.ok('session_stop', { session: 'pending' });
+  const stopped = await pending;
+  assert.equal(stopped.structuredContent.error.code, 'session_expired');
+  assert.match(stopped.structuredContent.error.message, /stopped before it was ready/);
+  // Nothing listening: a clear error at once.
+  const closed = await srv.call('vnc_connect', { host: '127.0.0.1', port: 1 });
+  assert.equal(closed.structuredContent.error.code, 'device_unavailable');
+  assert.match(closed.structuredContent.error.message, /cannot connect to 127\.0\.0\.1:1/);
+  await srv.status();
+  await srv.close();
+});
