@@ -160,7 +160,9 @@ test('a server that accepts but never speaks: a timeout error within timeout_ms'
   const r = await srv.call('vnc_connect', { host: '127.0.0.1', port: silent.address().port, timeout_ms: 700 });
   assert.equal(r.structuredContent.error.code, 'timeout');
   assert.match(r.structuredContent.error.message, /did not complete the handshake within 700 ms/);
-  assert.ok(Date.now() - t0 < 5000);
+  // Bounded by the timeout, not by the server: far below a hang, with room
+  // for the first session loading the module on a busy machine.
+  assert.ok(Date.now() - t0 < ms(15000), 'timeout_ms ends the wait');
   // Stopped while it waits for the handshake: the connect hears why at once.
   const pending = srv.call('vnc_connect', { host: '127.0.0.1', port: silent.address().port, timeout_ms: 60000, name: 'pending' });
   await until(async () => JSON.stringify((await srv.ok('session_list', {})).sc).includes('"pending"'), ms(5000), 'the starting session');
