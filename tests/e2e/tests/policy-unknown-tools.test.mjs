@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { builtKinds, connectClient, runCli } from '../lib/server.mjs';
+import { assertMcpError, builtKinds, connectClient, runCli } from '../lib/server.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gb-unknown-tools-'));
 const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config') };
@@ -99,6 +99,14 @@ test('a policy for a fuller build: a tool whose kind this build lacks is a warni
   // rules of the tools it has.
   const srv = await connectClient(t, { args: ['--policy', path], env });
   for (const { tool } of absentTools()) assert.match(srv.stderr(), new RegExp(`glovebox: warning: .*"rules\\.${tool}" is for ${tool}`));
+  // Calling one says why it is not there.
+  for (const { kind, tool } of absentTools()) {
+    await assertMcpError(
+      srv.client.callTool({ name: tool, arguments: {} }),
+      -32602,
+      new RegExp(`Unknown tool: ${tool} is a tool of ${kind} sessions, which this build was configured without \\(meson -D${kind}=disabled\\)`),
+    );
+  }
   if (builtKinds().has('terminal')) {
     const refused = await srv.client.callTool({ name: 'terminal_start', arguments: { command: ['sh'] } });
     assert.equal(refused.isError, true);
