@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { ms, startServer, tempDir, desktopOpts as topts, terminalOpts, textOf, until } from '../lib/terminal.mjs';
-import { builtKinds, needs } from '../lib/server.mjs';
+import { ms, startServer, tempDir, desktopOpts as topts, terminalOpts, until } from '../lib/terminal.mjs';
+import { needs } from '../lib/server.mjs';
 
 
 test('an entry dialog is filled in and confirmed through refs', topts(), async (t) => {
@@ -75,16 +75,6 @@ test('the words of a window are read with OCR, with their boxes', needs('ocr', t
   assert.ok(word.bounds.x >= dialog.bounds.x && word.bounds.x + word.bounds.width <= dialog.bounds.x + dialog.bounds.width);
   assert.ok(word.confidence > 50);
   await srv.err('read_text', { session, ocr: true, lang: 'klingon' }, /tesseract-ocr-klingon/);
-});
-
-test('without OCR in the build, a read by OCR is refused as not_supported, naming the option', topts(builtKinds().has('ocr') ? { skip: 'this glovebox has OCR: the test is for -Docr=disabled' } : {}), async (t) => {
-  const srv = await startServer(t);
-  const session = await startDesktop(srv, { width: 640, height: 480 });
-  const r = await srv.call('read_text', { session, ocr: true });
-  assert.equal(r.isError, true);
-  assert.deepEqual(r.structuredContent, { error: { code: 'not_supported', message: textOf(r) } });
-  assert.match(textOf(r), /^OCR is not in this build of glovebox \(meson -Docr=disabled/);
-  await srv.ok('session_stop', { session });
 });
 
 test('find is for desktops; terminals say so', terminalOpts(), async (t) => {
