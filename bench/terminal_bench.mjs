@@ -72,7 +72,8 @@ function colourScreen(cols, rows) {
 
 // ---------------------------------------------------------------- glovebox
 
-const gloveboxServer = () => ({ name: 'glovebox', command: gloveboxBinary(), args: ['serve'], required: true });
+// --allow-all: without a policy of its own glovebox is read-only (no terminal_start).
+const gloveboxServer = () => ({ name: 'glovebox', command: gloveboxBinary(), args: ['serve', '--allow-all'], required: true });
 
 /** One glovebox process and the tool calls the benchmark makes. Every
  * failure is a glovebox failure. */

@@ -7,14 +7,17 @@ build_pkgs=(
   build-essential meson ninja-build pkg-config
   libuv1-dev libjansson-dev libvterm-dev
   libfreetype-dev libfontconfig-dev fonts-dejavu-core
-  libspng-dev zlib1g-dev libturbojpeg0-dev libwebp-dev libcgif-dev libavcodec-dev libavformat-dev libwebsockets-dev libwebsockets-evlib-uv fonts-unifont
+  libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libcgif-dev libavcodec-dev libavformat-dev libwebsockets-dev libwebsockets-evlib-uv fonts-unifont
   libglib2.0-dev at-spi2-core libtesseract-dev tesseract-ocr-eng libxcb1-dev libxcb-xtest0-dev libxcb-shm0-dev libxcb-xfixes0-dev xvfb dbus
   libsqlite3-dev libssl-dev libpcre2-dev
+  libcurl4-openssl-dev
 )
 test_pkgs=(
   libcmocka-dev clang libclang-rt-14-dev
   nodejs npm bash vim-nox less python3 procps file
   xvfb dbus zenity gtk-3-examples libxcb1-dev x11-xserver-utils sqlite3 xclip
+  adb
+  chromium chromium-driver
 )
 
 # The peers the desktop benchmark measures against (a process per action).

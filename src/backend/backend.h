@@ -80,15 +80,26 @@ struct backend_hold *backend_call_hold(struct backend_call *bc, json_t *fallback
  * hold (freed). NULL h: notes freed. Loop thread. */
 void backend_hold_release(struct backend_hold *h, json_t *notes);
 
+/* What an answer carries besides its data; the caller presents each kind its
+ * own way (text; an inline image; a link the client fetches). */
+enum backend_result_kind {
+    BACKEND_RESULT_TEXT,  /* data and text */
+    BACKEND_RESULT_IMAGE, /* plus an encoded image: bytes, len, mime */
+    BACKEND_RESULT_LINK,  /* plus a resource to fetch: uri, name, mime */
+};
+
 /* An operation's answer, handed to finish (which owns its contents). */
 struct backend_result {
+    enum backend_result_kind kind;
     char *error;          /* failure: the message for the user; else NULL */
     enum error_code code; /* of a failure */
     json_t *data;         /* structured result; may be NULL */
     char *text;           /* short readable summary */
-    uint8_t *bytes;       /* an encoded image, or NULL */
+    uint8_t *bytes;       /* IMAGE: the encoded image */
     size_t len;           /* bytes */
-    const char *mime;     /* of bytes: "image/png", … */
+    const char *mime;     /* IMAGE, LINK: "image/png", … */
+    char *uri;            /* LINK: "glovebox://…" */
+    const char *name;     /* LINK: a short name for the resource */
 };
 
 void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, ...)
@@ -96,11 +107,11 @@ void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, .
 /* An encoded image (bytes stolen) with a caption. */
 void backend_call_done_image(struct backend_call *bc, json_t *data, uint8_t *bytes, size_t len,
                              const char *mime, const char *caption);
-/* A screenshot (bytes stolen): {session, width, height, format, bytes,
- * scale} plus the fields of extra (stolen; may be NULL), and a caption. */
-void backend_call_done_screenshot(struct backend_call *bc, uint8_t *bytes, size_t len,
-                                  enum image_format format, uint32_t width, uint32_t height,
-                                  double scale, json_t *extra);
+/* A resource the client fetches (a recording, the screen): data (stolen),
+ * its uri, a short name and its MIME type, with a caption. */
+void backend_call_done_link(struct backend_call *bc, json_t *data, const char *uri,
+                            const char *name, const char *mime, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 /* Failure with code ERROR_TOOL_FAILED. */
 void backend_call_fail(struct backend_call *bc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -141,6 +152,7 @@ struct backend_impl {
     backend_op record_stop;
     backend_op clipboard_get; /* {selection} */
     backend_op clipboard_set; /* {selection, text} */
+    backend_op open_url;      /* {url}: checked by the tool (scheme, policy hosts) */
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;
 };

@@ -1,7 +1,6 @@
 /* Answering a backend call: build the result and hand it to its owner. */
 #include "backend/backend.h"
 #include "core/xmalloc.h"
-#include "image/encode.h"
 #include "session/session.h"
 
 #include <stdarg.h>
@@ -22,8 +21,12 @@ void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, .
 void backend_call_done_image(struct backend_call *bc, json_t *data, uint8_t *bytes, size_t len,
                              const char *mime, const char *caption)
 {
-    struct backend_result r = {
-        .data = data, .text = xstrdup(caption), .bytes = bytes, .len = len, .mime = mime};
+    struct backend_result r = {.kind = BACKEND_RESULT_IMAGE,
+                               .data = data,
+                               .text = xstrdup(caption),
+                               .bytes = bytes,
+                               .len = len,
+                               .mime = mime};
     bc->finish(bc, &r);
 }
 
@@ -47,22 +50,20 @@ void backend_call_fail_code(struct backend_call *bc, enum error_code code, const
     bc->finish(bc, &r);
 }
 
-void backend_call_done_screenshot(struct backend_call *bc, uint8_t *bytes, size_t len,
-                                  enum image_format format, uint32_t width, uint32_t height,
-                                  double scale, json_t *extra)
+void backend_call_done_link(struct backend_call *bc, json_t *data, const char *uri,
+                            const char *name, const char *mime, const char *fmt, ...)
 {
-    /* The name the caller asked for ("jpeg"), not the file extension ("jpg"). */
-    const char *name = format == IMAGE_JPEG ? "jpeg" : image_format_extension(format);
-    json_t *o =
-        json_pack("{s:s, s:i, s:i, s:s, s:I, s:f}", "session", bc->session->id, "width", (int)width,
-                  "height", (int)height, "format", name, "bytes", (json_int_t)len, "scale", scale);
-    if (extra)
-        json_object_update(o, extra);
-    json_decref(extra);
-    char caption[160];
-    snprintf(caption, sizeof caption, "%s screenshot of %s, %ux%u px%s", name, bc->session->id,
-             width, height, scale < 1 ? " (scaled)" : "");
-    backend_call_done_image(bc, o, bytes, len, image_format_mime(format), caption);
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = xvasprintf(fmt, ap);
+    va_end(ap);
+    struct backend_result r = {.kind = BACKEND_RESULT_LINK,
+                               .data = data,
+                               .text = text,
+                               .uri = xstrdup(uri),
+                               .name = name,
+                               .mime = mime};
+    bc->finish(bc, &r);
 }
 
 struct backend_hold *backend_call_hold(struct backend_call *bc, json_t *fallback)

@@ -13,6 +13,12 @@
 #if GLOVEBOX_KIND_DESKTOP
 #include "backend/desktop/desktop.h"
 #endif
+#if GLOVEBOX_KIND_WEBDRIVER
+#include "backend/webdriver/webdriver.h"
+#endif
+#if GLOVEBOX_KIND_ANDROID
+#include "backend/android/android.h"
+#endif
 
 #include <fontconfig/fontconfig.h>
 #include <string.h>
@@ -110,6 +116,20 @@ static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_la
 #define DESKTOP_MODULE .module = NULL
 #endif
 
+#if GLOVEBOX_KIND_WEBDRIVER
+static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &tool_open_url, NULL};
+#define WEBDRIVER_MODULE .module = "webdriver", .tools = webdriver_tools
+#else
+#define WEBDRIVER_MODULE .module = NULL
+#endif
+
+#if GLOVEBOX_KIND_ANDROID
+static const struct tool *const android_tools[] = {&tool_android_connect, &tool_device_list, NULL};
+#define ANDROID_MODULE .module = "android", .tools = android_tools
+#else
+#define ANDROID_MODULE .module = NULL
+#endif
+
 static const struct backend_kind kinds[] = {
     {.kind = "terminal",
      .summary = "programs in a pseudo-terminal, rendered with libvterm",
@@ -126,10 +146,16 @@ static const struct backend_kind kinds[] = {
     {.kind = "vnc", .summary = "remote desktops over RFB", .requirements = vnc_needs},
     {.kind = "webdriver",
      .summary = "browsers and devices through WebDriver or Appium",
-     .requirements = webdriver_needs},
+     .requirements = webdriver_needs,
+     .has_option = true,
+     .tool_names = (const char *const[]){"webdriver_connect", "open_url", NULL},
+     WEBDRIVER_MODULE},
     {.kind = "android",
-     .summary = "Android devices and emulators through adb",
-     .requirements = android_needs},
+     .summary = "Android devices and emulators through the adb server",
+     .requirements = android_needs,
+     .has_option = true,
+     .tool_names = (const char *const[]){"android_connect", "device_list", NULL},
+     ANDROID_MODULE},
 };
 
 const struct backend_kind *backend_kinds(int *count)

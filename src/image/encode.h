@@ -1,5 +1,5 @@
-/* Image encoders: PNG (libspng), JPEG (libturbojpeg), WebP (libwebp). They are
- * CPU-bound; call them from the worker pool, not the loop thread. */
+/* Image encoders: PNG (libdeflate, zlib; png_strips.h), JPEG (libturbojpeg), WebP (libwebp). They
+ * are CPU-bound; call them from the worker pool, not the loop thread. */
 #pragma once
 #include "image/frame.h"
 

@@ -3,12 +3,20 @@
 #include "core/xmalloc.h"
 #include "image/frame.h"
 
+#include <libdeflate.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #define MAX_STRIPS 16
+/* zlib's level for the pieces before the last: 1 is no faster than 2 on
+ * screens, 3 and up cost more time than they save bytes. */
+#define ZLIB_LEVEL 2
+/* The last piece (libdeflate) is this many times as tall as the others:
+ * libdeflate gets through rows about that much faster, so all end
+ * together. */
+#define LAST_WEIGHT 1.5
 
 struct strip {
     const struct frame *f;
@@ -22,15 +30,58 @@ struct strip {
     bool ok;
 };
 
+/* The strip's rows as PNG scanlines: a filter byte (None) and RGB. */
+static void scanlines(const struct frame *f, uint32_t y0, uint32_t y1, uint8_t *restrict raw)
+{
+    const uint32_t width = f->width;
+    size_t row_len = 1 + (size_t)width * 3;
+    for (uint32_t y = y0; y < y1; y++) {
+        const uint8_t *restrict src = f->rgba + (size_t)y * f->stride;
+        uint8_t *restrict row = raw + (size_t)(y - y0) * row_len;
+        row[0] = 0;
+        /* Alpha is always opaque: RGB saves a quarter of the work. */
+        for (uint32_t x = 0; x < width; x++) {
+            row[1 + x * 3] = src[x * 4];
+            row[2 + x * 3] = src[x * 4 + 1];
+            row[3 + x * 3] = src[x * 4 + 2];
+        }
+    }
+}
+
+/* The last strip ends the stream, so it can be one complete deflate stream:
+ * libdeflate, which compresses in one call about 1.5 times as fast as
+ * zlib, but cannot end a piece on a byte boundary for the next to follow. */
+static void compress_last(struct strip *s)
+{
+    const struct frame *f = s->f;
+    s->raw_len = (1 + (size_t)f->width * 3) * (s->y1 - s->y0);
+    uint8_t *raw = xmalloc(s->raw_len);
+    scanlines(f, s->y0, s->y1, raw);
+    s->adler = libdeflate_adler32(1, raw, s->raw_len);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(s->level);
+    if (c) {
+        size_t cap = libdeflate_deflate_compress_bound(c, s->raw_len);
+        s->out = xmalloc(cap);
+        s->len = libdeflate_deflate_compress(c, raw, s->raw_len, s->out, cap);
+        s->ok = s->len > 0;
+        libdeflate_free_compressor(c);
+    }
+    free(raw);
+}
+
 static void *compress_strip(void *arg)
 {
     struct strip *s = arg;
+    if (s->last) {
+        compress_last(s);
+        return NULL;
+    }
     const struct frame *f = s->f;
     size_t row_len = 1 + (size_t)f->width * 3;
     uint8_t *row = xmalloc(row_len);
     z_stream z = {0};
     /* Raw deflate (no zlib header): the pieces are joined under one header. */
-    if (deflateInit2(&z, s->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2(&z, ZLIB_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(row);
         return NULL;
     }
@@ -41,24 +92,15 @@ static void *compress_strip(void *arg)
     z.avail_out = (uInt)cap;
     s->adler = adler32(0L, Z_NULL, 0);
     s->ok = true;
-    const uint32_t width = f->width;
     for (uint32_t y = s->y0; y < s->y1 && s->ok; y++) {
-        const uint8_t *restrict src = f->rgba + (size_t)y * f->stride;
-        uint8_t *restrict rgb = row + 1;
-        row[0] = 0; /* filter type None */
-        for (uint32_t x = 0; x < width; x++) {
-            rgb[x * 3] = src[x * 4];
-            rgb[x * 3 + 1] = src[x * 4 + 1];
-            rgb[x * 3 + 2] = src[x * 4 + 2];
-        }
+        scanlines(f, y, y + 1, row);
         s->adler = adler32(s->adler, row, (uInt)row_len);
         z.next_in = row;
         z.avail_in = (uInt)row_len;
-        /* The last strip ends the stream; the others end on a byte
-         * boundary (a sync flush) so the next piece can follow. */
-        int flush = y + 1 < s->y1 ? Z_NO_FLUSH : s->last ? Z_FINISH : Z_SYNC_FLUSH;
-        int rc = deflate(&z, flush);
-        s->ok = (rc == Z_OK || rc == Z_STREAM_END) && z.avail_in == 0;
+        /* Every piece but the last ends on a byte boundary (a sync flush)
+         * so the next can follow. */
+        int rc = deflate(&z, y + 1 < s->y1 ? Z_NO_FLUSH : Z_SYNC_FLUSH);
+        s->ok = rc == Z_OK && z.avail_in == 0;
     }
     s->len = cap - z.avail_out;
     deflateEnd(&z);
@@ -93,17 +135,19 @@ bool png_strips_encode(const struct frame *f, int level, int strips, uint8_t **o
         strips = 1;
     if (strips > MAX_STRIPS)
         strips = MAX_STRIPS;
-    if ((uint32_t)strips > f->height)
-        strips = (int)f->height;
+    /* Two rows a strip at least, so that every piece gets rows. */
+    if ((uint32_t)strips * 2 > f->height)
+        strips = 1;
     struct strip s[MAX_STRIPS];
     pthread_t threads[MAX_STRIPS];
     bool started[MAX_STRIPS] = {false};
+    double units = strips - 1 + LAST_WEIGHT;
     for (int i = 0; i < strips; i++) {
         s[i] = (struct strip){
             .f = f,
             .level = level,
-            .y0 = (uint32_t)((uint64_t)f->height * (uint64_t)i / (uint64_t)strips),
-            .y1 = (uint32_t)((uint64_t)f->height * (uint64_t)(i + 1) / (uint64_t)strips),
+            .y0 = i == 0 ? 0 : s[i - 1].y1,
+            .y1 = i == strips - 1 ? f->height : (uint32_t)(f->height * (i + 1) / units),
             .last = i == strips - 1,
         };
     }

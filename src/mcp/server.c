@@ -498,6 +498,13 @@ void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *st
         free(err);
         return;
     }
+    mcp_conn_receive_message(c, &m, stream);
+    jsonrpc_message_finish(&m);
+}
+
+void mcp_conn_receive_message(struct mcp_conn *c, const struct jsonrpc_message *msg, void *stream)
+{
+    const struct jsonrpc_message m = *msg;
     switch (m.kind) {
     case JSONRPC_NOTIFICATION:
         handle_notification(c, m.method, m.params);
@@ -525,5 +532,4 @@ void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *st
         dispatch(c, m.method, m.id, m.params, stream);
         break;
     }
-    jsonrpc_message_finish(&m);
 }

@@ -32,6 +32,10 @@ struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t)
 void mcp_conn_destroy(struct mcp_conn *c);
 /* Handle one complete message. */
 void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *stream);
+/* The same for a message the transport already parsed (jsonrpc_parse) to
+ * route it: not parsed twice. m stays the caller's. */
+struct jsonrpc_message;
+void mcp_conn_receive_message(struct mcp_conn *c, const struct jsonrpc_message *m, void *stream);
 /* Report a transport-level problem (oversized or unframeable message) as a
  * JSON-RPC error with a null id. */
 void mcp_conn_report(struct mcp_conn *c, int code, const char *message);

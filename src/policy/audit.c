@@ -16,12 +16,16 @@
  * reader waiting on the lock hardly notices. */
 #define BATCH   256
 #define HOUR_MS 3600000ULL
+/* Fewer than QUIET_ROWS calls followed by none for QUIET_MS are written
+ * then; more keep gathering for commit_ms (a busy server). */
+#define QUIET_MS   10
+#define QUIET_ROWS 16
 
 struct audit {
     char *path;
     int retention_days;
     size_t capacity, max_bytes;
-    unsigned retry_ms, flush_ms;
+    unsigned retry_ms, flush_ms, commit_ms;
     int busy_ms;
     struct call_observer observer;
     uv_thread_t thread;
@@ -31,8 +35,10 @@ struct audit {
     /* Guarded by mu. */
     struct audit_row **ring; /* capacity slots, count used from head */
     size_t head, count;
-    size_t bytes; /* text held in the ring */
-    size_t held;  /* rows the writer took and has not written yet */
+    uint64_t oldest_ms; /* monotonic: when the oldest queued row came, 0 if it is due now */
+    uint64_t newest_ms; /* monotonic: when the newest queued row came */
+    size_t bytes;       /* text held in the ring */
+    size_t held;        /* rows the writer took and has not written yet */
     uint64_t written, dropped;
     char *error;      /* what is wrong now, or NULL */
     char *last_error; /* the most recent problem, kept after recovery */
@@ -176,6 +182,12 @@ static struct audit_row *ring_pop(struct audit *a)
     return row;
 }
 
+/* Rows that make a batch worth writing without waiting for more. */
+static size_t batch_max(const struct audit *a)
+{
+    return a->capacity < BATCH ? a->capacity : BATCH;
+}
+
 static void writer(void *arg)
 {
     struct audit *a = arg;
@@ -196,8 +208,22 @@ static void writer(void *arg)
             cond_wait_ms(a, retry_at - now);
             continue;
         }
+        /* Group commit: a transaction costs a few fsyncs whatever its
+         * size, so while calls keep coming, one per commit_ms carries many
+         * of them. A few calls that stop for QUIET_MS are written then: a
+         * lone call reaches the file at once, as it always did. */
+        if (!a->stopping && a->db && a->batch_n == 0 && a->count > 0 && a->count < batch_max(a)) {
+            uint64_t due = a->oldest_ms + a->commit_ms;
+            if (a->count < QUIET_ROWS && a->newest_ms + QUIET_MS < due)
+                due = a->newest_ms + QUIET_MS;
+            if (now < due) {
+                cond_wait_ms(a, due - now);
+                continue;
+            }
+        }
         while (a->batch_n < BATCH && a->count > 0)
             a->batch[a->batch_n++] = ring_pop(a);
+        a->oldest_ms = 0; /* what is left is a backlog: written at once */
         a->held = a->batch_n;
         bool expire_due = a->retention_days > 0 && now >= a->next_expire_ms;
         if (a->batch_n == 0 && !expire_due && a->db) {
@@ -236,6 +262,7 @@ struct audit *audit_create(const struct audit_options *o)
     a->retry_ms = o->retry_ms ? o->retry_ms : 1000;
     a->flush_ms = o->flush_ms ? o->flush_ms : 2000;
     a->busy_ms = o->busy_ms ? o->busy_ms : 100;
+    a->commit_ms = o->commit_ms ? o->commit_ms : 250;
     a->ring = xcalloc(a->capacity, sizeof *a->ring);
     a->observer.ud = a;
     uv_mutex_init(&a->mu);
@@ -282,10 +309,17 @@ void audit_add(struct audit *a, struct audit_row *row)
             log_error("audit log queue full: %llu oldest calls dropped so far",
                       (unsigned long long)a->dropped);
     }
+    a->newest_ms = mono_ms();
+    if (a->count == 0)
+        a->oldest_ms = a->newest_ms;
     a->ring[(a->head + a->count) % a->capacity] = row;
     a->count++;
     a->bytes += size;
-    uv_cond_signal(&a->cond);
+    /* The writer needs waking only for a first row (it may be waiting for
+     * any) or a full batch; otherwise its commit_ms timer is due first, and
+     * a wake per call would cost a context switch per call. */
+    if (a->count == 1 || a->count == batch_max(a))
+        uv_cond_signal(&a->cond);
     uv_mutex_unlock(&a->mu);
 }
 

@@ -20,6 +20,9 @@ struct audit_options {
     unsigned retry_ms;  /* after a failure, wait this long before trying again; 0: 1000 */
     unsigned flush_ms;  /* audit_destroy keeps trying to write this long; 0: 2000 */
     int busy_ms;        /* how long one attempt waits for another process's lock; 0: 100 */
+    unsigned commit_ms; /* a row waits at most this long for others to share its
+                           transaction while calls keep coming (one commit, a few
+                           fsyncs, per batch); 0: 250 */
 };
 
 struct audit;

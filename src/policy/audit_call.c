@@ -114,14 +114,48 @@ static void collect_strings(const json_t *v, json_t *strings)
     }
 }
 
+/* s without the credentials of the URLs in it ("http://user:pw@host" ->
+ * "http://host"), each removed userinfo appended to removed; NULL when
+ * there are none. A WebDriver endpoint or a page may carry basic-auth
+ * credentials in any argument. */
+static json_t *without_userinfo(const char *s, json_t *removed)
+{
+    struct strbuf sb;
+    strbuf_init(&sb);
+    const char *p = s, *sep;
+    bool found = false;
+    while ((sep = strstr(p, "://"))) {
+        const char *auth = sep + 3;
+        size_t end = strcspn(auth, "/?#\"' \t\r\n<>");
+        const char *at = memrchr(auth, '@', end);
+        if (!at) {
+            strbuf_append(&sb, p, (size_t)(auth - p));
+            p = auth;
+            continue;
+        }
+        found = true;
+        strbuf_append(&sb, p, (size_t)(auth - p));
+        json_array_append_new(removed, utf8_json_string(auth, (size_t)(at - auth)));
+        p = at + 1;
+    }
+    if (!found) {
+        strbuf_finish(&sb);
+        return NULL;
+    }
+    strbuf_puts(&sb, p);
+    json_t *out = utf8_json_string(sb.data, sb.len);
+    strbuf_finish(&sb);
+    return out;
+}
+
 /* Replaces, at any depth in v, the values of password-like keys and, when
  * secret, of "text" and "value", whatever their type; the strings they
- * held are appended to removed. */
+ * held are appended to removed. URLs lose their credentials. */
 static void redact(json_t *v, bool secret, json_t *removed)
 {
     const char *key;
     size_t i;
-    json_t *item;
+    json_t *item, *clean;
     json_object_foreach(v, key, item)
     {
         bool hide = password_like(key) ||
@@ -129,13 +163,19 @@ static void redact(json_t *v, bool secret, json_t *removed)
         if (hide) {
             collect_strings(item, removed);
             json_object_set_new(v, key, json_string(REDACTED));
+        } else if (json_is_string(item) &&
+                   (clean = without_userinfo(json_string_value(item), removed))) {
+            json_object_set_new(v, key, clean);
         } else {
             redact(item, secret, removed);
         }
     }
     json_array_foreach(v, i, item)
     {
-        redact(item, secret, removed);
+        if (json_is_string(item) && (clean = without_userinfo(json_string_value(item), removed)))
+            json_array_set_new(v, i, clean);
+        else
+            redact(item, secret, removed);
     }
 }
 

@@ -18,48 +18,37 @@ static void finish(struct backend_call *bc, struct backend_result *r)
     bc->session->in_use--;
     if (r->error) {
         tool_call_fail_code(call, r->code, "%s", r->error);
-    } else if (r->bytes) {
-        json_t *content = json_array();
-        const char *as = args_string(tool_call_args(call), "as", "image");
-        if (strcmp(as, "link") == 0) {
-            char *uri = xasprintf("glovebox://session/%s/screen", bc->session->id);
-            json_array_append_new(content,
-                                  json_pack("{s:s, s:s, s:s, s:s}", "type", "resource_link", "uri",
-                                            uri, "name", "screen", "mimeType", r->mime));
-            json_object_set_new(r->data, "uri", json_string(uri));
-            free(uri);
-        } else {
+    } else {
+        switch (r->kind) {
+        case BACKEND_RESULT_IMAGE: {
             /* Base64 is ASCII: skip jansson's copy-and-check of a large string. */
             char *b64 = base64_encode(r->bytes, r->len);
             json_t *image = json_pack("{s:s, s:s}", "type", "image", "mimeType", r->mime);
             json_object_set_new(image, "data", json_stringn_nocheck(b64, strlen(b64)));
-            json_array_append_new(content, image);
             free(b64);
+            json_t *content = json_pack("[o, {s:s, s:s}]", image, "type", "text", "text", r->text);
+            tool_call_done_content(call, content, r->data);
+            break;
         }
-        json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", r->text));
-        tool_call_done_content(call, content, r->data);
-        r->data = NULL;
-    } else if (json_is_string(json_object_get(r->data, "uri"))) {
-        /* A file the client can fetch (a recording): link it, do not inline it. */
-        json_t *content = json_pack("[{s:s, s:s}]", "type", "text", "text", r->text);
-        const char *mime = json_string_value(json_object_get(r->data, "mime_type"));
-        json_array_append_new(
-            content, json_pack("{s:s, s:O, s:s, s:s}", "type", "resource_link", "uri",
-                               json_object_get(r->data, "uri"), "name",
-                               json_string_value(json_object_get(r->data, "recording"))
-                                   ? json_string_value(json_object_get(r->data, "recording"))
-                                   : "file",
-                               "mimeType", mime ? mime : "application/octet-stream"));
-        tool_call_done_content(call, content, r->data);
-        r->data = NULL;
-    } else {
-        tool_call_done(call, r->data, "%s", r->text ? r->text : "done");
+        case BACKEND_RESULT_LINK: {
+            /* A resource the client fetches (the screen, a recording): linked, not inlined. */
+            json_t *content = json_pack("[{s:s, s:s, s:s, s:s}, {s:s, s:s}]", "type",
+                                        "resource_link", "uri", r->uri, "name", r->name, "mimeType",
+                                        r->mime, "type", "text", "text", r->text);
+            tool_call_done_content(call, content, r->data);
+            break;
+        }
+        case BACKEND_RESULT_TEXT:
+            tool_call_done(call, r->data, "%s", r->text ? r->text : "done");
+            break;
+        }
         r->data = NULL;
     }
     json_decref(r->data);
     free(r->bytes);
     free(r->text);
     free(r->error);
+    free(r->uri);
     screen_guard_release(bc->guard);
     free(bc);
 }

@@ -64,6 +64,8 @@ static void read_finished(struct backend_call *bc, struct backend_result *res)
         const char *text = json_string_value(json_object_get(res->data, "text"));
         resource_read_done(sr->r, json_pack("[{s:s, s:s, s:s}]", "uri", sr->uri, "mimeType",
                                             "text/plain", "text", text ? text : ""));
+    } else if (res->kind != BACKEND_RESULT_IMAGE) {
+        resource_read_fail(sr->r, "the screen of %s gave no image", bc->session->id);
     } else {
         char *b64 = base64_encode(res->bytes, res->len);
         resource_read_done(sr->r, json_pack("[{s:s, s:s, s:s}]", "uri", sr->uri, "mimeType",
@@ -74,6 +76,7 @@ static void read_finished(struct backend_call *bc, struct backend_result *res)
     free(res->bytes);
     free(res->text);
     free(res->error);
+    free(res->uri);
     json_decref((json_t *)sr->bc.args);
     screen_guard_release(sr->bc.guard);
     free(sr->uri);

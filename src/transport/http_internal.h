@@ -127,10 +127,12 @@ struct http_transport {
     struct mcp_session *sessions;
     int n_sessions;
     int n_requests;
+    struct http_req *routing; /* being routed now: its answer is written inline */
     struct client_slot *clients;
     struct http_req *reqs; /* open requests */
     uv_check_t hangups;    /* finds clients that hung up mid-answer */
     uint64_t hangup_scan_ms;
+    unsigned hangup_turns; /* loop turns since the streams' sockets were last peeked at */
     bool shutting_down;
     int shutdown_ticks;
     uv_timer_t reaper; /* runs deferred closes */

@@ -121,7 +121,7 @@ static void post_modern(struct http_req *req, const struct jsonrpc_message *m)
     struct mcp_stream *st = stream_create(req->t, STREAM_POST, NULL, c);
     st->modern = true;
     stream_bind(st, req);
-    mcp_conn_receive(c, req->body.data, req->body.len, st);
+    mcp_conn_receive_message(c, m, st);
 }
 
 static struct mcp_session *session_of(struct http_req *req)
@@ -166,13 +166,13 @@ static void post_legacy(struct http_req *req, const struct jsonrpc_message *m)
     }
     if (m->kind != JSONRPC_REQUEST) {
         http_req_respond(req, 202, NULL, NULL, 0);
-        mcp_conn_receive(s->conn, req->body.data, req->body.len, &http_no_answer);
+        mcp_conn_receive_message(s->conn, m, &http_no_answer);
         return;
     }
     struct mcp_stream *st = stream_create(req->t, STREAM_POST, s, s->conn);
     st->creates_session = initialize;
     stream_bind(st, req);
-    mcp_conn_receive(s->conn, req->body.data, req->body.len, st);
+    mcp_conn_receive_message(s->conn, m, st);
 }
 
 static void handle_post(struct http_req *req)

@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,9 @@
 
 struct pss {
     struct http_req *req;
+    /* The peer's address, asked once per connection (a syscall), not per
+     * keep-alive request. */
+    char remote[64];
 };
 
 /* Requests. */
@@ -111,14 +115,16 @@ struct http_req *http_req_alloc(struct http_transport *t)
     return req;
 }
 
-static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
+static struct http_req *req_create(struct http_transport *t, struct lws *wsi, struct pss *pss)
 {
     struct http_req *req = http_req_alloc(t);
     req->wsi = wsi;
     req->method = read_method(wsi, req->path, sizeof req->path);
     read_query(wsi, req->query, sizeof req->query);
-    if (!lws_get_peer_simple(wsi, req->remote, sizeof req->remote))
-        snprintf(req->remote, sizeof req->remote, "?");
+    if (!pss->remote[0] && !lws_get_peer_simple(wsi, pss->remote, sizeof pss->remote))
+        snprintf(pss->remote, sizeof pss->remote, "?");
+    _Static_assert(sizeof req->remote == sizeof pss->remote, "same size");
+    memcpy(req->remote, pss->remote, sizeof req->remote);
     req->host = copy_header(wsi, WSI_TOKEN_HOST);
     req->origin = copy_header(wsi, WSI_TOKEN_ORIGIN);
     req->authorization = copy_header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
@@ -168,7 +174,9 @@ void http_req_destroy(struct http_req *req)
 
 static void want_write(struct http_req *req)
 {
-    if (req->wsi)
+    /* A request answered while it is being routed is written when routing
+     * returns (route_and_answer), without a round through the loop. */
+    if (req->wsi && req->t->routing != req)
         lws_callback_on_writable(req->wsi);
 }
 
@@ -265,11 +273,20 @@ bool http_req_accepts(const struct http_req *req, const char *type)
 
 /* Writing. Returns -1 to close the connection. */
 
+/* A complete answer up to this size goes out with its headers in one
+ * write (one send() per call instead of two). */
+#define INLINE_BODY (16 * 1024)
+
 static int write_headers(struct http_req *req)
 {
     struct lws *wsi = req->wsi;
+    bool with_body = !req->streaming && req->ended && req->out.len <= INLINE_BODY;
     size_t hdr_space = 1024 + req->resp_headers.len * 2;
-    unsigned char *buf = xmalloc(LWS_PRE + hdr_space);
+    size_t need = LWS_PRE + hdr_space + (with_body ? req->out.len : 0);
+    /* On the stack when it fits: a malloc this large would make glibc
+     * consolidate its fast bins on every response. */
+    unsigned char stack[LWS_PRE + 8192];
+    unsigned char *buf = need <= sizeof stack ? stack : xmalloc(need);
     unsigned char *start = buf + LWS_PRE, *p = start, *end = start + hdr_space - 1;
     lws_filepos_t length = req->streaming ? LWS_ILLEGAL_HTTP_CONTENT_LEN : req->out.len;
     int rc = 0;
@@ -291,9 +308,17 @@ static int write_headers(struct http_req *req)
         lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5,
                                      &p, end))
         rc = -1;
-    if (rc == 0 && lws_finalize_write_http_header(wsi, start, &p, end))
+    if (rc == 0 && lws_finalize_http_header(wsi, &p, end))
         rc = -1;
-    free(buf);
+    if (rc == 0 && with_body && req->out.len) {
+        memcpy(p, req->out.data, req->out.len);
+        p += req->out.len;
+        strbuf_clear(&req->out);
+    }
+    if (rc == 0 && lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP_HEADERS) != p - start)
+        rc = -1;
+    if (buf != stack)
+        free(buf);
     req->headers_sent = true;
     if (req->streaming) {
         /* Streams live as long as they need. Letting go of the request
@@ -329,13 +354,18 @@ static int on_writeable(struct lws *wsi, struct pss *pss)
         return 0;
     if (!req->headers_sent && write_headers(req) < 0)
         return -1;
-    if (req->out.len && !lws_send_pipe_choked(wsi)) {
+    /* The socket just said it is writable: a response that fits in one
+     * chunk goes without asking again (lws_send_pipe_choked is a poll()
+     * syscall); longer output checks before each chunk. */
+    if (req->out.len && (req->out.len <= WRITE_CHUNK || !lws_send_pipe_choked(wsi))) {
         size_t n = req->out.len < WRITE_CHUNK ? req->out.len : WRITE_CHUNK;
         bool last = req->ended && n == req->out.len && !req->streaming;
-        unsigned char *buf = xmalloc(LWS_PRE + n);
+        unsigned char stack[LWS_PRE + 4096];
+        unsigned char *buf = LWS_PRE + n <= sizeof stack ? stack : xmalloc(LWS_PRE + n);
         memcpy(buf + LWS_PRE, req->out.data, n);
         int w = lws_write(wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
-        free(buf);
+        if (buf != stack)
+            free(buf);
         if (w < (int)n)
             return -1;
         strbuf_consume(&req->out, n);
@@ -381,10 +411,28 @@ static void dispatch(struct http_req *req)
  * would also stop its writes: HTTP/1 output is driven from the same
  * handler.) So routed requests are watched for hang-ups; see
  * watch_hangups. */
-static void route(struct http_req *req)
+static int on_writeable(struct lws *wsi, struct pss *pss);
+
+/* Routes the request; an answer that is complete by the time routing
+ * returns (every call a tool answers at once) is written right here, from
+ * the callback that read the request: waiting for the socket to report
+ * itself writable cost a loop round trip and four epoll_ctl calls per
+ * request. Streams and answers still to come are written when the socket
+ * is writable. Returns what the libwebsockets callback returns. */
+static int route(struct lws *wsi, struct pss *pss)
 {
+    struct http_req *req = pss->req;
+    struct http_transport *t = req->t;
     req->routed = true;
+    t->routing = req;
     dispatch(req);
+    t->routing = NULL;
+    if (pss->req != req || !req->responding)
+        return 0;
+    if (req->ended && !req->streaming)
+        return on_writeable(wsi, pss);
+    lws_callback_on_writable(wsi);
+    return 0;
 }
 
 static void close_req(struct pss *pss)
@@ -402,7 +450,7 @@ static int on_http(struct lws *wsi, struct pss *pss, struct http_transport *t)
     close_req(pss); /* a keep-alive connection's previous request, if any */
     if (t->shutting_down)
         return -1;
-    struct http_req *req = req_create(t, wsi);
+    struct http_req *req = req_create(t, wsi, pss);
     pss->req = req;
     /* Anything answered before the body was read must close the connection:
      * the unread body would be taken for the next request. */
@@ -417,8 +465,7 @@ static int on_http(struct lws *wsi, struct pss *pss, struct http_transport *t)
         return 0;                   /* wait for the body */
     }
     req->close_after = false;
-    route(req);
-    return 0;
+    return route(wsi, pss);
 }
 
 /* A body over --max-message is read and dropped, then answered: a client
@@ -462,7 +509,7 @@ static int on_body(struct pss *pss, const void *in, size_t len)
     return 0;
 }
 
-static int on_body_complete(struct pss *pss)
+static int on_body_complete(struct lws *wsi, struct pss *pss)
 {
     struct http_req *req = pss->req;
     if (!req || req->responding)
@@ -472,8 +519,7 @@ static int on_body_complete(struct pss *pss)
         return 0;
     }
     req->close_after = false;
-    route(req);
-    return 0;
+    return route(wsi, pss);
 }
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -487,7 +533,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_HTTP_BODY:
         return on_body(pss, in, len);
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        return on_body_complete(pss);
+        return on_body_complete(wsi, pss);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return on_writeable(wsi, pss);
     case LWS_CALLBACK_CLOSED_HTTP:
@@ -612,19 +658,36 @@ bool http_host_is_loopback(const char *host)
 
 /* Lifecycle. */
 
+/* Loop turns between two peeks at the sockets of open streams. A hung-up
+ * stream makes the loop spin through this many turns within a millisecond
+ * or two; a busy server turns a few times per request, so peeking at every
+ * standing stream (each SDK client keeps one) on every turn cost more than
+ * the requests themselves. */
+#define STREAM_SCAN_TURNS 256
+
 /* A routed request's client hung up if its socket reads as end of file (or
  * fails); more data (a pipelined request) is left for later. Runs after
  * every poll of the loop, at most once per millisecond: a hang-up makes the
- * loop spin, so this is what ends the spin, within a millisecond or two. */
+ * loop spin, so this is what ends the spin, within a millisecond or two.
+ * Requests waiting for their answer are looked at every time, open streams
+ * once the loop has turned STREAM_SCAN_TURNS times; a complete answer on its
+ * way out needs no look: its write ends the transaction and libwebsockets
+ * reads the socket again. */
 static void watch_hangups(uv_check_t *check)
 {
     struct http_transport *t = check->data;
+    t->hangup_turns++;
     uint64_t now = uv_now(check->loop);
     if (now == t->hangup_scan_ms)
         return;
     t->hangup_scan_ms = now;
+    bool streams = t->hangup_turns >= STREAM_SCAN_TURNS;
+    if (streams)
+        t->hangup_turns = 0;
     for (struct http_req *req = t->reqs; req; req = req->next) {
         if (!req->routed || !req->wsi || req->hung_up)
+            continue;
+        if (req->responding && (!req->streaming || !streams))
             continue;
         char c;
         ssize_t n = recv(lws_get_socket_fd(req->wsi), &c, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -660,6 +723,13 @@ struct http_transport *http_transport_start(struct app *app, const struct http_o
         *err = xstrdup("--tls-cert and --tls-key go together: give both or neither");
         return NULL;
     }
+    /* libwebsockets allocates its header table (max_http_header_data,
+     * 8 KiB) for every request. glibc answers an allocation that large by
+     * first merging every free chunk in its fast bins, which the JSON of
+     * each call fills: that merge alone was 5% of the server's time per
+     * call. Without fast bins (small blocks still come from the
+     * per-thread cache) there is nothing to merge. */
+    mallopt(M_MXFAST, 0);
     struct http_transport *t = xcalloc(1, sizeof *t);
     t->app = app;
     t->opts = *opts;

@@ -159,6 +159,29 @@ static void test_rows_are_written(void **state)
     place_finish(&pl);
 }
 
+/* Calls that keep coming share a transaction: with commit_ms a minute,
+ * a burst of 100 rows waits in the queue (at most the first few, should
+ * the test be paused 10 ms between two of them, are written on their own)
+ * and shutdown writes them all. Without grouping, every row was written
+ * within milliseconds of its arrival. */
+static void test_busy_rows_share_a_transaction(void **state)
+{
+    (void)state;
+    struct place pl = place_make("audit.db");
+    struct audit *a = audit_create(&(struct audit_options){.path = pl.path, .commit_ms = 60000});
+    /* A lone row is written at once (and the database is open). */
+    audit_add(a, row("status", audit_now_ms()));
+    wait_written(a, 1);
+    for (int i = 0; i < 100; i++)
+        audit_add(a, row("session_list", audit_now_ms()));
+    usleep(300 * 1000);
+    assert_true(stat_of(a, "written") < 1 + 100);
+    assert_true(stat_of(a, "queued") > 0);
+    audit_destroy(a);
+    assert_int_equal(count_rows(pl.path, "tool = 'session_list'"), 100);
+    place_finish(&pl);
+}
+
 static void test_locked_database_keeps_rows_queued(void **state)
 {
     (void)state;
@@ -311,6 +334,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_are_written),
+        cmocka_unit_test(test_busy_rows_share_a_transaction),
         cmocka_unit_test(test_locked_database_keeps_rows_queued),
         cmocka_unit_test(test_unwritable_location_then_fixed),
         cmocka_unit_test(test_read_only_directory),

@@ -14,7 +14,8 @@
 #include "mcp/server.h"
 #include "tools/tools.h"
 
-/* A network tool glovebox does not have yet, to test hosts rules. */
+/* A network tool, to test hosts rules on a build without webdriver
+ * sessions (which has the real open_url). */
 static const struct tool_policy_args open_url_args = {.host = "url"};
 static const struct tool open_url = {
     .name = "open_url",
@@ -30,7 +31,8 @@ static int register_tools(void **state)
 {
     (void)state;
     tools_register_all();
-    registry_add(&open_url);
+    if (!registry_find("open_url"))
+        registry_add(&open_url);
     return 0;
 }
 

@@ -164,12 +164,91 @@ static void alternate_screen_and_charsets_take_the_slow_path(void **state)
     strbuf_finish(&in);
 }
 
+/* Coloured floods take the two-row scroll region: lines with SGR, UTF-8,
+ * wide characters, tabs and EL, some wider than the screen (those wrap and
+ * take the slow path), some leaving the pen coloured across the line end
+ * (slow path too), and a prompt. Same screen, cells and scrollback. */
+static void coloured_flood_same_as_slow_path(void **state)
+{
+    (void)state;
+    for (unsigned seed = 1; seed <= 4; seed++) {
+        struct strbuf in;
+        strbuf_init(&in);
+        srand(seed);
+        strbuf_puts(&in, "gb$ make\r\n");
+        for (int i = 1; i <= 3000; i++) {
+            switch (rand() % 12) {
+            case 0:
+                strbuf_printf(&in, "\x1b[44mblue bg %d\r\n\x1b[0m", i); /* pen across the end */
+                break;
+            case 1:
+                for (int c = 0; c < 45; c++)
+                    strbuf_puts(&in, "\xe6\x97\xa5"); /* wraps on narrow screens */
+                strbuf_puts(&in, "\r\n");
+                break;
+            case 2:
+                strbuf_printf(&in, "\x1b[01;31m\x1b[Kerror\x1b[m\x1b[K: %d\tx\r\n", i);
+                break;
+            case 4: /* stray UTF-8 continuation bytes: one U+FFFD each */
+                strbuf_printf(&in, "%d\x80\xbf\xe6\x97)\r\n", i);
+                break;
+            case 3:
+                strbuf_printf(&in, "\x1b[38;5;%dm\xe2\x94\x82\x1b[38;2;1;2;3m %d\x1b[0m\r\n",
+                              i % 256, i);
+                break;
+            default:
+                strbuf_printf(&in, "\x1b[1;32mok\x1b[0m line %d\r\n", i);
+                break;
+            }
+        }
+        strbuf_puts(&in, "gb$ ");
+        int sizes[][3] = {{80, 24, 1000}, {40, 10, 50}, {120, 40, 10000}, {60, 3, 0}, {2, 1, 5}};
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            struct term_screen *fast = term_screen_create(sizes[k][0], sizes[k][1], sizes[k][2]);
+            struct term_screen *slow = term_screen_create(sizes[k][0], sizes[k][1], sizes[k][2]);
+            term_screen_set_fast_scroll(slow, false);
+            feed_in_chunks(fast, in.data, in.len, seed);
+            feed_in_chunks(slow, in.data, in.len, seed + 1);
+            assert_same(fast, slow);
+            term_screen_destroy(fast);
+            term_screen_destroy(slow);
+        }
+        strbuf_finish(&in);
+    }
+}
+
+/* A stray UTF-8 continuation byte in a flood of plain lines is not plain
+ * (it prints U+FFFD): found by fuzz_term_screen, where the fast path then
+ * read past the end of the input. */
+static void stray_continuation_bytes_in_a_plain_flood(void **state)
+{
+    (void)state;
+    struct strbuf in;
+    strbuf_init(&in);
+    for (int i = 1; i <= 400; i++)
+        strbuf_printf(&in, i % 50 == 7 ? "%d\x80)\r\n" : "%d\r\n", i);
+    int sizes[][2] = {{80, 24}, {4, 1}, {3, 3}};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        struct term_screen *fast = term_screen_create(sizes[k][0], sizes[k][1], 100);
+        struct term_screen *slow = term_screen_create(sizes[k][0], sizes[k][1], 100);
+        term_screen_set_fast_scroll(slow, false);
+        term_screen_feed(fast, in.data, in.len);
+        term_screen_feed(slow, in.data, in.len);
+        assert_same(fast, slow);
+        term_screen_destroy(fast);
+        term_screen_destroy(slow);
+    }
+    strbuf_finish(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_as_slow_path),
         cmocka_unit_test(whole_flood_in_one_feed),
         cmocka_unit_test(alternate_screen_and_charsets_take_the_slow_path),
+        cmocka_unit_test(coloured_flood_same_as_slow_path),
+        cmocka_unit_test(stray_continuation_bytes_in_a_plain_flood),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,11 +88,16 @@ static void stop_done(void *ud, json_t *result, const char *err)
         return;
     }
     const char *reason = json_string_value(json_object_get(result, "stopped_reason"));
-    backend_call_done(bc, result, "recorded %d frames over %.1f s to %s%s%s",
-                      (int)json_integer_value(json_object_get(result, "frames")),
-                      (double)json_integer_value(json_object_get(result, "duration_ms")) / 1000.0,
-                      json_string_value(json_object_get(result, "path")),
-                      reason ? "; stopped early: " : "", reason ? reason : "");
+    /* A file the client fetches: linked, not inlined. */
+    backend_call_done_link(bc, result, json_string_value(json_object_get(result, "uri")),
+                           json_string_value(json_object_get(result, "recording")),
+                           json_string_value(json_object_get(result, "mime_type")),
+                           "recorded %d frames over %.1f s to %s%s%s",
+                           (int)json_integer_value(json_object_get(result, "frames")),
+                           (double)json_integer_value(json_object_get(result, "duration_ms")) /
+                               1000.0,
+                           json_string_value(json_object_get(result, "path")),
+                           reason ? "; stopped early: " : "", reason ? reason : "");
 }
 
 /* Writes the file (on the worker pool, or now when the loop is ending) and

@@ -1,5 +1,7 @@
 #include "backend/desktop/xgrab.h"
 
+#include "backend/frames.h"
+
 #include "core/xmalloc.h"
 #include "image/frame.h"
 
@@ -239,29 +241,7 @@ bool xgrab_uses_shm(struct xgrab *g)
     return r;
 }
 
-/* XFixes cursor pixels are premultiplied ARGB: over the frame, each channel
- * becomes cursor + frame × (1 − alpha). */
-static void blend(struct frame *f, const uint32_t *px, int x0, int y0, int w, int h)
-{
-    for (int y = 0; y < h; y++) {
-        int fy = y0 + y;
-        if (fy < 0 || fy >= (int)f->height)
-            continue;
-        for (int x = 0; x < w; x++) {
-            int fx = x0 + x;
-            if (fx < 0 || fx >= (int)f->width)
-                continue;
-            uint32_t c = px[y * w + x];
-            uint32_t a = c >> 24;
-            uint8_t *d = f->rgba + (size_t)fy * f->stride + (size_t)fx * 4;
-            d[0] = (uint8_t)(((c >> 16) & 0xff) + d[0] * (255 - a) / 255);
-            d[1] = (uint8_t)(((c >> 8) & 0xff) + d[1] * (255 - a) / 255);
-            d[2] = (uint8_t)((c & 0xff) + d[2] * (255 - a) / 255);
-        }
-    }
-}
-
-bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, int x0, int y0, char **err)
+bool xgrab_cursor(struct xgrab *g, struct frame_cursor *out, char **err)
 {
     pthread_mutex_lock(&g->lock);
     bool ok = false;
@@ -279,8 +259,13 @@ bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, int x0, int y0, char **
         if (!r) {
             *err = xasprintf("cannot read the pointer's image from %s", g->display);
         } else {
-            blend(f, xcb_xfixes_get_cursor_image_cursor_image(r), r->x - r->xhot - x0,
-                  r->y - r->yhot - y0, r->width, r->height);
+            size_t n = (size_t)r->width * r->height;
+            *out = (struct frame_cursor){.x = r->x - r->xhot,
+                                         .y = r->y - r->yhot,
+                                         .width = r->width,
+                                         .height = r->height,
+                                         .argb = xmalloc(n * sizeof(uint32_t))};
+            memcpy(out->argb, xcb_xfixes_get_cursor_image_cursor_image(r), n * sizeof(uint32_t));
             free(r);
             ok = true;
         }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 struct frame;
+struct frame_cursor;
 struct xgrab;
 
 struct xgrab *xgrab_create(const char *display);
@@ -17,9 +18,8 @@ bool xgrab_screen(struct xgrab *g, struct frame *out, char **err);
  * more than that. False with *err, which gives the screen size when the
  * area does not fit on it. */
 bool xgrab_area(struct xgrab *g, int x, int y, int w, int h, struct frame *out, char **err);
-/* Draw the mouse pointer into a capture whose top-left corner is the
- * screen's x0,y0 (XFixes); false with *err when the server cannot say what
- * it looks like. */
-bool xgrab_draw_cursor(struct xgrab *g, struct frame *f, int x0, int y0, char **err);
+/* The mouse pointer's image and place (XFixes) into out (out->argb
+ * malloc'd); false with *err when the server cannot say what it looks like. */
+bool xgrab_cursor(struct xgrab *g, struct frame_cursor *out, char **err);
 /* Whether the last capture used shared memory (for status and tests). */
 bool xgrab_uses_shm(struct xgrab *g);

@@ -370,10 +370,13 @@ static void encode_done(uv_work_t *work, int status)
         backend_call_fail(bc, "cannot write the recording: %s", rec->err);
     } else {
         json_t *o = publish(rec);
-        backend_call_done(bc, o, "recorded %d frames over %.1f s to %s%s%s", rec->count,
-                          (double)rec->stopped_ms / 1000.0, rec->path,
-                          rec->stopped_reason ? "; stopped early: " : "",
-                          rec->stopped_reason ? rec->stopped_reason : "");
+        /* A file the client fetches: linked, not inlined. */
+        backend_call_done_link(bc, o, json_string_value(json_object_get(o, "uri")), rec->id,
+                               json_string_value(json_object_get(o, "mime_type")),
+                               "recorded %d frames over %.1f s to %s%s%s", rec->count,
+                               (double)rec->stopped_ms / 1000.0, rec->path,
+                               rec->stopped_reason ? "; stopped early: " : "",
+                               rec->stopped_reason ? rec->stopped_reason : "");
     }
     uv_close((uv_handle_t *)&rec->timer, timer_closed);
 }

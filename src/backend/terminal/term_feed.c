@@ -2,19 +2,38 @@
 
 #include <string.h>
 
-/* The parser states of libvterm 0.1.4 (its parser.c), as far as they matter
- * here: only ESC starts anything held back, and ESC acts the same from all.
- * CSI_DROP: a CSI with too many parameters, dropped up to its final byte. */
-enum { GROUND, ESC, CSI, STR, STR_ESC, CSI_DROP };
-
-/* libvterm keeps a CSI's parameters in 16 slots and does not bound the
- * count: the 16th separator writes past them (and crashes). */
-#define CSI_SEPARATORS_MAX 15
+/* Parser states. STR: inside an OSC, DCS or other string; STR_ESC: an ESC
+ * inside one (ESC \ ends it, anything else abandons it). */
+enum { GROUND, ESC, CSI, STR, STR_ESC };
 
 #define BEL      0x07
 #define CAN      0x18
 #define SUB      0x1a
 #define ESC_BYTE 0x1b
+#define DEL      0x7f
+
+/* libvterm 0.1.4 keeps 16 CSI parameters and does not bound the count. */
+#define CSI_ARGS_MAX 16
+
+/* Bytes that pass as they are in text: printable ASCII, the bytes of UTF-8
+ * characters (input is valid UTF-8 by then), and the C0 controls libvterm
+ * handles: BEL BS HT LF VT FF CR SO SI. */
+static inline bool text_byte(unsigned char c)
+{
+    return c >= 0x20 ? c != 0x7f : (unsigned)(c - 0x07) <= 0x0f - 0x07;
+}
+
+/* DEC private modes (DECSET/DECRST) libvterm 0.1.4 handles safely: cursor
+ * keys, reverse video, origin, autowrap, cursor blink and visibility, the
+ * alternate screen and saved cursor, mouse reporting and its encodings,
+ * focus reports, bracketed paste. Not 69 (DECLRMM): 0.1.4 leaves the margins
+ * past the edge when the screen narrows and then writes outside its buffers. */
+static const int dec_modes[] = {1,    5,    6,    7,    12,   25,   47,   1000, 1002,
+                                1003, 1004, 1005, 1006, 1015, 1047, 1048, 1049, 2004};
+
+/* The DECRQSS queries libvterm answers well: SGR, scroll region, margins,
+ * cursor style, character protection. */
+static const char *const decrqss[] = {"$qm", "$qr", "$qs", "$q q", "$q\"q"};
 
 void term_feed_init(struct term_feed *f, term_feed_write_fn *write, term_feed_write_fn *reply,
                     void *ud)
@@ -33,384 +52,444 @@ void term_feed_finish(struct term_feed *f)
     strbuf_finish(&f->clean);
 }
 
-static void emit(struct term_feed *f, const char *b, size_t from, size_t to)
+bool term_feed_idle(const struct term_feed *f)
 {
-    if (to > from)
-        f->write(b + from, to - from, f->ud);
+    return f->state == GROUND && !f->utf8_held.len;
 }
 
-/* Emits b[from..to) where b[to] is the ESC of a sequence libvterm will not
- * get, then CAN: it ends what that ESC would have ended (an escape or string
- * it abandoned, written now or with an earlier feed), so that what is
- * written next is not read as its rest (text as CSI parameters, say). */
-static void emit_cut(struct term_feed *f, const char *b, size_t from, size_t to)
+uint64_t term_feed_dropped(const struct term_feed *f)
 {
-    emit(f, b, from, to);
-    f->write("\x18", 1, f->ud);
+    return f->dropped;
 }
 
-/* A DECRQSS query libvterm would answer wrongly: all but the five it knows.
- * Controls inside a string are executed, not part of it, as in libvterm;
- * an ESC in it (one not directly followed by its \) is. */
-static bool bad_decrqss(const char *b, size_t from, size_t to)
+static void drop(struct term_feed *f)
 {
-    char s[8];
-    size_t n = 0;
-    for (size_t i = from; i < to; i++) {
-        unsigned char c = (unsigned char)b[i];
-        if ((c < 0x20 && c != ESC_BYTE) || c == 0x7f)
+    f->dropped++;
+    f->state = GROUND;
+    f->bad = false;
+    strbuf_clear(&f->held);
+}
+
+/* Remember the last character of the text b[0..n) for REP. Text is valid
+ * UTF-8, so its last character starts at most 3 bytes back. */
+static void note_last(struct term_feed *f, const char *b, size_t n)
+{
+    unsigned char c = (unsigned char)b[n - 1];
+    if (c < 0x20) {
+        f->last_len = 0;
+        return;
+    }
+    size_t k = n - 1;
+    while (k > 0 && n - k < 4 && ((unsigned char)b[k] & 0xC0) == 0x80)
+        k--;
+    f->last_len = (unsigned char)(n - k);
+    memcpy(f->last, b + k, n - k);
+}
+
+static void emit_text(struct term_feed *f, const char *b, size_t n)
+{
+    if (!n)
+        return;
+    f->write(b, n, f->ud);
+    note_last(f, b, n);
+}
+
+/* A control met inside a sequence runs as it would in a terminal (the
+ * sequence goes on) when libvterm handles it; CAN and SUB cancel the
+ * sequence; ESC starts another (dropping this one). */
+static void control_in_sequence(struct term_feed *f, unsigned char c)
+{
+    if (c == CAN || c == SUB) {
+        drop(f);
+    } else if (c == ESC_BYTE) {
+        drop(f);
+        f->state = ESC;
+        strbuf_putc(&f->held, ESC_BYTE);
+    } else if (text_byte(c)) {
+        f->write((const char *)&c, 1, f->ud);
+        f->last_len = 0;
+    } else {
+        f->dropped++;
+    }
+}
+
+/* ---------------------------------------------------------------- CSI */
+
+struct csi {
+    char leader; /* '<' '=' '>' '?' or 0 */
+    int n;       /* parameters */
+    int arg[CSI_ARGS_MAX];
+    char sep[CSI_ARGS_MAX]; /* after arg[i]: ';' or ':' (0 after the last) */
+    char inter[2];
+    int ninter;
+    char final;
+};
+
+/* Parses held (ESC [ … final). False when malformed or over the limits. */
+static bool parse_csi(const char *s, size_t len, struct csi *c)
+{
+    *c = (struct csi){.final = s[len - 1]};
+    size_t j = 2, end = len - 1;
+    if (j < end && s[j] >= '<' && s[j] <= '?')
+        c->leader = s[j++];
+    if (j < end && s[j] >= '0' && s[j] <= ';') {
+        c->n = 1;
+        c->arg[0] = -1;
+    }
+    for (; j < end && s[j] >= '0' && s[j] <= ';'; j++) {
+        if (s[j] == ';' || s[j] == ':') {
+            if (c->n == CSI_ARGS_MAX)
+                return false;
+            c->sep[c->n - 1] = s[j];
+            c->arg[c->n++] = -1;
             continue;
-        if (n == sizeof s)
-            return s[0] == '$' && s[1] == 'q';
-        s[n++] = (char)c;
+        }
+        int *a = &c->arg[c->n - 1];
+        *a = (*a < 0 ? 0 : *a) * 10 + (s[j] - '0');
+        if (*a > TERM_FEED_PARAM_MAX)
+            *a = TERM_FEED_PARAM_MAX;
     }
-    if (n < 2 || s[0] != '$' || s[1] != 'q')
-        return false;
-    static const char *const known[] = {"$qm", "$qr", "$qs", "$q q", "$q\"q"};
-    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
-        if (strlen(known[k]) == n && !memcmp(s, known[k], n))
+    for (; j < end && s[j] >= 0x20 && s[j] <= 0x2f; j++) {
+        if (c->ninter == 2)
             return false;
+        c->inter[c->ninter++] = s[j];
     }
-    return true;
+    return j == end; /* a leader or parameter after the start: malformed */
 }
 
-/* Whether b[from..to) is exactly a DECRQSS query libvterm answers: the only
- * DCS it acts on. Anything else (sixel, tmux passthrough, a string with an
- * ESC or a control inside) it ignores at best, and some such strings reach
- * a broken printf in 0.1.4: those are dropped before it sees them. */
-static bool known_dcs(const char *b, size_t from, size_t to)
+static int arg(const struct csi *c, int i, int missing)
 {
-    static const char *const known[] = {"$qm", "$qr", "$qs", "$q q", "$q\"q"};
-    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
-        if (strlen(known[k]) == to - from && !memcmp(b + from, known[k], to - from))
+    return i < c->n && c->arg[i] >= 0 ? c->arg[i] : missing;
+}
+
+static void write_csi(struct term_feed *f, const struct csi *c, int from, int count)
+{
+    char buf[16 + CSI_ARGS_MAX * 6];
+    size_t n = 0;
+    buf[n++] = ESC_BYTE;
+    buf[n++] = '[';
+    if (c->leader)
+        buf[n++] = c->leader;
+    for (int i = from; i < from + count; i++) {
+        if (c->arg[i] >= 0) {
+            /* By hand: snprintf showed in profiles of SGR-heavy output. */
+            char digits[8];
+            int k = 0;
+            for (int v = c->arg[i]; k == 0 || v; v /= 10)
+                digits[k++] = (char)('0' + v % 10);
+            while (k)
+                buf[n++] = digits[--k];
+        }
+        if (i + 1 < from + count)
+            buf[n++] = c->sep[i] ? c->sep[i] : ';';
+    }
+    for (int i = 0; i < c->ninter; i++)
+        buf[n++] = c->inter[i];
+    buf[n++] = c->final;
+    f->write(buf, n, f->ud);
+}
+
+static bool known_mode(const int *modes, size_t count, int mode)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (modes[i] == mode)
             return true;
     }
     return false;
 }
 
-/* Remember the last character printed, for REP. Input is valid UTF-8 here,
- * so a character is whole within b. */
-static void note_text(struct term_feed *f, const char *b, size_t i)
+/* SM/RM and DECSET/DECRST: libvterm 0.1.4 reads only the first parameter,
+ * so each known mode goes as a sequence of its own; unknown ones are
+ * dropped. */
+static void set_modes(struct term_feed *f, const struct csi *c)
 {
-    unsigned char c = (unsigned char)b[i];
-    if (c == ESC_BYTE) {
-        memcpy(f->rep, f->last, sizeof f->rep);
-        f->rep_len = f->last_len;
-        f->last_len = 0;
-    } else if (c < 0x20 || c == 0x7f) {
-        f->last_len = 0;
-    } else if (c < 0x80) {
-        f->last[0] = (char)c;
-        f->last_len = 1;
-    } else if (c >= 0xC0) {
-        size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-        /* U+0080..U+009F are controls, not characters. */
-        bool c1 = c == 0xC2 && (unsigned char)b[i + 1] < 0xA0;
-        memcpy(f->last, b + i, len);
-        f->last_len = c1 ? 0 : (unsigned char)len;
+    static const int ansi_modes[] = {4, 20}; /* IRM, LNM */
+    bool dec = c->leader == '?';
+    for (int i = 0; i < c->n; i++) {
+        bool ok = dec ? known_mode(dec_modes, sizeof dec_modes / sizeof dec_modes[0], c->arg[i])
+                      : known_mode(ansi_modes, 2, c->arg[i]);
+        if (ok)
+            write_csi(f, c, i, 1);
+        else
+            f->dropped++;
     }
 }
 
-/* libvterm 0.1.4's REP (CSI Ps b) loops for ever after a zero-width
- * character and writes past the row after a wide one, so REP never reaches
- * it: the character is printed Ps times here instead, as xterm does, at most
- * a row's worth. b[hold..i] is the whole CSI; false if it is not a REP. */
-static bool repeat(struct term_feed *f, const char *b, size_t hold, size_t i, size_t start)
+/* REP (CSI Ps b): libvterm 0.1.4's loops for ever after a zero-width
+ * character and writes past the row after a wide one, so the character is
+ * printed again here, as xterm does, at most a row's worth. */
+static void repeat(struct term_feed *f, const struct csi *c)
 {
-    long count = -1;
-    for (size_t j = hold + 2; j < i; j++) {
-        unsigned char c = (unsigned char)b[j];
-        if (c < 0x20 || c == 0x7f)
-            continue;
-        if ((c >= 0x3c && c <= 0x3f) || c < 0x30)
-            return false; /* a leader or intermediate: some other command */
-        if (c == ';' || c == ':')
-            break;
-        count = (count < 0 ? 0 : count) * 10 + (c - '0');
-        if (count > f->rep_max)
-            count = f->rep_max;
-    }
-    if (count <= 0)
+    int count = arg(c, 0, 1);
+    if (count < 1)
         count = 1;
-    emit_cut(f, b, start, hold);
-    for (size_t j = hold; j < i; j++) {
-        if (b[j] != ESC_BYTE && ((unsigned char)b[j] < 0x20 || b[j] == 0x7f))
-            f->write(b + j, 1, f->ud); /* controls inside run as libvterm would */
-    }
+    if (count > f->rep_max)
+        count = f->rep_max;
     char buf[256];
     size_t n = 0;
-    for (long k = 0; f->rep_len && k < count; k++) {
-        if (n + f->rep_len > sizeof buf) {
+    for (int k = 0; f->last_len && k < count; k++) {
+        if (n + f->last_len > sizeof buf) {
             f->write(buf, n, f->ud);
             n = 0;
         }
-        memcpy(buf + n, f->rep, f->rep_len);
-        n += f->rep_len;
+        memcpy(buf + n, f->last, f->last_len);
+        n += f->last_len;
     }
     if (n)
         f->write(buf, n, f->ud);
-    f->rep_len = 0;
-    return true;
+    f->last_len = 0;
 }
 
-/* DECSET 69 (DECLRMM): left and right margins. libvterm 0.1.4 leaves them
- * past the edge when the screen narrows, and scrolling inside them then
- * writes outside its buffers; programs that use them are rare, so they are
- * not offered. libvterm reads only the first parameter of a DECSET. */
-static bool margins_on(const char *b, size_t hold, size_t i)
+/* Whether the CSI (no leader, no intermediate) is one libvterm handles
+ * safely with any parameters up to the cap. */
+static bool plain_csi_ok(const struct csi *c)
 {
-    size_t j = hold + 2;
-    if (j >= i || b[j] != '?')
+    switch (c->final) {
+    case '@':
+    case 'A':
+    case 'B':
+    case 'C':
+    case 'D':
+    case 'E':
+    case 'F':
+    case 'G':
+    case 'H':
+    case 'I':
+    case 'J':
+    case 'K':
+    case 'L':
+    case 'M':
+    case 'P':
+    case 'S':
+    case 'T':
+    case 'X':
+    case 'Z':
+    case '`':
+    case 'a':
+    case 'd':
+    case 'e':
+    case 'f':
+    case 'm':
+    case 'r':
+    case 's':
+        return true;
+    case 'c': /* DA */
+        return arg(c, 0, 0) == 0;
+    case 'g': /* TBC */
+        return arg(c, 0, 0) == 0 || arg(c, 0, 0) == 3;
+    case 'n': /* DSR */
+        return arg(c, 0, 0) == 5 || arg(c, 0, 0) == 6;
+    default:
         return false;
-    int v = 0;
-    for (j++; j < i && b[j] >= '0' && b[j] <= '9' && v < 1000; j++)
-        v = v * 10 + (b[j] - '0');
-    return v == 69 && (j == i || b[j] == ';' || b[j] == ':');
+    }
 }
 
-/* Scan b[i..n) (b[0..i) was scanned before and held), write what is safe and
- * hold the rest. */
-static void scan(struct term_feed *f, const char *b, size_t n, size_t i, bool from_held)
+static void finish_csi(struct term_feed *f)
 {
-    int st = f->state;
-    bool esc_long = f->esc_long, swallow = f->swallow;
-    char kind = f->kind;
-    int separators = f->separators;
-    size_t hold = f->hold, esc = f->esc, content = f->content;
-    size_t start = 0; /* b[start..i) is still to be written */
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)b[i];
-        if ((st == ESC || st == CSI) && i - (esc_long ? start : hold) >= TERM_FEED_HOLD_MAX) {
-            /* Endless parameters: harmless to libvterm in pieces. */
-            emit(f, b, start, i);
-            start = i;
-            esc_long = true;
-        } else if ((st == STR || st == STR_ESC) && !swallow && i - hold >= TERM_FEED_HOLD_MAX) {
-            emit_cut(f, b, start, hold);
-            start = st == STR_ESC ? esc : i; /* an ESC may still start something */
-            swallow = true;
-        } else if (st == STR_ESC && swallow && i - esc >= TERM_FEED_HOLD_MAX) {
-            start = i; /* ESC and endless controls: drop them with the string */
-            st = STR;
-        }
+    struct csi c;
+    if (f->bad || !parse_csi(f->held.data, f->held.len, &c)) {
+        drop(f);
+        return;
+    }
+    char inter = c.ninter == 1 ? c.inter[0] : c.ninter ? '#' : 0; /* '#': two, none known */
+    bool ok = false, written = false;
+    if (!c.leader && !inter && c.final == 'b') {
+        repeat(f, &c);
+        ok = written = true;
+    } else if ((!c.leader || c.leader == '?') && !inter && (c.final == 'h' || c.final == 'l')) {
+        set_modes(f, &c); /* counts what it drops */
+        ok = written = true;
+    } else if (!c.leader && !inter) {
+        ok = plain_csi_ok(&c);
+    } else if (c.leader == '?' && !inter) {
+        ok = c.final == 'J' || c.final == 'K' || (c.final == 'n' && arg(&c, 0, 0) == 6);
+    } else if (c.leader == '>' && !inter) {
+        ok = c.final == 'c' && arg(&c, 0, 0) == 0; /* DA2 */
+    } else if ((!c.leader || c.leader == '?') && inter == '$') {
+        ok = c.final == 'p'; /* DECRQM */
+    } else if (!c.leader && inter) {
+        ok = (inter == ' ' && c.final == 'q')     /* DECSCUSR */
+             || (inter == '"' && c.final == 'q')  /* DECSCA */
+             || (inter == '!' && c.final == 'p'); /* DECSTR */
+    }
+    if (ok && !written)
+        write_csi(f, &c, 0, c.n);
+    if (!ok)
+        f->dropped++;
+    f->state = GROUND;
+    strbuf_clear(&f->held);
+}
 
-        if (c == CAN || c == SUB) {
-            if (swallow)
-                start = i + 1;
-            swallow = false;
-            st = GROUND;
-            continue;
+/* ---------------------------------------------------------------- escapes */
+
+static void finish_escape(struct term_feed *f)
+{
+    const char *s = f->held.data;
+    size_t len = f->held.len;
+    bool ok = false;
+    if (!f->bad && len == 2)
+        ok = strchr("78=>DEHMc", s[1]) != NULL;
+    else if (!f->bad && len == 3 && strchr("()*+", s[1]))
+        ok = strchr("0AB", s[2]) != NULL; /* G0-G3: DEC graphics, UK, ASCII */
+    else if (!f->bad && len == 3 && s[1] == '#')
+        ok = s[2] == '8'; /* DECALN */
+    if (ok)
+        f->write(s, len, f->ud);
+    else
+        f->dropped++;
+    f->state = GROUND;
+    f->bad = false;
+    strbuf_clear(&f->held);
+}
+
+/* ---------------------------------------------------------------- strings */
+
+static void finish_string(struct term_feed *f)
+{
+    const char *s = f->held.data + 2; /* after ESC ] or ESC P */
+    size_t len = f->held.len - 2;
+    char kind = f->held.data[1];
+    bool ok = false;
+    if (f->bad) {
+        /* over the limit: dropped */
+    } else if (kind == ']') {
+        /* Titles: OSC 0, 1, 2. libvterm 0.1.4 loses one split between
+         * writes, so it goes in one. */
+        ok = len >= 2 && s[0] >= '0' && s[0] <= '2' && s[1] == ';';
+        if (ok) {
+            strbuf_append(&f->held, "\x1b\\", 2);
+            f->write(f->held.data, f->held.len, f->ud);
         }
-        if (st == GROUND)
-            note_text(f, b, i);
-        if (c == ESC_BYTE) {
-            esc = i;
-            if (st == STR) {
-                st = STR_ESC;
-                if (swallow)
-                    start = i;
-                continue;
-            }
-            if (swallow)
-                start = i;
-            /* An escape, CSI or string cut short by this ESC (a string's
-             * ESC followed by another): a terminal abandons it, and so does
-             * libvterm, but only if it sees it whole. Cut here, it would
-             * reach libvterm alone and leave its parser inside a sequence
-             * (ESC ESC ! [ … b, ESC P ESC ESC ! [ b then hang it), so it
-             * is dropped before libvterm sees it. */
-            if ((st == ESC || st == CSI || st == STR_ESC) && !esc_long && !swallow) {
-                emit(f, b, start, hold);
-                start = i;
-            }
-            swallow = false;
-            st = ESC;
-            hold = i;
-            esc_long = false;
-            separators = 0; /* counts intermediates while in ESC */
-            continue;
+    } else if (kind == 'P') {
+        for (size_t k = 0; k < sizeof decrqss / sizeof decrqss[0]; k++) {
+            if (strlen(decrqss[k]) == len && !memcmp(s, decrqss[k], len))
+                ok = true;
         }
-        bool control = c < 0x20 || c == 0x7f;
-        bool ends = false;
-        switch (st) {
-        case ESC:
-            /* libvterm runs a control or a byte >= 0x80 met inside an
-             * escape and stays in it; strings it then opens or ends that
-             * way overflow its buffers (ESC NUL \). No program sends that:
-             * the escape is cancelled and the byte goes on as itself. */
-            if (control || c >= 0x80) {
-                /* CAN also ends a sequence this ESC interrupted, which
-                 * libvterm would otherwise still be in. */
-                emit(f, b, start, esc_long ? i : hold);
-                f->write("\x18", 1, f->ud);
-                start = i;
-                esc_long = false;
-                st = GROUND;
+        if (ok) {
+            strbuf_append(&f->held, "\x1b\\", 2);
+            f->write(f->held.data, f->held.len, f->ud);
+        } else if (len >= 2 && s[0] == '$' && s[1] == 'q') {
+            /* Any other DECRQSS: xterm's "invalid" answer; libvterm 0.1.4
+             * would answer through a broken printf format. */
+            f->reply("\x1bP0$r\x1b\\", 7, f->ud);
+            ok = true;
+        }
+    }
+    if (!ok)
+        f->dropped++;
+    f->state = GROUND;
+    f->bad = false;
+    strbuf_clear(&f->held);
+}
+
+/* ---------------------------------------------------------------- scan */
+
+/* Adds c to the sequence unless it outgrew max (then it is only dropped). */
+static void hold(struct term_feed *f, unsigned char c, size_t max)
+{
+    if (f->held.len >= max)
+        f->bad = true;
+    else
+        strbuf_putc(&f->held, (char)c);
+}
+
+/* One byte inside a sequence. False if c does not belong to it: the
+ * sequence was dropped and c is to be read again from GROUND or ESC. */
+static bool sequence_byte(struct term_feed *f, unsigned char c)
+{
+    switch (f->state) {
+    case ESC:
+        if (c < 0x20) {
+            control_in_sequence(f, c);
+        } else if (c == DEL) {
+            /* ignored inside sequences, as by terminals */
+        } else if (c >= 0x80) {
+            drop(f); /* not part of an escape: abandons it */
+            return false;
+        } else if (c <= 0x2f) {
+            hold(f, c, 4); /* an intermediate */
+        } else if (f->held.len == 1 && c == '[') {
+            f->state = CSI;
+            strbuf_putc(&f->held, (char)c);
+        } else if (f->held.len == 1 && (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_')) {
+            f->state = STR;
+            strbuf_putc(&f->held, (char)c);
+            f->bad = c != ']' && c != 'P'; /* SOS, PM, APC: dropped */
+        } else {
+            strbuf_putc(&f->held, (char)c);
+            finish_escape(f);
+        }
+        return true;
+    case CSI:
+        if (c < 0x20) {
+            control_in_sequence(f, c);
+        } else if (c == DEL) {
+            /* ignored */
+        } else if (c >= 0x80) {
+            drop(f);
+            return false;
+        } else if (c <= 0x3f) {
+            hold(f, c, TERM_FEED_CSI_MAX - 1);
+        } else {
+            strbuf_putc(&f->held, (char)c);
+            finish_csi(f);
+        }
+        return true;
+    case STR:
+        if (c == BEL) {
+            finish_string(f);
+        } else if (c == ESC_BYTE) {
+            f->state = STR_ESC;
+        } else if (c == CAN || c == SUB) {
+            drop(f);
+        } else if (c >= 0x20 && c != DEL) {
+            /* Other controls are skipped: none belongs in a title. */
+            hold(f, c, TERM_FEED_STRING_MAX);
+        }
+        return true;
+    case STR_ESC:
+        if (c == '\\') {
+            finish_string(f);
+            return true;
+        }
+        /* The string is abandoned; the ESC starts something else. */
+        drop(f);
+        f->state = ESC;
+        strbuf_putc(&f->held, ESC_BYTE);
+        return false;
+    default:
+        return true;
+    }
+}
+
+static void scan(struct term_feed *f, const char *b, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (f->state == GROUND) {
+            size_t run = i;
+            while (i < n && text_byte((unsigned char)b[i]))
+                i++;
+            emit_text(f, b + run, i - run);
+            if (i == n)
                 break;
-            }
-            if (c >= 0x20 && c <= 0x2f) {
-                separators++;
-            } else if (separators && (c == '[' || c == ']' || c == 'P')) {
-                /* ESC ! [ and the like: no program sends them, and libvterm
-                 * 0.1.4 reads them its own way (ESC ! [ 5 b hangs it). The
-                 * sequence is dropped; CAN ends what libvterm saw of it. */
-                emit(f, b, start, esc_long ? i : hold);
-                /* Whatever libvterm saw last, it is at rest after CAN (a
-                 * CAN at rest does nothing). */
-                f->write("\x18", 1, f->ud);
-                start = i + 1;
-                esc_long = false;
-                st = c == '[' ? CSI_DROP : GROUND;
-            } else if (c == ']' || c == 'P') {
-                st = STR;
-                kind = (char)c;
-                content = i + 1;
-            } else if (c == '[') {
-                st = CSI;
-                separators = 0;
-            } else if (!control && c >= 0x30 && c < 0x7f) {
-                st = GROUND;
-            }
-            break;
-        case CSI:
-            if ((c == ';' || c == ':') && ++separators > CSI_SEPARATORS_MAX) {
-                /* Let libvterm have the sequence up to here, then CAN: it
-                 * ends the CSI unexecuted (xterm would ignore the extra
-                 * parameters), and whatever came before (a string the ESC
-                 * abandoned, say) ends as it would have. The rest of the
-                 * sequence is dropped. */
-                emit(f, b, start, i);
-                f->write("\x18", 1, f->ud);
-                start = i + 1;
-                st = CSI_DROP;
-                esc_long = false;
-                break;
-            }
-            /* Parameters and intermediates continue it; controls run inside. */
-            if (control || (c >= 0x20 && c <= 0x3f))
-                break;
-            st = GROUND;
-            if (c == 'b' && esc_long) {
-                /* A REP too long to read: end it unexecuted. */
-                emit(f, b, start, i);
-                f->write("\x18", 1, f->ud);
-                start = i + 1;
-            } else if (c == 'b' && repeat(f, b, hold, i, start)) {
-                start = i + 1;
-            } else if (c == 'h' && !esc_long && margins_on(b, hold, i)) {
-                emit_cut(f, b, start, hold);
-                start = i + 1;
-            }
-            break;
-        case CSI_DROP:
-            start = i + 1;
-            if (!control && c >= 0x40)
-                st = GROUND; /* the final byte, dropped with the rest */
-            break;
-        case STR:
-            if (c == BEL)
-                ends = true;
-            else if (swallow)
-                start = i + 1;
-            break;
-        case STR_ESC:
-            /* A BEL right after the ESC is a control like the others: were
-             * it passed, libvterm 0.1.4 would end the string yet keep the
-             * ESC pending, read a following \ as ST and copy a string of
-             * a wrong, huge length (found by fuzz_term_screen). */
-            if (control) {
-                /* ESC then a control inside a string: xterm abandons the
-                 * string there, and libvterm 0.1.4 mis-sizes it (a DCS so
-                 * ended reaches a broken printf). Drop it; run the control. */
-                if (!swallow)
-                    emit(f, b, start, hold);
-                f->write("\x18", 1, f->ud); /* and whatever came before */
-                start = i;
-                swallow = false;
-                st = GROUND;
-                break;
-            }
-            if (c == '\\') {
-                ends = true;
-                break;
-            }
-            /* The string is abandoned and c follows a plain ESC. Its bytes
-             * never reach libvterm (a cut DCS can crash it): text before
-             * it goes out, the string is dropped. */
-            if (!swallow)
-                emit(f, b, start, hold);
-            f->write("\x18", 1, f->ud);
-            start = esc;
-            swallow = false;
-            hold = esc;
-            esc_long = false;
-            if (c == ']' || c == 'P') {
-                st = STR;
-                kind = (char)c;
-                content = i + 1;
+            if (b[i] == ESC_BYTE) {
+                f->state = ESC;
+                f->bad = false;
+                strbuf_clear(&f->held);
+                strbuf_putc(&f->held, ESC_BYTE);
             } else {
-                st = c == '[' ? CSI : c >= 0x30 && c < 0x7f ? GROUND : ESC;
-                separators = 0;
+                f->dropped++; /* a control libvterm does not need */
             }
-            break;
-        default:
-            break;
+            i++;
+            continue;
         }
-        if (ends) {
-            if (swallow) {
-                start = i + 1;
-            } else if (kind == 'P') {
-                /* Up to the ESC of an ESC \; a BEL after an ESC keeps it. */
-                size_t end = st == STR_ESC && c == '\\' && esc + 1 == i ? esc : i;
-                if (!known_dcs(b, content, end)) {
-                    emit_cut(f, b, start, hold);
-                    if (bad_decrqss(b, content, end))
-                        f->reply("\x1bP0$r\x1b\\", 7, f->ud);
-                    start = i + 1;
-                }
-            }
-            swallow = false;
-            st = GROUND;
-        }
+        if (sequence_byte(f, (unsigned char)b[i]))
+            i++;
     }
-
-    size_t keep = n; /* b[keep..n) is held */
-    if ((st == ESC || st == CSI) && !esc_long)
-        keep = hold;
-    else if ((st == STR || st == STR_ESC) && !swallow)
-        keep = hold;
-    else if (st == STR_ESC)
-        keep = esc; /* a dropped string's ESC: it may yet start something */
-    if (keep < start)
-        keep = start; /* never write a byte twice */
-    emit(f, b, start, keep);
-
-    f->state = st;
-    f->esc_long = esc_long;
-    f->swallow = swallow;
-    f->kind = kind;
-    f->separators = separators;
-    f->hold = hold >= keep ? hold - keep : 0;
-    f->esc = esc >= keep ? esc - keep : 0;
-    f->content = content >= keep ? content - keep : 0;
-    if (from_held)
-        strbuf_consume(&f->held, keep);
-    else if (keep < n)
-        strbuf_append(&f->held, b + keep, n - keep);
 }
 
-static void scan_bytes(struct term_feed *f, const char *bytes, size_t len)
-{
-    if (!len)
-        return;
-    if (!f->held.len) {
-        scan(f, bytes, len, 0, false);
-        return;
-    }
-    size_t old = f->held.len;
-    strbuf_append(&f->held, bytes, len);
-    scan(f, f->held.data, f->held.len, old, true);
-}
+/* ---------------------------------------------------------------- UTF-8 */
 
 /* 1 and *len for a valid sequence at s, 0 when s[0..n) is a valid start cut
  * short, -1 and *len (the maximal bad prefix) when invalid. */
@@ -475,16 +554,18 @@ static void clean_utf8(struct term_feed *f, const char *in, size_t n)
             copied = i = n;
             break;
         }
-        if (!c1)
+        if (c1)
+            f->dropped++;
+        else
             strbuf_append(&f->clean, "\xEF\xBF\xBD", 3);
         copied = i += len;
     }
     if (!changed) {
-        scan_bytes(f, in, n);
+        scan(f, in, n);
         return;
     }
     strbuf_append(&f->clean, s + copied, n - copied);
-    scan_bytes(f, f->clean.data, f->clean.len);
+    scan(f, f->clean.data, f->clean.len);
 }
 
 void term_feed_bytes(struct term_feed *f, const char *bytes, size_t len)
@@ -504,12 +585,6 @@ void term_feed_bytes(struct term_feed *f, const char *bytes, size_t len)
 
 void term_feed_inject(struct term_feed *f, const char *bytes, size_t len)
 {
-    /* Held bytes have not reached libvterm, so its parser is at rest unless
-     * an escape outgrew the hold and is passing through: end that first. */
-    if ((f->state == ESC || f->state == CSI) && f->esc_long) {
-        f->write("\x18", 1, f->ud);
-        f->state = GROUND;
-        f->esc_long = false;
-    }
+    /* Only whole sequences ever reach libvterm, so its parser is at rest. */
     f->write(bytes, len, f->ud);
 }

@@ -1,31 +1,43 @@
-/* Cuts program output into the writes libvterm 0.1.4 handles safely.
+/* Stands between program output and libvterm 0.1.4: a whitelist.
  *
- * 0.1.4's UTF-8 decoder overruns a stack buffer when a character cut short
- * is followed by text; it loses an OSC or DCS string split between writes (a
- * title split across pty reads never arrives); it reads an ESC \ split
- * between writes as a string SIZE_MAX long; it copies each string onto its
- * stack; and it answers an unknown DECRQSS query (DCS $ q … ST) through a
- * broken printf format. So here:
- *  - bad UTF-8 becomes U+FFFD, and a character split between reads waits for
- *    its end;
- *  - an unfinished escape, CSI or string is held back until it completes, up
- *    to TERM_FEED_HOLD_MAX bytes; a longer string is dropped whole (libvterm
- *    would lose it anyway), longer escapes pass in pieces;
- *  - unknown DECRQSS queries are answered here, as xterm does;
- *  - REP (CSI Ps b), which hangs or overruns in 0.1.4, is done here by
- *    printing the character again, at most rep_max times;
- *  - a CSI of more than 16 parameters, which overruns libvterm's argument
- *    array (0.1.4 to 0.3.3), is dropped.
- * Everything else passes in order, unchanged. As nothing incomplete reaches
- * libvterm, its parser is at rest between feeds and the screen can inject
- * sequences of its own (term_feed_inject). */
+ * libvterm 0.1.4 crashes, hangs or overruns its buffers on many inputs a
+ * program can print (a UTF-8 character cut short then text, an OSC or DCS
+ * split between writes, ESC \ split between writes, REP after a zero-width
+ * character, more than 16 CSI parameters, DECRQSS queries it does not know,
+ * ESC ! [ … b, left/right margins after a resize, …), and fuzzing kept
+ * finding more. So instead of dropping the known-bad, only what is known to
+ * be safe passes, and libvterm only ever gets whole sequences:
+ *  - text: printable ASCII and valid UTF-8 (bad bytes become U+FFFD, C1
+ *    controls are dropped, a character split between reads waits for its
+ *    end), and the C0 controls BEL BS HT LF VT FF CR SO SI;
+ *  - escapes: DECSC/DECRC (ESC 7/8), DECKPAM/DECKPNM (ESC =/>), IND, NEL,
+ *    HTS, RI, RIS, DECALN, charset designation ESC ( ) * + with 0, A or B;
+ *  - CSI: cursor movement, erase, insert/delete lines and characters,
+ *    scrolling, scroll regions, tabs, SGR, device status and attributes,
+ *    DECRQM, DECSCUSR, DECSCA, DECSTR, SM/RM of IRM and LNM, DECSET/DECRST of
+ *    the DEC modes listed in term_feed.c; at most 16 parameters, each capped
+ *    at TERM_FEED_PARAM_MAX, the sequence at most TERM_FEED_CSI_MAX bytes;
+ *  - OSC 0, 1 and 2 (titles) up to TERM_FEED_STRING_MAX bytes, controls in
+ *    them skipped; DCS only as the DECRQSS queries libvterm answers well
+ *    (others get xterm's "invalid" answer from here).
+ * REP (CSI Ps b) is done here, by printing the last character again.
+ * Everything else is dropped whole and counted (term_feed_dropped): as
+ * nothing incomplete or unknown reaches libvterm, its parser is at rest
+ * between writes, and the screen can write sequences of its own at any time
+ * (term_feed_inject).
+ *
+ * Streaming: a sequence split between reads is held until it completes.
+ * Text runs pass straight from the caller's buffer with a table scan. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/strbuf.h"
 
-#define TERM_FEED_HOLD_MAX 4096
+#define TERM_FEED_CSI_MAX    128  /* bytes of one CSI or escape */
+#define TERM_FEED_STRING_MAX 4096 /* bytes of one OSC or DCS string */
+#define TERM_FEED_PARAM_MAX  9999 /* larger CSI parameters are capped */
 
 typedef void term_feed_write_fn(const char *buf, size_t len, void *ud);
 
@@ -33,18 +45,15 @@ struct term_feed {
     term_feed_write_fn *write; /* bytes for libvterm */
     term_feed_write_fn *reply; /* answers for the program */
     void *ud;
-    struct strbuf held;              /* bytes not yet written */
-    struct strbuf utf8_held;         /* the start of a character the last read cut off */
-    struct strbuf clean;             /* scratch: input with bad UTF-8 replaced */
-    int state;                       /* where libvterm's parser will be after held */
-    bool esc_long;                   /* an escape or CSI outgrew the hold: passes in pieces */
-    bool swallow;                    /* a string outgrew the hold and is being dropped */
-    char kind;                       /* the current string's introducer: ']' OSC, 'P' DCS */
-    int separators;                  /* ';' and ':' in the current CSI so far */
-    size_t hold, esc, content;       /* offsets in held: escape start, last ESC, string text */
-    char last[4], rep[4];            /* the last character printed (UTF-8), and before ESC */
-    unsigned char last_len, rep_len; /* bytes; 0 = none */
-    int rep_max;                     /* REP's cap: the screen's width */
+    struct strbuf held;      /* the sequence read so far (controls in it already run) */
+    struct strbuf utf8_held; /* the start of a character the last read cut off */
+    struct strbuf clean;     /* scratch: input with bad UTF-8 replaced */
+    int state;               /* where the parser is: see term_feed.c */
+    bool bad;                /* the current sequence outgrew its limit: dropped at its end */
+    char last[4];            /* the last character printed (UTF-8), for REP */
+    unsigned char last_len;  /* bytes; 0 = none */
+    int rep_max;             /* REP's cap: the screen's width */
+    uint64_t dropped;        /* sequences and controls dropped */
 };
 
 void term_feed_init(struct term_feed *f, term_feed_write_fn *write, term_feed_write_fn *reply,
@@ -56,3 +65,7 @@ void term_feed_bytes(struct term_feed *f, const char *bytes, size_t len);
 /* Write a complete sequence of the screen's own to libvterm now, ahead of
  * anything held back. */
 void term_feed_inject(struct term_feed *f, const char *bytes, size_t len);
+/* Whether nothing is held: the next byte starts fresh. */
+bool term_feed_idle(const struct term_feed *f);
+/* Escape sequences, strings and control characters dropped so far. */
+uint64_t term_feed_dropped(const struct term_feed *f);

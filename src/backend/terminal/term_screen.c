@@ -1,8 +1,10 @@
+#define LOG_MODULE "terminal"
 #include "backend/terminal/term_screen.h"
 
 #include "backend/terminal/term_feed.h"
 #include "backend/terminal/term_scrollback.h"
 #include "backend/terminal/term_text.h"
+#include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "image/cellgrid.h"
@@ -209,6 +211,7 @@ static void finish_change(struct term_screen *s, uint64_t before)
 }
 
 static bool ask_pair(struct term_screen *s, char what, int *first, int *last, struct strbuf *a);
+static void inject(struct term_screen *s, const char *seq);
 
 /* Length of the plain line at p (printable ASCII, at most cols, then
  * CR LF) including its CR LF, or 0 if it is not one. */
@@ -220,6 +223,62 @@ static size_t plain_line(const char *p, size_t n, int cols)
     if (i > (size_t)cols || i + 1 >= n || p[i] != '\r' || p[i + 1] != '\n')
         return 0;
     return i + 2;
+}
+
+/* Length of the row-local line at p, including its CR LF, or 0 if it is
+ * not one: text (printable ASCII, UTF-8, HT, BS, BEL), SGR and EL sequences,
+ * nothing else, so printing it only touches the cursor's row; at most cols
+ * columns even if every non-ASCII character were wide, so it cannot wrap;
+ * and the pen back to the default (SGR 0) before the line ends, so rows
+ * scrolled in are blank the same way. *plain: printable ASCII only. */
+static size_t simple_line(const char *p, size_t n, int cols, bool *plain)
+{
+    size_t i = 0;
+    int width = 0, expect = 0; /* continuation bytes the last lead byte wants */
+    bool dirty = false;
+    *plain = true;
+    while (i < n && width <= cols) {
+        unsigned char c = (unsigned char)p[i];
+        if (c < 0x80 || c >= 0xC0)
+            expect = 0; /* a character cut short prints as one U+FFFD */
+        if (c >= 0x20 && c < 0x7f) {
+            width++;
+            i++;
+        } else if (c >= 0xC2 && c <= 0xF4) {
+            width += 2;
+            i++;
+            *plain = false;
+            expect = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+        } else if (c >= 0x80 && c < 0xC0) {
+            /* A continuation, or a stray one, which prints as U+FFFD. */
+            width += expect ? 0 : 1;
+            expect -= expect ? 1 : 0;
+            i++;
+            *plain = false;
+        } else if (c == '\t' || c == '\b' || c == 0x07) {
+            width += c == '\t' ? 8 - width % 8 : 0;
+            i++;
+            *plain = false;
+        } else if (c == 0x1b && i + 1 < n && p[i + 1] == '[') {
+            size_t j = i + 2;
+            bool reset = true;
+            while (j < n && ((p[j] >= '0' && p[j] <= '9') || p[j] == ';')) {
+                reset &= p[j] == '0' || p[j] == ';';
+                j++;
+            }
+            if (j >= n || (p[j] != 'm' && p[j] != 'K') || j - i > 32)
+                return 0;
+            if (p[j] == 'm')
+                dirty = !reset;
+            i = j + 1;
+            *plain = false;
+        } else if (c == '\r' && i + 1 < n && p[i + 1] == '\n') {
+            return dirty || width > cols ? 0 : i + 2;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
 }
 
 static bool pen_is_default(struct term_screen *s)
@@ -245,8 +304,7 @@ static bool pen_is_default(struct term_screen *s)
  * only blank rows from it down, the default pen, the whole screen scrolling. */
 static bool can_fast_scroll(struct term_screen *s, int *cursor_row)
 {
-    if (!s->fast_scroll || s->charsets_touched || s->altscreen || s->feed.held.len ||
-        s->feed.utf8_held.len)
+    if (!s->fast_scroll || s->altscreen || !term_feed_idle(&s->feed))
         return false;
     VTermPos pos;
     vterm_state_get_cursorpos(s->state, &pos);
@@ -254,6 +312,10 @@ static bool can_fast_scroll(struct term_screen *s, int *cursor_row)
         return false;
     int rows, cols;
     vterm_get_size(s->vt, &rows, &cols);
+    /* libvterm keeps no scrollback for a one-row screen, and the region
+     * path needs two rows and one more: tiny screens go the usual way. */
+    if (rows < 3)
+        return false;
     for (int r = pos.row; r < rows; r++) {
         for (int c = 0; c < cols; c++) {
             VTermScreenCell cell;
@@ -273,6 +335,17 @@ static bool can_fast_scroll(struct term_screen *s, int *cursor_row)
     return true;
 }
 
+/* The rows above the cursor, which scroll off first, go to scrollback.
+ * cells: scratch of cols cells. */
+static void push_rows_above(struct term_screen *s, int cursor_row, int cols, VTermScreenCell *cells)
+{
+    for (int r = 0; r < cursor_row; r++) {
+        for (int c = 0; c < cols; c++)
+            vterm_screen_get_cell(s->vs, (VTermPos){r, c}, &cells[c]);
+        term_scrollback_push(s->sb, cols, cells);
+    }
+}
+
 /* Prints count plain lines (lines[0..len)) the fast way: the rows that would
  * scroll off the top, then all but the last rows-1 lines, go straight to
  * scrollback; the screen is cleared and given only the last rows-1 lines.
@@ -284,12 +357,7 @@ static void fast_scroll(struct term_screen *s, int cursor_row, const char *lines
     int rows, cols;
     vterm_get_size(s->vt, &rows, &cols);
     VTermScreenCell *cells = xcalloc((size_t)cols, sizeof *cells);
-    /* The rows above the cursor scroll off first. */
-    for (int r = 0; r < cursor_row; r++) {
-        for (int c = 0; c < cols; c++)
-            vterm_screen_get_cell(s->vs, (VTermPos){r, c}, &cells[c]);
-        term_scrollback_push(s->sb, cols, cells);
-    }
+    push_rows_above(s, cursor_row, cols, cells);
     term_feed_inject(&s->feed, "\x1b[H\x1b[2J", 7);
     VTermScreenCell blank_cell;
     vterm_screen_get_cell(s->vs, (VTermPos){0, 0}, &blank_cell);
@@ -300,15 +368,21 @@ static void fast_scroll(struct term_screen *s, int cursor_row, const char *lines
                       ? off_screen - (size_t)s->scrollback_capacity
                       : 0;
     const char *p = lines;
+    for (int c = 0; c < cols; c++)
+        cells[c] = blank_cell;
     for (size_t i = 0; i < off_screen; i++) {
         size_t n = plain_line(p, len - (size_t)(p - lines), cols);
+        if (n < 2)
+            break; /* not a plain line after all: the rest goes the usual way */
         if (i >= skip) {
-            for (int c = 0; c < cols; c++) {
-                cells[c] = blank_cell;
-                if ((size_t)c < n - 2)
-                    cells[c].chars[0] = (uint32_t)(unsigned char)p[c];
-            }
-            term_scrollback_push(s->sb, cols, cells);
+            /* Only the line's own cells change: the rest stay blank. */
+            for (size_t c = 0; c < n - 2; c++)
+                cells[c].chars[0] = (uint32_t)(unsigned char)p[c];
+            /* Blank cells in the default pen are trimmed from a stored
+             * line anyway: hand over the line's own only. */
+            term_scrollback_push(s->sb, (int)(n - 2), cells);
+            for (size_t c = 0; c < n - 2; c++)
+                cells[c].chars[0] = blank_cell.chars[0];
         }
         p += n;
     }
@@ -318,40 +392,99 @@ static void fast_scroll(struct term_screen *s, int cursor_row, const char *lines
     s->changes++;
 }
 
+/* Prints count row-local lines (see simple_line) so that libvterm scrolls
+ * two rows per line instead of the whole screen: the rows above the cursor
+ * go to scrollback, the screen is cleared, and all but the last rows-1 lines
+ * are printed in a scroll region of the top two rows (each line feed pushes
+ * the top row to scrollback, as a full scroll would); then the region is
+ * reset and the rest printed from the second row, as usual. The lines never
+ * wrap and the pen is the default at each line end, so the screen and
+ * scrollback come out the same as feeding them. */
+static void region_scroll(struct term_screen *s, int cursor_row, const char *lines, size_t len,
+                          size_t count)
+{
+    int rows, cols;
+    vterm_get_size(s->vt, &rows, &cols);
+    VTermScreenCell *cells = xcalloc((size_t)cols, sizeof *cells);
+    push_rows_above(s, cursor_row, cols, cells);
+    free(cells);
+    inject(s, "\x1b[H\x1b[2J\x1b[1;2r");
+    size_t off_screen = count - (size_t)(rows - 1), split = 0;
+    for (size_t i = 0; i < off_screen; i++) {
+        const char *nl = memchr(lines + split, '\n', len - split);
+        split = (size_t)(nl - lines) + 1;
+    }
+    term_feed_bytes(&s->feed, lines, split);
+    inject(s, "\x1b[r\x1b[2;1H");
+    term_feed_bytes(&s->feed, lines + split, len - split);
+    s->changes++;
+}
+
+/* Prints count (fewer than rows) row-local lines with one scroll instead of
+ * one per line feed: libvterm moves the whole screen for each, so a few
+ * lines at the bottom of a full screen cost a screenful each. Scrolling up
+ * by as many rows as the lines will need (SU, which pushes the top rows to
+ * scrollback as line feeds would) and printing them from there gives the
+ * same screen: the rows below the cursor are blank, the lines never wrap
+ * and end with the default pen, so every row they land in is blank the
+ * same way. */
+static void batch_scroll(struct term_screen *s, int cursor_row, const char *lines, size_t len,
+                         size_t count)
+{
+    int rows, cols;
+    vterm_get_size(s->vt, &rows, &cols);
+    int k = (int)count - (rows - 1 - cursor_row);
+    if (k > 0) {
+        char seq[40];
+        snprintf(seq, sizeof seq, "\x1b[%dS\x1b[%d;1H", k, cursor_row - k + 1);
+        inject(s, seq);
+    }
+    term_feed_bytes(&s->feed, lines, len);
+}
+
 /* Feeds bytes, taking runs of many plain lines the fast way when the screen
  * allows it. Anything else goes through term_feed. */
 static void feed_bytes(struct term_screen *s, const char *bytes, size_t len)
 {
     int rows, cols;
     vterm_get_size(s->vt, &rows, &cols);
-    /* Worth it only when libvterm would scroll a lot. */
-    size_t threshold = (size_t)rows * 2 + 64;
+    /* A screenful or more of lines takes the fast or the region path;
+     * fewer, one scroll for them all. */
+    size_t threshold = (size_t)rows;
     size_t done = 0, i = 0;
     /* The first bytes may end a line an earlier read began. */
     VTermPos pos;
     vterm_state_get_cursorpos(s->state, &pos);
-    bool at_line_start = pos.col == 0 && !s->feed.held.len;
+    bool at_line_start = pos.col == 0 && term_feed_idle(&s->feed);
     while (i < len) {
         bool line_start = i == 0 ? at_line_start : bytes[i - 1] == '\n';
         size_t count = 0, j = i;
+        bool all_plain = true;
         if (line_start) {
             size_t n;
-            while ((n = plain_line(bytes + j, len - j, cols)) > 0) {
+            bool plain;
+            while ((n = simple_line(bytes + j, len - j, cols, &plain)) > 0) {
                 j += n;
                 count++;
+                all_plain &= plain;
             }
         }
-        if (count < threshold) {
-            const char *nl = memchr(bytes + i, '\n', len - i);
-            i = nl ? (size_t)(nl - bytes) + 1 : len;
+        if (count < 2) {
+            /* A run starting later inside this one ends where it does. */
+            const char *nl = count ? NULL : memchr(bytes + i, '\n', len - i);
+            i = count ? j : nl ? (size_t)(nl - bytes) + 1 : len;
             continue;
         }
         term_feed_bytes(&s->feed, bytes + done, i - done);
         int cursor_row;
-        if (can_fast_scroll(s, &cursor_row))
+        if (!can_fast_scroll(s, &cursor_row))
+            term_feed_bytes(&s->feed, bytes + i, j - i);
+        else if (count < threshold)
+            batch_scroll(s, cursor_row, bytes + i, j - i, count);
+        else if (all_plain && !s->charsets_touched)
             fast_scroll(s, cursor_row, bytes + i, j - i, count);
         else
-            term_feed_bytes(&s->feed, bytes + i, j - i);
+            region_scroll(s, cursor_row, bytes + i, j - i, count);
         done = i = j;
     }
     term_feed_bytes(&s->feed, bytes + done, len - done);
@@ -371,11 +504,23 @@ static void note_charsets(struct term_screen *s, const char *bytes, size_t len)
 
 void term_screen_feed(struct term_screen *s, const char *bytes, size_t len)
 {
-    uint64_t before = s->changes;
+    uint64_t before = s->changes, dropped = term_feed_dropped(&s->feed);
     if (!s->charsets_touched)
         note_charsets(s, bytes, len);
     feed_bytes(s, bytes, len);
     finish_change(s, before);
+    /* Say so at the first drop and at each power of two after it: enough to
+     * explain a program that looks wrong, never a flood. */
+    uint64_t now = term_feed_dropped(&s->feed);
+    if (now != dropped && (1ULL << (63 - __builtin_clzll(now))) > dropped)
+        log_info("dropped %llu escape sequences or controls so far that libvterm 0.1.4 is not "
+                 "known to handle safely",
+                 (unsigned long long)now);
+}
+
+uint64_t term_screen_dropped(const struct term_screen *s)
+{
+    return term_feed_dropped(&s->feed);
 }
 
 void term_screen_set_fast_scroll(struct term_screen *s, bool on)

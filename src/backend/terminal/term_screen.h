@@ -37,6 +37,10 @@ void term_screen_set_damage_cb(struct term_screen *s, void (*cb)(void *ud), void
 
 /* Program output, any bytes at all. */
 void term_screen_feed(struct term_screen *s, const char *bytes, size_t len);
+/* Escape sequences and controls dropped so far because libvterm 0.1.4 is
+ * not known to handle them safely (see term_feed.h); logged at info level
+ * at the first and at each power of two. */
+uint64_t term_screen_dropped(const struct term_screen *s);
 /* Floods of plain lines skip libvterm's line-by-line scrolling (on by
  * default; the result is the same). Off only to compare in tests. */
 void term_screen_set_fast_scroll(struct term_screen *s, bool on);

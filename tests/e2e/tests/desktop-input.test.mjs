@@ -327,3 +327,38 @@ test('long presses on one desktop never hold up another session: they wait their
   }
   process.kill(srv.pid, 'SIGUSR2');
 });
+
+test('a 1920×1080 desktop screenshot comes back 1568 wide, and a click at its image coordinates with its scale lands on that pixel', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv, { width: 1920, height: 1080 });
+  const shot = await srv.ok('screenshot', { session });
+  const png = decodePng(imageOf(shot).data);
+  assert.equal(png.width, 1568);
+  assert.equal(png.height, 882);
+  assert.equal(shot.sc.width, 1568);
+  assert.ok(Math.abs(shot.sc.scale - 1568 / 1920) < 1e-9, `scale ${shot.sc.scale}`);
+  assert.ok(imageOf(shot).data.length * 3 / 4 <= 1000000, 'at most 1 MB');
+  // Image pixel 1225,735 is screen pixel 1500,900.
+  const clicked = await srv.ok('click', { session, x: 1225, y: 735, scale: shot.sc.scale, button: 'middle' });
+  assert.deepEqual([clicked.sc.x, clicked.sc.y], [1500, 900]);
+  // The pointer is drawn where a click at 1500,900 itself puts it: the
+  // pixels it changes sit at the same offsets from the spot (whatever the
+  // pointer's shape) as after a click at 1000,500 given in screen pixels.
+  const drawn = async (cx, cy) => {
+    const region = { x: cx - 20, y: cy - 20, width: 40, height: 40 };
+    const a = decodePng(imageOf(await srv.ok('screenshot', { session, region })).data);
+    const b = decodePng(imageOf(await srv.ok('screenshot', { session, region, cursor: true })).data);
+    const at = [];
+    for (let i = 0; i < a.data.length; i += 4) if (a.data[i] !== b.data[i] || a.data[i + 1] !== b.data[i + 1]) at.push(i / 4);
+    return at;
+  };
+  const scaled = await drawn(1500, 900);
+  await srv.ok('click', { session, x: 1000, y: 500, button: 'middle' });
+  const direct = await drawn(1000, 500);
+  assert.ok(direct.length >= 10, `the pointer changed ${direct.length} pixels`);
+  assert.deepEqual(scaled, direct);
+  // fit: false is the screen's own size.
+  const full = await srv.ok('screenshot', { session, fit: false });
+  assert.equal(full.sc.width, 1920);
+  assert.equal(full.sc.scale, 1);
+});

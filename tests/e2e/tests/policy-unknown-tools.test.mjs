@@ -21,11 +21,18 @@ function policyFile(name, doc) {
   return path;
 }
 
-// The start tools of each kind a build may leave out.
-const KIND_TOOLS = { terminal: ['terminal_start'], desktop: ['desktop_start', 'launch_app'] };
-const absentTools = () =>
-  Object.entries(KIND_TOOLS).flatMap(([kind, tools]) => (builtKinds().has(kind) ? [] : tools.map((tool) => ({ kind, tool }))));
-const presentTools = () => Object.entries(KIND_TOOLS).flatMap(([kind, tools]) => (builtKinds().has(kind) ? tools : []));
+// The tools of each kind a build may leave out (src/backend/kinds.c).
+const KIND_TOOLS = {
+  terminal: ['terminal_start'],
+  desktop: ['desktop_start', 'launch_app'],
+  webdriver: ['webdriver_connect', 'open_url'],
+  android: ['android_connect', 'device_list'],
+};
+// The kinds whose tools the starter policy and the policy below give rules to.
+const RULE_KINDS = ['terminal', 'desktop'];
+const absentTools = (kinds = RULE_KINDS) =>
+  kinds.flatMap((kind) => (builtKinds().has(kind) ? [] : KIND_TOOLS[kind].map((tool) => ({ kind, tool }))));
+const presentTools = (kinds = RULE_KINDS) => kinds.flatMap((kind) => (builtKinds().has(kind) ? KIND_TOOLS[kind] : []));
 const warnings = (stderr) => stderr.split('\n').filter((l) => /warning/.test(l));
 const absentWhy = (kind) => `a tool of ${kind} sessions, which this build was configured without \\(meson -D${kind}=disabled\\); it has no effect`;
 
@@ -71,9 +78,8 @@ test('a policy naming only real tools gives no warning, the starter included', a
 });
 
 test('a policy for a fuller build: a tool whose kind this build lacks is a warning naming tool and kind, its rules too', async (t) => {
-  const all = Object.values(KIND_TOOLS).flat();
   const path = policyFile('fuller.json', {
-    allow: all,
+    allow: Object.values(KIND_TOOLS).flat(),
     confirm: ['launch_app'],
     rules: {
       terminal_start: { commands: ['bash'], env: [] },
@@ -84,12 +90,14 @@ test('a policy for a fuller build: a tool whose kind this build lacks is a warni
   });
   const r = await runCli(['policy', 'check', path], { env });
   assert.equal(r.code, 0, `a policy for a fuller build is accepted: ${r.stderr}`);
-  for (const { kind, tool } of absentTools()) {
-    const why = absentWhy(kind);
-    assert.match(r.stderr, new RegExp(`warning: .*fuller\\.json: "allow" names "${tool}", ${why}`));
-    assert.match(r.stderr, new RegExp(`warning: .*fuller\\.json: "rules\\.${tool}" is for ${tool}, ${why}`));
+  const allKinds = Object.keys(KIND_TOOLS);
+  for (const { kind, tool } of absentTools(allKinds)) {
+    assert.match(r.stderr, new RegExp(`warning: .*fuller\\.json: "allow" names "${tool}", ${absentWhy(kind)}`));
   }
-  for (const tool of presentTools()) {
+  for (const { kind, tool } of absentTools()) {
+    assert.match(r.stderr, new RegExp(`warning: .*fuller\\.json: "rules\\.${tool}" is for ${tool}, ${absentWhy(kind)}`));
+  }
+  for (const tool of presentTools(allKinds)) {
     assert.ok(!warnings(r.stderr).some((l) => l.includes(`"${tool}"`) || l.includes(`rules.${tool}`)), `no warning about ${tool}, which this build has:\n${r.stderr}`);
     assert.match(r.stdout, new RegExp(`${tool} +(allowed|needs confirmation)`));
   }
@@ -100,7 +108,7 @@ test('a policy for a fuller build: a tool whose kind this build lacks is a warni
   const srv = await connectClient(t, { args: ['--policy', path], env });
   for (const { tool } of absentTools()) assert.match(srv.stderr(), new RegExp(`glovebox: warning: .*"rules\\.${tool}" is for ${tool}`));
   // Calling one says why it is not there.
-  for (const { kind, tool } of absentTools()) {
+  for (const { kind, tool } of absentTools(allKinds)) {
     await assertMcpError(
       srv.client.callTool({ name: tool, arguments: {} }),
       -32602,
@@ -118,7 +126,8 @@ test('a policy for a fuller build: a tool whose kind this build lacks is a warni
 test('rules for a tool that does not exist, or that takes no rules, are refused by name', async () => {
   const typo = await runCli(['policy', 'check', policyFile('rule-typo.json', { rules: { terminl_start: { commands: ['bash'] } } })], { env });
   assert.equal(typo.code, 2);
-  const sections = [...presentTools(), 'input'];
+  // The tools that take rules, in the order they are registered.
+  const sections = [...presentTools(), ...(builtKinds().has('webdriver') ? ['webdriver_connect', 'open_url'] : []), 'input'];
   const known = `${sections.slice(0, -1).join(', ')} and ${sections.at(-1)}`;
   assert.equal(typo.stderr.includes(`unknown field "rules.terminl_start" (no tool has this name; rules exist for ${known})`), true, typo.stderr);
   const none = await runCli(['policy', 'check', policyFile('rule-none.json', { rules: { screenshot: { hosts: ['x'] } } })], { env });

@@ -179,3 +179,23 @@ test('a session that has ended can still be screenshotted, without a cursor', to
   // The cursor (row 1, col 0) is not drawn: the cell is plain background.
   assert.ok(g.all(1, 0).every((p) => same(p, DEFAULT_BG)), 'a cursor was drawn on an ended session');
 });
+
+test('by default a 120×40 terminal screenshot stays full size; a wide one is fitted to 1568 px with its scale', topts(), async (t) => {
+  const srv = await startServer(t);
+  const s = await srv.bash({ cols: 120, rows: 40 });
+  const small = await srv.ok('screenshot', { session: s.id });
+  const png = decodePng(imageOf(small).data);
+  assert.equal(png.width, 1200); // 120 cells of 10 px
+  assert.equal(small.sc.scale, 1);
+
+  await srv.ok('resize', { session: s.id, cols: 200, rows: 40 });
+  const wide = await srv.ok('screenshot', { session: s.id });
+  assert.equal(wide.sc.width, 1568);
+  assert.equal(decodePng(imageOf(wide).data).width, 1568);
+  assert.ok(Math.abs(wide.sc.scale - 1568 / 2000) < 1e-9, `scale ${wide.sc.scale}`);
+  // fit: false keeps the render's own size.
+  const full = await srv.ok('screenshot', { session: s.id, fit: false });
+  assert.equal(full.sc.width, 2000);
+  assert.equal(full.sc.scale, 1);
+  await srv.err('screenshot', { session: s.id, fit: 'no' }, /"fit"/);
+});

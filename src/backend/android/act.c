@@ -1,0 +1,261 @@
+/* Input on a device through its `input` command, one shell step per call
+ * (taps, swipes, text, keys): the session caches the screen size, so a tap
+ * is one round trip. */
+#include "backend/android/internal.h"
+#include "backend/android/perceive.h"
+#include "core/args.h"
+#include "core/strbuf.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What an input call answers once its command has run. */
+struct act {
+    json_t *result;
+    char *text; /* the caption */
+};
+
+static void act_free(struct act *x)
+{
+    json_decref(x->result);
+    free(x->text);
+    free(x);
+}
+
+static void acted(struct backend_call *bc, const struct adb_reply *r)
+{
+    struct act *x = bc->backend_data;
+    if (!android_step_failed(bc, r, "send the input")) {
+        backend_call_done(bc, x->result, "%s", x->text);
+        x->result = NULL;
+    }
+    act_free(x);
+}
+
+static void run_act(struct backend_call *bc, json_t *result, char *caption, const char *cmd)
+{
+    struct act *x = xcalloc(1, sizeof *x);
+    x->result = result;
+    x->text = caption;
+    bc->backend_data = x;
+    android_run(bc, ADB_SHELL_V2, cmd, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, acted);
+}
+
+/* A ref of the latest snapshot or find; false when bc was answered. */
+static bool ref_bounds(struct backend_call *bc, const char *ref, struct android_ref *out)
+{
+    struct android *a = android_of(bc->session);
+    long i = strtol(ref + 1, NULL, 10);
+    if (i < 1 || (size_t)i > a->n_refs) {
+        backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                               "ref: %s is not an element of the latest snapshot or find (%s); "
+                               "take a snapshot and use its refs",
+                               ref, a->n_refs ? "it has e1…" : "there was none");
+        return false;
+    }
+    *out = a->refs[i - 1];
+    return true;
+}
+
+static void tap(struct backend_call *bc, int x, int y, const char *ref)
+{
+    int count = (int)args_int(bc->args, "count", 1);
+    int hold = (int)args_int(bc->args, "hold_ms", 0);
+    struct strbuf cmd = {0};
+    if (hold > 0) {
+        /* A swipe that stays put is a long press. */
+        strbuf_printf(&cmd, "input swipe %d %d %d %d %d", x, y, x, y, hold);
+        count = 1;
+    } else {
+        for (int i = 0; i < count; i++)
+            strbuf_printf(&cmd, "%sinput tap %d %d", i ? " && " : "", x, y);
+    }
+    json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x, "y",
+                               y, "button", "left", "count", count);
+    if (ref)
+        json_object_set_new(
+            result, "target",
+            json_pack("{s:s, s:i, s:i, s:s}", "ref", ref, "x", x, "y", y, "by", "pointer"));
+    char *caption = xasprintf("%s %d,%d%s", hold > 0 ? "long-pressed" : "tapped", x, y,
+                              count == 2   ? " twice"
+                              : count == 3 ? " three times"
+                                           : "");
+    run_act(bc, result, caption, cmd.data);
+    strbuf_finish(&cmd);
+}
+
+static int centre(int start, int size)
+{
+    return start + size / 2;
+}
+
+struct by_text {
+    char *text, *role;
+    bool exact;
+};
+
+static void click_dumped(struct backend_call *bc, const struct adb_reply *r)
+{
+    struct by_text *q = bc->backend_data;
+    struct android_ref t;
+    bool found = android_find_target(bc, r, q->text, q->role, q->exact, &t);
+    free(q->text);
+    free(q->role);
+    free(q);
+    if (found)
+        tap(bc, centre(t.x, t.w), centre(t.y, t.h), NULL);
+}
+
+void android_click_op(struct backend_call *bc)
+{
+    struct android *a = android_of(bc->session);
+    const char *button = args_string(bc->args, "button", "left");
+    if (strcmp(button, "left") != 0) {
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                               "button: touch screens have no %s button; a tap is \"left\", a "
+                               "long press is hold_ms",
+                               button);
+        return;
+    }
+    const char *ref = args_string(bc->args, "ref", NULL);
+    const char *text = args_string(bc->args, "text", NULL);
+    if (ref) {
+        struct android_ref b;
+        if (ref_bounds(bc, ref, &b))
+            tap(bc, centre(b.x, b.w), centre(b.y, b.h), ref);
+        return;
+    }
+    if (text) {
+        struct by_text *q = xcalloc(1, sizeof *q);
+        q->text = xstrdup(text);
+        q->role = args_string(bc->args, "role", NULL) ? xstrdup(args_string(bc->args, "role", NULL))
+                                                      : NULL;
+        q->exact = args_bool(bc->args, "exact", false);
+        bc->backend_data = q;
+        android_run(bc, ADB_SHELL_V2, "uiautomator dump /dev/tty", ANDROID_TIMEOUT_MS,
+                    ANDROID_MAX_TEXT, click_dumped);
+        return;
+    }
+    if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "click needs x and y, ref or text");
+        return;
+    }
+    double scale = args_number(bc->args, "scale", 1.0);
+    double fx = args_number(bc->args, "x", 0) / scale, fy = args_number(bc->args, "y", 0) / scale;
+    int x = (int)lround(fx), y = (int)lround(fy);
+    if (x >= a->width || y >= a->height) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "x, y: (%d,%d) is outside the %dx%d screen%s", x, y, a->width,
+                               a->height, scale != 1.0 ? " (after dividing by scale)" : "");
+        return;
+    }
+    tap(bc, x, y, NULL);
+}
+
+void android_type_text_op(struct backend_call *bc)
+{
+    const char *text = args_string(bc->args, "text", "");
+    char *err = NULL;
+    char *typing = android_input_text_command(text, &err);
+    if (!typing) {
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED, "%s", err);
+        free(err);
+        return;
+    }
+    const char *ref = args_string(bc->args, "ref", NULL);
+    struct strbuf cmd = {0};
+    json_t *result = json_pack("{s:s, s:I, s:I}", "session", bc->session->id, "bytes",
+                               (json_int_t)strlen(text), "characters", (json_int_t)strlen(text));
+    if (ref) {
+        struct android_ref b;
+        if (!ref_bounds(bc, ref, &b)) {
+            json_decref(result);
+            free(typing);
+            return;
+        }
+        /* Focus the field first: a tap, then the text, in one step. */
+        strbuf_printf(&cmd, "input tap %d %d && ", centre(b.x, b.w), centre(b.y, b.h));
+        json_object_set_new(result, "target", json_pack("{s:s}", "ref", ref));
+    }
+    strbuf_puts(&cmd, typing);
+    free(typing);
+    bool secret = args_bool(bc->args, "secret", false);
+    char *caption = secret ? xasprintf("typed %zu characters (secret)", strlen(text))
+                           : xasprintf("typed %zu characters", strlen(text));
+    run_act(bc, result, caption, cmd.data);
+    strbuf_finish(&cmd);
+}
+
+void android_press_key_op(struct backend_call *bc)
+{
+    const char *spec = args_string(bc->args, "key", "");
+    int repeat = (int)args_int(bc->args, "repeat", 1);
+    int code;
+    enum error_code ec;
+    char *err = NULL;
+    if (!android_keycode(spec, &code, &ec, &err)) {
+        backend_call_fail_code(bc, ec, "%s", err);
+        free(err);
+        return;
+    }
+    struct strbuf cmd = {0};
+    strbuf_puts(&cmd, "input keyevent");
+    for (int i = 0; i < repeat; i++)
+        strbuf_printf(&cmd, " %d", code);
+    json_t *result = json_pack("{s:s, s:s, s:i, s:i}", "session", bc->session->id, "key", spec,
+                               "repeat", repeat, "keycode", code);
+    run_act(bc, result,
+            xasprintf("pressed %s (KEYCODE %d)%s", spec, code, repeat > 1 ? " repeatedly" : ""),
+            cmd.data);
+    strbuf_finish(&cmd);
+}
+
+static int clamp(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void android_scroll_op(struct backend_call *bc)
+{
+    struct android *a = android_of(bc->session);
+    const char *dir = args_string(bc->args, "direction", "down");
+    int amount = (int)args_int(bc->args, "amount", 3);
+    double scale = args_number(bc->args, "scale", 1.0);
+    int x = json_object_get(bc->args, "x") ? (int)lround(args_number(bc->args, "x", 0) / scale)
+                                           : a->width / 2;
+    int y = json_object_get(bc->args, "y") ? (int)lround(args_number(bc->args, "y", 0) / scale)
+                                           : a->height / 2;
+    if (x >= a->width || y >= a->height) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "x, y: (%d,%d) is outside the %dx%d "
+                               "screen",
+                               x, y, a->width, a->height);
+        return;
+    }
+    bool vertical = strcmp(dir, "up") == 0 || strcmp(dir, "down") == 0;
+    /* One wheel click is a tenth of the screen; the finger moves against
+     * the content: scrolling down drags upwards. */
+    int span = (vertical ? a->height : a->width) * amount / 10;
+    int limit = (vertical ? a->height : a->width) * 8 / 10;
+    if (span > limit)
+        span = limit;
+    int sign = strcmp(dir, "down") == 0 || strcmp(dir, "right") == 0 ? -1 : 1;
+    int x1 = x, y1 = y, x2 = x, y2 = y;
+    if (vertical) {
+        y1 = clamp(y - sign * span / 2, 0, a->height - 1);
+        y2 = clamp(y + sign * span / 2, 0, a->height - 1);
+    } else {
+        x1 = clamp(x - sign * span / 2, 0, a->width - 1);
+        x2 = clamp(x + sign * span / 2, 0, a->width - 1);
+    }
+    char *cmd = xasprintf("input swipe %d %d %d %d 300", x1, y1, x2, y2);
+    json_t *result = json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "direction", dir,
+                               "amount", amount);
+    run_act(bc, result,
+            xasprintf("scrolled %s by %d (swipe %d,%d → %d,%d)", dir, amount, x1, y1, x2, y2), cmd);
+    free(cmd);
+}

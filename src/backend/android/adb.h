@@ -1,0 +1,57 @@
+/* A client of the adb server's smart-socket protocol on the libuv loop: one
+ * TCP connection per step, as the adb program does (a host query; or a
+ * transport switch to one device followed by exactly one service). Nothing
+ * here runs the adb program. Loop thread only. */
+#pragma once
+#include "core/error_code.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+/* Where the adb server listens. */
+struct adb_server {
+    char host[64]; /* a numeric loopback address */
+    int port;
+};
+
+/* spec "host:port" or "tcp:host:port" (ADB_SERVER_SOCKET's form); NULL: the
+ * environment (ADB_SERVER_SOCKET, then ANDROID_ADB_SERVER_PORT), else
+ * 127.0.0.1:5037. Only loopback addresses: the adb server has no
+ * authentication, anyone who reaches it drives the phones. False with *err
+ * (caller frees) naming field and what was expected. */
+bool adb_server_resolve(const char *spec, const char *field, struct adb_server *out, char **err);
+
+enum adb_mode {
+    ADB_HOST,     /* host query: OKAY + 4 hex digits of length + payload */
+    ADB_EXEC,     /* exec: service: raw output until the device closes */
+    ADB_SHELL_V2, /* shell,v2,raw: packets, ends with an exit packet */
+};
+
+struct adb_reply {
+    bool ok;
+    enum error_code code; /* when !ok */
+    const char *error;    /* when !ok: for the user */
+    bool device_lost;     /* the device went away mid-call: end its session */
+    const uint8_t *out;   /* payload / stdout (NUL-terminated past out_len) */
+    size_t out_len;
+    const uint8_t *err; /* shell v2 stderr (NUL-terminated past err_len) */
+    size_t err_len;
+    int exit_code; /* shell v2 */
+    void *req;     /* the request's, for adb_reply_take_out */
+};
+
+/* Takes the output buffer (caller frees; *len set): out is gone after. */
+uint8_t *adb_reply_take_out(const struct adb_reply *reply, size_t *len);
+
+/* reply and its buffers live only during the call. */
+typedef void (*adb_done_fn)(void *ud, const struct adb_reply *reply);
+
+/* Send request (a host service when serial is NULL, else a device service
+ * after host:tport:serial:<serial>) and call done exactly once, always
+ * later (never from inside adb_request). timeout_ms bounds the whole
+ * exchange; max_bytes the output kept (more is an error). */
+void adb_request(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
+                 const char *request, enum adb_mode mode, uint64_t timeout_ms, size_t max_bytes,
+                 adb_done_fn done, void *ud);

@@ -1,0 +1,65 @@
+/* The android backend's shared state; private to src/backend/android/. */
+#pragma once
+#include "backend/android/adb.h"
+#include "backend/backend.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct app;
+struct session;
+struct ui_tree;
+
+/* Timeouts of one adb step (ms): a device answers these in well under a
+ * second; a screenshot moves megabytes. */
+#define ANDROID_TIMEOUT_MS      15000
+#define ANDROID_SHOT_TIMEOUT_MS 20000
+#define ANDROID_MAX_TEXT        (8u << 20)  /* shell output kept, bytes */
+#define ANDROID_MAX_SHOT        (96u << 20) /* a raw screencap, bytes */
+
+struct android_ref {
+    int x, y, w, h; /* bounds, screen pixels */
+};
+
+struct android {
+    struct session *session;
+    struct app *app;
+    struct adb_server srv;
+    char *serial, *model, *product, *version;
+    int width, height, density; /* cached at connect: they do not change by themselves */
+    int pending;                /* adb requests in flight */
+    bool stopping, ended;       /* stop asked: end once pending is 0 */
+    char *stop_reason;
+    struct android_ref *refs; /* the elements of the latest snapshot/find: e1 = refs[0] */
+    size_t n_refs;
+};
+
+struct android *android_of(struct session *s);
+
+/* The reply to one step of a call; the call's own data in bc->backend_data. */
+typedef void (*android_step_fn)(struct backend_call *bc, const struct adb_reply *r);
+
+/* Run a device service for bc's session: shell,v2,raw:cmd (ADB_SHELL_V2)
+ * or exec:cmd (ADB_EXEC). A device that went away ends the session after
+ * step has answered. */
+void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, uint64_t timeout_ms,
+                 size_t max_bytes, android_step_fn step);
+/* A failed step answered on bc: the adb error, or a non-zero exit with the
+ * command's output. true when it was a failure (bc answered). */
+bool android_step_failed(struct backend_call *bc, const struct adb_reply *r, const char *what);
+
+/* Operations (ops.c, perceive.c, shot.c). */
+void android_screenshot_op(struct backend_call *bc);
+void android_snapshot_op(struct backend_call *bc);
+void android_find_op(struct backend_call *bc);
+void android_read_text_op(struct backend_call *bc);
+void android_click_op(struct backend_call *bc);
+void android_type_text_op(struct backend_call *bc);
+void android_press_key_op(struct backend_call *bc);
+void android_scroll_op(struct backend_call *bc);
+
+/* `input text` commands that type text literally (input_text.c): NULL with
+ * *err (not_supported) when text has characters `input text` cannot type. */
+char *android_input_text_command(const char *text, char **err);
+/* The KEYCODE number for a glovebox key spec; false with *err, *code. */
+bool android_keycode(const char *spec, int *keycode, enum error_code *code, char **err);

@@ -1,0 +1,121 @@
+/* Screenshots of a device: `exec:screencap` (raw pixels, no PNG encode on
+ * the phone) read over adb, decoded on the worker pool and handed to the
+ * shared frame pipeline (backend/frames.h): region, the guard's
+ * redactions, scale and encoding as for every kind. */
+#include "backend/android/internal.h"
+#include "backend/frames.h"
+#include "core/xmalloc.h"
+#include "image/frame.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct shot {
+    uint8_t *raw;
+    size_t raw_len;
+};
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* screencap's raw output: width, height, format (+ colour space on Android
+ * 9+: a 16-byte header, else 12), then the pixels. */
+static bool decode_raw(const uint8_t *raw, size_t len, struct frame *f, char **err)
+{
+    if (len < 12) {
+        *err = xasprintf("screencap wrote %zu bytes, less than its header", len);
+        return false;
+    }
+    uint32_t w = le32(raw), h = le32(raw + 4), fmt = le32(raw + 8);
+    size_t bpp = fmt == 4 ? 2 : fmt == 3 ? 3 : 4;
+    if (w == 0 || h == 0 || w > 16384 || h > 16384) {
+        *err = xasprintf("screencap reported a %ux%u screen", w, h);
+        return false;
+    }
+    size_t pixels = (size_t)w * h * bpp;
+    size_t header = len == 16 + pixels ? 16 : len == 12 + pixels ? 12 : 0;
+    if (!header) {
+        *err = xasprintf("screencap wrote %zu bytes for a %ux%u screen (format %u); expected "
+                         "%zu after its header",
+                         len, w, h, fmt, pixels);
+        return false;
+    }
+    if (fmt != 1 && fmt != 2 && fmt != 3 && fmt != 4 && fmt != 5) {
+        *err = xasprintf("screencap's pixel format %u is not supported (expected RGBA_8888, "
+                         "RGBX_8888, RGB_888, RGB_565 or BGRA_8888)",
+                         fmt);
+        return false;
+    }
+    frame_alloc(f, w, h);
+    const uint8_t *src = raw + header;
+    for (uint32_t y = 0; y < h; y++) {
+        uint8_t *d = f->rgba + (size_t)y * f->stride;
+        const uint8_t *s = src + (size_t)y * w * bpp;
+        if (fmt == 1) {
+            memcpy(d, s, (size_t)w * 4);
+            for (uint32_t x = 0; x < w; x++)
+                d[x * 4 + 3] = 255;
+            continue;
+        }
+        for (uint32_t x = 0; x < w; x++, d += 4) {
+            if (fmt == 4) {
+                uint16_t v = (uint16_t)(s[x * 2] | s[x * 2 + 1] << 8);
+                d[0] = (uint8_t)((v >> 11) * 255 / 31);
+                d[1] = (uint8_t)(((v >> 5) & 63) * 255 / 63);
+                d[2] = (uint8_t)((v & 31) * 255 / 31);
+            } else if (fmt == 3) {
+                memcpy(d, s + x * 3, 3);
+            } else if (fmt == 5) {
+                d[0] = s[x * 4 + 2];
+                d[1] = s[x * 4 + 1];
+                d[2] = s[x * 4];
+            } else {
+                memcpy(d, s + x * 4, 3);
+            }
+            d[3] = 255;
+        }
+    }
+    return true;
+}
+
+/* Worker pool: the raw pixels as the frame; the pipeline crops, paints,
+ * scales and encodes. */
+static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
+{
+    (void)rq;
+    struct shot *sh = ud;
+    bool ok = decode_raw(sh->raw, sh->raw_len, &out->frame, err);
+    free(sh->raw);
+    sh->raw = NULL;
+    return ok;
+}
+
+static void release(void *ud)
+{
+    struct shot *sh = ud;
+    free(sh->raw);
+    free(sh);
+}
+
+static void captured(struct backend_call *bc, const struct adb_reply *r)
+{
+    struct shot *sh = bc->backend_data;
+    if (!r->ok) {
+        backend_call_fail_code(bc, r->code, "cannot take a screenshot: %s", r->error);
+        free(sh);
+        return;
+    }
+    sh->raw = adb_reply_take_out(r, &sh->raw_len);
+    frames_screenshot(bc, &(struct frame_source){.produce = produce,
+                                                 .release = release,
+                                                 .ud = sh,
+                                                 .failure = "cannot take a screenshot"});
+}
+
+void android_screenshot_op(struct backend_call *bc)
+{
+    bc->backend_data = xcalloc(1, sizeof(struct shot));
+    android_run(bc, ADB_EXEC, "screencap", ANDROID_SHOT_TIMEOUT_MS, ANDROID_MAX_SHOT, captured);
+}

@@ -1,0 +1,87 @@
+/* The webdriver backend's shared state; private to src/backend/webdriver/. */
+#pragma once
+#include "backend/backend.h"
+#include "backend/webdriver/webdriver.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <uv.h>
+
+struct pidns;
+struct wd_http;
+
+struct wd {
+    struct session *session;
+    struct app *app;
+    struct wd_http *http;
+    char *base;      /* the endpoint as given (credentials included), no trailing '/' */
+    char *shown;     /* the endpoint without userinfo: the only form ever shown */
+    char *remote_id; /* the remote session id; NULL until created */
+    char *browser;   /* "chrome 156.0…", NULL if the endpoint did not say */
+    bool attached;   /* the remote session existed before (attach): never deleted */
+    long timeout_ms; /* every request */
+    int width, height;
+
+    /* A chromedriver glovebox started (owned); pid 0 when none. */
+    pid_t driver_pid;
+    bool driver_alive;
+    int driver_status; /* wait status once it exited */
+    struct pidns *ns;
+    char *tmpdir; /* HOME, TMPDIR and profile of the browser; removed at the end */
+    int port;
+
+    /* Connecting. */
+    webdriver_connected_fn connected;
+    void *connected_ud;
+    json_t *capabilities; /* the caller's, until the session is made */
+    int status_tries;
+    enum error_code fail_code; /* why the start failed, for connected */
+
+    uv_timer_t timer; /* readiness polls, then the kill grace */
+    bool timer_open;
+    bool stopping;
+    bool destroyed;
+    /* What calls in flight hear when the session goes. */
+    enum error_code abort_code;
+};
+
+struct wd *wd_of(struct session *s);
+
+/* A WebDriver command's outcome: value (borrowed; the response's "value")
+ * or code and err (for the user). */
+typedef void (*wd_reply_fn)(struct wd *w, void *ud, json_t *value, enum error_code code,
+                            const char *err);
+/* method on <endpoint>/session/<id><path> (path "" or "/url", …); body
+ * stolen (NULL: none; POSTs get {} then). */
+void wd_command(struct wd *w, const char *method, const char *path, json_t *body, wd_reply_fn fn,
+                void *ud);
+/* The same on <endpoint><path> (no session), with its own time limit. */
+void wd_request(struct wd *w, const char *method, const char *path, json_t *body, long timeout_ms,
+                wd_reply_fn fn, void *ud);
+
+/* The chromedriver glovebox owns (driver.c). */
+bool wd_driver_spawn(struct wd *w, char **err);
+/* The arguments Chromium gets from glovebox. A new array. */
+json_t *wd_driver_chrome_args(const struct wd *w);
+/* The Chromium program, or NULL when none is installed. Static storage. */
+const char *wd_driver_chromium(void);
+/* Remove the private folder. */
+void wd_driver_remove_tmpdir(struct wd *w);
+
+/* Operations (ops.c, keys.c). */
+void wd_screenshot_op(struct backend_call *bc);
+void wd_click_op(struct backend_call *bc);
+void wd_type_text_op(struct backend_call *bc);
+void wd_press_key_op(struct backend_call *bc);
+void wd_scroll_op(struct backend_call *bc);
+void wd_read_text_op(struct backend_call *bc);
+void wd_open_url_op(struct backend_call *bc);
+/* The WebDriver key (a one-character string, U+E000…) of a named glovebox
+ * key, or NULL when WebDriver has none. */
+const char *wd_key_for(int named);
+/* The key actions of press_key's key (a chord). False with *err. */
+bool wd_key_actions(const char *spec, int repeat, json_t **actions, char **err);
+
+/* Connect (webdriver.c). */
+void wd_connect(struct app *app, const struct webdriver_options *o, webdriver_connected_fn done,
+                void *ud);

@@ -1,0 +1,156 @@
+/* screenshot on webdriver sessions: password fields' places (one script),
+ * then the endpoint's PNG of the viewport, decoded on the worker pool and
+ * handed to the shared frame pipeline (backend/frames.h). */
+#include "backend/frames.h"
+#include "backend/webdriver/internal.h"
+
+#include "core/app.h"
+#include "core/base64.h"
+#include "core/xmalloc.h"
+#include "image/frame.h"
+#include "session/session.h"
+
+#include <spng.h>
+#include <string.h>
+
+/* Password fields painted over: at most this many. */
+#define MAX_SECRETS 64
+/* Pixels a decoded screenshot may have (a 16k x 16k page). */
+#define MAX_PIXELS (16384u * 16384u)
+
+/* The viewport rectangles of visible password fields, in device pixels. */
+static const char SECRETS_SCRIPT[] =
+    "var r=[],d=window.devicePixelRatio||1;"
+    "document.querySelectorAll('input[type=password]').forEach(function(e){"
+    "var b=e.getBoundingClientRect();if(b.width>0&&b.height>0&&r.length<64)"
+    "r.push([Math.floor(b.left*d),Math.floor(b.top*d),Math.ceil(b.width*d)+1,"
+    "Math.ceil(b.height*d)+1]);});return r;";
+
+struct shot {
+    struct backend_call *bc;
+    char *b64; /* the endpoint's PNG */
+    struct screen_rect secrets[MAX_SECRETS];
+    int n_secrets;
+};
+
+static bool decode_png(const uint8_t *png, size_t len, struct frame *f, char **err)
+{
+    spng_ctx *ctx = spng_ctx_new(0);
+    struct spng_ihdr ihdr;
+    size_t size;
+    int rc = spng_set_png_buffer(ctx, png, len);
+    if (!rc)
+        rc = spng_get_ihdr(ctx, &ihdr);
+    if (!rc && (uint64_t)ihdr.width * ihdr.height > MAX_PIXELS) {
+        spng_ctx_free(ctx);
+        *err = xasprintf("the screenshot is too large (%ux%u)", ihdr.width, ihdr.height);
+        return false;
+    }
+    if (!rc)
+        rc = spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &size);
+    if (rc) {
+        spng_ctx_free(ctx);
+        *err = xasprintf("the endpoint's screenshot is not a PNG: %s", spng_strerror(rc));
+        return false;
+    }
+    frame_alloc(f, ihdr.width, ihdr.height);
+    rc = spng_decode_image(ctx, f->rgba, (size_t)f->stride * f->height, SPNG_FMT_RGBA8,
+                           SPNG_DECODE_TRNS);
+    spng_ctx_free(ctx);
+    if (rc) {
+        frame_finish(f);
+        *err = xasprintf("the endpoint's screenshot is not a PNG: %s", spng_strerror(rc));
+        return false;
+    }
+    for (size_t i = 3; i < (size_t)f->stride * f->height; i += 4)
+        f->rgba[i] = 0xff;
+    return true;
+}
+
+/* Worker pool: the endpoint's PNG as the frame, with the password fields
+ * the script found; the pipeline crops, paints, scales and encodes. */
+static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
+{
+    (void)rq;
+    struct shot *sh = ud;
+    size_t len;
+    uint8_t *png = (uint8_t *)base64_decode(sh->b64, strlen(sh->b64), &len);
+    if (!png) {
+        *err = xstrdup("the endpoint's screenshot is not base64");
+        return false;
+    }
+    bool ok = decode_png(png, len, &out->frame, err);
+    free(png);
+    if (!ok)
+        return false;
+    memcpy(out->secrets, sh->secrets, (size_t)sh->n_secrets * sizeof sh->secrets[0]);
+    out->n_secrets = sh->n_secrets;
+    return true;
+}
+
+static void shot_free(struct shot *sh)
+{
+    free(sh->b64);
+    free(sh);
+}
+
+static void release(void *ud)
+{
+    shot_free(ud);
+}
+
+static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    struct shot *sh = ud;
+    if (err) {
+        backend_call_fail_code(sh->bc, code, "cannot take a screenshot: %s", err);
+        shot_free(sh);
+        return;
+    }
+    if (!json_is_string(value)) {
+        backend_call_fail(sh->bc, "cannot take a screenshot: %s sent no image", w->shown);
+        shot_free(sh);
+        return;
+    }
+    sh->b64 = xstrdup(json_string_value(value));
+    frames_screenshot(sh->bc, &(struct frame_source){.produce = produce,
+                                                     .release = release,
+                                                     .ud = sh,
+                                                     .failure = "cannot take a screenshot"});
+}
+
+static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code code,
+                        const char *err)
+{
+    struct shot *sh = ud;
+    /* No script (a native app context): only the guard's areas. A device
+     * that is gone fails here already. */
+    if (err && (code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED ||
+                code == ERROR_TIMEOUT)) {
+        backend_call_fail_code(sh->bc, code, "cannot take a screenshot: %s", err);
+        shot_free(sh);
+        return;
+    }
+    size_t i;
+    json_t *r;
+    json_array_foreach(value, i, r)
+    {
+        if (sh->n_secrets >= MAX_SECRETS)
+            break;
+        sh->secrets[sh->n_secrets++] =
+            (struct screen_rect){(int)json_integer_value(json_array_get(r, 0)),
+                                 (int)json_integer_value(json_array_get(r, 1)),
+                                 (int)json_integer_value(json_array_get(r, 2)),
+                                 (int)json_integer_value(json_array_get(r, 3))};
+    }
+    wd_command(w, "GET", "/screenshot", NULL, got_png, sh);
+}
+
+void wd_screenshot_op(struct backend_call *bc)
+{
+    struct wd *w = wd_of(bc->session);
+    struct shot *sh = xcalloc(1, sizeof *sh);
+    sh->bc = bc;
+    wd_command(w, "POST", "/execute/sync",
+               json_pack("{s:s, s:[]}", "script", SECRETS_SCRIPT, "args"), got_secrets, sh);
+}

@@ -1,0 +1,41 @@
+/* The webdriver backend: browsers and devices behind a W3C WebDriver
+ * endpoint (chromedriver, an Appium server, a Selenium grid, a farm hub).
+ * Every WebDriver command is an HTTP request made on the loop (http.h);
+ * without an endpoint glovebox starts chromedriver with a headless Chromium
+ * of its own and ends both with the session. */
+#pragma once
+#include "core/error_code.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+struct app;
+struct session;
+struct session_client;
+struct tool;
+
+struct webdriver_options {
+    const char *url;            /* endpoint, may hold user:password@; NULL: own chromedriver */
+    const json_t *capabilities; /* added to alwaysMatch; NULL: none */
+    const char *attach;         /* an existing remote session id; NULL: create one */
+    const char *name;           /* optional session label */
+    long timeout_ms;            /* every request to the endpoint */
+    int width, height;          /* the window of a browser glovebox starts */
+    const struct session_client *client;
+};
+
+/* The connect ended: s is live, or NULL with code and err (for the user;
+ * no credentials in it). */
+typedef void (*webdriver_connected_fn)(void *ud, struct session *s, enum error_code code,
+                                       const char *err);
+
+/* What the webdriver module offers (backend_load("webdriver")). */
+struct webdriver_api {
+    /* Starts connecting; done runs exactly once, later, on the loop. */
+    void (*connect)(struct app *app, const struct webdriver_options *o, webdriver_connected_fn done,
+                    void *ud);
+};
+
+/* The tools of webdriver sessions (kinds.c lists the one that starts them). */
+extern const struct tool tool_webdriver_connect;
+extern const struct tool tool_open_url;

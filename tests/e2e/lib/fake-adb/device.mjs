@@ -1,0 +1,140 @@
+// One fake device: identity and connection state, screen geometry, settings,
+// files, the apps, and the log of everything received. The server asks it to
+// run shell command lines; tests read and change it through its setters.
+import { FakeApps, defaultPackages } from './app.mjs';
+import { execCommand } from './commands.mjs';
+import { FakeFs } from './fs.mjs';
+import { encodePng } from './png.mjs';
+import { renderScreen } from './render.mjs';
+import { runScript } from './sh.mjs';
+import { dumpXml } from './uixml.mjs';
+
+export class FakeDevice {
+  /**
+   * opts: serial, state ('device' | 'offline' | 'unauthorized'), model, product, device,
+   * width, height, density, release, sdk, rawHeader (16: Android 9+, 12: older).
+   */
+  constructor(opts = {}) {
+    this.serial = opts.serial ?? 'emulator-5554';
+    this.state = opts.state ?? 'device';
+    this.model = opts.model ?? 'Pixel_7';
+    this.product = opts.product ?? 'panther';
+    this.deviceName = opts.device ?? 'panther';
+    this.width = opts.width ?? 1080;
+    this.height = opts.height ?? 2400;
+    this.density = opts.density ?? 440;
+    this.rawHeader = opts.rawHeader ?? 16;
+    this.sizeOverride = null;
+    this.densityOverride = null;
+    this.transportId = 0; // set by the server
+    this.props = {
+      'ro.product.model': this.model.replace(/_/g, ' '),
+      'ro.product.name': this.product,
+      'ro.product.device': this.deviceName,
+      'ro.product.manufacturer': opts.manufacturer ?? 'Google',
+      'ro.product.cpu.abi': 'x86_64',
+      'ro.build.version.release': opts.release ?? '13',
+      'ro.build.version.sdk': String(opts.sdk ?? 33),
+      'ro.serialno': this.serial,
+      'ro.sf.lcd_density': String(this.density),
+      'ro.build.characteristics': 'phone',
+    };
+    this.settings = { system: { user_rotation: '0', accelerometer_rotation: '0' }, secure: {}, global: {} };
+    this.fs = new FakeFs();
+    this.apps = new FakeApps(defaultPackages());
+    /** Every service request and every simple command, in order: {kind, ...}. */
+    this.log = [];
+    this.uiXmlOverride = null;
+    this.dropPlan = null;
+    this.cache = { key: null, png: null, raw: null };
+  }
+
+  record(kind, fields = {}) {
+    this.log.push({ kind, time: Date.now(), ...fields });
+  }
+
+  /** Entries of one kind, e.g. dev.entries('text') → every `input text` typed. */
+  entries(kind) {
+    return this.log.filter((e) => e.kind === kind);
+  }
+
+  rotation() {
+    return Number(this.settings.system.user_rotation) & 3;
+  }
+
+  /** The display as apps see it now: the override size, rotated. */
+  displaySize() {
+    const base = this.sizeOverride ?? { width: this.width, height: this.height };
+    return this.rotation() & 1 ? { width: base.height, height: base.width } : base;
+  }
+
+  tree() {
+    const { width, height } = this.displaySize();
+    return this.apps.tree(width, height);
+  }
+
+  uiXml() {
+    return this.uiXmlOverride ?? dumpXml(this.tree(), this.rotation());
+  }
+
+  frame() {
+    const { width, height } = this.displaySize();
+    const key = this.uiXml() + width + 'x' + height + this.apps.screenOn;
+    if (this.cache.key !== key) {
+      const px = renderScreen(width, height, this.densityOverride ?? this.density, this.tree());
+      if (!this.apps.screenOn) px.fill(0);
+      this.cache = { key, px, width, height, png: null, raw: null };
+    }
+    return this.cache;
+  }
+
+  screenshotPng() {
+    const f = this.frame();
+    f.png ??= encodePng(f.width, f.height, f.px);
+    return f.png;
+  }
+
+  /** screencap without -p: width, height, format 1 (RGBA_8888)[, colour space 1 = sRGB], pixels. */
+  screenshotRaw() {
+    const f = this.frame();
+    if (f.raw && f.raw.length === this.rawHeader + f.px.length) return f.raw;
+    const head = Buffer.alloc(this.rawHeader);
+    head.writeUInt32LE(f.width, 0);
+    head.writeUInt32LE(f.height, 4);
+    head.writeUInt32LE(1, 8);
+    if (this.rawHeader >= 16) head.writeUInt32LE(1, 12);
+    f.raw = Buffer.concat([head, f.px]);
+    return f.raw;
+  }
+
+  /** Runs a shell command line; io = {out, err, stdin}. Returns the exit status. */
+  async runShell(line, io) {
+    const expansions = [];
+    const env = { __fs: this.fs, HOME: '/', PATH: '/product/bin:/apex/com.android.runtime/bin:/system/bin', USER: 'shell' };
+    const entry = { kind: 'shell', time: Date.now(), line, expansions, argv: [] };
+    this.log.push(entry);
+    const code = await runScript(line, io, (argv, cio) => {
+      entry.argv.push(argv);
+      return execCommand(this, argv, cio);
+    }, env, expansions);
+    entry.exit = code;
+    return code;
+  }
+
+  // ---- setters for tests ----
+
+  setState(state) { this.state = state; }
+
+  /** Makes the next service call whose text matches `match` (default: any) drop the connection. */
+  dropNextCall({ match = null, after = '', then = 'offline' } = {}) {
+    this.dropPlan = { match, after, then };
+  }
+
+  /** Replaces the uiautomator XML (e.g. malformed) until set back to null. */
+  setUiXml(xml) { this.uiXmlOverride = xml; }
+
+  /** The login app's state: {username, password, focus, error, signedInAs}. */
+  get login() { return this.apps.login; }
+
+  get foreground() { return this.apps.foreground; }
+}

@@ -1,0 +1,199 @@
+// WebDriver endpoints glovebox does not own, played by small servers in the
+// test: a W3C hub with basic auth (credentials used, never shown: results,
+// session_list, errors, the audit log and the server's log), capabilities
+// passed through, attach, DELETE at session_stop and at exit; an unreachable
+// endpoint and a hung one give clear errors within the time limit while the
+// server keeps serving; the policy's hosts rules apply.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { connectClient, needs } from '../lib/server.mjs';
+import { ms, startServer, topts } from '../lib/terminal.mjs';
+
+const PASSWORD = 's3cr3t-Pa55';
+const wdOpts = (extra = {}) => needs('webdriver', topts(extra));
+
+/** A fake W3C hub: basic auth alice:PASSWORD, a request log. */
+async function startHub(t) {
+  const log = [];
+  const sessions = new Set(['existing-1']);
+  let next = 1;
+  const hub = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      log.push({ method: req.method, url: req.url, auth: req.headers.authorization, body: body ? JSON.parse(body) : null });
+      const reply = (status, value) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ value }));
+      };
+      const want = 'Basic ' + Buffer.from(`alice:${PASSWORD}`).toString('base64');
+      if (req.headers.authorization !== want)
+        return reply(401, { error: 'session not created', message: 'Authorization required' });
+      const m = req.url.match(/^\/wd\/hub\/session(?:\/([^/]+)(\/.*)?)?$/);
+      if (!m) return reply(404, { error: 'unknown command', message: `no route ${req.url}` });
+      const [, id, rest] = m;
+      if (!id && req.method === 'POST') {
+        const sid = `fake-${next++}`;
+        sessions.add(sid);
+        return reply(200, { sessionId: sid, capabilities: { browserName: 'fakefox', browserVersion: '1.0' } });
+      }
+      if (!sessions.has(id)) return reply(404, { error: 'invalid session id', message: `no session ${id}` });
+      if (req.method === 'DELETE' && !rest) {
+        sessions.delete(id);
+        return reply(200, null);
+      }
+      if (rest === '/timeouts') return reply(200, { implicit: 0, pageLoad: 300000, script: 30000 });
+      if (rest === '/url' && req.method === 'POST') return reply(200, null);
+      if (rest === '/title') return reply(200, 'Fake title');
+      if (rest === '/execute/sync') return reply(200, 'text of the fake page');
+      return reply(404, { error: 'unknown command', message: `no route ${rest}` });
+    });
+  });
+  await new Promise((r) => hub.listen(0, '127.0.0.1', r));
+  t.after(() => hub.close());
+  return { port: hub.address().port, log, sessions };
+}
+
+/** Everything the server wrote to disk and stderr, as one string. */
+function everything(srv) {
+  let all = srv.stderr();
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else all += readFileSync(p, 'latin1');
+    }
+  };
+  walk(srv.dataDir);
+  return all;
+}
+
+test('a hub with basic auth: credentials used but never shown; capabilities passed; DELETE on stop; attach', wdOpts(), async (t) => {
+  const hub = await startHub(t);
+  const srv = await startServer(t, { env: { GLOVEBOX_LOG: 'debug' } });
+  const url = `http://alice:${PASSWORD}@127.0.0.1:${hub.port}/wd/hub/`;
+  const shown = `http://127.0.0.1:${hub.port}/wd/hub`;
+
+  const c = await srv.ok('webdriver_connect', { url, capabilities: { browserName: 'fakefox', 'bstack:options': { os: 'Windows' } } });
+  assert.equal(c.sc.url, shown);
+  assert.equal(c.sc.browser, 'fakefox 1.0');
+  assert.equal(c.sc.remote_session, 'fake-1');
+  assert.equal(c.sc.owned, false);
+  // libcurl arrives with the first webdriver session, in the module.
+  const maps = readFileSync(`/proc/${srv.pid}/maps`, 'utf8');
+  assert.match(maps, /glovebox-webdriver\.so/);
+  assert.match(maps, /libcurl/);
+  const created = hub.log.find((r) => r.method === 'POST' && r.url === '/wd/hub/session');
+  assert.deepEqual(created.body.capabilities.alwaysMatch, { browserName: 'fakefox', 'bstack:options': { os: 'Windows' } });
+
+  const page = await srv.ok('open_url', { url: `https://bob:${PASSWORD}@example.test/x` });
+  assert.equal(page.sc.url, 'https://example.test/x');
+  assert.equal(page.sc.title, 'Fake title');
+  assert.equal((await srv.ok('read_text', {})).sc.text, 'text of the fake page');
+  // What the fake cannot do comes back as the endpoint's error, by code.
+  const shot = await srv.call('press_key', { key: 'a' });
+  assert.equal(shot.structuredContent.error.code, 'not_supported');
+  assert.match(shot.structuredContent.error.message, /unknown command/);
+
+  const listed = JSON.stringify((await srv.ok('session_list', {})).sc);
+  assert.ok(listed.includes(shown), listed);
+
+  await srv.ok('session_stop', { session: c.sc.id });
+  assert.ok(hub.log.some((r) => r.method === 'DELETE' && r.url === '/wd/hub/session/fake-1'), 'DELETE sent');
+  assert.equal(hub.sessions.has('fake-1'), false);
+
+  // Wrong credentials: a clear error, still without them.
+  const wrong = await srv.call('webdriver_connect', { url: `http://alice:wrong-${PASSWORD}@127.0.0.1:${hub.port}/wd/hub` });
+  assert.equal(wrong.isError, true);
+  assert.match(wrong.structuredContent.error.message, /Authorization required/);
+  assert.ok(!wrong.structuredContent.error.message.includes(PASSWORD));
+
+  // Attach: an existing remote session, left running at stop.
+  const a = await srv.ok('webdriver_connect', { url, attach: 'existing-1' });
+  assert.equal(a.sc.remote_session, 'existing-1');
+  await srv.ok('session_stop', { session: a.sc.id });
+  assert.equal(hub.sessions.has('existing-1'), true, 'an attached session is left running');
+  const none = await srv.call('webdriver_connect', { url, attach: 'nope' });
+  assert.equal(none.structuredContent.error.code, 'not_found');
+  assert.match(none.structuredContent.error.message, /"nope"/);
+
+  // A session still open at exit is deleted on the way out.
+  const last = await srv.ok('webdriver_connect', { url });
+  await srv.close();
+  assert.equal(hub.sessions.has(last.sc.remote_session), false, 'deleted at exit');
+
+  assert.ok(!everything(srv).includes(PASSWORD), 'the password appears nowhere glovebox wrote');
+  assert.ok(!everything(srv).includes(Buffer.from(`alice:${PASSWORD}`).toString('base64')));
+});
+
+test('bad endpoints: a wrong URL, an unreachable one, a hung one — clear errors in time, the server keeps serving', wdOpts(), async (t) => {
+  const srv = await startServer(t);
+  for (const url of ['ftp://127.0.0.1/', 'not a url', 'http:///nohost']) {
+    const r = await srv.call('webdriver_connect', { url });
+    assert.equal(r.structuredContent.error.code, 'invalid_argument', url);
+    assert.match(r.structuredContent.error.message, /argument "url"/, url);
+  }
+  const attachAlone = await srv.call('webdriver_connect', { attach: 'x' });
+  assert.match(attachAlone.structuredContent.error.message, /"attach" needs "url"/);
+
+  // Nothing listens on a port just closed.
+  const probe = createTcpServer();
+  await new Promise((r) => probe.listen(0, '127.0.0.1', r));
+  const closedPort = probe.address().port;
+  await new Promise((r) => probe.close(r));
+  const refused = await srv.call('webdriver_connect', { url: `http://u:${PASSWORD}@127.0.0.1:${closedPort}` });
+  assert.equal(refused.structuredContent.error.code, 'device_unavailable');
+  assert.match(refused.structuredContent.error.message, new RegExp(`cannot reach the WebDriver endpoint http://127\\.0\\.0\\.1:${closedPort}`));
+  assert.ok(!refused.structuredContent.error.message.includes(PASSWORD));
+
+  // A hub that accepts and never answers.
+  const sockets = [];
+  const hung = createTcpServer((s) => sockets.push(s));
+  await new Promise((r) => hung.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    hung.close();
+  });
+  const started = Date.now();
+  const slow = srv.call('webdriver_connect', { url: `http://127.0.0.1:${hung.address().port}`, timeout_ms: 700 });
+  // Meanwhile the server answers others.
+  assert.equal((await srv.ok('session_list', {})).isError, undefined);
+  const r = await slow;
+  assert.equal(r.structuredContent.error.code, 'timeout');
+  assert.match(r.structuredContent.error.message, /did not answer within 700 ms/);
+  assert.ok(Date.now() - started < ms(10000));
+  await srv.ok('status', {});
+  await srv.close();
+});
+
+test('the policy: hosts rules apply to webdriver_connect and open_url', wdOpts(), async (t) => {
+  const hub = await startHub(t);
+  const dir = mkdtempSync(join(tmpdir(), 'gb-wd-policy-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const policy = join(dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify({
+    allow: ['webdriver_connect', 'open_url', 'session_stop'],
+    rules: { webdriver_connect: { hosts: ['127.0.0.1'] }, open_url: { hosts: ['*.allowed.test'] } },
+  }));
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
+  const call = (name, args) => srv.client.callTool({ name, arguments: args });
+  const denied = await call('webdriver_connect', { url: `http://alice:${PASSWORD}@localhost:${hub.port}/wd/hub` });
+  assert.equal(denied.isError, true);
+  assert.equal(denied.structuredContent.error.code, 'denied');
+  assert.match(denied.content[0].text, /localhost/);
+  assert.ok(!JSON.stringify(denied).includes(PASSWORD));
+  const ok = await call('webdriver_connect', { url: `http://alice:${PASSWORD}@127.0.0.1:${hub.port}/wd/hub` });
+  assert.ok(!ok.isError, JSON.stringify(ok));
+  const page = await call('open_url', { url: 'https://www.allowed.test/' });
+  assert.ok(!page.isError, JSON.stringify(page));
+  const other = await call('open_url', { url: 'https://evil.test/' });
+  assert.equal(other.structuredContent.error.code, 'denied');
+  assert.match(other.content[0].text, /evil\.test/);
+  await srv.close();
+});
