@@ -368,26 +368,26 @@ static void test_unknown_tools_warned(void **state)
 static void test_absent_kind_tools_warned(void **state)
 {
     (void)state;
-    registry_add_absent("android_start", "a tool of android sessions, which this build was "
-                                         "configured without (meson -Dandroid=disabled)");
+    registry_add_absent("vnc_start", "a tool of vnc sessions, which this build was "
+                                     "configured without (meson -Dvnc=disabled)");
     char *err = NULL;
-    struct policy *p = parse("{\"allow\":[\"android_*\",\"terminal_start\"],"
-                             "\"rules\":{\"android_start\":{\"commands\":[\"x\"]},"
+    struct policy *p = parse("{\"allow\":[\"vnc_*\",\"terminal_start\"],"
+                             "\"rules\":{\"vnc_start\":{\"commands\":[\"x\"]},"
                              "\"terminal_start\":{\"commands\":[\"bash\"]}},"
-                             "\"rate_limits\":{\"tools\":{\"android_start\":{\"per_minute\":5}}}}",
+                             "\"rate_limits\":{\"tools\":{\"vnc_start\":{\"per_minute\":5}}}}",
                              &err);
     assert_non_null(p);
     size_t n;
     char *text = warning_lines(p, &n);
     assert_int_equal(n, 3);
-    assert_non_null(strstr(text, "\"allow\" names \"android_*\", which matches only "
-                                 "android_start, a tool of android sessions, which this build "
-                                 "was configured without (meson -Dandroid=disabled); it has no "
+    assert_non_null(strstr(text, "\"allow\" names \"vnc_*\", which matches only "
+                                 "vnc_start, a tool of vnc sessions, which this build "
+                                 "was configured without (meson -Dvnc=disabled); it has no "
                                  "effect"));
-    assert_non_null(strstr(text, "\"rules.android_start\" is for android_start, a tool of "
-                                 "android sessions"));
-    assert_non_null(strstr(text, "\"rate_limits.tools\" names \"android_start\", a tool of "
-                                 "android sessions"));
+    assert_non_null(strstr(text, "\"rules.vnc_start\" is for vnc_start, a tool of "
+                                 "vnc sessions"));
+    assert_non_null(strstr(text, "\"rate_limits.tools\" names \"vnc_start\", a tool of "
+                                 "vnc sessions"));
     free(text);
     /* The rules of the tools the build has still hold. */
     json_t *args = json_loads("{\"command\":[\"sh\"]}", 0, NULL);
@@ -398,8 +398,8 @@ static void test_absent_kind_tools_warned(void **state)
     json_decref(args);
     policy_destroy(p);
     /* A typo is still refused. */
-    assert_null(parse("{\"rules\":{\"android_strat\":{}}}", &err));
-    assert_non_null(strstr(err, "unknown field \"rules.android_strat\" (no tool has this name"));
+    assert_null(parse("{\"rules\":{\"vnc_strat\":{}}}", &err));
+    assert_non_null(strstr(err, "unknown field \"rules.vnc_strat\" (no tool has this name"));
     free(err);
 }
 
