@@ -68,8 +68,8 @@ if [ ! -f build-clang/build.ninja ]; then
 fi
 ninja -C build-clang >"$logs/build-clang.log" 2>&1 || { cat "$logs/build-clang.log"; echo "0 passed, 1 failed"; exit 1; }
 
-# Builds with one kind left out (-Dterminal=disabled, and OCR too, with gcc;
-# -Ddesktop=disabled with clang) must compile warning-free and pass what
+# Builds with kinds left out (terminal, webdriver and OCR with gcc; desktop
+# and android with clang) must compile warning-free and pass what
 # remains: the unit suite and an end-to-end smoke run of the files that test
 # a kind's absence (every e2e test says with needs() what it needs; the
 # whole suite passes on each, see docs/development.md). They run in the
@@ -101,9 +101,9 @@ echo "== npm ci (tests/e2e)"
 # After npm ci: the smoke runs need tests/e2e/node_modules.
 smoke=(modules protocol-lifecycle validation cli schemas policy-unknown-tools policy-matrix error-codes
   http-delete-in-flight)
-reduced_build build-noterm gcc "-Dterminal=disabled -Docr=disabled" "${smoke[@]}"
+reduced_build build-noterm gcc "-Dterminal=disabled -Dwebdriver=disabled -Docr=disabled" "${smoke[@]}"
 reduced_noterm=$!
-reduced_build build-nodesk clang -Ddesktop=disabled "${smoke[@]}" terminal-basics
+reduced_build build-nodesk clang "-Ddesktop=disabled -Dandroid=disabled" "${smoke[@]}" terminal-basics
 reduced_nodesk=$!
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
@@ -150,7 +150,7 @@ run_conformance plain build
 echo "== MCP conformance suite (HTTP, ASan+UBSan)"
 run_conformance asan build-asan
 
-echo "== builds without a kind (terminal and OCR: gcc, desktop: clang)"
+echo "== builds without a kind (terminal, webdriver, OCR: gcc; desktop, android: clang)"
 wait "$reduced_noterm" "$reduced_nodesk"
 for dir in build-noterm build-nodesk; do
   one_check "build ($dir)" "$(cat "$logs/build-$dir.status" 2>/dev/null || echo 1)"

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { assertMcpError, builtKinds, connectClient, runCli } from '../lib/server.mjs';
+import { assertMcpError, builtKinds, connectClient, ms, runCli } from '../lib/server.mjs';
+import { until } from '../lib/terminal.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gb-unknown-tools-'));
 const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config') };
@@ -106,7 +107,11 @@ test('a policy for a fuller build: a tool whose kind this build lacks is a warni
   // serve takes it too, says the same on stderr, and still applies the
   // rules of the tools it has.
   const srv = await connectClient(t, { args: ['--policy', path], env });
-  for (const { tool } of absentTools()) assert.match(srv.stderr(), new RegExp(`glovebox: warning: .*"rules\\.${tool}" is for ${tool}`));
+  // (stderr is read asynchronously: wait for the warnings to arrive)
+  for (const { tool } of absentTools()) {
+    const want = new RegExp(`glovebox: warning: .*"rules\\.${tool}" is for ${tool}`);
+    await until(() => want.test(srv.stderr()), ms(5000), `the warning about rules.${tool} on stderr`);
+  }
   // Calling one says why it is not there.
   for (const { kind, tool } of absentTools(allKinds)) {
     await assertMcpError(
