@@ -129,7 +129,14 @@ test('glovebox stop --pid signals only a glovebox server', opts(), async (t) => 
   assert.equal(bad.code, 2);
   const one = await runCli(['stop', '--pid', String(srv.child.pid)], { env });
   assert.equal(one.code, 0, one.stderr);
-  assert.equal((await status(srv.client)).paused, true);
+  // A signal: the server pauses when its loop takes it, not before stop returns.
+  await deadline(
+    (async () => {
+      while (!(await status(srv.client)).paused) await sleep(20);
+    })(),
+    ms(5000),
+    'the server to pause',
+  );
   await srv.close();
 });
 
