@@ -68,17 +68,23 @@ if [ ! -f build-clang/build.ninja ]; then
 fi
 ninja -C build-clang >"$logs/build-clang.log" 2>&1 || { cat "$logs/build-clang.log"; echo "0 passed, 1 failed"; exit 1; }
 
-# Builds with one kind left out (-Dterminal=disabled with gcc,
-# -Ddesktop=disabled with clang) must compile warning-free and pass what
-# remains: the unit suite and a short end-to-end smoke run. They run in the
+# Builds with kinds left out (terminal, webdriver and OCR with gcc; desktop
+# and android with clang) must compile warning-free and pass what
+# remains: the unit suite and an end-to-end smoke run of the files that test
+# a kind's absence (every e2e test says with needs() what it needs; the
+# whole suite passes on each, see docs/development.md). They run in the
 # background, beside the suites below, and are counted at the end.
-reduced_build() { # $1 = build dir, $2 = compiler, $3 = meson option, $4... = e2e test files
-  local dir=$1 compiler=$2 option=$3
+reduced_build() { # $1 = build dir, $2 = compiler, $3 = meson options, $4... = e2e test files
+  local dir=$1 compiler=$2 options=$3
   shift 3
   {
     if [ ! -f "$dir/build.ninja" ]; then
-      CC=$compiler meson setup "$dir" --buildtype=debugoptimized "$option" >"$logs/setup-$dir.log" 2>&1 ||
+      # shellcheck disable=SC2086 # several options, one word each
+      CC=$compiler meson setup "$dir" --buildtype=debugoptimized $options >"$logs/setup-$dir.log" 2>&1 ||
         cat "$logs/setup-$dir.log"
+    else # a directory set up before the options changed
+      # shellcheck disable=SC2086
+      meson configure "$dir" $options >"$logs/setup-$dir.log" 2>&1 || cat "$logs/setup-$dir.log"
     fi
     ninja -C "$dir" >"$logs/build-$dir.log" 2>&1
     echo $? >"$logs/build-$dir.status"
@@ -93,10 +99,11 @@ reduced_build() { # $1 = build dir, $2 = compiler, $3 = meson option, $4... = e2
 echo "== npm ci (tests/e2e)"
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error >"../../$logs/npm.log" 2>&1) || { cat "$logs/npm.log"; echo "0 passed, 1 failed"; exit 1; }
 # After npm ci: the smoke runs need tests/e2e/node_modules.
-smoke=(modules protocol-lifecycle validation cli)
-reduced_build build-noterm gcc -Dterminal=disabled "${smoke[@]}"
+smoke=(modules protocol-lifecycle validation cli schemas policy-unknown-tools policy-matrix error-codes
+  http-delete-in-flight)
+reduced_build build-noterm gcc "-Dterminal=disabled -Dwebdriver=disabled -Docr=disabled" "${smoke[@]}"
 reduced_noterm=$!
-reduced_build build-nodesk clang -Ddesktop=disabled "${smoke[@]}" terminal-basics
+reduced_build build-nodesk clang "-Ddesktop=disabled -Dandroid=disabled" "${smoke[@]}" terminal-basics
 reduced_nodesk=$!
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
@@ -143,7 +150,7 @@ run_conformance plain build
 echo "== MCP conformance suite (HTTP, ASan+UBSan)"
 run_conformance asan build-asan
 
-echo "== builds without a kind (terminal: gcc, desktop: clang)"
+echo "== builds without a kind (terminal, webdriver, OCR: gcc; desktop, android: clang)"
 wait "$reduced_noterm" "$reduced_nodesk"
 for dir in build-noterm build-nodesk; do
   one_check "build ($dir)" "$(cat "$logs/build-$dir.status" 2>/dev/null || echo 1)"

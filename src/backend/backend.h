@@ -190,6 +190,10 @@ struct backend_kind {
     bool has_option;    /* glovebox has the kind; meson -D<kind>= says whether it is built */
     const char *module; /* NULL: not in this build */
     const struct tool *const *tools; /* NULL-terminated; NULL: none */
+    /* The names of its start tools, in every build (NULL-terminated; NULL:
+     * none): a policy naming one on a build without the kind is told why it
+     * has no effect. Equal to the names of tools when the kind is built. */
+    const char *const *tool_names;
 };
 
 /* Free what backends share for the life of the process (fonts, caches).

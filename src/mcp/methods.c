@@ -97,8 +97,10 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     bool clean = strlen(json_string_value(name)) == json_string_length(name);
     const struct tool_entry *entry = clean ? registry_find(json_string_value(name)) : NULL;
     if (!entry) {
-        char *msg =
-            xasprintf("Unknown tool: %.200s (tools/list shows the tools)", json_string_value(name));
+        const char *absent = clean ? registry_absent_why(json_string_value(name)) : NULL;
+        char *msg = absent ? xasprintf("Unknown tool: %s is %s", json_string_value(name), absent)
+                           : xasprintf("Unknown tool: %.200s (tools/list shows the tools)",
+                                       json_string_value(name));
         reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, msg, NULL);
         free(msg);
         return;

@@ -9,6 +9,13 @@
 static struct tool_entry *entries;
 static size_t count, cap;
 
+struct absent {
+    char *name;
+    char *why;
+};
+static struct absent *absent;
+static size_t absent_count;
+
 static json_t *parse_schema(const struct tool *t, const char *text, const char *which)
 {
     json_error_t err;
@@ -93,6 +100,35 @@ void registry_clear(void)
     free(entries);
     entries = NULL;
     count = cap = 0;
+    for (size_t i = 0; i < absent_count; i++) {
+        free(absent[i].name);
+        free(absent[i].why);
+    }
+    free(absent);
+    absent = NULL;
+    absent_count = 0;
+}
+
+void registry_add_absent(const char *name, const char *why)
+{
+    absent = xrealloc(absent, (absent_count + 1) * sizeof *absent);
+    absent[absent_count++] = (struct absent){xstrdup(name), xstrdup(why)};
+}
+
+const char *registry_absent_why(const char *name)
+{
+    for (size_t i = 0; i < absent_count; i++)
+        if (strcmp(absent[i].name, name) == 0)
+            return absent[i].why;
+    return NULL;
+}
+
+const char *registry_absent_at(size_t index, const char **why)
+{
+    if (index >= absent_count)
+        return NULL;
+    *why = absent[index].why;
+    return absent[index].name;
 }
 
 size_t registry_count(void)

@@ -23,6 +23,15 @@ void registry_clear(void);
 size_t registry_count(void);
 const struct tool_entry *registry_at(size_t index);
 const struct tool_entry *registry_find(const char *name);
+/* A tool glovebox has but this build does not (its kind was configured
+ * out): a policy written for a fuller build may name it, and is told why it
+ * has no effect instead of being refused. why: "a tool of terminal
+ * sessions, which …" (copied). registry_clear forgets them. */
+void registry_add_absent(const char *name, const char *why);
+/* Why name is absent from this build, or NULL (present, or unknown). */
+const char *registry_absent_why(const char *name);
+/* The index-th absent tool's name (and *why), or NULL past the last. */
+const char *registry_absent_at(size_t index, const char **why);
 /* The tool's description as tools/list shows it. legacy_fields: which fields
  * the negotiated protocol version knows (title/outputSchema since
  * 2025-06-18, annotations since 2025-03-26). */

@@ -80,6 +80,18 @@ bool ocr_lang_check(const char *lang, char **err)
     return true;
 }
 
+bool ocr_in_build(char **err)
+{
+#if GLOVEBOX_HAVE_OCR
+    (void)err;
+    return true;
+#else
+    *err = xstrdup("OCR is not in this build of glovebox (meson -Docr=disabled, or Tesseract was "
+                   "not installed: libtesseract-dev)");
+    return false;
+#endif
+}
+
 bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char *lang,
                    int deadline_ms, struct ocr_result *out, char **err)
 {
@@ -97,11 +109,8 @@ bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char
     }
     if (!ocr_lang_check(lang, err))
         return false;
-#if !GLOVEBOX_HAVE_OCR
-    *err = xstrdup("OCR is not in this build of glovebox (meson -Docr=disabled, or Tesseract was "
-                   "not installed: libtesseract-dev)");
-    return false;
-#endif
+    if (!ocr_in_build(err))
+        return false;
     char *why = NULL;
     const struct ocr_api *api = module_get("ocr", &why);
     if (!api) {

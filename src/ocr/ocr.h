@@ -27,6 +27,9 @@ struct ocr_result {
  * data is installed? false with *err naming the field, or the Debian
  * package to install (tesseract-ocr-<lang>). */
 bool ocr_lang_check(const char *lang, char **err);
+/* Is OCR in this build (meson -Docr=)? false with *err saying it is not,
+ * for an error with the code not_supported. */
+bool ocr_in_build(char **err);
 /* Recognise the words in the rectangle (x, y, w, h) of f (w == 0: all of
  * it). With deadline_ms > 0, Tesseract stops after that long and what it
  * read so far is the result. false with *err on failure; no words is a

@@ -648,14 +648,37 @@ static bool names_a_tool(const char *pattern)
     return false;
 }
 
+/* The first tool this build lacks (its kind configured out) that pattern
+ * names, with why; NULL when none. */
+static const char *absent_named(const char *pattern, const char **why)
+{
+    const char *name;
+    for (size_t i = 0; (name = registry_absent_at(i, why)) != NULL; i++)
+        if (policy_glob_match(pattern, name))
+            return name;
+    return NULL;
+}
+
 static void unknown_in(json_t *out, const char *source, const char *field, char *const *list)
 {
-    for (char *const *s = list; s && *s; s++)
-        if (!names_a_tool(*s))
+    for (char *const *s = list; s && *s; s++) {
+        if (names_a_tool(*s))
+            continue;
+        const char *why;
+        const char *absent = absent_named(*s, &why);
+        if (absent && strcmp(absent, *s) == 0)
+            json_array_append_new(out, json_sprintf("%s: \"%s\" names \"%s\", %s; it has no effect",
+                                                    source, field, *s, why));
+        else if (absent)
+            json_array_append_new(out, json_sprintf("%s: \"%s\" names \"%s\", which matches only "
+                                                    "%s, %s; it has no effect",
+                                                    source, field, *s, absent, why));
+        else
             json_array_append_new(
                 out, json_sprintf("%s: \"%s\" names \"%s\", but no tool %s; it has no effect",
                                   source, field, *s,
                                   strchr(*s, '*') ? "matches that pattern" : "has that name"));
+    }
 }
 
 json_t *policy_warnings(const struct policy *p)
@@ -666,16 +689,19 @@ json_t *policy_warnings(const struct policy *p)
         unknown_in(out, src, "allow", p->allow);
         unknown_in(out, src, "deny", p->deny);
         unknown_in(out, src, "confirm", p->confirm);
+        policy_rules_warnings(p->rules, src, out);
         json_t *rates = rate_limits_describe(p->rates);
         const char *tool;
         json_t *v;
         json_object_foreach(json_object_get(rates, "tools"), tool, v)
         {
+            const char *why = registry_absent_why(tool);
             if (!registry_find(tool))
-                json_array_append_new(out, json_sprintf("%s: \"rate_limits.tools\" names \"%s\", "
-                                                        "but no tool has that name; it has no "
-                                                        "effect",
-                                                        src, tool));
+                json_array_append_new(
+                    out, json_sprintf("%s: \"rate_limits.tools\" names \"%s\", %s%s; it has no "
+                                      "effect",
+                                      src, tool, why ? "" : "but no tool has that name",
+                                      why ? why : ""));
         }
         json_decref(rates);
     }

@@ -51,6 +51,7 @@ struct section {
 struct policy_rules {
     struct section *sections;
     size_t count;
+    json_t *absent; /* sections for tools this build lacks: {tool: why} */
 };
 
 void policy_rules_destroy(struct policy_rules *r)
@@ -64,6 +65,7 @@ void policy_rules_destroy(struct policy_rules *r)
         free(r->sections[i].name);
     }
     free(r->sections);
+    json_decref(r->absent);
     free(r);
 }
 
@@ -195,8 +197,18 @@ struct policy_rules *policy_rules_parse(const json_t *doc, char **err)
     {
         if (strcmp(tool, "$comment") == 0)
             continue;
-        /* A rule for a tool that does not exist (a typo, a tool this build
-         * lacks) would restrict nothing: refused rather than ignored. */
+        /* A rule for a tool of a kind this build was configured without
+         * restricts nothing here, but the same policy serves a fuller
+         * build: kept aside and warned about. */
+        const char *absent_why = kinds_of(tool) ? NULL : registry_absent_why(tool);
+        if (absent_why) {
+            if (!r->absent)
+                r->absent = json_object();
+            json_object_set_new(r->absent, tool, json_string(absent_why));
+            continue;
+        }
+        /* A rule for a tool that does not exist (a typo) would restrict
+         * nothing: refused rather than ignored. */
         if (!kinds_of(tool)) {
             *err = unknown_section(tool);
             policy_rules_destroy(r);
@@ -397,4 +409,15 @@ json_t *policy_rules_describe(const struct policy_rules *r)
             json_object_set_new(o, sec->name, rule);
     }
     return o;
+}
+
+void policy_rules_warnings(const struct policy_rules *r, const char *source, json_t *out)
+{
+    const char *tool;
+    json_t *why;
+    json_object_foreach(r ? r->absent : NULL, tool, why)
+    {
+        json_array_append_new(out, json_sprintf("%s: \"rules.%s\" is for %s, %s; it has no effect",
+                                                source, tool, tool, json_string_value(why)));
+    }
 }

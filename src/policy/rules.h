@@ -20,6 +20,9 @@ char *policy_rules_check(const struct policy_rules *r, const char *tool, const j
 /* Whether input must not go to a window with this title or application
  * (either may be NULL). */
 bool policy_rules_input_blocked(const struct policy_rules *r, const char *title, const char *app);
+/* Appends to out one warning per section for a tool this build lacks
+ * (its kind configured out), each starting with source. */
+void policy_rules_warnings(const struct policy_rules *r, const char *source, json_t *out);
 /* For status and `glovebox policy check`: the rules as JSON (new). */
 json_t *policy_rules_describe(const struct policy_rules *r);
 

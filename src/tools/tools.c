@@ -1,8 +1,11 @@
 #include "tools/tools.h"
 
 #include "backend/backend.h"
+#include "core/xmalloc.h"
 #include "mcp/registry.h"
 #include "tools/screen_resources.h"
+
+#include <stdlib.h>
 
 void tools_register_all(void)
 {
@@ -10,9 +13,18 @@ void tools_register_all(void)
      * order a model meets them in tools/list. */
     int n;
     const struct backend_kind *k = backend_kinds(&n);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         for (const struct tool *const *t = k[i].tools; t && *t; t++)
             registry_add(*t);
+        if (k[i].module || !k[i].tool_names)
+            continue;
+        char *why = xasprintf("a tool of %s sessions, which this build was configured without "
+                              "(meson -D%s=disabled)",
+                              k[i].kind, k[i].kind);
+        for (const char *const *name = k[i].tool_names; name && *name; name++)
+            registry_add_absent(*name, why);
+        free(why);
+    }
     registry_add(&tool_session_list);
     registry_add(&tool_session_stop);
     registry_add(&tool_resize);

@@ -361,6 +361,48 @@ static void test_unknown_tools_warned(void **state)
     policy_destroy(p);
 }
 
+/* A tool of a kind this build was configured without: naming it, rules
+ * for it included, is a warning naming the tool and the kind, not an
+ * error; the same file serves a fuller build. Runs last: the absent tool
+ * stays registered until the group's teardown. */
+static void test_absent_kind_tools_warned(void **state)
+{
+    (void)state;
+    registry_add_absent("rdp_start", "a tool of rdp sessions, which this build was "
+                                     "configured without (meson -Drdp=disabled)");
+    char *err = NULL;
+    struct policy *p = parse("{\"allow\":[\"rdp_*\",\"terminal_start\"],"
+                             "\"rules\":{\"rdp_start\":{\"commands\":[\"x\"]},"
+                             "\"terminal_start\":{\"commands\":[\"bash\"]}},"
+                             "\"rate_limits\":{\"tools\":{\"rdp_start\":{\"per_minute\":5}}}}",
+                             &err);
+    assert_non_null(p);
+    size_t n;
+    char *text = warning_lines(p, &n);
+    assert_int_equal(n, 3);
+    assert_non_null(strstr(text, "\"allow\" names \"rdp_*\", which matches only "
+                                 "rdp_start, a tool of rdp sessions, which this build "
+                                 "was configured without (meson -Drdp=disabled); it has no "
+                                 "effect"));
+    assert_non_null(strstr(text, "\"rules.rdp_start\" is for rdp_start, a tool of "
+                                 "rdp sessions"));
+    assert_non_null(strstr(text, "\"rate_limits.tools\" names \"rdp_start\", a tool of "
+                                 "rdp sessions"));
+    free(text);
+    /* The rules of the tools the build has still hold. */
+    json_t *args = json_loads("{\"command\":[\"sh\"]}", 0, NULL);
+    char *why = policy_check_arguments(p, "terminal_start", args);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "rules.terminal_start.commands"));
+    free(why);
+    json_decref(args);
+    policy_destroy(p);
+    /* A typo is still refused. */
+    assert_null(parse("{\"rules\":{\"rdp_strat\":{}}}", &err));
+    assert_non_null(strstr(err, "unknown field \"rules.rdp_strat\" (no tool has this name"));
+    free(err);
+}
+
 /* Which rules a section takes comes from the tool's facts. */
 static void test_rule_kinds_from_tool_facts(void **state)
 {
@@ -395,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_unknown_tools_warned),
         cmocka_unit_test(test_rule_kinds_from_tool_facts),
+        cmocka_unit_test(test_absent_kind_tools_warned),
     };
     return cmocka_run_group_tests(tests, register_tools, unregister_tools);
 }

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "backend/backend.h"
 #include "mcp/registry.h"
 #include "tools/tools.h"
 
@@ -117,12 +118,47 @@ static void output_schemas_admit_errors(void **state)
     registry_clear();
 }
 
+/* Each kind's start tools are named in every build: registered when the
+ * kind is built (and then the names match), known as absent, with the kind
+ * and the meson option, when it is not. */
+static void kinds_name_their_tools(void **state)
+{
+    (void)state;
+    tools_register_all();
+    int n;
+    const struct backend_kind *k = backend_kinds(&n);
+    for (int i = 0; i < n; i++) {
+        size_t named = 0;
+        for (const char *const *name = k[i].tool_names; name && *name; name++, named++) {
+            if (k[i].module) {
+                assert_non_null(registry_find(*name));
+                assert_string_equal(k[i].tools[named]->name, *name);
+                assert_null(registry_absent_why(*name));
+            } else {
+                assert_null(registry_find(*name));
+                const char *why = registry_absent_why(*name);
+                assert_non_null(why);
+                assert_non_null(strstr(why, k[i].kind));
+                assert_non_null(strstr(why, "=disabled"));
+            }
+        }
+        if (k[i].module) {
+            size_t tools = 0;
+            while (k[i].tools && k[i].tools[tools])
+                tools++;
+            assert_int_equal(tools, named);
+        }
+    }
+    registry_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_tool_is_well_formed),
         cmocka_unit_test(tool_json_follows_version),
         cmocka_unit_test(output_schemas_admit_errors),
+        cmocka_unit_test(kinds_name_their_tools),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

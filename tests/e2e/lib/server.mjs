@@ -534,12 +534,16 @@ export const KNOWN = {
 
 let kindsCache;
 /** The kinds of session the build under test has, from `glovebox doctor
- * --json` ("implemented": built in; its module loads on first use). */
+ * --json` ("implemented": built in; its module loads on first use), and
+ * "ocr" when it has OCR. */
 export function builtKinds() {
   if (!kindsCache) {
     const r = spawnSync(binary('glovebox'), ['doctor', '--json'], { env: serverEnv(), encoding: 'utf8' });
     if (r.error) throw r.error;
     kindsCache = new Set(JSON.parse(r.stdout).filter((k) => k.implemented).map((k) => k.kind));
+    // OCR is a module of its own (-Docr=), not a kind: built when its module
+    // is beside the executable, where the server looks for it first.
+    if (existsSync(resolve(BUILD, 'glovebox-ocr.so'))) kindsCache.add('ocr');
   }
   return kindsCache;
 }
@@ -550,7 +554,8 @@ export function needs(...args) {
   const extra = typeof args[args.length - 1] === 'object' ? args.pop() : {};
   const missing = args.filter((k) => !builtKinds().has(k));
   if (missing.length === 0) return extra;
-  return { ...extra, skip: `this glovebox is built without ${missing.join(' and ')} sessions (-D${missing[0]}=disabled)` };
+  const what = missing.map((k) => (k === 'ocr' ? 'OCR' : `${k} sessions`)).join(' and ');
+  return { ...extra, skip: `this glovebox is built without ${what} (-D${missing[0]}=disabled)` };
 }
 
 /** Options for every test: a generous overall timeout as a last line of

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import omggif from 'omggif';
 import pngjs from 'pngjs';
 
-import { REPO_DIR, SANITIZED, connectClient, ms, sleep, textOf } from './server.mjs';
+import { REPO_DIR, SANITIZED, connectClient, ms, needs, sleep, textOf } from './server.mjs';
 
 export { SANITIZED, ms, textOf };
 
@@ -27,6 +27,12 @@ if (SANITIZED && !process.env.LSAN_OPTIONS) {
 export function topts(extra = {}) {
   return { timeout: ms(60000), ...extra };
 }
+
+/** topts for a file whose every test drives terminal sessions (import it
+ * as topts): each is skipped, saying why, on a build without them. */
+export const terminalOpts = (extra = {}) => needs('terminal', topts(extra));
+/** The same for desktop sessions. */
+export const desktopOpts = (extra = {}) => needs('desktop', topts(extra));
 
 /** A fresh temporary directory, removed in t's after hook. */
 export function tempDir(t, prefix = 'glovebox-term-') {

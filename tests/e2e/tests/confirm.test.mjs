@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { connectHttpClient, modernMeta, post, startHttp } from '../lib/http.mjs';
-import { RawServer, connectClient, deadline, ms, opts, sleep, textOf } from '../lib/server.mjs';
+import { RawServer, connectClient, deadline, ms, needs, opts, sleep, textOf } from '../lib/server.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gb-confirm-'));
 // No allow-all, and no policy file or data from the person running the tests.
@@ -50,7 +50,7 @@ async function screenHas(client, session, text) {
   return r.structuredContent?.matched === true;
 }
 
-describe('confirmation over stdio (elicitation/create)', () => {
+describe('confirmation over stdio (elicitation/create)', needs('terminal'), () => {
   test('accept: the person is asked exactly what will happen, then the tool runs', opts(), async (t) => {
     const srv = await askingClient(t, { answer: yes });
     const started = await srv.client.callTool({ name: 'terminal_start', arguments: { command: SHELL } });
@@ -192,7 +192,7 @@ describe('confirmation over stdio (elicitation/create)', () => {
   });
 });
 
-describe('confirmation over HTTP (elicitation/create on the call stream)', () => {
+describe('confirmation over HTTP (elicitation/create on the call stream)', needs('terminal'), () => {
   test('accept runs the tool, decline does not', opts(), async (t) => {
     const srv = await startHttp(t, { bin: 'glovebox', args: ['--policy', ASSIST], env });
     let decide = yes;
@@ -224,7 +224,7 @@ function modernCall(name, args, extra = {}, meta = ELICIT_CAPS) {
   return { name, arguments: args, ...extra, _meta: modernMeta(meta) };
 }
 
-describe('confirmation for 2026-07-28 requests (input_required + requestState)', () => {
+describe('confirmation for 2026-07-28 requests (input_required + requestState)', needs('terminal'), () => {
   test('round trip on stdio: input_required, then the retry with the answer runs the tool once', opts(), async (t) => {
     const s = RawServer.start(t, { bin: 'glovebox', args: ['--policy', ASSIST], env });
     const args = { command: SHELL, name: 'mrtr' };

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { ms, procExists, startServer, topts, until } from '../lib/terminal.mjs';
+import { desktopOpts, ms, procExists, startServer, terminalOpts, topts, until } from '../lib/terminal.mjs';
 
 const ROOT = process.getuid?.() === 0;
 let serial = 0;
@@ -72,7 +72,7 @@ const MODES = ROOT
   : [{ name: 'default', env: {} }];
 
 for (const mode of MODES) {
-  test(`containment (${mode.name}): a setsid'd background job ends with session_stop`, topts(), async (t) => {
+  test(`containment (${mode.name}): a setsid'd background job ends with session_stop`, terminalOpts(), async (t) => {
     const mark = marker(3001);
     cleanUp(t, mark);
     const srv = await startServer(t, { env: mode.env });
@@ -88,7 +88,7 @@ for (const mode of MODES) {
   });
 }
 
-test('containment: a setsid\'d background job ends when the server exits cleanly (stdin closed)', topts(), async (t) => {
+test('containment: a setsid\'d background job ends when the server exits cleanly (stdin closed)', terminalOpts(), async (t) => {
   const mark = marker(3001);
   cleanUp(t, mark);
   const srv = await startServer(t);
@@ -99,7 +99,7 @@ test('containment: a setsid\'d background job ends when the server exits cleanly
   await noneLeft(mark, 'after the server exited');
 });
 
-test('containment: a setsid\'d background job ends when the server exits on SIGTERM', topts(), async (t) => {
+test('containment: a setsid\'d background job ends when the server exits on SIGTERM', terminalOpts(), async (t) => {
   const mark = marker(3001);
   cleanUp(t, mark);
   const srv = await startServer(t);
@@ -114,7 +114,7 @@ test('containment: a setsid\'d background job ends when the server exits on SIGT
   await noneLeft(mark, 'after the server exited');
 });
 
-test('containment: a nohup\'d job ends within about 2 s of kill -9 of the server', topts(), async (t) => {
+test('containment: a nohup\'d job ends within about 2 s of kill -9 of the server', terminalOpts(), async (t) => {
   const mark = marker(3002);
   cleanUp(t, mark);
   const srv = await startServer(t);
@@ -128,7 +128,7 @@ test('containment: a nohup\'d job ends within about 2 s of kill -9 of the server
   await noneLeft(mark, 'after kill -9 of the server', ms(2000));
 });
 
-test('containment: programs still exit with their status, and ctrl+c still interrupts them', topts(), async (t) => {
+test('containment: programs still exit with their status, and ctrl+c still interrupts them', terminalOpts(), async (t) => {
   const srv = await startServer(t);
   const status = await srv.status();
   if (ROOT) assert.equal(status.sc.containment.mode, 'pid-namespace');
@@ -152,7 +152,7 @@ test('containment: programs still exit with their status, and ctrl+c still inter
   assert.equal((await srv.readText(c.id)).signal, 'SIGINT');
 });
 
-test('containment: GLOVEBOX_CONTAINMENT=none runs uncontained and status says why', topts(), async (t) => {
+test('containment: GLOVEBOX_CONTAINMENT=none runs uncontained and status says why', terminalOpts(), async (t) => {
   const srv = await startServer(t, { env: { GLOVEBOX_CONTAINMENT: 'none' } });
   const { containment } = (await srv.status()).sc;
   assert.equal(containment.mode, 'none');
@@ -161,7 +161,7 @@ test('containment: GLOVEBOX_CONTAINMENT=none runs uncontained and status says wh
   await srv.waitFor(s.id, { text: 'works' });
 });
 
-test('containment: a double-forked program launched on a desktop ends with session_stop', topts(), async (t) => {
+test('containment: a double-forked program launched on a desktop ends with session_stop', desktopOpts(), async (t) => {
   const mark = marker(3004);
   cleanUp(t, mark);
   const srv = await startServer(t);
@@ -175,7 +175,7 @@ test('containment: a double-forked program launched on a desktop ends with sessi
   await noneLeft(mark, 'after session_stop', ms(5000));
 });
 
-test('containment: on an attached display, a double-forked launch_app program ends with session_stop; the X server stays', topts(), async (t) => {
+test('containment: on an attached display, a double-forked launch_app program ends with session_stop; the X server stays', desktopOpts(), async (t) => {
   const mark = marker(3005);
   cleanUp(t, mark);
   // Our own X server, as a user's desktop would be.

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { test } from 'node:test';
 
-import { childrenOf, ms, procExists, startServer, textOf, topts, until } from '../lib/terminal.mjs';
+import { childrenOf, ms, procExists, startServer, textOf, desktopOpts as topts, until } from '../lib/terminal.mjs';
+import { needs } from '../lib/server.mjs';
 
 const NON_ASCII = 'héllo wörld ✓ 日本';
 
@@ -184,7 +185,7 @@ test('the primary selection is separate from the clipboard', topts(), async (t) 
   await srv.close();
 });
 
-test('an empty clipboard, a terminal session and bad arguments get clear answers', topts(), async (t) => {
+test('an empty clipboard, a terminal session and bad arguments get clear answers', needs('terminal', topts()), async (t) => {
   const srv = await startServer(t);
   const { session } = await desktop(srv);
   const empty = await srv.ok('clipboard_get', { session });

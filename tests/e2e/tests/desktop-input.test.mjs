@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { decodePng, imageOf, ms, pixel, startServer, tempDir, topts, until } from '../lib/terminal.mjs';
+import { decodePng, imageOf, ms, pixel, startServer, tempDir, desktopOpts as topts, until } from '../lib/terminal.mjs';
+import { needs } from '../lib/server.mjs';
 
 /** A dialog launched on a fresh desktop, once its accessibility tree shows `text`. */
 async function dialog(t, line, text, name = 'dialog') {
@@ -82,7 +83,7 @@ test('dragging a slider sets its value; a long press takes as long as asked', to
   assert.equal(await outputOf(out), '100\nstatus=0\n');
 });
 
-test('the mouse wheel scrolls a long list', topts(), async (t) => {
+test('the mouse wheel scrolls a long list', needs('ocr', topts()), async (t) => {
   const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima',
     'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango', 'uniform', 'victor', 'whiskey', 'xray', 'yankee', 'zulu'];
   const { srv, session, snap } = await dialog(t, `zenity --list --title Words --column Word --height 300 ${words.join(' ')}`, 'alpha');
@@ -101,7 +102,7 @@ test('the mouse wheel scrolls a long list', topts(), async (t) => {
   assert.match(now.sc.text, /zulu/);
 });
 
-test('bad input names the field and the screen; terminals have no pointer', topts(), async (t) => {
+test('bad input names the field and the screen; terminals have no pointer', needs('terminal', topts()), async (t) => {
   const srv = await startServer(t);
   const session = await startDesktop(srv, { width: 800, height: 600 });
   await srv.err('click', { session, x: 900, y: 10 }, /x,y = 900,10 is off the screen: .* is 800x600 pixels/);
@@ -297,7 +298,7 @@ test('a person pausing input stops a long drag or press at once, with the button
   process.kill(srv.pid, 'SIGUSR2');
 });
 
-test('long presses on one desktop never hold up another session: they wait their turn on the desktop\'s own input thread', topts(), async (t) => {
+test('long presses on one desktop never hold up another session: they wait their turn on the desktop\'s own input thread', needs('terminal', topts()), async (t) => {
   const srv = await startServer(t);
   const session = await startDesktop(srv, { width: 400, height: 300 });
   // Four 10 s presses queued at once: they once took all four shared

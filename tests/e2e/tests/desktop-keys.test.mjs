@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { startDesktop } from '../lib/desktop.mjs';
-import { ms, startServer, tempDir, topts, until } from '../lib/terminal.mjs';
+import { ms, startServer, tempDir, desktopOpts as topts, terminalOpts, until } from '../lib/terminal.mjs';
 
 /** The key presses xev reported: [{ keysym, state }] in order. */
 function presses(path) {
@@ -64,7 +64,7 @@ test('ctrl+super+t, super+l, meta+x and hyper+a reach an X program with those mo
     /argument "key": unknown key "Foo" in "ctrl\+Foo"; valid keys: .*super .*meta, hyper/);
 });
 
-test('a terminal refuses super and hyper by name, and sends nothing', topts(), async (t) => {
+test('a terminal refuses super and hyper by name, and sends nothing', terminalOpts(), async (t) => {
   const srv = await startServer(t);
   const term = (await srv.ok('terminal_start', { command: ['cat', '-v'] })).sc.id;
   await srv.err('press_key', { session: term, key: 'ctrl+super+t' },

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { ms, startServer, tempDir, topts, until } from '../lib/terminal.mjs';
+import { ms, startServer, tempDir, desktopOpts as topts, terminalOpts, until } from '../lib/terminal.mjs';
+import { needs } from '../lib/server.mjs';
 
 
 test('an entry dialog is filled in and confirmed through refs', topts(), async (t) => {
@@ -56,7 +57,7 @@ test('a question dialog is answered by the text on its button', topts(), async (
   assert.equal(await outputOf(out), 'status=1\n');
 });
 
-test('the words of a window are read with OCR, with their boxes', topts(), async (t) => {
+test('the words of a window are read with OCR, with their boxes', needs('ocr', topts()), async (t) => {
   const srv = await startServer(t);
   if (!srv) return;
   const dir = tempDir(t);
@@ -76,7 +77,7 @@ test('the words of a window are read with OCR, with their boxes', topts(), async
   await srv.err('read_text', { session, ocr: true, lang: 'klingon' }, /tesseract-ocr-klingon/);
 });
 
-test('find is for desktops; terminals say so', topts(), async (t) => {
+test('find is for desktops; terminals say so', terminalOpts(), async (t) => {
   const srv = await startServer(t);
   const s = await srv.start({ command: ['sleep', '30'] });
   await srv.err('find', { session: s.id, text: 'x' }, /cannot find elements: not supported by terminal sessions/);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { launchShell, startDesktop } from '../lib/desktop.mjs';
-import { ms, startServer, tempDir, topts } from '../lib/terminal.mjs';
+import { ms, startServer, tempDir, desktopOpts as topts } from '../lib/terminal.mjs';
 
 test('desktop wait_for regex: matches ignoring case; a runaway pattern is an error', topts(), async (t) => {
   const srv = await startServer(t);

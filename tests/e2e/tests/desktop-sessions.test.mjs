@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { startDesktop } from '../lib/desktop.mjs';
-import { connectClient } from '../lib/server.mjs';
+import { connectClient, needs } from '../lib/server.mjs';
 import {
   assertColour,
   childrenOf,
@@ -23,7 +23,7 @@ import {
   processes,
   startServer,
   tempDir,
-  topts,
+  desktopOpts as topts,
   until,
 } from '../lib/terminal.mjs';
 
@@ -126,7 +126,7 @@ test('attaching to an existing display: screenshots work, and stopping leaves th
   await srv.close();
 });
 
-test('bad displays and bad requests get errors that say what is wrong', topts(), async (t) => {
+test('bad displays and bad requests get errors that say what is wrong', needs('terminal', topts()), async (t) => {
   const srv = await startServer(t);
   await srv.err('desktop_start', { display: ':98765' }, /cannot reach X display :98765/);
   const bad = await srv.call('desktop_start', { display: 'evil.example:0' });

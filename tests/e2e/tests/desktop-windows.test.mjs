@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { launchShell, outputOf, startDesktop } from '../lib/desktop.mjs';
 import { join } from 'node:path';
 
-import { ms, startServer, tempDir, topts, until } from '../lib/terminal.mjs';
+import { ms, startServer, tempDir, desktopOpts as topts, until } from '../lib/terminal.mjs';
+import { needs } from '../lib/server.mjs';
 
 async function twoDialogs(t) {
   const srv = await startServer(t);
@@ -65,7 +66,7 @@ test('windows move, resize and close when asked', topts(), async (t) => {
   assert.deepEqual(list.windows.map((w) => w.title), ['Second']);
 });
 
-test('window errors name what was asked for', topts(), async (t) => {
+test('window errors name what was asked for', needs('terminal', topts()), async (t) => {
   const { srv, session } = await twoDialogs(t);
   await srv.err('window_manage', { session, window: 'Third', action: 'focus' }, /no window whose title contains "Third" \(window_list shows the windows\)/);
   await srv.err('window_manage', { session, window: '0xdead', action: 'focus' }, /no window with id "0xdead"/);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { JSON_AND_SSE, openSession, post, processFootprint, startHttp } from '../lib/http.mjs';
-import { SANITIZED, deadline, ms, sleep } from '../lib/server.mjs';
+import { SANITIZED, deadline, ms, needs, sleep } from '../lib/server.mjs';
 import { procExists, until } from '../lib/terminal.mjs';
 
 async function cycle(url, i) {
@@ -74,7 +74,7 @@ test('a session with a call in flight does not expire under it', async (t) => {
   await srv.stop();
 });
 
-test('an expired MCP session releases the screens it started, not those started shared', async (t) => {
+test('an expired MCP session releases the screens it started, not those started shared', needs('terminal'), async (t) => {
   const srv = await startHttp(t, { args: ['--session-idle', '1'] });
   const call = async (sid, name, args) => {
     const r = await post(srv.url, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: args } }, { 'mcp-session-id': sid });

@@ -95,3 +95,13 @@ test('glovebox doctor lists every kind, and names the option a build went withou
   const text = await runCli(['doctor']);
   for (const k of kinds.filter((x) => x.not_built)) assert.match(text.stdout, new RegExp(`^${k.kind} +not in this build$`, 'm'));
 });
+
+test('without OCR in the build, a read by OCR is refused as not_supported, naming the option', needs('desktop', topts(builtKinds().has('ocr') ? { skip: 'this glovebox has OCR: the test is for -Docr=disabled' } : {})), async (t) => {
+  const srv = await startServer(t);
+  const session = (await srv.ok('desktop_start', { width: 640, height: 480 })).sc.id;
+  const r = await srv.call('read_text', { session, ocr: true });
+  assert.equal(r.isError, true);
+  assert.deepEqual(r.structuredContent, { error: { code: 'not_supported', message: textOf(r) } });
+  assert.match(textOf(r), /^OCR is not in this build of glovebox \(meson -Docr=disabled/);
+  await srv.ok('session_stop', { session });
+});

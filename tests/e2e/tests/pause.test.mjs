@@ -9,7 +9,7 @@ import { test } from 'node:test';
 
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { connectClient, deadline, ms, opts, runCli, sleep, textOf } from '../lib/server.mjs';
+import { connectClient, deadline, ms, needs, opts, runCli, sleep, textOf } from '../lib/server.mjs';
 
 function setup() {
   const tmp = mkdtempSync(join(tmpdir(), 'gb-pause-'));
@@ -26,7 +26,7 @@ async function status(client) {
 
 const PAUSED = /^Paused by the person at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: input actions are stopped\. The person can resume with `glovebox resume` or SIGUSR2/;
 
-test('glovebox stop stops typing in flight and refuses input until glovebox resume', opts({ timeout: ms(60000) }), async (t) => {
+test('glovebox stop stops typing in flight and refuses input until glovebox resume', needs('terminal', opts({ timeout: ms(60000) })), async (t) => {
   const { policy, env, dataDir } = setup();
   const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env });
   const pid = srv.child.pid;
@@ -82,7 +82,7 @@ test('glovebox stop stops typing in flight and refuses input until glovebox resu
   assert.match(none.stderr, /no running glovebox serve found/);
 });
 
-test('SIGUSR1 pauses and SIGUSR2 resumes; a question waiting for the person is withdrawn', opts(), async (t) => {
+test('SIGUSR1 pauses and SIGUSR2 resumes; a question waiting for the person is withdrawn', needs('terminal', opts()), async (t) => {
   const { tmp, env } = setup();
   const policy = join(tmp, 'assist.json');
   writeFileSync(policy, JSON.stringify({ mode: 'assist', allow: ['*'] }));
@@ -129,11 +129,18 @@ test('glovebox stop --pid signals only a glovebox server', opts(), async (t) => 
   assert.equal(bad.code, 2);
   const one = await runCli(['stop', '--pid', String(srv.child.pid)], { env });
   assert.equal(one.code, 0, one.stderr);
-  assert.equal((await status(srv.client)).paused, true);
+  // A signal: the server pauses when its loop takes it, not before stop returns.
+  await deadline(
+    (async () => {
+      while (!(await status(srv.client)).paused) await sleep(20);
+    })(),
+    ms(5000),
+    'the server to pause',
+  );
   await srv.close();
 });
 
-test('typing that is stopped midway leaves the text typed after it intact', opts(), async (t) => {
+test('typing that is stopped midway leaves the text typed after it intact', needs('terminal', opts()), async (t) => {
   const { policy, env } = setup();
   const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env });
   // The program reads nothing for a while, then echoes what it reads.

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { connectClient, ms, runCli } from '../lib/server.mjs';
+import { connectClient, ms, needs, runCli } from '../lib/server.mjs';
 import { decodePng, pixel, until } from '../lib/terminal.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gb-guard-'));
@@ -77,7 +77,7 @@ async function screenResource(srv, session) {
   return decodePng(r.contents[0].blob);
 }
 
-test('a redact area is painted over in the screen resource exactly as in the screenshot tool', async (t) => {
+test('a redact area is painted over in the screen resource exactly as in the screenshot tool', needs('desktop'), async (t) => {
   const srv = await serve(t, {
     allow: ['desktop_start', 'launch_app', 'session_stop'],
     redact: [{ x: 10, y: 20, width: 30, height: 40 }],
@@ -97,7 +97,7 @@ test('a redact area is painted over in the screen resource exactly as in the scr
   await srv.close();
 });
 
-test('a policy reload between calls changes the areas the next screenshot and screen read paint over', async (t) => {
+test('a policy reload between calls changes the areas the next screenshot and screen read paint over', needs('desktop'), async (t) => {
   const allow = ['desktop_start', 'launch_app', 'session_stop'];
   const a = { x: 200, y: 100, width: 20, height: 20 };
   const b = { x: 250, y: 150, width: 20, height: 20 };
@@ -117,7 +117,7 @@ test('a policy reload between calls changes the areas the next screenshot and sc
   await srv.close();
 });
 
-test('windows blocked by a reloaded policy refuse the next input with the same message, and take it again once unblocked', async (t) => {
+test('windows blocked by a reloaded policy refuse the next input with the same message, and take it again once unblocked', needs('desktop'), async (t) => {
   const allow = ['desktop_start', 'launch_app', 'session_stop', 'type_text', 'press_key', 'click'];
   const srv = await serve(t, { allow });
   const session = (await ok(srv, 'desktop_start', {})).sc.id;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { launchShell, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { connectClient, ms, runCli, sleep } from '../lib/server.mjs';
+import { connectClient, ms, needs, runCli, sleep } from '../lib/server.mjs';
 import { startServer } from '../lib/terminal.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gb-harden-'));
@@ -47,7 +47,7 @@ async function screenOf(srv, command, extra = {}) {
   return text;
 }
 
-test('a relative program runs from the session folder only if the rule allows that file: the check and the exec resolve it alike', async (t) => {
+test('a relative program runs from the session folder only if the rule allows that file: the check and the exec resolve it alike', needs('terminal'), async (t) => {
   // The issue's scenario: glovebox started in /usr, policy "bash", and a
   // look-alike bin/bash in the session's folder that would leave a marker.
   const x = mkdtempSync(join(tmp, 'x-'));
@@ -69,7 +69,7 @@ test('a relative program runs from the session folder only if the rule allows th
   await srv.close();
 });
 
-test('env is an allow-list: code-running variables are refused by name, inert and policy-listed ones pass', async (t) => {
+test('env is an allow-list: code-running variables are refused by name, inert and policy-listed ones pass', needs('terminal'), async (t) => {
   const x = mkdtempSync(join(tmp, 'env-'));
   const marker = join(x, 'injected');
   const script = join(x, 'ok.sh');
@@ -94,7 +94,7 @@ test('env is an allow-list: code-running variables are refused by name, inert an
   await srv.close();
 });
 
-test('programs in a session never see glovebox\'s own secrets (GLOVEBOX_TOKEN)', async (t) => {
+test('programs in a session never see glovebox\'s own secrets (GLOVEBOX_TOKEN)', needs('terminal'), async (t) => {
   const srv = await connectClient(t, { bin: 'glovebox', args: ['--allow-all'], env: { GLOVEBOX_TOKEN: 'tok-secret-1234567890abcdef', GLOVEBOX_ALLOW_ALL: '0' } });
   const screen = await screenOf(srv, ['sh', '-c', 'env | grep -c "GLOVEBOX_\\|tok-secret"; echo "HOME=$HOME"; echo END; sleep 30']);
   assert.match(screen, /^0$/m, screen);
@@ -102,7 +102,7 @@ test('programs in a session never see glovebox\'s own secrets (GLOVEBOX_TOKEN)',
   await srv.close();
 });
 
-test('programs on a private desktop never see GLOVEBOX_TOKEN either (desktop_start command, launch_app)', async (t) => {
+test('programs on a private desktop never see GLOVEBOX_TOKEN either (desktop_start command, launch_app)', needs('desktop'), async (t) => {
   const dir = mkdtempSync(join(tmp, 'desktop-env-'));
   const srv = await startServer(t, { env: { GLOVEBOX_TOKEN: 'tok-secret-1234567890abcdef' } });
   const first = join(dir, 'start.env');
@@ -117,7 +117,7 @@ test('programs on a private desktop never see GLOVEBOX_TOKEN either (desktop_sta
   await srv.close();
 });
 
-test('argument rules: a rule object fixes the arguments; others are refused naming the rule', async (t) => {
+test('argument rules: a rule object fixes the arguments; others are refused naming the rule', needs('terminal'), async (t) => {
   const path = policyFile('argv.json', {
     allow: ['terminal_start', 'session_stop', 'wait_for'],
     rules: { terminal_start: { commands: [{ program: 'echo', args: ['hello', '*'] }, { program: 'sh', args: ['-c', 'echo END', '...'] }] } },
@@ -148,7 +148,7 @@ test('argument rules: a rule object fixes the arguments; others are refused nami
   assert.match(relCheck.stderr, /"bin\/bash" has a '\/' but is not an absolute path/);
 });
 
-test('a project policy (./.glovebox/policy.json) narrows the user\'s policy and never widens it', async (t) => {
+test('a project policy (./.glovebox/policy.json) narrows the user\'s policy and never widens it', needs('terminal'), async (t) => {
   const config = mkdtempSync(join(tmp, 'config-'));
   mkdirSync(join(config, 'glovebox'));
   writeFileSync(join(config, 'glovebox/policy.json'), JSON.stringify({ allow: ['terminal_start', 'session_stop', 'press_key'] }));
@@ -177,7 +177,7 @@ test('a project policy (./.glovebox/policy.json) narrows the user\'s policy and 
   assert.match(check.stdout, /^ {2}type_text +denied \(not in allow\)$/m);
 });
 
-test('a cloned repository\'s ./.glovebox/policy.json {allow: ["*"]} allows nothing more when the person has no policy of their own', async (t) => {
+test('a cloned repository\'s ./.glovebox/policy.json {allow: ["*"]} allows nothing more when the person has no policy of their own', needs('terminal', 'desktop'), async (t) => {
   const config = mkdtempSync(join(tmp, 'empty-config-')); // no glovebox/policy.json in it
   const repo = mkdtempSync(join(tmp, 'repo-'));
   mkdirSync(join(repo, '.glovebox'));

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { connectClient, runCli } from '../lib/server.mjs';
+import { connectClient, needs, runCli } from '../lib/server.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gb-policy-'));
 // No allow-all, and no policy file from the person running the tests.
@@ -33,12 +33,12 @@ test('no policy: read-only tools only, and the refusal says how to allow', async
   assert.ok(list.includes('screenshot') && list.includes('status'));
   for (const hidden of ['terminal_start', 'type_text', 'press_key', 'session_stop'])
     assert.ok(!list.includes(hidden), `${hidden} is hidden`);
-  const r = await callText(srv, 'terminal_start', { command: ['/bin/cat'] });
+  const r = await callText(srv, 'session_stop', { session: 'x' });
   assert.ok(r.isError);
   assert.match(r.text, /Denied by policy: you have no policy of your own, so glovebox is read-only/);
   // The hint names the person's own file, never a project file (which only narrows).
   const userFile = join(tmp, 'config', 'glovebox', 'policy.json');
-  assert.ok(r.text.includes(`put {"allow": ["terminal_start"]} in your policy, ${userFile}`), r.text);
+  assert.ok(r.text.includes(`put {"allow": ["session_stop"]} in your policy, ${userFile}`), r.text);
   assert.match(r.text, /--policy PATH/);
   assert.match(r.text, /\.\/\.glovebox\/policy\.json can only narrow/);
   assert.match(srv.stderr(), /read-only/);
@@ -46,7 +46,7 @@ test('no policy: read-only tools only, and the refusal says how to allow', async
   await srv.close();
 });
 
-test('allow with wildcards, deny wins', async (t) => {
+test('allow with wildcards, deny wins', needs('terminal'), async (t) => {
   const path = policyFile('wild.json', { allow: ['terminal_*', '*_text', 'press_key'], deny: ['press_*'] });
   const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path], env });
   const list = await names(srv);
@@ -67,8 +67,8 @@ test('allow with wildcards, deny wins', async (t) => {
 test('passive mode from --mode overrides the file', async (t) => {
   const path = policyFile('all.json', { mode: 'autopilot', allow: ['*'] });
   const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', path, '--mode', 'passive'], env });
-  assert.ok(!(await names(srv)).includes('terminal_start'));
-  const r = await callText(srv, 'terminal_start', { command: ['/bin/cat'] });
+  assert.ok(!(await names(srv)).includes('session_stop'));
+  const r = await callText(srv, 'session_stop', { session: 'x' });
   assert.match(r.text, /mode is passive/);
   await srv.close();
 });

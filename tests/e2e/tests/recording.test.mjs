@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { element, launchShell, startDesktop } from '../lib/desktop.mjs';
 import { readWebm, readWebp } from '../lib/media.mjs';
 import { sleep } from '../lib/server.mjs';
-import { assertColour, decodeGif, decodePng, imageOf, ms, pixel, startServer, tempDir, topts, until } from '../lib/terminal.mjs';
+import { assertColour, decodeGif, decodePng, desktopOpts, imageOf, ms, pixel, startServer, tempDir, terminalOpts, topts, until } from '../lib/terminal.mjs';
 
 const W = 320;
 const H = 240;
@@ -43,7 +43,7 @@ function lastGifPixel(gif, x, y) {
   return [px[i], px[i + 1], px[i + 2]];
 }
 
-test('a desktop records in gif, webp and webm: files a player decodes, at the screen size', topts(), async (t) => {
+test('a desktop records in gif, webp and webm: files a player decodes, at the screen size', desktopOpts(), async (t) => {
   const srv = await startServer(t);
   const session = await startDesktop(srv, { width: W, height: H });
   const colours = [
@@ -102,7 +102,7 @@ test('a desktop records in gif, webp and webm: files a player decodes, at the sc
   await srv.err('record_start', { session, fps: 31 }, /"fps" is at most 30 for desktop sessions/);
 });
 
-test('a still desktop gives one frame however long it is recorded', topts(), async (t) => {
+test('a still desktop gives one frame however long it is recorded', desktopOpts(), async (t) => {
   const srv = await startServer(t);
   const session = await startDesktop(srv, { width: W, height: H });
   await srv.ok('record_start', { session, fps: 20 });
@@ -113,7 +113,7 @@ test('a still desktop gives one frame however long it is recorded', topts(), asy
   assert.equal(decodeGif(readFileSync(r.path)).numFrames(), 1);
 });
 
-test('a desktop recording stops by itself at max_bytes and max_duration_s, keeping its frames', topts(), async (t) => {
+test('a desktop recording stops by itself at max_bytes and max_duration_s, keeping its frames', desktopOpts(), async (t) => {
   const srv = await startServer(t);
   const session = await startDesktop(srv, { width: W, height: H });
 
@@ -137,7 +137,7 @@ test('a desktop recording stops by itself at max_bytes and max_duration_s, keepi
   assert.equal(readWebp(readFileSync(r.path)).width, W);
 });
 
-test('a desktop stopped while recording keeps its recording, listed and readable', topts(), async (t) => {
+test('a desktop stopped while recording keeps its recording, listed and readable', desktopOpts(), async (t) => {
   const srv = await startServer(t);
   const session = await startDesktop(srv, { width: W, height: H });
   const start = await srv.ok('record_start', { session, format: 'webp' });
@@ -160,7 +160,7 @@ test('a desktop stopped while recording keeps its recording, listed and readable
 
 const mapsLibav = (pid) => /libav(codec|format|util)\.so/.test(readFileSync(`/proc/${pid}/maps`, 'utf8'));
 
-test('a terminal records in webp and webm; the video libraries load only for video', topts(), async (t) => {
+test('a terminal records in webp and webm; the video libraries load only for video', terminalOpts(), async (t) => {
   const srv = await startServer(t);
   const s = await srv.bash({ cols: 30, rows: 5 });
   const shot = await srv.ok('screenshot', { session: s.id });
@@ -190,7 +190,7 @@ test('a terminal records in webp and webm; the video libraries load only for vid
   }
 });
 
-test('a terminal stopped while recording keeps its recording', topts(), async (t) => {
+test('a terminal stopped while recording keeps its recording', terminalOpts(), async (t) => {
   const srv = await startServer(t);
   const s = await srv.bash({ cols: 30, rows: 5 });
   const start = await srv.ok('record_start', { session: s.id });
@@ -202,7 +202,7 @@ test('a terminal stopped while recording keeps its recording', topts(), async (t
   assert.ok(decodeGif(Buffer.from(read.contents[0].blob, 'base64')).numFrames() >= 1);
 });
 
-test('recordings are pruned by age and total size; numbering goes on from the folder', topts(), async (t) => {
+test('recordings are pruned by age and total size; numbering goes on from the folder', terminalOpts(), async (t) => {
   const dir0 = { env: { GLOVEBOX_RECORDINGS_MAX_BYTES: '1', GLOVEBOX_RECORDINGS_MAX_AGE_S: String(7 * 86400) } };
   const srv = await startServer(t, dir0);
   // What an earlier run left: an old recording, a stale and a fresh
@@ -238,7 +238,7 @@ test('recordings are pruned by age and total size; numbering goes on from the fo
   await assert.rejects(srv.client.readResource({ uri: a.uri }), /no such recording/);
 });
 
-test('a desktop recording still running when glovebox shuts down is written anyway', topts(), async (t) => {
+test('a desktop recording still running when glovebox shuts down is written anyway', desktopOpts(), async (t) => {
   const srv = await startServer(t);
   const session = await startDesktop(srv, { width: W, height: H });
   const start = await srv.ok('record_start', { session, format: 'webm' });
@@ -255,7 +255,7 @@ test('a desktop recording still running when glovebox shuts down is written anyw
   assert.ok(srv.stderr().includes(path), 'the path of the rescued recording is logged');
 });
 
-test('a password field is painted over in every frame of a desktop recording, as in screenshots', topts(), async (t) => {
+test('a password field is painted over in every frame of a desktop recording, as in screenshots', desktopOpts(), async (t) => {
   const srv = await startServer(t);
   const session = await startDesktop(srv);
   await launchShell(srv, session, tempDir(t, 'glovebox-rec-'), 'pw', 'zenity --password --title Secret');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { RawServer, assertMcpError, connectClient, modernParams, opts, runCli } from '../lib/server.mjs';
+import { RawServer, assertMcpError, connectClient, modernParams, needs, opts, runCli } from '../lib/server.mjs';
 
 function home(t) {
   const dir = mkdtempSync(join(tmpdir(), 'gb-res-policy-'));
@@ -30,7 +30,7 @@ async function startCat(srv) {
   return id;
 }
 
-test('with read_text and screenshot denied, the text and screen resources are refused and audited', opts(), async (t) => {
+test('with read_text and screenshot denied, the text and screen resources are refused and audited', needs('terminal', opts()), async (t) => {
   const h = home(t);
   const policy = join(h.dir, 'policy.json');
   writeFileSync(policy, JSON.stringify({ allow: ['terminal_start', 'wait_for', 'status'], deny: ['read_text', 'screenshot', 'snapshot'] }));
@@ -55,7 +55,7 @@ test('with read_text and screenshot denied, the text and screen resources are re
   assert.equal(JSON.parse(rows[1].notes).permission, 'screenshot');
 });
 
-test('an allowed resource read returns the contents and is audited too', opts(), async (t) => {
+test('an allowed resource read returns the contents and is audited too', needs('terminal', opts()), async (t) => {
   const h = home(t);
   const policy = join(h.dir, 'policy.json');
   writeFileSync(policy, JSON.stringify({ allow: ['terminal_start', 'wait_for', 'read_text', 'screenshot', 'status'] }));
@@ -68,7 +68,7 @@ test('an allowed resource read returns the contents and is audited too', opts(),
   assert.deepEqual(rows, [{ session: id, decision: 'allowed', outcome: 'ok' }]);
 });
 
-test('in assist mode a read that needs confirmation is refused, pointing at the tool that can ask', opts(), async (t) => {
+test('in assist mode a read that needs confirmation is refused, pointing at the tool that can ask', needs('terminal', opts()), async (t) => {
   const h = home(t);
   const policy = join(h.dir, 'policy.json');
   writeFileSync(policy, JSON.stringify({ allow: ['terminal_start', 'wait_for', 'read_text', 'status'], confirm: ['read_text'] }));

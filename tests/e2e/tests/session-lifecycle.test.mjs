@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 
-import { decodePng, imageOf, ms, startServer, textOf, topts } from '../lib/terminal.mjs';
+import { decodePng, desktopOpts, imageOf, ms, startServer, terminalOpts, textOf, topts } from '../lib/terminal.mjs';
 
 /** An X server of the test's own; resolves { display, proc }. */
 async function ownXvfb(t, size = '640x480x24') {
@@ -26,7 +26,7 @@ function watchInput(t, display) {
   return { events: () => out.split('\n').filter((l) => /^(KeyPress|KeyRelease|ButtonPress|ButtonRelease|MotionNotify) event/.test(l)) };
 }
 
-test('names of ended sessions resolve: wait_for exit and read_text by name after the program ended', topts(), async (t) => {
+test('names of ended sessions resolve: wait_for exit and read_text by name after the program ended', terminalOpts(), async (t) => {
   const srv = await startServer(t);
   const first = await srv.start({ command: ['cat'], name: 'cat' });
   await srv.ok('type_text', { session: 'cat', text: 'bye\n' });
@@ -48,7 +48,7 @@ test('names of ended sessions resolve: wait_for exit and read_text by name after
   await srv.close();
 });
 
-test('calls sent right after desktop_start wait for the desktop: no input on glovebox\'s own $DISPLAY, no crash', topts(), async (t) => {
+test('calls sent right after desktop_start wait for the desktop: no input on glovebox\'s own $DISPLAY, no crash', desktopOpts(), async (t) => {
   const own = await ownXvfb(t);
   const watch = watchInput(t, own.display);
   const srv = await startServer(t, { env: { DISPLAY: own.display } });
@@ -83,7 +83,7 @@ test('calls sent right after desktop_start wait for the desktop: no input on glo
   await srv.close();
 });
 
-test('a session_list while a desktop starts shows it as starting', topts(), async (t) => {
+test('a session_list while a desktop starts shows it as starting', desktopOpts(), async (t) => {
   const srv = await startServer(t);
   const started = srv.ok('desktop_start', {});
   const list = await srv.ok('session_list', {});
@@ -93,7 +93,7 @@ test('a session_list while a desktop starts shows it as starting', topts(), asyn
   await srv.close();
 });
 
-test('shutdown with 34 attached desktops (no programs) exits cleanly', topts({ timeout: ms(120000) }), async (t) => {
+test('shutdown with 34 attached desktops (no programs) exits cleanly', desktopOpts({ timeout: ms(120000) }), async (t) => {
   const own = await ownXvfb(t);
   const srv = await startServer(t);
   for (let i = 0; i < 34; i++) await srv.ok('desktop_start', { display: own.display });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { connectHttpClient, modernMeta, parseSse, post, startHttp } from '../lib/http.mjs';
-import { ms, opts, textOf } from '../lib/server.mjs';
+import { ms, needs, opts, textOf } from '../lib/server.mjs';
 import { procExists, until } from '../lib/terminal.mjs';
 
 async function call(client, name, args = {}) {
@@ -44,7 +44,7 @@ async function closeAll(srv, ...clients) {
   await srv.stop();
 }
 
-test('a session is its starter\'s: another client neither sees, reaches nor stops it', opts(), async (t) => {
+test('a session is its starter\'s: another client neither sees, reaches nor stops it', needs('terminal', opts()), async (t) => {
   const { srv, a, b, id } = await twoClients(t);
   // Without a session argument A has none of its own.
   await fails(a, 'read_text', {}, /^no session; start one first/);
@@ -73,7 +73,7 @@ test('a session is its starter\'s: another client neither sees, reaches nor stop
   await closeAll(srv, a, b);
 });
 
-test('shared: true lets another client list and reach a session, not as its default', opts(), async (t) => {
+test('shared: true lets another client list and reach a session, not as its default', needs('terminal', opts()), async (t) => {
   const { srv, a, b, id } = await twoClients(t, { shared: true });
   const listA = (await ok(a, 'session_list')).structuredContent.sessions;
   assert.deepEqual(listA.map((s) => s.id), [id]);
@@ -86,7 +86,7 @@ test('shared: true lets another client list and reach a session, not as its defa
   await closeAll(srv, a, b);
 });
 
-test('--shared-sessions: every client reaches every session, the newest as default', opts(), async (t) => {
+test('--shared-sessions: every client reaches every session, the newest as default', needs('terminal', opts()), async (t) => {
   const { srv, a, b, id } = await twoClients(t, { args: ['--shared-sessions'] });
   assert.deepEqual((await ok(a, 'session_list')).structuredContent.sessions.map((s) => s.id), [id]);
   assert.match(textOf(await ok(a, 'read_text', {})), /hello from b/);
@@ -95,7 +95,7 @@ test('--shared-sessions: every client reaches every session, the newest as defau
   await closeAll(srv, a, b);
 });
 
-test('when an MCP session is deleted, the screen sessions it started stop', opts(), async (t) => {
+test('when an MCP session is deleted, the screen sessions it started stop', needs('terminal', opts()), async (t) => {
   const { srv, a, b, bTransport, pid } = await twoClients(t, { shared: false });
   assert.ok(procExists(pid));
   await bTransport.terminateSession();
@@ -118,7 +118,7 @@ async function modernCall(url, name, args = {}) {
   return json.result;
 }
 
-test('stateless requests: no default session; their sessions are reached by an unguessable id', opts(), async (t) => {
+test('stateless requests: no default session; their sessions are reached by an unguessable id', needs('terminal', opts()), async (t) => {
   const srv = await startHttp(t, { args: ['--allow-all'] });
   const a = (await connectHttpClient(srv.url, { name: 'client-a' })).client;
   const mine = (await ok(a, 'terminal_start', { command: ['cat'], name: 'a-cat' })).structuredContent.id;
@@ -148,7 +148,7 @@ test('stateless requests: no default session; their sessions are reached by an u
   await closeAll(srv, a);
 });
 
-test('a bound on sessions per client and per server, with an error naming it', opts(), async (t) => {
+test('a bound on sessions per client and per server, with an error naming it', needs('terminal', 'desktop', opts()), async (t) => {
   const srv = await startHttp(t, { args: ['--allow-all', '--max-sessions', '3', '--max-sessions-per-client', '2'] });
   const a = (await connectHttpClient(srv.url, { name: 'client-a' })).client;
   const b = (await connectHttpClient(srv.url, { name: 'client-b' })).client;

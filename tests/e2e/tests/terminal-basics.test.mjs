@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { PROMPT, startServer, textOf, topts } from '../lib/terminal.mjs';
+import { PROMPT, startServer, textOf, terminalOpts as topts } from '../lib/terminal.mjs';
 
 test('terminal_start runs bash and returns the session facts', topts(), async (t) => {
   const srv = await startServer(t);

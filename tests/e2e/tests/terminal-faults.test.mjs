@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { SANITIZED, childrenOf, decodePng, hostPid, imageOf, ms, procExists, startServer, tempDir, textOf, topts, until } from '../lib/terminal.mjs';
+import { SANITIZED, childrenOf, decodePng, hostPid, imageOf, ms, procExists, startServer, tempDir, textOf, terminalOpts as topts, until } from '../lib/terminal.mjs';
 
 /** "Answers quickly": 1 s; 5 s under ASan+UBSan, where parsing the 1 MiB
  * glovebox reads per wake-up takes about 0.8 s, now and then 3 s (plain:

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { childrenOf, ms, startServer, textOf, topts, until } from '../lib/terminal.mjs';
+import { childrenOf, ms, startServer, textOf, terminalOpts as topts, until } from '../lib/terminal.mjs';
 
 test('ctrl+c interrupts a running command and the prompt returns', topts(), async (t) => {
   const srv = await startServer(t);

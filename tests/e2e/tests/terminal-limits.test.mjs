@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { decodeGif, decodePng, imageOf, ms, startServer, textOf, topts, until } from '../lib/terminal.mjs';
+import { decodeGif, decodePng, imageOf, ms, startServer, textOf, terminalOpts as topts, until } from '../lib/terminal.mjs';
 
 /** The resident memory of a process, in bytes (/proc/<pid>/status VmRSS). */
 function rss(pid) {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { startServer, tempDir, topts } from '../lib/terminal.mjs';
+import { startServer, tempDir, terminalOpts as topts } from '../lib/terminal.mjs';
 
 test('vim: insert text, :wq, and the file is on disk', topts(), async (t) => {
   const srv = await startServer(t);

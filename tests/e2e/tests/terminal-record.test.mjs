@@ -6,7 +6,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 
-import { decodeGif, ms, startServer, topts } from '../lib/terminal.mjs';
+import { decodeGif, ms, startServer, terminalOpts as topts } from '../lib/terminal.mjs';
 
 /** Composites every frame of a GIF in order; returns the final RGBA pixels. */
 function lastPicture(gif) {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { assertColour, decodePng, imageOf, pixel, startServer, topts } from '../lib/terminal.mjs';
+import { assertColour, decodePng, imageOf, pixel, startServer, terminalOpts as topts } from '../lib/terminal.mjs';
 
 const DEFAULT_BG = [0x1e, 0x1e, 0x1e];
 const RED_196 = [255, 0, 0]; // xterm 256-colour palette: 196 = #ff0000

@@ -328,6 +328,11 @@ bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang, i
 {
     struct perceive *p = j->p;
     char *err = NULL;
+    if (!ocr_in_build(&err)) {
+        job_fail_code(j, ERROR_NOT_SUPPORTED, "%s", err);
+        free(err);
+        return false;
+    }
     if (!p->host.capture) {
         job_fail_code(j, ERROR_NOT_SUPPORTED,
                       "OCR is not available: this session cannot capture its screen");
