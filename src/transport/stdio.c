@@ -3,6 +3,7 @@
 #define LOG_MODULE "stdio"
 #include "core/app.h"
 #include "core/check.h"
+#include "core/json_out.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -163,7 +164,8 @@ static void send_message(struct mcp_conn *c, void *stream, json_t *msg, bool fin
     struct stdio_transport *t = ud;
     if (!msg)
         return;
-    char *body = json_dumps(msg, JSON_COMPACT);
+    size_t body_len;
+    char *body = json_out_dump(msg, &body_len);
     if (!body) {
         log_error("could not serialise a reply");
         return;
@@ -172,7 +174,7 @@ static void send_message(struct mcp_conn *c, void *stream, json_t *msg, bool fin
     strbuf_init(&sb);
     enum framing_mode mode =
         t->framing.mode == FRAMING_CONTENT_LENGTH ? FRAMING_CONTENT_LENGTH : FRAMING_NDJSON;
-    framing_encode(mode, body, strlen(body), &sb);
+    framing_encode(mode, body, body_len, &sb);
     free(body);
     size_t len = sb.len;
     write_bytes(t, strbuf_steal(&sb), len);
