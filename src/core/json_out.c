@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,18 +31,40 @@ static bool by_jansson(struct strbuf *sb, const json_t *v)
     return true;
 }
 
+/* Whether any of the eight bytes in w needs an escape: a byte under 0x20,
+ * a quote or a backslash (the classic "has a zero byte" bit trick, on w
+ * and on w with the quote and the backslash turned to zero). */
+static bool word_needs_escape(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t below = (w - ones * 0x20) & ~w;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    uint64_t quote = (q - ones) & ~q, backslash = (b - ones) & ~b;
+    return ((below | quote | backslash) & highs) != 0;
+}
+
+static bool has_escape(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (word_needs_escape(w))
+            return true;
+    }
+    for (; i < n; i++)
+        if (needs_escape(p[i]))
+            return true;
+    return false;
+}
+
 static bool put_string(struct strbuf *sb, const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    /* Eight bytes at a time would be faster still; one byte at a time is
-     * already a small part of a reply (a 362 KB string in ~0.2 ms). */
-    for (size_t i = 0; i < n; i++) {
-        if (needs_escape(p[i])) {
-            json_t *tmp = json_stringn_nocheck(s, n);
-            bool ok = tmp && by_jansson(sb, tmp);
-            json_decref(tmp);
-            return ok;
-        }
+    if (has_escape((const unsigned char *)s, n)) {
+        json_t *tmp = json_stringn_nocheck(s, n);
+        bool ok = tmp && by_jansson(sb, tmp);
+        json_decref(tmp);
+        return ok;
     }
     strbuf_reserve(sb, n + 2);
     sb->data[sb->len++] = '"';

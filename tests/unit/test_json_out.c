@@ -48,6 +48,19 @@ static void escapes_match_jansson(void **state)
     same_as_jansson(json_string("\x01\x1f bell \a del \x7f"));
     same_as_jansson(json_string("ünïcödé ✓ 😀 \u2028"));
     same_as_jansson(json_stringn("nul\0inside", 10));
+    /* Each escaped byte at every place in and across eight-byte words. */
+    const char specials[] = {'"', '\\', '\n', 0x1f, 0x01};
+    for (size_t k = 0; k < sizeof specials; k++) {
+        for (size_t at = 0; at < 20; at++) {
+            char s[21];
+            memset(s, 'a', 20);
+            s[20] = '\0';
+            s[at] = specials[k];
+            same_as_jansson(json_string(s));
+        }
+    }
+    /* Bytes just above each special one need nothing. */
+    same_as_jansson(json_string(" !#$%&[]^_`{|}~ABCDEFGHIJKLMNOPQRSTUVWXYZ"));
 }
 
 static void nesting_keeps_order(void **state)
