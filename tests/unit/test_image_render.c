@@ -121,6 +121,33 @@ static void test_letter_has_foreground_pixels(void **state)
     frame_finish(&f);
 }
 
+/* Edges take 16 steps of coverage: one colour pair makes at most 17
+ * colours, so a screen of up to 15 pairs fits a PNG palette. */
+static void test_edges_have_sixteen_steps(void **state)
+{
+    struct fixture *fx = *state;
+    const char *text = "@gMW&%#a";
+    for (int i = 0; i < 8; i++)
+        fx->grid.cells[i].chars[0] = (uint32_t)text[i];
+    struct frame f;
+    glyph_renderer_render(fx->r, &fx->grid, &f);
+    uint32_t seen[64];
+    int n = 0;
+    for (uint32_t y = 0; y < f.height; y++)
+        for (uint32_t x = 0; x < f.width; x++) {
+            uint32_t c = pixel(&f, (int)x, (int)y);
+            int i = 0;
+            while (i < n && seen[i] != c)
+                i++;
+            if (i == n) {
+                assert_true(n < 17);
+                seen[n++] = c;
+            }
+        }
+    assert_true(n > 2); /* still antialiased */
+    frame_finish(&f);
+}
+
 static void test_wide_character_spans_two_cells(void **state)
 {
     struct fixture *fx = *state;
@@ -264,6 +291,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_frame_covers_the_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_blank_cell_is_its_background, setup, teardown),
         cmocka_unit_test_setup_teardown(test_letter_has_foreground_pixels, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_edges_have_sixteen_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wide_character_spans_two_cells, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cursor_cell_is_inverted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cursor_on_right_half_covers_wide_character, setup,
