@@ -1,5 +1,6 @@
 /* The reply serialiser: the same text as json_dumps(JSON_COMPACT) for every
- * kind of value, and a long base64 string copied whole. */
+ * kind of value, and a long base64 string copied whole; the base64 of an
+ * image in it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base64.h"
 #include "core/json_out.h"
 
 static void same_as_jansson(json_t *v)
@@ -102,6 +104,33 @@ static void long_base64_string(void **state)
     free(b64);
 }
 
+/* RFC 4648's test vectors, and every byte value through a round trip. */
+static void base64_vectors(void **state)
+{
+    (void)state;
+    static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    static const char *const coded[] = {"",         "Zg==",     "Zm8=",    "Zm9v",
+                                        "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    for (size_t i = 0; i < 7; i++) {
+        char *b = base64_encode((const uint8_t *)plain[i], strlen(plain[i]));
+        assert_string_equal(b, coded[i]);
+        free(b);
+    }
+    uint8_t all[256 * 3 + 2];
+    for (size_t i = 0; i < sizeof all; i++)
+        all[i] = (uint8_t)(i * 7 + i / 256);
+    for (size_t n = sizeof all - 3; n <= sizeof all; n++) {
+        char *b = base64_encode(all, n);
+        size_t back_len;
+        char *back = base64_decode(b, strlen(b), &back_len);
+        assert_non_null(back);
+        assert_int_equal(back_len, n);
+        assert_memory_equal(back, all, n);
+        free(back);
+        free(b);
+    }
+}
+
 static void no_value_is_refused(void **state)
 {
     (void)state;
@@ -113,7 +142,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scalars_match_jansson), cmocka_unit_test(escapes_match_jansson),
         cmocka_unit_test(nesting_keeps_order),   cmocka_unit_test(long_base64_string),
-        cmocka_unit_test(no_value_is_refused),
+        cmocka_unit_test(base64_vectors),        cmocka_unit_test(no_value_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
