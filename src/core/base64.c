@@ -2,18 +2,34 @@
 
 #include "core/xmalloc.h"
 
+#include <pthread.h>
+#include <string.h>
+
+static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/* Two output characters for every 12 bits: half the lookups of one a
+ * character (a screenshot's 270 KB is encoded on the loop thread). */
+static char pairs[4096][2];
+static pthread_once_t pairs_once = PTHREAD_ONCE_INIT;
+
+static void fill_pairs(void)
+{
+    for (int i = 0; i < 4096; i++) {
+        pairs[i][0] = table[i >> 6];
+        pairs[i][1] = table[i & 63];
+    }
+}
+
 char *base64_encode(const uint8_t *data, size_t len)
 {
-    static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    pthread_once(&pairs_once, fill_pairs);
     size_t out_len = 4 * ((len + 2) / 3);
     char *out = xmalloc(out_len + 1);
     size_t o = 0, i = 0;
     for (; i + 2 < len; i += 3) {
         uint32_t v = (uint32_t)data[i] << 16 | (uint32_t)data[i + 1] << 8 | data[i + 2];
-        out[o++] = table[v >> 18 & 63];
-        out[o++] = table[v >> 12 & 63];
-        out[o++] = table[v >> 6 & 63];
-        out[o++] = table[v & 63];
+        memcpy(out + o, pairs[v >> 12], 2);
+        memcpy(out + o + 2, pairs[v & 4095], 2);
+        o += 4;
     }
     if (i < len) {
         uint32_t v = (uint32_t)data[i] << 16;

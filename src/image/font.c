@@ -272,13 +272,20 @@ static struct glyph *place_bitmap(const struct font_set *fs, uint32_t key, int s
     if (cx1 <= cx0 || cy1 <= cy0)
         return glyph_new(key, 0, 0, 0, 0);
     struct glyph *g = glyph_new(key, cx0, cy0, cx1 - cx0, cy1 - cy0);
-    /* Mono bitmaps convert to 0/1 levels; stretch every format to 0..255. */
+    /* Mono bitmaps convert to 0/1 levels; stretch every format to 0..255,
+     * in 16 steps of coverage: the edges look the same, and a screen of a
+     * few colour pairs then has at most 256 colours, which PNG stores as a
+     * palette, a byte a pixel (a plain `ls -l --color` screen had 351
+     * colours with 255 steps: 141 KB and 9.7 ms of CPU as RGB; 39 KB and
+     * 3.9 ms as a palette). */
     int grays = bm->num_grays > 1 ? bm->num_grays : 2;
     for (int y = 0; y < g->h; y++) {
         const uint8_t *src = bm->buffer + (long)(cy0 - y0 + y) * bm->pitch + (cx0 - x0);
         uint8_t *dst = g->alpha + y * g->w;
-        for (int x = 0; x < g->w; x++)
-            dst[x] = grays == 256 ? src[x] : (uint8_t)(src[x] * 255 / (grays - 1));
+        for (int x = 0; x < g->w; x++) {
+            int a = grays == 256 ? src[x] : src[x] * 255 / (grays - 1);
+            dst[x] = (uint8_t)((a + 8) / 17 * 17); /* 0, 17, …, 255 */
+        }
     }
     return g;
 }

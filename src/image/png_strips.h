@@ -5,7 +5,8 @@
  * flush); the last, which ends the stream, comes from libdeflate in one
  * call, about 1.5 times as fast (libdeflate cannot end a piece for another
  * to follow). The checksums are combined with adler32_combine. The file is
- * an ordinary PNG (truecolour, 8 bits, no filtering) any decoder reads.
+ * an ordinary PNG (8 bits, no filtering) any decoder reads: a palette
+ * (colour type 3) when the frame has at most 256 colours, else truecolour.
  * One strip is libdeflate alone. */
 #pragma once
 #include <stdbool.h>

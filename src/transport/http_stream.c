@@ -3,6 +3,7 @@
  * before it; then it becomes an SSE stream, primed with an event id so a
  * client that loses the connection can come back with Last-Event-ID. */
 #define LOG_MODULE "http"
+#include "core/json_out.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "mcp/jsonrpc.h"
@@ -228,8 +229,9 @@ static void answer_json(struct mcp_stream *st, json_t *msg)
         http_req_respond(req, 202, NULL, NULL, 0);
         return;
     }
-    char *body = json_dumps(msg, JSON_COMPACT);
-    http_req_respond(req, status_for(st, msg), "application/json", body, strlen(body));
+    size_t body_len;
+    char *body = json_out_dump(msg, &body_len);
+    http_req_respond(req, status_for(st, msg), "application/json", body, body ? body_len : 0);
     free(body);
 }
 
@@ -283,7 +285,7 @@ void stream_deliver(struct mcp_stream *st, json_t *msg, bool final)
     if (!st->sse && st->kind == STREAM_POST)
         become_sse(st);
     if (msg) {
-        char *data = json_dumps(msg, JSON_COMPACT);
+        char *data = json_out_dump(msg, NULL);
         emit(st, data, false);
         free(data);
     }

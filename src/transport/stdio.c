@@ -3,6 +3,7 @@
 #define LOG_MODULE "stdio"
 #include "core/app.h"
 #include "core/check.h"
+#include "core/json_out.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -163,17 +164,26 @@ static void send_message(struct mcp_conn *c, void *stream, json_t *msg, bool fin
     struct stdio_transport *t = ud;
     if (!msg)
         return;
-    char *body = json_dumps(msg, JSON_COMPACT);
-    if (!body) {
+    struct strbuf sb;
+    strbuf_init(&sb);
+    if (t->framing.mode == FRAMING_CONTENT_LENGTH) {
+        size_t body_len;
+        char *body = json_out_dump(msg, &body_len);
+        if (!body) {
+            log_error("could not serialise a reply");
+            return;
+        }
+        framing_encode(FRAMING_CONTENT_LENGTH, body, body_len, &sb);
+        free(body);
+    } else if (json_out_append(&sb, msg)) {
+        /* A line: the JSON written straight into the buffer that goes out
+         * (a screenshot's few hundred KB copied once less). */
+        strbuf_putc(&sb, '\n');
+    } else {
+        strbuf_finish(&sb);
         log_error("could not serialise a reply");
         return;
     }
-    struct strbuf sb;
-    strbuf_init(&sb);
-    enum framing_mode mode =
-        t->framing.mode == FRAMING_CONTENT_LENGTH ? FRAMING_CONTENT_LENGTH : FRAMING_NDJSON;
-    framing_encode(mode, body, strlen(body), &sb);
-    free(body);
     size_t len = sb.len;
     write_bytes(t, strbuf_steal(&sb), len);
 }

@@ -139,6 +139,78 @@ static void test_png_strips_decode_to_the_same_pixels(void **state)
     free(f.rgba);
 }
 
+/* Decodes png and checks every pixel against f and the colour type. */
+static void expect_png_of(const uint8_t *png, size_t len, const struct frame *f, int colour_type)
+{
+    spng_ctx *ctx = spng_ctx_new(0);
+    assert_int_equal(spng_set_png_buffer(ctx, png, len), 0);
+    struct spng_ihdr ihdr;
+    assert_int_equal(spng_get_ihdr(ctx, &ihdr), 0);
+    assert_int_equal(ihdr.color_type, colour_type);
+    assert_int_equal(ihdr.width, f->width);
+    assert_int_equal(ihdr.height, f->height);
+    size_t out_size;
+    assert_int_equal(spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &out_size), 0);
+    uint8_t *dec = malloc(out_size);
+    assert_int_equal(spng_decode_image(ctx, dec, out_size, SPNG_FMT_RGBA8, 0), 0);
+    for (uint32_t y = 0; y < f->height; y++)
+        assert_memory_equal(dec + (size_t)y * f->width * 4, px(f, 0, y), f->width * 4);
+    free(dec);
+    spng_ctx_free(ctx);
+}
+
+/* A screen of `colours` colours in runs and single pixels, like text. */
+static void few_colours(struct frame *f, uint32_t w, uint32_t h, uint32_t colours)
+{
+    frame_init(f, w, h);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t c = ((x / 9) * 31 + y * 7 + (x % 9 == 4 ? 5 : 0)) % colours;
+            set_px(f, x, y, (uint8_t)(c * 3), (uint8_t)(255 - c), (uint8_t)(c / 2));
+        }
+}
+
+/* Up to 256 colours: a palette PNG (one byte a pixel), decoded to exactly
+ * the same pixels, in any number of strips. */
+static void test_png_of_few_colours_is_indexed(void **state)
+{
+    static const uint32_t counts[] = {1, 2, 16, 255, 256};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        uint32_t colours = counts[i];
+        struct frame f;
+        few_colours(&f, 701, 433, colours);
+        for (int strips = 1; strips <= 5; strips += 2) {
+            uint8_t *png;
+            size_t len;
+            char *err = NULL;
+            assert_true(png_strips_encode(&f, 1, strips, &png, &len, &err));
+            expect_png_of(png, len, &f, SPNG_COLOR_TYPE_INDEXED);
+            free(png);
+        }
+        frame_finish(&f);
+    }
+}
+
+/* One colour more than a palette holds: truecolour, the same pixels. */
+static void test_png_of_257_colours_is_truecolour(void **state)
+{
+    struct frame f;
+    few_colours(&f, 640, 40, 256);
+    set_px(&f, 639, 39, 1, 2, 3); /* a colour few_colours never makes */
+    uint8_t *png;
+    size_t len;
+    char *err = NULL;
+    assert_true(png_strips_encode(&f, 1, 2, &png, &len, &err));
+    expect_png_of(png, len, &f, SPNG_COLOR_TYPE_TRUECOLOR);
+    free(png);
+    /* …and through image_encode, as screenshots go. */
+    set_px(&f, 639, 39, 0, 255, 0);
+    assert_true(image_encode(&f, IMAGE_PNG, 0, &png, &len, &err));
+    expect_png_of(png, len, &f, SPNG_COLOR_TYPE_INDEXED);
+    free(png);
+    frame_finish(&f);
+}
+
 static void test_png_honours_stride(void **state)
 {
     /* A frame whose rows carry padding, as a capture buffer might. */
@@ -499,6 +571,8 @@ int main(void)
         cmocka_unit_test(test_png_decodes_to_the_same_pixels),
         cmocka_unit_test(test_png_honours_stride),
         cmocka_unit_test(test_png_strips_decode_to_the_same_pixels),
+        cmocka_unit_test(test_png_of_few_colours_is_indexed),
+        cmocka_unit_test(test_png_of_257_colours_is_truecolour),
         cmocka_unit_test(test_jpeg_has_header_and_size),
         cmocka_unit_test(test_webp_has_header_and_size),
         cmocka_unit_test(test_webp_quality_100_is_lossless),

@@ -121,6 +121,63 @@ static void test_letter_has_foreground_pixels(void **state)
     frame_finish(&f);
 }
 
+/* Edges take 16 steps of coverage: one colour pair makes at most 17
+ * colours, so a screen of up to 15 pairs fits a PNG palette. */
+static void test_edges_have_sixteen_steps(void **state)
+{
+    struct fixture *fx = *state;
+    const char *text = "@gMW&%#a";
+    for (int i = 0; i < 8; i++)
+        fx->grid.cells[i].chars[0] = (uint32_t)text[i];
+    struct frame f;
+    glyph_renderer_render(fx->r, &fx->grid, &f);
+    uint32_t seen[64];
+    int n = 0;
+    for (uint32_t y = 0; y < f.height; y++)
+        for (uint32_t x = 0; x < f.width; x++) {
+            uint32_t c = pixel(&f, (int)x, (int)y);
+            int i = 0;
+            while (i < n && seen[i] != c)
+                i++;
+            if (i == n) {
+                assert_true(n < 17);
+                seen[n++] = c;
+            }
+        }
+    assert_true(n > 2); /* still antialiased */
+    frame_finish(&f);
+}
+
+/* A tall screen is painted in two halves on two threads: the same pixels
+ * as each row painted alone, glyphs first seen in either half included. */
+static void test_tall_screen_is_each_row_alone(void **state)
+{
+    struct fixture *fx = *state;
+    enum { COLS = 12, ROWS = 30 };
+    struct cell cells[ROWS * COLS];
+    for (int i = 0; i < ROWS * COLS; i++)
+        cells[i] = (struct cell){.fg = FG - (uint32_t)(i % 7) * 0x100,
+                                 .bg = i % 5 ? BG : RED,
+                                 .width = 1,
+                                 .chars = {(uint32_t)(0x21 + (i * 13) % 94)}};
+    cells[3].attrs = CELL_BOLD | CELL_UNDERLINE;
+    cells[ROWS * COLS - 5].chars[0] = 0x4e2d; /* a wide CJK glyph, last half */
+    cells[ROWS * COLS - 5].width = 2;
+    cells[ROWS * COLS - 4].width = 0;
+    struct cell_grid tall = {.cols = COLS, .rows = ROWS, .cells = cells};
+    struct frame f;
+    glyph_renderer_render(fx->r, &tall, &f);
+    for (int row = 0; row < ROWS; row++) {
+        struct cell_grid one = {.cols = COLS, .rows = 1, .cells = cells + row * COLS};
+        struct frame g;
+        glyph_renderer_render(fx->r, &one, &g);
+        assert_memory_equal(g.rgba, f.rgba + (size_t)row * fx->ch * f.stride,
+                            (size_t)g.stride * g.height);
+        frame_finish(&g);
+    }
+    frame_finish(&f);
+}
+
 static void test_wide_character_spans_two_cells(void **state)
 {
     struct fixture *fx = *state;
@@ -264,6 +321,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_frame_covers_the_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_blank_cell_is_its_background, setup, teardown),
         cmocka_unit_test_setup_teardown(test_letter_has_foreground_pixels, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_edges_have_sixteen_steps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tall_screen_is_each_row_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wide_character_spans_two_cells, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cursor_cell_is_inverted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cursor_on_right_half_covers_wide_character, setup,

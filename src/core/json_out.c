@@ -1,0 +1,148 @@
+#include "core/json_out.h"
+
+#include "core/strbuf.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes jansson escapes without JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH:
+ * control characters, the quote and the backslash. Everything else,
+ * UTF-8 included, is copied as it is. */
+static bool needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+/* One value through jansson itself: the rare cases (escapes, reals) come
+ * out exactly as json_dumps writes them. */
+static bool by_jansson(struct strbuf *sb, const json_t *v)
+{
+    size_t n = json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (n == 0)
+        return false;
+    strbuf_reserve(sb, n + 1);
+    if (json_dumpb(v, sb->data + sb->len, n, JSON_COMPACT | JSON_ENCODE_ANY) != n)
+        return false;
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+    return true;
+}
+
+/* Whether any of the eight bytes in w needs an escape: a byte under 0x20,
+ * a quote or a backslash (the classic "has a zero byte" bit trick, on w
+ * and on w with the quote and the backslash turned to zero). */
+static bool word_needs_escape(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t below = (w - ones * 0x20) & ~w;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    uint64_t quote = (q - ones) & ~q, backslash = (b - ones) & ~b;
+    return ((below | quote | backslash) & highs) != 0;
+}
+
+static bool has_escape(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (word_needs_escape(w))
+            return true;
+    }
+    for (; i < n; i++)
+        if (needs_escape(p[i]))
+            return true;
+    return false;
+}
+
+static bool put_string(struct strbuf *sb, const char *s, size_t n)
+{
+    if (has_escape((const unsigned char *)s, n)) {
+        json_t *tmp = json_stringn_nocheck(s, n);
+        bool ok = tmp && by_jansson(sb, tmp);
+        json_decref(tmp);
+        return ok;
+    }
+    strbuf_reserve(sb, n + 2);
+    sb->data[sb->len++] = '"';
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len++] = '"';
+    sb->data[sb->len] = '\0';
+    return true;
+}
+
+bool json_out_append(struct strbuf *sb, const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        strbuf_putc(sb, '{');
+        const char *key;
+        size_t key_len;
+        json_t *item;
+        bool first = true;
+        /* Insertion order, as json_dumps without JSON_SORT_KEYS. */
+        void *iter = json_object_iter((json_t *)v);
+        for (; iter; iter = json_object_iter_next((json_t *)v, iter)) {
+            key = json_object_iter_key(iter);
+            key_len = json_object_iter_key_len(iter);
+            item = json_object_iter_value(iter);
+            if (!first)
+                strbuf_putc(sb, ',');
+            first = false;
+            if (!put_string(sb, key, key_len))
+                return false;
+            strbuf_putc(sb, ':');
+            if (!json_out_append(sb, item))
+                return false;
+        }
+        strbuf_putc(sb, '}');
+        return true;
+    }
+    case JSON_ARRAY: {
+        strbuf_putc(sb, '[');
+        size_t n = json_array_size(v);
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                strbuf_putc(sb, ',');
+            if (!json_out_append(sb, json_array_get(v, i)))
+                return false;
+        }
+        strbuf_putc(sb, ']');
+        return true;
+    }
+    case JSON_STRING:
+        return put_string(sb, json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+        strbuf_printf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return true;
+    case JSON_TRUE:
+        strbuf_append(sb, "true", 4);
+        return true;
+    case JSON_FALSE:
+        strbuf_append(sb, "false", 5);
+        return true;
+    case JSON_NULL:
+        strbuf_append(sb, "null", 4);
+        return true;
+    case JSON_REAL:
+        break;
+    }
+    return by_jansson(sb, v);
+}
+
+char *json_out_dump(const json_t *v, size_t *len)
+{
+    struct strbuf sb;
+    strbuf_init(&sb);
+    if (!v || !json_out_append(&sb, v)) {
+        strbuf_finish(&sb);
+        return NULL;
+    }
+    if (len)
+        *len = sb.len;
+    return strbuf_steal(&sb);
+}

@@ -1,0 +1,148 @@
+/* The reply serialiser: the same text as json_dumps(JSON_COMPACT) for every
+ * kind of value, and a long base64 string copied whole; the base64 of an
+ * image in it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base64.h"
+#include "core/json_out.h"
+
+static void same_as_jansson(json_t *v)
+{
+    char *want = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    size_t len = 0;
+    char *got = json_out_dump(v, &len);
+    assert_non_null(want);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    assert_int_equal(len, strlen(want));
+    free(want);
+    free(got);
+    json_decref(v);
+}
+
+static void scalars_match_jansson(void **state)
+{
+    (void)state;
+    same_as_jansson(json_integer(0));
+    same_as_jansson(json_integer(-9223372036854775807LL - 1));
+    same_as_jansson(json_real(0.1));
+    same_as_jansson(json_real(1.0));
+    same_as_jansson(json_real(-1e300));
+    same_as_jansson(json_true());
+    same_as_jansson(json_false());
+    same_as_jansson(json_null());
+    same_as_jansson(json_string(""));
+    same_as_jansson(json_string("plain"));
+}
+
+static void escapes_match_jansson(void **state)
+{
+    (void)state;
+    same_as_jansson(json_string("quote \" backslash \\ slash / tab \t nl \n cr \r"));
+    same_as_jansson(json_string("\x01\x1f bell \a del \x7f"));
+    same_as_jansson(json_string("ünïcödé ✓ 😀 \u2028"));
+    same_as_jansson(json_stringn("nul\0inside", 10));
+    /* Each escaped byte at every place in and across eight-byte words. */
+    const char specials[] = {'"', '\\', '\n', 0x1f, 0x01};
+    for (size_t k = 0; k < sizeof specials; k++) {
+        for (size_t at = 0; at < 20; at++) {
+            char s[21];
+            memset(s, 'a', 20);
+            s[20] = '\0';
+            s[at] = specials[k];
+            same_as_jansson(json_string(s));
+        }
+    }
+    /* Bytes just above each special one need nothing. */
+    same_as_jansson(json_string(" !#$%&[]^_`{|}~ABCDEFGHIJKLMNOPQRSTUVWXYZ"));
+}
+
+static void nesting_keeps_order(void **state)
+{
+    (void)state;
+    json_t *o = json_pack("{s:i, s:[s, {s:b, s:n}, []], s:{}, s:f}", "z", 1, "a", "x", "k\"ey", 1,
+                          "nul", "empty", "scale", 0.5);
+    json_object_set_new(o, "esc\nkey", json_string("v"));
+    same_as_jansson(o);
+    same_as_jansson(json_array());
+    same_as_jansson(json_object());
+}
+
+/* The shape of a screenshot's reply: the base64 string comes out whole. */
+static void long_base64_string(void **state)
+{
+    (void)state;
+    size_t n = 400 * 1024;
+    char *b64 = malloc(n);
+    static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i++)
+        b64[i] = table[(i * 7) % 64];
+    json_t *image = json_pack("{s:s, s:s}", "type", "image", "mimeType", "image/png");
+    json_object_set_new(image, "data", json_stringn_nocheck(b64, n));
+    json_t *msg =
+        json_pack("{s:s, s:i, s:{s:[o]}}", "jsonrpc", "2.0", "id", 7, "result", "content", image);
+    size_t len;
+    char *text = json_out_dump(msg, &len);
+    json_error_t err;
+    json_t *back = json_loadb(text, len, 0, &err);
+    assert_non_null(back);
+    json_t *data = json_object_get(
+        json_array_get(json_object_get(json_object_get(back, "result"), "content"), 0), "data");
+    assert_int_equal(json_string_length(data), n);
+    assert_memory_equal(json_string_value(data), b64, n);
+    json_decref(back);
+    free(text);
+    same_as_jansson(msg);
+    free(b64);
+}
+
+/* RFC 4648's test vectors, and every byte value through a round trip. */
+static void base64_vectors(void **state)
+{
+    (void)state;
+    static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    static const char *const coded[] = {"",         "Zg==",     "Zm8=",    "Zm9v",
+                                        "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    for (size_t i = 0; i < 7; i++) {
+        char *b = base64_encode((const uint8_t *)plain[i], strlen(plain[i]));
+        assert_string_equal(b, coded[i]);
+        free(b);
+    }
+    uint8_t all[256 * 3 + 2];
+    for (size_t i = 0; i < sizeof all; i++)
+        all[i] = (uint8_t)(i * 7 + i / 256);
+    for (size_t n = sizeof all - 3; n <= sizeof all; n++) {
+        char *b = base64_encode(all, n);
+        size_t back_len;
+        char *back = base64_decode(b, strlen(b), &back_len);
+        assert_non_null(back);
+        assert_int_equal(back_len, n);
+        assert_memory_equal(back, all, n);
+        free(back);
+        free(b);
+    }
+}
+
+static void no_value_is_refused(void **state)
+{
+    (void)state;
+    assert_null(json_out_dump(NULL, NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(scalars_match_jansson), cmocka_unit_test(escapes_match_jansson),
+        cmocka_unit_test(nesting_keeps_order),   cmocka_unit_test(long_base64_string),
+        cmocka_unit_test(base64_vectors),        cmocka_unit_test(no_value_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
