@@ -39,6 +39,7 @@ struct job {
     double scale;
     int redacted;
     char *err;
+    enum error_code code; /* of err */
 };
 
 uint32_t frames_fit_width(uint32_t w, uint32_t h)
@@ -142,6 +143,7 @@ static void run(uv_work_t *work)
     struct frame_shot shot = {.unit = 1};
     struct frame_request rq = {.region = j->has_region ? &j->region : NULL, .cursor = j->cursor};
     if (!j->src.produce(j->src.ud, &rq, &shot, &j->err)) {
+        j->code = shot.fail_code;
         image_budget_release(shot.budget_pixels);
         free(shot.cursor.argb);
         return;
@@ -204,8 +206,8 @@ static void done(uv_work_t *work, int status)
     if (j->err || !j->bytes) {
         /* The screen went away under the capture: the session's end, not a fault. */
         backend_call_fail_code(
-            bc, bc->session->state == SESSION_ENDED ? ERROR_SESSION_EXPIRED : ERROR_TOOL_FAILED,
-            "%s: %s", j->src.failure, j->err ? j->err : "cancelled");
+            bc, bc->session->state == SESSION_ENDED ? ERROR_SESSION_EXPIRED : j->code, "%s: %s",
+            j->src.failure, j->err ? j->err : "cancelled");
     } else {
         /* The name the caller asked for ("jpeg"), not the extension ("jpg"). */
         const char *name = j->format == IMAGE_JPEG ? "jpeg" : image_format_extension(j->format);

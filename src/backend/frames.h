@@ -39,6 +39,8 @@ struct frame_request {
 /* One produced frame and the facts its backend knows. */
 struct frame_shot {
     struct frame frame; /* RGBA; the pipeline frees it */
+    /* When produce fails: the code of its error (tool_failed unless set). */
+    enum error_code fail_code;
     /* Screen coordinates of the frame's top-left pixel. */
     int x, y;
     /* Frame pixels per screen coordinate: 1, or less for a screen rendered

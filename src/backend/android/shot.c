@@ -22,10 +22,16 @@ static uint32_t le32(const uint8_t *p)
 
 /* screencap's raw output: width, height, format (+ colour space on Android
  * 9+: a 16-byte header, else 12), then the pixels. */
-static bool decode_raw(const uint8_t *raw, size_t len, struct frame *f, char **err)
+static bool decode_raw(const uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
+                       char **err)
 {
+    /* exec: ends at the end of the stream, and the adb server closes it too
+     * when the device goes away: output cut short is a device that went. */
     if (len < 12) {
-        *err = xasprintf("screencap wrote %zu bytes, less than its header", len);
+        *code = ERROR_DEVICE_UNAVAILABLE;
+        *err = xasprintf("screencap wrote %zu bytes, less than its header (did the device go "
+                         "away?)",
+                         len);
         return false;
     }
     uint32_t w = le32(raw), h = le32(raw + 4), fmt = le32(raw + 8);
@@ -37,6 +43,8 @@ static bool decode_raw(const uint8_t *raw, size_t len, struct frame *f, char **e
     size_t pixels = (size_t)w * h * bpp;
     size_t header = len == 16 + pixels ? 16 : len == 12 + pixels ? 12 : 0;
     if (!header) {
+        if (len < 12 + pixels)
+            *code = ERROR_DEVICE_UNAVAILABLE;
         *err = xasprintf("screencap wrote %zu bytes for a %ux%u screen (format %u); expected "
                          "%zu after its header",
                          len, w, h, fmt, pixels);
@@ -86,7 +94,7 @@ static bool produce(void *ud, const struct frame_request *rq, struct frame_shot 
 {
     (void)rq;
     struct shot *sh = ud;
-    bool ok = decode_raw(sh->raw, sh->raw_len, &out->frame, err);
+    bool ok = decode_raw(sh->raw, sh->raw_len, &out->frame, &out->fail_code, err);
     free(sh->raw);
     sh->raw = NULL;
     return ok;
