@@ -105,6 +105,8 @@ struct http_listener {
 /* Bind every address host names (see http_options.host) on port; false with
  * *err (caller frees) naming the address, the port and why. */
 bool http_listen_bind(struct http_transport *t, const char *host, int port, char **err);
+/* The address of the client on an accepted descriptor (NULL if unknown). */
+const char *http_listen_peer(const struct http_transport *t, int fd);
 /* Start accepting on the loop, once t->vhost exists. */
 void http_listen_start(struct http_transport *t);
 /* Accept again after running out of descriptors (from the sweep). */
@@ -121,6 +123,9 @@ struct http_transport {
     struct lws_vhost *vhost;
     int port; /* of the first listener: the one the url names */
     struct http_listener listeners[2];
+    char (*peers)[64]; /* by descriptor: the client's address, from accept */
+    int n_peers;
+    char allowed_host[128]; /* the last Host header found allowed */
     int n_listeners;
     int n_listening;  /* listener closes not yet completed */
     uv_timer_t sweep; /* idle sessions, old rate buckets */

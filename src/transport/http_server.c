@@ -27,9 +27,6 @@
 
 struct pss {
     struct http_req *req;
-    /* The peer's address, asked once per connection (a syscall), not per
-     * keep-alive request. */
-    char remote[64];
 };
 
 /* Requests. */
@@ -115,16 +112,18 @@ struct http_req *http_req_alloc(struct http_transport *t)
     return req;
 }
 
-static struct http_req *req_create(struct http_transport *t, struct lws *wsi, struct pss *pss)
+static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
 {
     struct http_req *req = http_req_alloc(t);
     req->wsi = wsi;
     req->method = read_method(wsi, req->path, sizeof req->path);
     read_query(wsi, req->query, sizeof req->query);
-    if (!pss->remote[0] && !lws_get_peer_simple(wsi, pss->remote, sizeof pss->remote))
-        snprintf(pss->remote, sizeof pss->remote, "?");
-    _Static_assert(sizeof req->remote == sizeof pss->remote, "same size");
-    memcpy(req->remote, pss->remote, sizeof req->remote);
+    _Static_assert(sizeof req->remote == sizeof t->peers[0], "same size");
+    const char *peer = http_listen_peer(t, lws_get_socket_fd(wsi));
+    if (peer)
+        memcpy(req->remote, peer, sizeof req->remote);
+    else if (!lws_get_peer_simple(wsi, req->remote, sizeof req->remote))
+        snprintf(req->remote, sizeof req->remote, "?");
     req->host = copy_header(wsi, WSI_TOKEN_HOST);
     req->origin = copy_header(wsi, WSI_TOKEN_ORIGIN);
     req->authorization = copy_header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
@@ -450,7 +449,7 @@ static int on_http(struct lws *wsi, struct pss *pss, struct http_transport *t)
     close_req(pss); /* a keep-alive connection's previous request, if any */
     if (t->shutting_down)
         return -1;
-    struct http_req *req = req_create(t, wsi, pss);
+    struct http_req *req = req_create(t, wsi);
     pss->req = req;
     /* Anything answered before the body was read must close the connection:
      * the unread body would be taken for the next request. */
@@ -833,6 +832,7 @@ static void reaper_closed(uv_handle_t *h)
     void *ud = t->done_ud;
     http_guard_finish(t);
     http_options_finish(&t->opts);
+    free(t->peers);
     free(t);
     if (done)
         done(ud);
