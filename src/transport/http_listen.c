@@ -206,6 +206,10 @@ static void on_readable(uv_poll_t *poll, int status, int events)
             continue;
         }
         remember_peer(t, fd, &peer);
+        if (!t->opts.tls_cert) {
+            http_conn_adopt(t, fd, http_listen_peer(t, fd));
+            continue;
+        }
         /* Either a new connection, or libwebsockets closed fd. */
         lws_sock_file_fd_type desc = {.sockfd = fd};
         lws_adopt_descriptor_vhost(

@@ -173,6 +173,10 @@ void http_req_destroy(struct http_req *req)
 
 static void want_write(struct http_req *req)
 {
+    if (req->conn) {
+        http_conn_want_write(req);
+        return;
+    }
     /* A request answered while it is being routed is written when routing
      * returns (route_and_answer), without a round through the loop. */
     if (req->wsi && req->t->routing != req)
@@ -230,7 +234,7 @@ void http_req_stream(struct http_req *req)
 
 void http_req_write(struct http_req *req, const char *data, size_t len)
 {
-    if (!req->wsi || req->ended)
+    if ((!req->wsi && !req->conn) || req->ended)
         return;
     if (req->out.len + len > MAX_QUEUED_OUTPUT) {
         log_warn("client %s stopped reading its stream; disconnecting it", req->remote);
@@ -377,7 +381,7 @@ static int on_writeable(struct lws *wsi, struct pss *pss)
 }
 
 /* Routing, once the guard passed and the body is in. */
-static void dispatch(struct http_req *req)
+void http_dispatch(struct http_req *req)
 {
     if (strcmp(req->path, "/mcp") == 0) {
         http_mcp_handle(req);
@@ -424,7 +428,7 @@ static int route(struct lws *wsi, struct pss *pss)
     struct http_transport *t = req->t;
     req->routed = true;
     t->routing = req;
-    dispatch(req);
+    http_dispatch(req);
     t->routing = NULL;
     if (pss->req != req || !req->responding)
         return 0;
@@ -705,6 +709,7 @@ static void on_sweep(uv_timer_t *timer)
     uint64_t now = uv_now(timer->loop);
     http_sessions_sweep(t, now);
     http_guard_sweep(t, now);
+    http_conns_sweep(t, now);
     http_listen_resume(t);
 }
 
@@ -798,6 +803,8 @@ struct http_transport *http_transport_start(struct app *app, const struct http_o
     t->hangups.data = t;
     uv_check_start(&t->hangups, watch_hangups);
     uv_unref((uv_handle_t *)&t->hangups);
+    uv_idle_init(app->loop, &t->flusher);
+    t->flusher.data = t;
     uv_timer_init(app->loop, &t->reaper);
     t->reaper.data = t;
     uv_unref((uv_handle_t *)&t->reaper);
@@ -845,7 +852,7 @@ static void wait_for_lws(uv_timer_t *timer)
     struct http_transport *t = timer->data;
     /* Its first destroy only starts closing; once the loop has run the
      * closes, a second one frees the context (libwebsockets 4.1). */
-    if ((t->ctx || t->n_listening) && ++t->shutdown_ticks < 200) {
+    if ((t->ctx || t->n_listening || t->n_conns) && ++t->shutdown_ticks < 200) {
         if (t->ctx && t->shutdown_ticks % 5 == 1)
             lws_context_destroy(t->ctx);
         return;
@@ -857,6 +864,8 @@ static void wait_for_lws(uv_timer_t *timer)
     uv_close((uv_handle_t *)&t->sweep, NULL);
     uv_check_stop(&t->hangups);
     uv_close((uv_handle_t *)&t->hangups, NULL);
+    uv_idle_stop(&t->flusher);
+    uv_close((uv_handle_t *)&t->flusher, NULL);
     uv_timer_stop(&t->reaper);
     uv_close((uv_handle_t *)&t->reaper, reaper_closed);
 }
@@ -868,6 +877,7 @@ void http_transport_shutdown(struct http_transport *t, void (*done)(void *ud), v
     t->done_ud = ud;
     http_listen_stop(t);
     http_sessions_close_all(t);
+    http_conns_close_all(t);
     lws_context_destroy(t->ctx);
     uv_ref((uv_handle_t *)&t->sweep);
     uv_timer_start(&t->sweep, wait_for_lws, 0, 10);
