@@ -310,7 +310,8 @@ static void conn_flush(struct http_conn *c)
             return;
         if (with_body)
             strbuf_clear(&req->out);
-    } else if (req->out.len) {
+    }
+    if (req->out.len && !c->writing) {
         if (!send_bytes(c, req->out.data, req->out.len, NULL, 0))
             return;
         strbuf_clear(&req->out);
