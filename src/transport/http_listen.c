@@ -1,5 +1,6 @@
 /* The listening sockets of the HTTP transport. glovebox binds them itself
- * and hands each accepted connection to libwebsockets: libwebsockets 4.1
+ * and hands each accepted connection to http_conn.c (plain HTTP) or to
+ * libwebsockets (HTTPS): libwebsockets 4.1
  * treats its `iface` as a network interface to wait for and, when the name
  * is an address, may bind the wildcard address instead, and a bind error
  * there only logs a warning. Binding here means exactly the address asked

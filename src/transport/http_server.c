@@ -1,6 +1,8 @@
-/* libwebsockets plumbing: the listening context on the libuv loop, one
- * struct http_req per request, and writing responses only when the socket
- * can take them, so a slow client never blocks anyone else. */
+/* Requests and responses (struct http_req) shared by both connection kinds,
+ * routing, and the libwebsockets plumbing for HTTPS: its context on the
+ * libuv loop, writing responses only when the socket can take them, so a
+ * slow client never blocks anyone else. Plain HTTP connections are
+ * http_conn.c's. */
 #define LOG_MODULE "http"
 #include "core/app.h"
 #include "core/log.h"
@@ -801,7 +803,10 @@ struct http_transport *http_transport_start(struct app *app, const struct http_o
     t->sweep.data = t;
     uv_check_init(app->loop, &t->hangups);
     t->hangups.data = t;
-    uv_check_start(&t->hangups, watch_hangups);
+    /* Only libwebsockets (HTTPS) leaves hung-up sockets unread; plain
+     * connections see their client's end of file as it comes. */
+    if (t->opts.tls_cert)
+        uv_check_start(&t->hangups, watch_hangups);
     uv_unref((uv_handle_t *)&t->hangups);
     uv_idle_init(app->loop, &t->flusher);
     t->flusher.data = t;
