@@ -369,7 +369,7 @@ static char *dup_value(const char *v, size_t n)
 
 /* One header line: false (and *why) if it is malformed. */
 static bool take_header(struct http_req *req, const char *line, size_t n, bool *keep_alive,
-                        bool *chunked, const char **why)
+                        bool *chunked, bool *expect_continue, const char **why)
 {
     const char *colon = memchr(line, ':', n);
     if (!colon || colon == line || line[0] == ' ' || line[0] == '\t') {
@@ -431,6 +431,8 @@ static bool take_header(struct http_req *req, const char *line, size_t n, bool *
         req->content_length = cl;
     } else if (token_eq(line, nlen, "transfer-encoding")) {
         *chunked = true;
+    } else if (token_eq(line, nlen, "expect")) {
+        *expect_continue = token_eq(v, vlen, "100-continue");
     } else if (token_eq(line, nlen, "connection")) {
         for (const char *p = v; p < end;) {
             while (p < end && (*p == ' ' || *p == ','))
@@ -463,7 +465,7 @@ static enum http_method method_of(const char *m, size_t n)
 
 /* Parses the head in c->in[0..len) (ending with its empty line) into a new
  * request; false when it was refused. */
-static bool parse_head(struct http_conn *c, size_t len, bool *chunked)
+static bool parse_head(struct http_conn *c, size_t len, bool *chunked, bool *expect_continue)
 {
     struct http_req *req = http_req_alloc(c->t);
     req->conn = c;
@@ -512,7 +514,7 @@ static bool parse_head(struct http_conn *c, size_t len, bool *chunked)
             refuse(c, 431, "Request header fields too large: more than 64 headers");
             return false;
         }
-        if (!take_header(req, p, n, &c->keep_alive, chunked, &why)) {
+        if (!take_header(req, p, n, &c->keep_alive, chunked, expect_continue, &why)) {
             refuse(c, 400, why);
             return false;
         }
@@ -606,8 +608,8 @@ static void conn_process(struct http_conn *c)
             conn_close(c);
             return;
         }
-        bool chunked = false;
-        if (!parse_head(c, len, &chunked))
+        bool chunked = false, expect_continue = false;
+        if (!parse_head(c, len, &chunked, &expect_continue))
             return;
         consume(c, len);
         c->since_ms = uv_now(t->app->loop);
@@ -645,6 +647,10 @@ static void conn_process(struct http_conn *c)
             }
             c->body_left = (size_t)req->content_length;
             c->state = CONN_BODY;
+            /* curl waits a second for this before sending a body over 1 KiB. */
+            static const char go_on[] = "HTTP/1.1 100 Continue\r\n\r\n";
+            if (expect_continue && !c->in_len && !send_bytes(c, go_on, sizeof go_on - 1, NULL, 0))
+                return;
             continue;
         }
         if (has_body) {

@@ -49,6 +49,31 @@ test('three requests in one write are answered in order on the one connection', 
   await srv.stop();
 });
 
+test('a client that asks "Expect: 100-continue" is told to go on, then answered', async (t) => {
+  const srv = await startHttp(t);
+  const sid = await openSession(srv.url);
+  const full = post(srv.port, sid, ping(5), 'Expect: 100-continue\r\n');
+  const split = full.indexOf('\r\n\r\n') + 4;
+  const socket = connect(srv.port, '127.0.0.1');
+  t.after(() => socket.destroy());
+  let text = '';
+  const seen = (re) =>
+    new Promise((resolve) => {
+      const check = () => (re.test(text) ? resolve() : null);
+      socket.on('data', (d) => {
+        text += d.toString();
+        check();
+      });
+      check();
+    });
+  socket.write(full.slice(0, split));
+  await deadline(seen(/^HTTP\/1\.1 100 Continue\r\n\r\n/), ms(5000), '100 Continue before the body is sent');
+  socket.write(full.slice(split));
+  await deadline(seen(/"id":5/), ms(5000), 'the answer');
+  assert.match(text, /HTTP\/1\.1 200 OK/);
+  await srv.stop();
+});
+
 test('bodies that are not sized, heads too large and malformed requests are refused, and the server serves on', async (t) => {
   const srv = await startHttp(t);
   const sid = await openSession(srv.url);
