@@ -109,9 +109,12 @@ static bool create_private(const char *path, char **err)
  * A database left in WAL mode (older glovebox, or a -wal file someone put
  * beside it) is taken over in exclusive mode, where SQLite keeps the WAL
  * index on the heap, and converted; the nowal VFS makes sure no path ever
- * maps shared memory. */
+ * maps shared memory.
+ * The journal persists between transactions (its header zeroed, so it is
+ * never taken for a hot one): creating and deleting the file for every
+ * batch was half of the writer's time on a busy server. */
 static const char SETUP[] = "PRAGMA locking_mode=EXCLUSIVE;"
-                            "PRAGMA journal_mode=DELETE;"
+                            "PRAGMA journal_mode=PERSIST;"
                             "PRAGMA locking_mode=NORMAL;"
                             "PRAGMA synchronous=NORMAL;";
 

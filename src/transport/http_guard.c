@@ -42,7 +42,7 @@ static bool listed(char **list, const char *v)
     return false;
 }
 
-static bool host_allowed(const struct http_transport *t, const char *host_header)
+static bool host_allowed_uncached(const struct http_transport *t, const char *host_header)
 {
     char name[256];
     host_name(host_header, name, sizeof name);
@@ -51,6 +51,20 @@ static bool host_allowed(const struct http_transport *t, const char *host_header
     /* Bound to a specific non-loopback address: that address is its name. */
     return strcmp(t->opts.host, "0.0.0.0") != 0 && strcmp(t->opts.host, "::") != 0 &&
            strcasecmp(name, t->opts.host) == 0;
+}
+
+static bool host_allowed(struct http_transport *t, const char *host_header)
+{
+    /* Every request of a client names the same host: the last one allowed
+     * is remembered rather than parsed again. */
+    if (t->allowed_host[0] && strcmp(host_header, t->allowed_host) == 0)
+        return true;
+    if (!host_allowed_uncached(t, host_header))
+        return false;
+    size_t n = strlen(host_header);
+    if (n < sizeof t->allowed_host)
+        memcpy(t->allowed_host, host_header, n + 1);
+    return true;
 }
 
 static bool origin_allowed(const struct http_transport *t, const char *origin)

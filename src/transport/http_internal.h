@@ -20,7 +20,8 @@ enum http_method { HTTP_GET, HTTP_POST, HTTP_DELETE, HTTP_OPTIONS, HTTP_OTHER };
  * client goes away. */
 struct http_req {
     struct http_transport *t;
-    struct lws *wsi; /* NULL once the connection is gone */
+    struct lws *wsi;        /* TLS: NULL once the connection is gone */
+    struct http_conn *conn; /* plain HTTP: NULL once the connection is gone */
     enum http_method method;
     char path[256];
     char query[512];
@@ -75,6 +76,17 @@ void http_req_end(struct http_req *req);
 /* The Accept header lists this type (or a wildcard covering it). */
 bool http_req_accepts(const struct http_req *req, const char *type);
 
+/* Routing (after the guard and the body): by path. */
+void http_dispatch(struct http_req *req);
+/* Plain HTTP connections (http_conn.c). */
+struct http_conn;
+/* Serve an accepted socket (not TLS); takes fd. */
+bool http_conn_adopt(struct http_transport *t, int fd, const char *remote);
+/* The answer of req changed: write it once the current callback is over. */
+void http_conn_want_write(struct http_req *req);
+/* Close connections idle or stalled past their timeout. */
+void http_conns_sweep(struct http_transport *t, uint64_t now_ms);
+void http_conns_close_all(struct http_transport *t);
 /* Routing (after the guard and the body). */
 void http_mcp_handle(struct http_req *req);
 void http_legacy_sse(struct http_req *req);
@@ -105,6 +117,8 @@ struct http_listener {
 /* Bind every address host names (see http_options.host) on port; false with
  * *err (caller frees) naming the address, the port and why. */
 bool http_listen_bind(struct http_transport *t, const char *host, int port, char **err);
+/* The address of the client on an accepted descriptor (NULL if unknown). */
+const char *http_listen_peer(const struct http_transport *t, int fd);
 /* Start accepting on the loop, once t->vhost exists. */
 void http_listen_start(struct http_transport *t);
 /* Accept again after running out of descriptors (from the sweep). */
@@ -121,6 +135,13 @@ struct http_transport {
     struct lws_vhost *vhost;
     int port; /* of the first listener: the one the url names */
     struct http_listener listeners[2];
+    char (*peers)[64]; /* by descriptor: the client's address, from accept */
+    int n_peers;
+    char allowed_host[128];  /* the last Host header found allowed */
+    struct http_conn *conns; /* plain HTTP connections */
+    int n_conns;             /* counted until their close completes */
+    struct http_conn *flush_list;
+    uv_idle_t flusher; /* writes answers given outside their request's callback */
     int n_listeners;
     int n_listening;  /* listener closes not yet completed */
     uv_timer_t sweep; /* idle sessions, old rate buckets */

@@ -1,5 +1,6 @@
 /* The listening sockets of the HTTP transport. glovebox binds them itself
- * and hands each accepted connection to libwebsockets: libwebsockets 4.1
+ * and hands each accepted connection to http_conn.c (plain HTTP) or to
+ * libwebsockets (HTTPS): libwebsockets 4.1
  * treats its `iface` as a network interface to wait for and, when the name
  * is an address, may bind the wildcard address instead, and a bind error
  * there only logs a warning. Binding here means exactly the address asked
@@ -149,6 +150,34 @@ bool http_listen_bind(struct http_transport *t, const char *host, int port, char
     }
 }
 
+/* The peer's address comes with the connection: every request asks for it
+ * (the guard counts per client), and asking the socket is a syscall per
+ * request, since libwebsockets drops per-connection user data between
+ * keep-alive requests. A descriptor's entry is rewritten when the number is
+ * accepted again. */
+static void remember_peer(struct http_transport *t, int fd, const struct sockaddr_storage *ss)
+{
+    if (fd >= t->n_peers) {
+        int n = t->n_peers ? t->n_peers : 64;
+        while (n <= fd)
+            n *= 2;
+        t->peers = xrealloc(t->peers, (size_t)n * sizeof *t->peers);
+        memset(t->peers + t->n_peers, 0, (size_t)(n - t->n_peers) * sizeof *t->peers);
+        t->n_peers = n;
+    }
+    char *name = t->peers[fd];
+    const void *addr = ss->ss_family == AF_INET6
+                           ? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr
+                           : (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
+    if (!inet_ntop(ss->ss_family, addr, name, sizeof t->peers[0]))
+        snprintf(name, sizeof t->peers[0], "?");
+}
+
+const char *http_listen_peer(const struct http_transport *t, int fd)
+{
+    return fd >= 0 && fd < t->n_peers && t->peers[fd][0] ? t->peers[fd] : NULL;
+}
+
 static void on_readable(uv_poll_t *poll, int status, int events)
 {
     (void)events;
@@ -159,7 +188,9 @@ static void on_readable(uv_poll_t *poll, int status, int events)
         return;
     }
     for (int i = 0; i < ACCEPTS_PER_WAKEUP; i++) {
-        int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage peer;
+        socklen_t peer_len = sizeof peer;
+        int fd = accept4(l->fd, (struct sockaddr *)&peer, &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 /* The connection stays queued; listening again after a
@@ -173,6 +204,11 @@ static void on_readable(uv_poll_t *poll, int status, int events)
         }
         if (t->shutting_down || !t->vhost) {
             close(fd);
+            continue;
+        }
+        remember_peer(t, fd, &peer);
+        if (!t->opts.tls_cert) {
+            http_conn_adopt(t, fd, http_listen_peer(t, fd));
             continue;
         }
         /* Either a new connection, or libwebsockets closed fd. */

@@ -1,6 +1,8 @@
-/* libwebsockets plumbing: the listening context on the libuv loop, one
- * struct http_req per request, and writing responses only when the socket
- * can take them, so a slow client never blocks anyone else. */
+/* Requests and responses (struct http_req) shared by both connection kinds,
+ * routing, and the libwebsockets plumbing for HTTPS: its context on the
+ * libuv loop, writing responses only when the socket can take them, so a
+ * slow client never blocks anyone else. Plain HTTP connections are
+ * http_conn.c's. */
 #define LOG_MODULE "http"
 #include "core/app.h"
 #include "core/log.h"
@@ -27,9 +29,6 @@
 
 struct pss {
     struct http_req *req;
-    /* The peer's address, asked once per connection (a syscall), not per
-     * keep-alive request. */
-    char remote[64];
 };
 
 /* Requests. */
@@ -115,16 +114,18 @@ struct http_req *http_req_alloc(struct http_transport *t)
     return req;
 }
 
-static struct http_req *req_create(struct http_transport *t, struct lws *wsi, struct pss *pss)
+static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
 {
     struct http_req *req = http_req_alloc(t);
     req->wsi = wsi;
     req->method = read_method(wsi, req->path, sizeof req->path);
     read_query(wsi, req->query, sizeof req->query);
-    if (!pss->remote[0] && !lws_get_peer_simple(wsi, pss->remote, sizeof pss->remote))
-        snprintf(pss->remote, sizeof pss->remote, "?");
-    _Static_assert(sizeof req->remote == sizeof pss->remote, "same size");
-    memcpy(req->remote, pss->remote, sizeof req->remote);
+    _Static_assert(sizeof req->remote == sizeof t->peers[0], "same size");
+    const char *peer = http_listen_peer(t, lws_get_socket_fd(wsi));
+    if (peer)
+        memcpy(req->remote, peer, sizeof req->remote);
+    else if (!lws_get_peer_simple(wsi, req->remote, sizeof req->remote))
+        snprintf(req->remote, sizeof req->remote, "?");
     req->host = copy_header(wsi, WSI_TOKEN_HOST);
     req->origin = copy_header(wsi, WSI_TOKEN_ORIGIN);
     req->authorization = copy_header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
@@ -174,6 +175,10 @@ void http_req_destroy(struct http_req *req)
 
 static void want_write(struct http_req *req)
 {
+    if (req->conn) {
+        http_conn_want_write(req);
+        return;
+    }
     /* A request answered while it is being routed is written when routing
      * returns (route_and_answer), without a round through the loop. */
     if (req->wsi && req->t->routing != req)
@@ -231,7 +236,7 @@ void http_req_stream(struct http_req *req)
 
 void http_req_write(struct http_req *req, const char *data, size_t len)
 {
-    if (!req->wsi || req->ended)
+    if ((!req->wsi && !req->conn) || req->ended)
         return;
     if (req->out.len + len > MAX_QUEUED_OUTPUT) {
         log_warn("client %s stopped reading its stream; disconnecting it", req->remote);
@@ -378,7 +383,7 @@ static int on_writeable(struct lws *wsi, struct pss *pss)
 }
 
 /* Routing, once the guard passed and the body is in. */
-static void dispatch(struct http_req *req)
+void http_dispatch(struct http_req *req)
 {
     if (strcmp(req->path, "/mcp") == 0) {
         http_mcp_handle(req);
@@ -425,7 +430,7 @@ static int route(struct lws *wsi, struct pss *pss)
     struct http_transport *t = req->t;
     req->routed = true;
     t->routing = req;
-    dispatch(req);
+    http_dispatch(req);
     t->routing = NULL;
     if (pss->req != req || !req->responding)
         return 0;
@@ -450,7 +455,7 @@ static int on_http(struct lws *wsi, struct pss *pss, struct http_transport *t)
     close_req(pss); /* a keep-alive connection's previous request, if any */
     if (t->shutting_down)
         return -1;
-    struct http_req *req = req_create(t, wsi, pss);
+    struct http_req *req = req_create(t, wsi);
     pss->req = req;
     /* Anything answered before the body was read must close the connection:
      * the unread body would be taken for the next request. */
@@ -706,6 +711,7 @@ static void on_sweep(uv_timer_t *timer)
     uint64_t now = uv_now(timer->loop);
     http_sessions_sweep(t, now);
     http_guard_sweep(t, now);
+    http_conns_sweep(t, now);
     http_listen_resume(t);
 }
 
@@ -797,8 +803,13 @@ struct http_transport *http_transport_start(struct app *app, const struct http_o
     t->sweep.data = t;
     uv_check_init(app->loop, &t->hangups);
     t->hangups.data = t;
-    uv_check_start(&t->hangups, watch_hangups);
+    /* Only libwebsockets (HTTPS) leaves hung-up sockets unread; plain
+     * connections see their client's end of file as it comes. */
+    if (t->opts.tls_cert)
+        uv_check_start(&t->hangups, watch_hangups);
     uv_unref((uv_handle_t *)&t->hangups);
+    uv_idle_init(app->loop, &t->flusher);
+    t->flusher.data = t;
     uv_timer_init(app->loop, &t->reaper);
     t->reaper.data = t;
     uv_unref((uv_handle_t *)&t->reaper);
@@ -833,6 +844,7 @@ static void reaper_closed(uv_handle_t *h)
     void *ud = t->done_ud;
     http_guard_finish(t);
     http_options_finish(&t->opts);
+    free(t->peers);
     free(t);
     if (done)
         done(ud);
@@ -845,7 +857,7 @@ static void wait_for_lws(uv_timer_t *timer)
     struct http_transport *t = timer->data;
     /* Its first destroy only starts closing; once the loop has run the
      * closes, a second one frees the context (libwebsockets 4.1). */
-    if ((t->ctx || t->n_listening) && ++t->shutdown_ticks < 200) {
+    if ((t->ctx || t->n_listening || t->n_conns) && ++t->shutdown_ticks < 200) {
         if (t->ctx && t->shutdown_ticks % 5 == 1)
             lws_context_destroy(t->ctx);
         return;
@@ -857,6 +869,8 @@ static void wait_for_lws(uv_timer_t *timer)
     uv_close((uv_handle_t *)&t->sweep, NULL);
     uv_check_stop(&t->hangups);
     uv_close((uv_handle_t *)&t->hangups, NULL);
+    uv_idle_stop(&t->flusher);
+    uv_close((uv_handle_t *)&t->flusher, NULL);
     uv_timer_stop(&t->reaper);
     uv_close((uv_handle_t *)&t->reaper, reaper_closed);
 }
@@ -868,6 +882,7 @@ void http_transport_shutdown(struct http_transport *t, void (*done)(void *ud), v
     t->done_ud = ud;
     http_listen_stop(t);
     http_sessions_close_all(t);
+    http_conns_close_all(t);
     lws_context_destroy(t->ctx);
     uv_ref((uv_handle_t *)&t->sweep);
     uv_timer_start(&t->sweep, wait_for_lws, 0, 10);
