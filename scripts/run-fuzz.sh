@@ -19,6 +19,7 @@ harnesses=(
   "fuzz_schema:schema"
   "fuzz_term_screen:term_screen"
   "fuzz_http:http"
+  "fuzz_http_conn:http_conn"
 )
 
 if ! command -v clang >/dev/null 2>&1; then
