@@ -480,6 +480,9 @@ int cli_serve(int argc, char **argv)
     do
         uv_run(srv.app.loop, UV_RUN_DEFAULT);
     while (!srv.finished && uv_loop_alive(srv.app.loop));
+    /* Work ran out before the shutdown did (a backend waited on nothing
+     * that keeps the loop alive): release what finish would have. */
+    finish(&srv);
     /* Close anything a late callback opened and let close callbacks run; do
      * not wait again for jobs the deadline gave up on. */
     uv_walk(srv.app.loop, close_walk, NULL);

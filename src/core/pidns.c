@@ -223,6 +223,11 @@ void pidns_destroy(struct pidns *ns)
     free(ns);
 }
 
+pid_t pidns_init_pid(const struct pidns *ns)
+{
+    return ns->init;
+}
+
 /* Make a namespace, start a process in it, end both: does it all work? */
 static int try_mode(bool user)
 {

@@ -47,3 +47,7 @@ pid_t pidns_fork(struct pidns *ns);
 /* SIGKILL the init, so the kernel ends every process in the namespace, and
  * free ns. Accepts NULL. The init is reaped by core/children.c. */
 void pidns_destroy(struct pidns *ns);
+/* The init's pid as glovebox sees it. Its exit comes only after every other
+ * process in the namespace has ended and been reaped, so a children_watch on
+ * it made before pidns_destroy says when files they held are closed. */
+pid_t pidns_init_pid(const struct pidns *ns);

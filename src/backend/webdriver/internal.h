@@ -27,6 +27,7 @@ struct wd {
     bool driver_alive;
     int driver_status; /* wait status once it exited */
     struct pidns *ns;
+    pid_t ns_init; /* the ended namespace's init, until it is reaped */
     char *tmpdir; /* HOME, TMPDIR and profile of the browser; removed at the end */
     int port;
 

@@ -161,12 +161,51 @@ static void remove_everything(struct wd *w)
     wd_driver_remove_tmpdir(w);
 }
 
+static void ended(struct wd *w)
+{
+    wd_driver_remove_tmpdir(w);
+    session_ended(w->session, w->session->end_reason ? w->session->end_reason : "stopped");
+}
+
+static void namespace_ended(pid_t pid, int status, void *ud)
+{
+    (void)pid;
+    (void)status;
+    struct wd *w = ud;
+    w->ns_init = 0;
+    if (w->timer_open)
+        uv_timer_stop(&w->timer);
+    ended(w);
+}
+
+static void namespace_late(uv_timer_t *t)
+{
+    struct wd *w = t->data;
+    log_warn("%s: the browser's processes still run %d ms after they were killed; ending the "
+             "session without them",
+             w->session->id, KILL_AFTER_MS);
+    children_forget(w->ns_init);
+    w->ns_init = 0;
+    ended(w);
+}
+
+/* The session ends once the browser has: a Chromium still dying would write
+ * into the profile as it is removed, and leave a folder behind. */
 static void end_session(struct wd *w)
 {
     if (w->timer_open)
         uv_timer_stop(&w->timer);
-    remove_everything(w);
-    session_ended(w->session, w->session->end_reason ? w->session->end_reason : "stopped");
+    if (!w->ns) {
+        ended(w);
+        return;
+    }
+    w->ns_init = pidns_init_pid(w->ns);
+    /* The timer also keeps the loop, and so a shutdown, waiting for it. */
+    if (w->timer_open)
+        uv_timer_start(&w->timer, namespace_late, KILL_AFTER_MS, 0);
+    children_watch(w->ns_init, namespace_ended, w);
+    pidns_destroy(w->ns);
+    w->ns = NULL;
 }
 
 static void kill_driver(uv_timer_t *t)
@@ -263,6 +302,8 @@ static void webdriver_destroy(struct session *s)
         return;
     s->backend = NULL;
     w->destroyed = true;
+    if (w->ns_init)
+        children_forget(w->ns_init);
     if (w->driver_alive) {
         /* Only at exit after a failed shutdown: never leave it running. */
         children_forget(w->driver_pid);
