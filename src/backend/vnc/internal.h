@@ -54,6 +54,11 @@ struct vnc {
     const char *security; /* "none", "vnc" */
     char *close_reason;   /* why it closed, for the user */
     enum error_code close_code;
+    /* The pointer as glovebox last sent it (RFB never says where it is),
+     * and the buttons a pointer "down" holds. */
+    int pointer_x, pointer_y;
+    bool pointer_known;
+    uint8_t buttons_held;
 
     /* GLib thread only. */
     struct _VncConnection *conn;
@@ -104,6 +109,8 @@ void vnc_drag_op(struct backend_call *bc);
 void vnc_scroll_op(struct backend_call *bc);
 void vnc_type_text_op(struct backend_call *bc);
 void vnc_press_key_op(struct backend_call *bc);
+void vnc_pointer_op(struct backend_call *bc);
+void vnc_key_hold_op(struct backend_call *bc);
 void vnc_clipboard_get_op(struct backend_call *bc);
 void vnc_clipboard_set_op(struct backend_call *bc);
 void vnc_read_text_op(struct backend_call *bc);

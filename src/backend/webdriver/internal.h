@@ -21,6 +21,9 @@ struct wd {
     bool attached;   /* the remote session existed before (attach): never deleted */
     long timeout_ms; /* every request */
     int width, height;
+    /* The pointer as glovebox last moved it (WebDriver never says). */
+    int pointer_x, pointer_y;
+    bool pointer_known;
 
     /* A chromedriver glovebox started (owned); pid 0 when none. */
     pid_t driver_pid;
@@ -75,6 +78,9 @@ void wd_click_op(struct backend_call *bc);
 void wd_type_text_op(struct backend_call *bc);
 void wd_press_key_op(struct backend_call *bc);
 void wd_scroll_op(struct backend_call *bc);
+void wd_drag_op(struct backend_call *bc);
+void wd_pointer_op(struct backend_call *bc);
+void wd_key_hold_op(struct backend_call *bc);
 void wd_read_text_op(struct backend_call *bc);
 void wd_open_url_op(struct backend_call *bc);
 /* The WebDriver key (a one-character string, U+E000…) of a named glovebox
@@ -82,6 +88,9 @@ void wd_open_url_op(struct backend_call *bc);
 const char *wd_key_for(int named);
 /* The key actions of press_key's key (a chord). False with *err. */
 bool wd_key_actions(const char *spec, int repeat, json_t **actions, char **err);
+/* The key actions that hold down (or let go of) spec: modifiers alone
+ * ("shift", "ctrl+alt") or a chord. False with *err. */
+bool wd_key_hold_actions(const char *spec, bool down, json_t **actions, char **err);
 
 /* Connect (webdriver.c). */
 void wd_connect(struct app *app, const struct webdriver_options *o, webdriver_connected_fn done,

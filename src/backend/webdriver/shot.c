@@ -99,6 +99,33 @@ static void release(void *ud)
     shot_free(ud);
 }
 
+/* The viewport's size, as the endpoint's PNG says it (its IHDR, in the
+ * first 24 bytes): what pointer coordinates are checked against and what
+ * computer's coordinate space is made from, for endpoints whose window
+ * glovebox did not size. */
+static void learn_size(struct wd *w, const char *b64)
+{
+    char head[33];
+    size_t n = strnlen(b64, 32);
+    if (n < 32)
+        return;
+    memcpy(head, b64, 32);
+    head[32] = '\0';
+    size_t len;
+    uint8_t *p = (uint8_t *)base64_decode(head, 32, &len);
+    if (p && len >= 24 && memcmp(p + 12, "IHDR", 4) == 0) {
+        uint32_t width =
+            (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19];
+        uint32_t height =
+            (uint32_t)p[20] << 24 | (uint32_t)p[21] << 16 | (uint32_t)p[22] << 8 | p[23];
+        if (width > 0 && height > 0 && width <= 16384 && height <= 16384) {
+            w->width = (int)width;
+            w->height = (int)height;
+        }
+    }
+    free(p);
+}
+
 static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     struct shot *sh = ud;
@@ -113,6 +140,7 @@ static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code,
         return;
     }
     sh->b64 = xstrdup(json_string_value(value));
+    learn_size(w, sh->b64);
     frames_screenshot(sh->bc, &(struct frame_source){.produce = produce,
                                                      .release = release,
                                                      .ud = sh,

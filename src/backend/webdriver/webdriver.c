@@ -330,6 +330,10 @@ static json_t *webdriver_describe(struct session *s)
         json_object_set_new(o, "browser", json_string(w->browser));
     if (w->driver_alive)
         json_object_set_new(o, "driver_pid", json_integer(w->driver_pid));
+    if (w->width > 0 && w->height > 0) {
+        json_object_set_new(o, "width", json_integer(w->width));
+        json_object_set_new(o, "height", json_integer(w->height));
+    }
     return o;
 }
 
@@ -550,6 +554,9 @@ static const struct backend_impl webdriver_impl = {
     .type_text = wd_type_text_op,
     .press_key = wd_press_key_op,
     .scroll = wd_scroll_op,
+    .drag = wd_drag_op,
+    .pointer = wd_pointer_op,
+    .key_hold = wd_key_hold_op,
     .read_text = wd_read_text_op,
     .open_url = wd_open_url_op,
 };
