@@ -79,6 +79,15 @@ void wd_type_text_op(struct backend_call *bc);
 void wd_press_key_op(struct backend_call *bc);
 void wd_scroll_op(struct backend_call *bc);
 void wd_drag_op(struct backend_call *bc);
+void wd_snapshot_op(struct backend_call *bc);
+void wd_find_op(struct backend_call *bc);
+/* Where the element of bc's "ref" (or the first with its "text" and
+ * "role") is, brought into view (and focused when focus): fn gets its
+ * bounds in the viewport and whether it is a password field. bc is
+ * answered with not_found when there is none (perceive.c). */
+typedef void (*wd_target_fn)(struct backend_call *bc, const char *ref,
+                             const struct screen_rect *bounds, bool password);
+void wd_target(struct backend_call *bc, bool focus, wd_target_fn fn);
 void wd_pointer_op(struct backend_call *bc);
 void wd_key_hold_op(struct backend_call *bc);
 void wd_read_text_op(struct backend_call *bc);

@@ -123,18 +123,35 @@ static bool in_view(struct backend_call *bc, const char *field, int x, int y)
     return false;
 }
 
+static void click_at(struct backend_call *bc, int x, int y, const char *ref);
+
+/* A ref or text found: the middle of its bounds. */
+static void click_target(struct backend_call *bc, const char *ref, const struct screen_rect *r,
+                         bool password)
+{
+    (void)password;
+    click_at(bc, r->x + r->width / 2, r->y + r->height / 2, ref);
+}
+
 void wd_click_op(struct backend_call *bc)
 {
-    static const char *const unsupported[] = {"ref", "text", "role", "app", "window", NULL};
+    static const char *const unsupported[] = {"app", "window", NULL};
     if (refuse_fields(bc, "click", unsupported))
         return;
-    if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
-        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
-                               "cannot click: arguments \"x\" and \"y\" are required on webdriver "
-                               "sessions");
+    if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
+        wd_target(bc, false, click_target);
         return;
     }
-    int x = coord(bc, "x", 0), y = coord(bc, "y", 0);
+    if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot click: give \"ref\", \"text\", or \"x\" and \"y\"");
+        return;
+    }
+    click_at(bc, coord(bc, "x", 0), coord(bc, "y", 0), NULL);
+}
+
+static void click_at(struct backend_call *bc, int x, int y, const char *ref)
+{
     const char *button = args_string(bc->args, "button", "left");
     int b = button_number(button);
     int count = (int)args_int(bc->args, "count", 1);
@@ -151,8 +168,12 @@ void wd_click_op(struct backend_call *bc)
     moved(bc, x, y);
     json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x, "y",
                                y, "button", button, "count", count);
+    if (ref)
+        json_object_set_new(result, "ref", json_string(ref));
     perform(bc, source, result,
-            xasprintf("clicked %s at %d,%d in %s", button, x, y, bc->session->id), "click");
+            ref ? xasprintf("clicked %s %s at %d,%d in %s", button, ref, x, y, bc->session->id)
+                : xasprintf("clicked %s at %d,%d in %s", button, x, y, bc->session->id),
+            "click");
 }
 
 void wd_scroll_op(struct backend_call *bc)
@@ -345,11 +366,24 @@ static void type_now(struct wd *w, void *ud, json_t *value, enum error_code code
         "type");
 }
 
+/* A ref focused: type there (its password-ness is known already). */
+static void type_target(struct backend_call *bc, const char *ref, const struct screen_rect *r,
+                        bool password)
+{
+    (void)ref;
+    (void)r;
+    type_now(wd_of(bc->session), bc, password ? json_true() : json_false(), 0, NULL);
+}
+
 void wd_type_text_op(struct backend_call *bc)
 {
-    static const char *const unsupported[] = {"ref", "window", NULL};
+    static const char *const unsupported[] = {"window", NULL};
     if (refuse_fields(bc, "type", unsupported))
         return;
+    if (json_object_get(bc->args, "ref")) {
+        wd_target(bc, true, type_target);
+        return;
+    }
     wd_command(wd_of(bc->session), "POST", "/execute/sync",
                json_pack("{s:s, s:[]}", "script",
                          "var e=document.activeElement;return !!e&&e.type==='password';", "args"),

@@ -1,0 +1,134 @@
+// Pages as elements: snapshot and find with refs in a headless Chromium that
+// glovebox owns, and click and type_text by ref or text — into iframes,
+// off-screen list items scrolled into view, password fields whose value
+// never leaves the page. Refs end with the page they were taken on.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { needs } from '../lib/server.mjs';
+import { ms, startServer, topts, until } from '../lib/terminal.mjs';
+
+const haveBrowser = ['/usr/bin/chromium', '/usr/bin/chromedriver'].every((p) => existsSync(p));
+const browserOpts = () =>
+  needs('webdriver', topts({ timeout: ms(120000), ...(haveBrowser ? {} : { skip: 'chromium and chromedriver are not installed' }) }));
+
+const PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
+<h1>Shop <span>today</span></h1>
+<p>Plain words of a paragraph.</p>
+<label for="who">Your name</label><input id="who" value="Ann">
+<input id="secret" type="password" aria-label="Password" value="hunter2-never-shown">
+<button id="buy" onclick="document.getElementById('out').textContent='bought ' + document.getElementById('who').value">Buy now</button>
+<button disabled>Sold out</button>
+<input type="checkbox" id="gift" checked><label for="gift">Gift wrap</label>
+<div style="display:none"><button>Invisible</button></div>
+<div id="out">nothing yet</div>
+<a href="/other">Other page</a>
+<iframe src="/frame" style="position:absolute; left:600px; top:40px; width:300px; height:120px; border:0"></iframe>
+<ul>${Array.from({ length: 200 }, (_, i) => `<li onclick="document.getElementById('out').textContent='picked ${i + 1}'">Row ${i + 1}</li>`).join('')}</ul>
+</body></html>`;
+const FRAME = `<!doctype html><body style="margin:0"><button style="position:absolute; left:20px; top:30px; width:120px; height:40px" onclick="this.textContent='pressed inside'">Inside frame</button></body>`;
+
+async function site(t) {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (req.url === '/frame') return res.end(FRAME);
+    if (req.url === '/other') return res.end('<!doctype html><title>Other</title><p>Another page</p>');
+    res.end(PAGE);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+const byName = (els, role, name) => els.find((e) => e.role === role && e.name === name);
+
+test('snapshot and find on a page; click and type_text by ref and by text, iframes and off-screen rows included', browserOpts(), async (t) => {
+  const url = await site(t);
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url: `${url}/` });
+  await until(async () => /Inside frame/.test(JSON.stringify((await srv.ok('snapshot', {})).sc)), ms(10000), 'the iframe to load');
+
+  const snap = await srv.ok('snapshot', {});
+  const els = snap.sc.elements;
+  assert.equal(snap.sc.kind, 'webdriver');
+  assert.equal(snap.sc.count, els.length);
+  assert.ok(byName(els, 'heading', 'Shop today'), 'the heading, named by its text');
+  assert.ok(els.some((e) => e.role === 'text' && e.name === 'Plain words of a paragraph.'), 'text of its own');
+  const who = byName(els, 'textbox', 'Your name');
+  assert.equal(who.value, 'Ann', 'a field named by its label, with its value');
+  assert.ok(who.states.includes('editable'));
+  const secret = byName(els, 'textbox', 'Password');
+  assert.ok(secret.states.includes('password'));
+  assert.equal(secret.value, '', 'a password field never shows its value');
+  assert.doesNotMatch(JSON.stringify(snap), /hunter2/);
+  assert.ok(byName(els, 'button', 'Sold out').states.includes('disabled'));
+  assert.ok(byName(els, 'checkbox', 'Gift wrap').states.includes('checked'));
+  assert.ok(!els.some((e) => e.name === 'Invisible'), 'display:none is left out');
+  assert.ok(byName(els, 'link', 'Other page'));
+  const inside = byName(els, 'button', 'Inside frame');
+  assert.deepEqual(inside.bounds, { x: 620, y: 70, width: 120, height: 40 }, 'iframe elements in page coordinates');
+  assert.ok(byName(els, 'listitem', 'Row 200').states.includes('offscreen'));
+  assert.match(snap.content[0].text, /heading "Shop today"/);
+  assert.match(snap.content[0].text, /textbox "Your name" = "Ann" \[editable\]/);
+
+  // A budget: the rest is cut, and says so.
+  const small = await srv.ok('snapshot', { max_nodes: 5 });
+  assert.equal(small.sc.count, 5);
+  assert.equal(small.sc.truncated, true);
+  assert.match(small.sc.truncation, /5 of \d+ elements/);
+
+  // Refs act: type into the field (focused by ref), click the button.
+  const again = (await srv.ok('snapshot', {})).sc.elements;
+  await srv.ok('click', { ref: byName(again, 'textbox', 'Your name').ref, count: 3 });
+  await srv.ok('type_text', { ref: byName(again, 'textbox', 'Your name').ref, text: 'Zoë' });
+  const bought = await srv.ok('click', { ref: byName(again, 'button', 'Buy now').ref });
+  assert.equal(bought.sc.ref, byName(again, 'button', 'Buy now').ref);
+  assert.match((await srv.ok('read_text', {})).sc.text, /bought Zoë/);
+  // In the iframe, by ref.
+  await srv.ok('click', { ref: byName(again, 'button', 'Inside frame').ref });
+  await until(async () => /pressed inside/.test(JSON.stringify((await srv.ok('snapshot', {})).sc)), ms(5000), 'the frame button to be pressed');
+
+  // find, then a row far below the fold, scrolled into view and clicked.
+  const found = await srv.ok('find', { text: 'Row 187', exact: true });
+  assert.equal(found.sc.count, 1);
+  assert.equal(found.sc.matches[0].role, 'listitem');
+  await srv.ok('click', { ref: found.sc.matches[0].ref });
+  assert.match((await srv.ok('read_text', {})).sc.text, /picked 187/);
+  const buttons = await srv.ok('find', { role: 'button' });
+  assert.deepEqual(buttons.sc.matches.map((m) => m.name).sort(), ['Buy now', 'Sold out', 'pressed inside'].sort(), 'find looks into iframes too');
+
+  // By text alone.
+  await srv.ok('click', { text: 'Row 3', exact: true });
+  assert.match((await srv.ok('read_text', {})).sc.text, /picked 3/);
+  const none = await srv.call('click', { text: 'No such words' });
+  assert.equal(none.structuredContent.error.code, 'not_found');
+  assert.match(none.structuredContent.error.message, /No such words/);
+
+  // Typing into the password field by ref: the audit keeps no text.
+  const pw = (await srv.ok('find', { text: 'Password' })).sc.matches[0];
+  await srv.ok('type_text', { ref: pw.ref, text: 'typed-secret' });
+  let rows = '';
+  await until(() => {
+    try {
+      rows = execFileSync('sqlite3', ['-readonly', join(srv.dataDir, 'audit.db'), "SELECT arguments FROM calls WHERE tool = 'type_text'"]).toString();
+    } catch { return false; }
+    return (rows.match(/redacted/g) ?? []).length === 1;
+  }, ms(5000), 'the typing into the password field to be audited, redacted');
+  assert.match(rows, /Zoë/, 'typing into an ordinary field is kept');
+  assert.doesNotMatch(rows, /typed-secret/);
+
+  // Refs end with their page.
+  const stale = (await srv.ok('find', { text: 'Other page' })).sc.matches[0].ref;
+  await srv.ok('open_url', { url: `${url}/other` });
+  const gone = await srv.call('click', { ref: stale });
+  assert.equal(gone.structuredContent.error.code, 'not_found');
+  assert.match(gone.structuredContent.error.message, /gone/);
+  const bad = await srv.call('snapshot', { window: 'x' });
+  assert.equal(bad.structuredContent.error.code, 'not_supported');
+  await srv.close();
+});
