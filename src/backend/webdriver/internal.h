@@ -59,6 +59,9 @@ typedef void (*wd_reply_fn)(struct wd *w, void *ud, json_t *value, enum error_co
  * stolen (NULL: none; POSTs get {} then). */
 void wd_command(struct wd *w, const char *method, const char *path, json_t *body, wd_reply_fn fn,
                 void *ud);
+/* wd_command with a time limit of its own (a script that waits). */
+void wd_command_within(struct wd *w, const char *method, const char *path, json_t *body,
+                       long timeout_ms, wd_reply_fn fn, void *ud);
 /* The same on <endpoint><path> (no session), with its own time limit. */
 void wd_request(struct wd *w, const char *method, const char *path, json_t *body, long timeout_ms,
                 wd_reply_fn fn, void *ud);
@@ -81,6 +84,7 @@ void wd_scroll_op(struct backend_call *bc);
 void wd_drag_op(struct backend_call *bc);
 void wd_snapshot_op(struct backend_call *bc);
 void wd_find_op(struct backend_call *bc);
+void wd_wait_for_op(struct backend_call *bc);
 /* Where the element of bc's "ref" (or the first with its "text" and
  * "role") is, brought into view (and focused when focus): fn gets its
  * bounds in the viewport and whether it is a password field. bc is

@@ -144,12 +144,18 @@ void wd_request(struct wd *w, const char *method, const char *path, json_t *body
     free(text);
 }
 
+void wd_command_within(struct wd *w, const char *method, const char *path, json_t *body,
+                       long timeout_ms, wd_reply_fn fn, void *ud)
+{
+    char *full = xasprintf("/session/%s%s", w->remote_id, path);
+    wd_request(w, method, full, body, timeout_ms, fn, ud);
+    free(full);
+}
+
 void wd_command(struct wd *w, const char *method, const char *path, json_t *body, wd_reply_fn fn,
                 void *ud)
 {
-    char *full = xasprintf("/session/%s%s", w->remote_id, path);
-    wd_request(w, method, full, body, w->timeout_ms, fn, ud);
-    free(full);
+    wd_command_within(w, method, path, body, w->timeout_ms, fn, ud);
 }
 
 /* ---- the end ---- */
@@ -557,6 +563,7 @@ static const struct backend_impl webdriver_impl = {
     .drag = wd_drag_op,
     .snapshot = wd_snapshot_op,
     .find = wd_find_op,
+    .wait_for = wd_wait_for_op,
     .pointer = wd_pointer_op,
     .key_hold = wd_key_hold_op,
     .read_text = wd_read_text_op,

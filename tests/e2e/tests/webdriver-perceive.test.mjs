@@ -132,3 +132,67 @@ test('snapshot and find on a page; click and type_text by ref and by text, ifram
   assert.equal(bad.structuredContent.error.code, 'not_supported');
   await srv.close();
 });
+
+const LATER = `<!doctype html><title>Later</title><body>
+<button id="go" onclick="setTimeout(function () { var p = document.createElement('p'); p.textContent = 'Order 42 is ready'; document.body.appendChild(p); document.getElementById('spin').remove(); }, 400)">Start</button>
+<div id="spin">Working…</div><a href="/other">Other page</a></body>`;
+
+test('wait_for on a page: text and regex that appear, an element that goes, a timeout, across a navigation, cancelled', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (req.url === '/other') return res.end('<!doctype html><title>Other</title><p>Another page</p>');
+    res.end(LATER);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `${url}/` });
+
+  const spin = (await srv.ok('find', { text: 'Working' })).sc.matches[0].ref;
+  await srv.ok('click', { text: 'Start' });
+  const seen = await srv.ok('wait_for', { regex: 'Order [0-9]+ is ready', timeout_ms: 10000 });
+  assert.equal(seen.sc.matched, true);
+  assert.equal(seen.sc.line, 'Order 42 is ready');
+  assert.ok(Number.isInteger(seen.sc.elapsed_ms));
+  const goneRef = await srv.ok('wait_for', { ref: spin, gone: true, timeout_ms: 5000 });
+  assert.equal(goneRef.sc.matched, true);
+  const goneText = await srv.ok('wait_for', { text: 'Working', gone: true, timeout_ms: 5000 });
+  assert.equal(goneText.sc.matched, true);
+
+  const late = await srv.ok('wait_for', { text: 'never on this page', timeout_ms: 600 });
+  assert.equal(late.sc.matched, false);
+  assert.equal(late.sc.reason, 'timed out');
+  assert.ok(late.sc.elapsed_ms >= 600, `elapsed ${late.sc.elapsed_ms}`);
+
+  // A wait that outlives its page: the next page is watched.
+  const waiting = srv.ok('wait_for', { text: 'Another page', timeout_ms: 15000 });
+  await srv.ok('click', { text: 'Other page' });
+  assert.equal((await waiting).sc.matched, true);
+
+  // A cancelled wait ends at once; the server keeps serving.
+  const ac = new AbortController();
+  const long = srv.client.callTool({ name: 'wait_for', arguments: { text: 'not coming', timeout_ms: 60000 } }, undefined, { signal: ac.signal });
+  await new Promise((r) => setTimeout(r, 300));
+  ac.abort();
+  await assert.rejects(long, /abort/i);
+  assert.match((await srv.ok('read_text', {})).sc.text, /Another page/);
+
+  const bad = await srv.call('wait_for', { stable_ms: 100 });
+  assert.equal(bad.structuredContent.error.code, 'not_supported');
+  const both = await srv.call('wait_for', { text: 'a', ref: 'e1' });
+  assert.equal(both.structuredContent.error.code, 'invalid_argument');
+
+  // The session stopped under a wait: the wait hears at once.
+  const session = (await srv.ok('session_list', {})).sc.sessions.find((s) => s.kind === 'webdriver').id;
+  const orphan = srv.call('wait_for', { text: 'not coming', timeout_ms: 60000 });
+  await new Promise((r) => setTimeout(r, 300));
+  const t0 = Date.now();
+  await srv.ok('session_stop', { session });
+  const ended = await orphan;
+  assert.equal(ended.isError, true);
+  assert.ok(['session_expired', 'device_unavailable'].includes(ended.structuredContent.error.code), JSON.stringify(ended.structuredContent));
+  assert.ok(Date.now() - t0 < ms(10000));
+  await srv.close();
+});
