@@ -1,6 +1,7 @@
 /* The webdriver backend's shared state; private to src/backend/webdriver/. */
 #pragma once
 #include "backend/backend.h"
+#include "backend/frame_recording.h"
 #include "backend/webdriver/webdriver.h"
 
 #include <stdbool.h>
@@ -47,6 +48,7 @@ struct wd {
     bool destroyed;
     /* What calls in flight hear when the session goes. */
     enum error_code abort_code;
+    struct frame_recording_slot rec;
 };
 
 struct wd *wd_of(struct session *s);
@@ -85,6 +87,8 @@ void wd_drag_op(struct backend_call *bc);
 void wd_snapshot_op(struct backend_call *bc);
 void wd_find_op(struct backend_call *bc);
 void wd_wait_for_op(struct backend_call *bc);
+void wd_record_start_op(struct backend_call *bc);
+void wd_record_stop_op(struct backend_call *bc);
 /* Where the element of bc's "ref" (or the first with its "text" and
  * "role") is, brought into view (and focused when focus): fn gets its
  * bounds in the viewport and whether it is a password field. bc is

@@ -255,10 +255,18 @@ static void answer_connect(struct wd *w, struct session *s, enum error_code code
         fn(w->connected_ud, s, code, err);
 }
 
+/* A recording's samples use only their own copies: nothing to wait for. */
+static void recording_idle(void *ud)
+{
+    (void)ud;
+}
+
 static void webdriver_stop(struct session *s)
 {
     struct wd *w = wd_of(s);
     w->stopping = true;
+    /* Before the requests are cut off: its sample in flight then ends it. */
+    frame_recording_end(&w->rec, recording_idle, NULL);
     if (w->timer_open)
         uv_timer_stop(&w->timer);
     const char *why = s->end_reason ? s->end_reason : "stopped";
@@ -564,6 +572,8 @@ static const struct backend_impl webdriver_impl = {
     .snapshot = wd_snapshot_op,
     .find = wd_find_op,
     .wait_for = wd_wait_for_op,
+    .record_start = wd_record_start_op,
+    .record_stop = wd_record_stop_op,
     .pointer = wd_pointer_op,
     .key_hold = wd_key_hold_op,
     .read_text = wd_read_text_op,
