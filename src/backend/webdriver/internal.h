@@ -88,6 +88,8 @@ void wd_snapshot_op(struct backend_call *bc);
 void wd_find_op(struct backend_call *bc);
 void wd_wait_for_op(struct backend_call *bc);
 void wd_record_start_op(struct backend_call *bc);
+void wd_window_list_op(struct backend_call *bc);
+void wd_window_manage_op(struct backend_call *bc);
 void wd_record_stop_op(struct backend_call *bc);
 /* Where the element of bc's "ref" (or the first with its "text" and
  * "role") is, brought into view (and focused when focus): fn gets its

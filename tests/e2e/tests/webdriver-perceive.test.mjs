@@ -196,3 +196,44 @@ test('wait_for on a page: text and regex that appear, an element that goes, a ti
   assert.ok(Date.now() - t0 < ms(10000));
   await srv.close();
 });
+
+test('tabs: window_list shows every window with title and URL, window_manage focuses and closes them', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (req.url === '/two') return res.end('<!doctype html><title>Second tab</title><p>Page two</p>');
+    res.end(`<!doctype html><title>First tab</title><a href="/two" target="_blank">Open two</a>`);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `${url}/` });
+  await srv.ok('click', { text: 'Open two' });
+  const list = await until(async () => {
+    const l = await srv.ok('window_list', {});
+    return l.sc.count === 2 && l.sc.windows.every((w) => w.title) && l;
+  }, ms(10000), 'the second tab to open');
+  const first = list.sc.windows.find((w) => w.title === 'First tab');
+  const second = list.sc.windows.find((w) => w.title === 'Second tab');
+  assert.equal(first.focused, true, 'commands still go to the first tab');
+  assert.equal(second.url, `${url}/two`);
+  assert.match(list.content[0].text, /\* \S+ "First tab"/);
+
+  // Focus the second by a part of its title: commands go there.
+  const f = await srv.ok('window_manage', { window: 'Second', action: 'focus' });
+  assert.equal(f.sc.window.id, second.id);
+  assert.match((await srv.ok('read_text', {})).sc.text, /Page two/);
+  assert.equal((await srv.ok('window_list', {})).sc.windows.find((w) => w.focused).id, second.id);
+
+  // Close it by id: commands go back to the first.
+  await srv.ok('window_manage', { window: second.id, action: 'close' });
+  const after = await srv.ok('window_list', {});
+  assert.equal(after.sc.count, 1);
+  assert.equal(after.sc.windows[0].title, 'First tab');
+  assert.match((await srv.ok('read_text', {})).sc.text, /Open two/);
+
+  const none = await srv.call('window_manage', { window: 'No such tab', action: 'focus' });
+  assert.equal(none.structuredContent.error.code, 'not_found');
+  await srv.close();
+});
