@@ -5,6 +5,7 @@
 #include "backend/webdriver/webdriver.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <uv.h>
 
@@ -21,6 +22,10 @@ struct wd {
     char *browser;   /* "chrome 156.0…", NULL if the endpoint did not say */
     bool attached;   /* the remote session existed before (attach): never deleted */
     long timeout_ms; /* every request */
+    /* Farms end idle sessions: a cheap command after this long without
+     * one (ms; 0: never), and when the last request went. */
+    uint64_t keepalive_ms, last_request_ms;
+    bool remote_gone; /* the endpoint ended the remote session: no DELETE */
     int width, height;
     /* The pointer as glovebox last moved it (WebDriver never says). */
     int pointer_x, pointer_y;

@@ -26,6 +26,8 @@
 #define DELETE_TIMEOUT_MS 5000
 /* A chromedriver that ignores SIGTERM gets SIGKILL after this. */
 #define KILL_AFTER_MS 2000
+/* Farms end sessions idle for 60-300 s: a keep-alive twice a minute. */
+#define KEEPALIVE_DEFAULT_MS 30000
 /* WebDriver error messages carry stack traces: the first part is enough. */
 #define MESSAGE_MAX 300
 
@@ -106,9 +108,21 @@ static void reply(struct cmd *c, const struct wd_http_response *r)
         if (nl)
             *nl = '\0';
         c->fn(w, c->ud, NULL, code, msg);
-        free(msg);
         if (code == ERROR_DEVICE_UNAVAILABLE && w->driver_pid && !w->stopping)
             session_stop(w->session, "the browser is gone");
+        else if (code == ERROR_SESSION_EXPIRED && !w->stopping && w->session->was_live &&
+                 w->session->state == SESSION_LIVE) {
+            /* A farm ended it (idle, or its own time limit): nothing left
+             * to DELETE, and every later call hears session_expired. */
+            w->remote_gone = true;
+            const char *said = m ? m : error;
+            char *why =
+                xasprintf("the endpoint ended remote session %s (%.*s)", w->remote_id,
+                          (int)(strcspn(said, "\n") < 200 ? strcspn(said, "\n") : 200), said);
+            session_stop(w->session, why);
+            free(why);
+        }
+        free(msg);
     } else {
         char *msg = xasprintf("the WebDriver endpoint %s answered HTTP %ld without a WebDriver "
                               "reply (is it a WebDriver server?)",
@@ -139,6 +153,7 @@ void wd_request(struct wd *w, const char *method, const char *path, json_t *body
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     char *url = xasprintf("%s%s", w->base, path);
+    w->last_request_ms = uv_now(w->app->loop);
     wd_http_request(w->http, method, url, text, timeout_ms, http_done, c);
     free(url);
     free(text);
@@ -282,7 +297,7 @@ static void webdriver_stop(struct session *s)
     w->abort_code =
         w->driver_pid && !w->driver_alive ? ERROR_DEVICE_UNAVAILABLE : ERROR_SESSION_EXPIRED;
     wd_http_abort_all(w->http, why);
-    if (w->remote_id && !w->attached && (!w->driver_pid || w->driver_alive)) {
+    if (w->remote_id && !w->attached && !w->remote_gone && (!w->driver_pid || w->driver_alive)) {
         char *path = xasprintf("/session/%s", w->remote_id);
         wd_request(w, "DELETE", path, NULL,
                    w->timeout_ms < DELETE_TIMEOUT_MS ? w->timeout_ms : DELETE_TIMEOUT_MS, deleted,
@@ -387,11 +402,38 @@ static void driver_exited(pid_t pid, int status, void *ud)
     free(why);
 }
 
+static void kept_alive(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)ud;
+    (void)value;
+    (void)code;
+    /* An ended remote session has ended ours already (reply). */
+    if (err && !w->stopping)
+        log_info("%s: keep-alive: %s", w->session->id, err);
+}
+
+/* Idle for keepalive_ms: one cheap command (GET …/timeouts); otherwise
+ * look again when that much time will have passed since the last one. */
+static void keepalive_tick(uv_timer_t *t)
+{
+    struct wd *w = t->data;
+    if (w->stopping)
+        return;
+    uint64_t idle = uv_now(w->app->loop) - w->last_request_ms;
+    if (idle >= w->keepalive_ms) {
+        wd_command(w, "GET", "/timeouts", NULL, kept_alive, NULL);
+        idle = 0;
+    }
+    uv_timer_start(&w->timer, keepalive_tick, w->keepalive_ms - idle, 0);
+}
+
 static void set_live(struct wd *w)
 {
     json_decref(w->capabilities);
     w->capabilities = NULL;
     session_set_live(w->session);
+    if (w->keepalive_ms && w->timer_open)
+        uv_timer_start(&w->timer, keepalive_tick, w->keepalive_ms, 0);
     log_info("%s: connected to %s (remote session %s)", w->session->id, w->shown, w->remote_id);
     answer_connect(w, w->session, 0, NULL);
 }
@@ -522,6 +564,10 @@ void wd_connect(struct app *app, const struct webdriver_options *o, webdriver_co
     w->connected = done;
     w->connected_ud = ud;
     w->timeout_ms = o->timeout_ms;
+    /* The browser glovebox owns has no idle limit of its own. */
+    w->keepalive_ms = o->keepalive_s >= 0 ? (uint64_t)o->keepalive_s * 1000
+                      : o->url            ? KEEPALIVE_DEFAULT_MS
+                                          : 0;
     w->width = o->width;
     w->height = o->height;
     w->capabilities = o->capabilities ? json_deep_copy(o->capabilities) : NULL;

@@ -61,6 +61,7 @@ static void handle(struct tool_call *call)
         .attach = attach,
         .name = args_string(a, "name", NULL),
         .timeout_ms = (long)args_int(a, "timeout_ms", 60000),
+        .keepalive_s = (int)args_int(a, "keepalive_s", -1),
         .width = (int)args_int(a, "width", 1280),
         .height = (int)args_int(a, "height", 800),
         .client = &who,
