@@ -506,6 +506,9 @@ static json_t *new_session_body(struct wd *w)
         json_decref(ours);
         if (!json_object_get(opts, "binary") && wd_driver_chromium())
             json_object_set_new(opts, "binary", json_string(wd_driver_chromium()));
+        /* Everything the console says, for browser_logs. */
+        if (!json_object_get(always, "goog:loggingPrefs"))
+            json_object_set_new(always, "goog:loggingPrefs", json_pack("{s:s}", "browser", "ALL"));
     }
     return json_pack("{s:{s:o, s:[{}]}}", "capabilities", "alwaysMatch", always, "firstMatch");
 }
@@ -620,6 +623,7 @@ static const struct backend_impl webdriver_impl = {
     .wait_for = wd_wait_for_op,
     .record_start = wd_record_start_op,
     .window_list = wd_window_list_op,
+    .browser_logs = wd_browser_logs_op,
     .window_manage = wd_window_manage_op,
     .record_stop = wd_record_stop_op,
     .pointer = wd_pointer_op,

@@ -40,3 +40,4 @@ struct webdriver_api {
 /* The tools of webdriver sessions (kinds.c lists the one that starts them). */
 extern const struct tool tool_webdriver_connect;
 extern const struct tool tool_open_url;
+extern const struct tool tool_browser_logs;
