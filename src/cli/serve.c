@@ -12,8 +12,10 @@
 #include "core/log.h"
 #include "core/paths.h"
 #include "core/xmalloc.h"
+#include "mcp/registry.h"
 #include "mcp/server.h"
 #include "mcp/tool.h"
+#include "mcp/tool_groups.h"
 #include "policy/pause.h"
 #include "session/session.h"
 #include "tools/tools.h"
@@ -47,6 +49,8 @@ struct server {
     char *pidfile;                /* DATA_DIR/serve-<pid>.pid; NULL if not written */
     uv_timer_t deadline;
     bool shared_sessions;             /* --shared-sessions */
+    char *tools;                      /* --tools GROUPS (or GLOVEBOX_TOOLS), or NULL: all */
+    bool output_schemas;              /* --output-schemas */
     int max_sessions, max_per_client; /* --max-sessions, --max-sessions-per-client */
     bool stopping;
     bool finished;
@@ -76,6 +80,13 @@ static void usage(FILE *to)
           "  --data-dir DIR       recordings, screenshots, audit log\n"
           "                       (default $XDG_DATA_HOME/glovebox)\n"
           "  --page-size N        items per page in list results (default 100)\n"
+          "  --tools GROUPS       serve only these tool groups, e.g. sessions,terminal,\n"
+          "                       perception,input (default all; also GLOVEBOX_TOOLS):\n"
+          "                       sessions terminal desktop vnc webdriver android\n"
+          "                       perception input computer windows clipboard\n"
+          "                       recording server\n"
+          "  --output-schemas     list each tool's outputSchema in tools/list (default\n"
+          "                       not: results carry structuredContent either way)\n"
           "  --shared-sessions    every client may list and use every screen session\n"
           "                       (cooperating agents; default: a session is its\n"
           "                       starter's unless started with shared: true)\n"
@@ -119,6 +130,8 @@ static void finish(struct server *srv)
     http_options_finish(&srv->http_opts);
     free(srv->token_file);
     srv->token_file = NULL;
+    free(srv->tools);
+    srv->tools = NULL;
     uv_walk(srv->app.loop, close_walk, &srv->deadline);
     /* Unreferenced: when no job is left the loop ends at once. */
     uv_timer_start(&srv->deadline, work_deadline, WORK_GRACE_MS, 0);
@@ -230,6 +243,12 @@ static int parse_args(struct server *srv, int argc, char **argv)
         } else if (strcmp(a, "--shared-sessions") == 0) {
             srv->shared_sessions = true;
             continue;
+        } else if (strcmp(a, "--output-schemas") == 0) {
+            srv->output_schemas = true;
+            continue;
+        } else if (strcmp(a, "--tools") == 0 && v) {
+            free(srv->tools);
+            srv->tools = xstrdup(v);
         } else if ((strcmp(a, "--max-sessions") == 0 ||
                     strcmp(a, "--max-sessions-per-client") == 0) &&
                    v) {
@@ -325,6 +344,7 @@ static int parse_args(struct server *srv, int argc, char **argv)
                 "--policy",       "--mode",
                 "--audit-db",     "--audit-retention-days",
                 "--max-sessions", "--max-sessions-per-client",
+                "--tools",
             };
             bool needs_value = false;
             for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
@@ -420,6 +440,25 @@ static bool start_transports(struct server *srv)
     return true;
 }
 
+/* --tools (else GLOVEBOX_TOOLS) and --output-schemas, before the tools are
+ * registered: the registry leaves out the groups not named. */
+static int choose_tools(struct server *srv)
+{
+    registry_list_output_schemas(srv->output_schemas);
+    const char *spec = srv->tools ? srv->tools : getenv("GLOVEBOX_TOOLS");
+    if (!spec || !*spec)
+        return 0;
+    char *err = NULL;
+    char **groups = tool_groups_parse(spec, &err);
+    if (!groups) {
+        fprintf(stderr, "glovebox serve: %s: %s\n", srv->tools ? "--tools" : "GLOVEBOX_TOOLS", err);
+        free(err);
+        return EXIT_USAGE;
+    }
+    registry_serve_groups(groups);
+    return 0;
+}
+
 int cli_serve(int argc, char **argv)
 {
     struct server srv = {0};
@@ -434,6 +473,8 @@ int cli_serve(int argc, char **argv)
     int rc = parse_args(&srv, argc, argv);
     if (rc == 0)
         rc = load_token(&srv);
+    if (rc == 0)
+        rc = choose_tools(&srv);
     /* Before the policy: it checks its rules against the tools' facts. */
     tools_register_all();
     cli_register_extra_tools();
@@ -443,6 +484,7 @@ int cli_serve(int argc, char **argv)
         free(srv.app.data_dir);
         http_options_finish(&srv.http_opts);
         free(srv.token_file);
+        free(srv.tools);
         serve_policy_finish(&srv.policy);
         serve_audit_finish(&srv.audit, &srv.app);
         mcp_server_finish();

@@ -1,6 +1,7 @@
 #include "mcp/registry.h"
 
 #include "core/xmalloc.h"
+#include "mcp/tool_groups.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,34 @@ struct absent {
 };
 static struct absent *absent;
 static size_t absent_count;
+
+/* serve --tools: the groups served (NULL: all). */
+static char **served_groups;
+/* serve --output-schemas: list each tool's outputSchema in tools/list. */
+static bool list_output_schemas;
+
+void registry_serve_groups(char **groups)
+{
+    tool_groups_free(served_groups);
+    served_groups = groups && groups[0] ? groups : NULL;
+    if (!served_groups)
+        tool_groups_free(groups);
+}
+
+void registry_list_output_schemas(bool on)
+{
+    list_output_schemas = on;
+}
+
+static bool group_served(const char *group)
+{
+    if (!served_groups || !group)
+        return true;
+    for (char **g = served_groups; *g; g++)
+        if (strcmp(*g, group) == 0)
+            return true;
+    return false;
+}
 
 static json_t *parse_schema(const struct tool *t, const char *text, const char *which)
 {
@@ -74,6 +103,20 @@ static void admit_error_result(json_t *schema)
 
 void registry_add(const struct tool *tool)
 {
+    if (tool->group && !tool_group_known(tool->group)) {
+        fprintf(stderr, "glovebox: tool %s: group \"%s\" is not in mcp/tool_groups.c\n", tool->name,
+                tool->group);
+        abort();
+    }
+    if (!group_served(tool->group)) {
+        /* A policy written for every group may still name it. */
+        char *why = xasprintf("a tool of the group \"%s\", which this server does not serve "
+                              "(glovebox serve --tools)",
+                              tool->group);
+        registry_add_absent(tool->name, why);
+        free(why);
+        return;
+    }
     if (registry_find(tool->name)) {
         fprintf(stderr, "glovebox: tool %s registered twice\n", tool->name);
         abort();
@@ -107,6 +150,8 @@ void registry_clear(void)
     free(absent);
     absent = NULL;
     absent_count = 0;
+    registry_serve_groups(NULL);
+    list_output_schemas = false;
 }
 
 void registry_add_absent(const char *name, const char *why)
@@ -157,13 +202,20 @@ json_t *registry_tool_json(const struct tool_entry *e, bool with_title_and_outpu
                           "inputSchema", e->input_schema);
     if (with_title_and_output) {
         json_object_set_new(o, "title", json_string(t->title));
-        if (e->output_schema)
+        /* Listed only on request: clients hand tools/list to the model, and
+         * the output schemas were over a third of it; without one a client
+         * takes structuredContent as it comes (the spec makes it optional). */
+        if (e->output_schema && list_output_schemas)
             json_object_set(o, "outputSchema", e->output_schema);
     }
     if (with_annotations) {
         const struct tool_annotations *a = &t->annotations;
-        json_t *ann = json_pack("{s:s, s:b, s:b}", "title", t->title, "readOnlyHint", a->read_only,
-                                "openWorldHint", a->open_world);
+        json_t *ann =
+            json_pack("{s:b, s:b}", "readOnlyHint", a->read_only, "openWorldHint", a->open_world);
+        /* The tool's own title says it since 2025-06-18; older clients read
+         * it here. */
+        if (!with_title_and_output)
+            json_object_set_new(ann, "title", json_string(t->title));
         /* destructive/idempotent only mean something for tools that write. */
         if (!a->read_only) {
             json_object_set_new(ann, "destructiveHint", json_boolean(a->destructive));

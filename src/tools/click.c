@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_click = {
     .name = "click",
+    .group = "input",
     .title = "Click",
     .description =
         "Clicks on a desktop: at x,y (screen pixels, or the pixels of a scaled screenshot when "

@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_clipboard_get = {
     .name = "clipboard_get",
+    .group = "clipboard",
     .title = "Read the clipboard",
     .description =
         "Returns the text on a desktop session's clipboard (selection \"clipboard\", what "

@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_clipboard_set = {
     .name = "clipboard_set",
+    .group = "clipboard",
     .title = "Set the clipboard",
     .description =
         "Puts UTF-8 text on a desktop session's clipboard (selection \"clipboard\", what ctrl+v "

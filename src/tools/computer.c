@@ -356,6 +356,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_computer = {
     .name = "computer",
+    .group = "computer",
     .title = "Computer use",
     .description =
         "Runs one action of a model's computer-use tool exactly as the model emits it "

@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_drag = {
     .name = "drag",
+    .group = "input",
     .title = "Drag",
     .description = "Drags on a desktop: presses the button at from, moves the pointer to to in "
                    "small steps over duration_ms (so toolkits see a real drag), and releases. "

@@ -21,6 +21,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_find = {
     .name = "find",
+    .group = "perception",
     .title = "Find elements",
     .description =
         "Finds elements on a desktop by text (a substring of the accessible name or value, "

@@ -26,6 +26,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_press_key = {
     .name = "press_key",
+    .group = "input",
     .title = "Press a key",
     .description = "Presses a key or chord: \"Enter\" (Return), \"Tab\", \"Escape\" (Esc), "
                    "\"Backspace\", \"Delete\" (Del), \"Up\"/\"Down\"/\"Left\"/\"Right\", "

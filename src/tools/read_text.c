@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_read_text = {
     .name = "read_text",
+    .group = "perception",
     .title = "Read screen text",
     .description = "Returns the text on the screen, line by line (trailing blanks trimmed, wide "
                    "characters once), optionally with the last N scrollback lines, plus the "

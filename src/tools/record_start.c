@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_record_start = {
     .name = "record_start",
+    .group = "recording",
     .title = "Start recording",
     .description = "Starts recording the session: terminals take a frame on each change of "
                    "the screen, desktops sample it fps times a second (default 5, at most 30) "

@@ -12,6 +12,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_record_stop = {
     .name = "record_stop",
+    .group = "recording",
     .title = "Stop recording",
     .description = "Stops the session's recording and writes it to the data directory "
                    "as the format record_start chose (GIF, animated WebP or WebM video). "

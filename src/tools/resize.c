@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_resize = {
     .name = "resize",
+    .group = "sessions",
     .title = "Resize the screen",
     .description = "Changes the size of a session's screen. Terminals: cols and rows (2–1000); "
                    "the program receives SIGWINCH.",

@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_screenshot = {
     .name = "screenshot",
+    .group = "perception",
     .title = "Screenshot",
     .description = "The screen as an image. Terminals are rendered from their cells with real "
                    "fonts (colours, bold, italic, underline, wide characters, cursor). format: "

@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_scroll = {
     .name = "scroll",
+    .group = "input",
     .title = "Scroll",
     .description = "Scrolls on a desktop with the mouse wheel: direction up, down, left or "
                    "right, amount wheel clicks (default 3), at x,y when given (the pointer "

@@ -22,6 +22,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_session_list = {
     .name = "session_list",
+    .group = "sessions",
     .title = "List sessions",
     .description =
         "Lists your live sessions (terminals, desktops, remote screens; also those "

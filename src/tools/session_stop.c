@@ -50,6 +50,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_session_stop = {
     .name = "session_stop",
+    .group = "sessions",
     .title = "Stop a session",
     .description = "Ends a session: the terminal program and its process group, a private "
                    "desktop and its apps, a remote connection. Answers when everything is "

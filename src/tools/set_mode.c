@@ -42,6 +42,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_set_mode = {
     .name = "set_mode",
+    .group = "server",
     .title = "Lower the mode",
     .description = "Lowers this server's mode: autopilot (the policy alone decides) → assist "
                    "(every change needs a person's confirmation) → passive (observe only). "

@@ -13,6 +13,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_snapshot = {
     .name = "snapshot",
+    .group = "perception",
     .title = "Snapshot the screen",
     .description = "A structured view of the screen. Terminal sessions: lines, cursor, window "
                    "title, whether the alternate screen is active (full-screen programs such as "

@@ -88,6 +88,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_status = {
     .name = "status",
+    .group = "server",
     .title = "Server status",
     .description = "Version, uptime, the protocol version in use, live sessions, which kinds "
                    "of screen (terminal, desktop, vnc, webdriver, android) this machine can run, "

@@ -23,6 +23,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_type_text = {
     .name = "type_text",
+    .group = "input",
     .title = "Type text",
     .description = "Types UTF-8 text into the session as a person would. Terminals: the bytes go "
                    "to the program (as a bracketed paste when the program enabled it); newlines "

@@ -29,6 +29,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_wait_for = {
     .name = "wait_for",
+    .group = "perception",
     .title = "Wait for the screen",
     .description = "Waits until text (or a regular expression, PCRE2 syntax) appears on the "
                    "screen — or, with gone: true, disappears; or until the screen has been "

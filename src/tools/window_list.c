@@ -11,6 +11,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_window_list = {
     .name = "window_list",
+    .group = "windows",
     .title = "List windows",
     .description = "Lists a desktop's top-level windows, top-most first: id, title, application "
                    "(WM_CLASS), pid, bounds and whether it has the keyboard focus. Use the id "

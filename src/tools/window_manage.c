@@ -28,6 +28,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_window_manage = {
     .name = "window_manage",
+    .group = "windows",
     .title = "Manage a window",
     .description = "Acts on a desktop window named by id (from window_list) or a part of its "
                    "title: focus (raise and give it the keyboard), move (x, y: new top-left "

@@ -64,6 +64,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_android_connect = {
     .name = "android_connect",
+    .group = "android",
     .title = "Connect to an Android device",
     .description =
         "Connects to a phone or emulator through the adb server (no adb process per action) and "

@@ -49,6 +49,7 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_device_list = {
     .name = "device_list",
+    .group = "android",
     .title = "List Android devices",
     .description = "Lists the phones and emulators the adb server sees: serial, state (device = "
                    "usable; offline and unauthorized come with what to do), model and product. "

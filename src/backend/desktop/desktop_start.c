@@ -82,6 +82,7 @@ static const struct tool_policy_args policy_args = {.command = "command", .displ
 
 const struct tool tool_desktop_start = {
     .name = "desktop_start",
+    .group = "desktop",
     .title = "Start a desktop session",
     .description =
         "Starts a private X desktop (a new Xvfb with its own D-Bus session and accessibility "

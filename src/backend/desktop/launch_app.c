@@ -87,6 +87,7 @@ static const struct tool_policy_args policy_args = {.command = "command", .comma
 
 const struct tool tool_launch_app = {
     .name = "launch_app",
+    .group = "desktop",
     .title = "Launch an app on a desktop",
     .description = "Starts a program inside a desktop session, with that desktop's display and "
                    "accessibility bus; it ends with the session.",

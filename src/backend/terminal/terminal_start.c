@@ -143,6 +143,7 @@ static const struct tool_policy_args policy_args = {
 
 const struct tool tool_terminal_start = {
     .name = "terminal_start",
+    .group = "terminal",
     .title = "Start a terminal session",
     .description = "Runs a program (default: the user's shell) in a new pseudo-terminal with "
                    "TERM=xterm-256color and returns the session id, pid and size. Then use "

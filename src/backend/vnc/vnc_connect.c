@@ -100,6 +100,7 @@ static const struct tool_policy_args policy_args = {.host = "host"};
 
 const struct tool tool_vnc_connect = {
     .name = "vnc_connect",
+    .group = "vnc",
     .title = "Connect to a remote desktop (VNC)",
     .description =
         "Starts a session on a VNC (RFB) server: host, port or display (port 5900 + display), "

@@ -43,6 +43,7 @@ static const struct tool_policy_args policy_args = {.host = "url"};
 
 const struct tool tool_open_url = {
     .name = "open_url",
+    .group = "webdriver",
     .title = "Open a URL",
     .description = "Loads an http: or https: page in a browser session (webdriver_connect) and "
                    "returns the page's title once it has loaded. The policy's hosts rules "

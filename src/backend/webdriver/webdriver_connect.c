@@ -91,6 +91,7 @@ static const struct tool_policy_args policy_args = {.host = "url"};
 
 const struct tool tool_webdriver_connect = {
     .name = "webdriver_connect",
+    .group = "webdriver",
     .title = "Connect to a browser or device (WebDriver)",
     .description =
         "Starts a session on a W3C WebDriver endpoint (url: chromedriver, Appium, a Selenium "
