@@ -80,13 +80,12 @@ static void usage(FILE *to)
           "  --data-dir DIR       recordings, screenshots, audit log\n"
           "                       (default $XDG_DATA_HOME/glovebox)\n"
           "  --page-size N        items per page in list results (default 100)\n"
-          "  --tools GROUPS       serve only these tool groups, e.g. sessions,terminal,\n"
-          "                       perception,input (default all; also GLOVEBOX_TOOLS):\n"
-          "                       sessions terminal desktop vnc webdriver android\n"
-          "                       perception input computer windows clipboard\n"
-          "                       recording server\n"
+          "  --tools GROUPS       serve only these tool groups (also GLOVEBOX_TOOLS), e.g.\n"
+          "                       default,android or all. default: sessions terminal\n"
+          "                       desktop perception input server; more: windows\n"
+          "                       clipboard recording computer vnc webdriver android\n"
           "  --output-schemas     list each tool's outputSchema in tools/list (default\n"
-          "                       not: results carry structuredContent either way)\n"
+          "                       not; also GLOVEBOX_OUTPUT_SCHEMAS=1)\n"
           "  --shared-sessions    every client may list and use every screen session\n"
           "                       (cooperating agents; default: a session is its\n"
           "                       starter's unless started with shared: true)\n"
@@ -440,14 +439,16 @@ static bool start_transports(struct server *srv)
     return true;
 }
 
-/* --tools (else GLOVEBOX_TOOLS) and --output-schemas, before the tools are
+/* --tools (else GLOVEBOX_TOOLS) and --output-schemas (GLOVEBOX_OUTPUT_SCHEMAS=1),
+ * before the tools are
  * registered: the registry leaves out the groups not named. */
 static int choose_tools(struct server *srv)
 {
-    registry_list_output_schemas(srv->output_schemas);
+    const char *os = getenv("GLOVEBOX_OUTPUT_SCHEMAS");
+    registry_list_output_schemas(srv->output_schemas || (os && strcmp(os, "1") == 0));
     const char *spec = srv->tools ? srv->tools : getenv("GLOVEBOX_TOOLS");
     if (!spec || !*spec)
-        return 0;
+        spec = "default";
     char *err = NULL;
     char **groups = tool_groups_parse(spec, &err);
     if (!groups) {

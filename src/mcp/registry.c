@@ -101,6 +101,43 @@ static void admit_error_result(json_t *schema)
     json_array_append_new(all, json_pack("{s:o}", "anyOf", either));
 }
 
+/* Keywords that only bound what the server accepts (string lengths,
+ * patterns, array sizes, numeric ranges): tools/list leaves them out, since
+ * every client hands the list to its model and they were a fifth of it. The
+ * server still validates against the whole schema and names the field and
+ * its limit when a call breaks one (docs/tools.md). */
+static const char *const limit_keywords[] = {
+    "minLength", "maxLength", "pattern",          "minItems",         "maxItems",
+    "minimum",   "maximum",   "exclusiveMinimum", "exclusiveMaximum",
+};
+
+static json_t *without_limits(const json_t *schema)
+{
+    if (json_is_array(schema)) {
+        json_t *out = json_array();
+        size_t i;
+        json_t *v;
+        json_array_foreach(schema, i, v) json_array_append_new(out, without_limits(v));
+        return out;
+    }
+    if (!json_is_object(schema))
+        return json_deep_copy(schema);
+    json_t *out = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)schema, k, v)
+    {
+        bool limit = false;
+        for (size_t i = 0; i < sizeof limit_keywords / sizeof limit_keywords[0]; i++)
+            limit |= strcmp(k, limit_keywords[i]) == 0;
+        /* A property called "maximum" is a name, not the keyword. */
+        if (limit && !json_is_object(v))
+            continue;
+        json_object_set_new(out, k, without_limits(v));
+    }
+    return out;
+}
+
 void registry_add(const struct tool *tool)
 {
     if (tool->group && !tool_group_known(tool->group)) {
@@ -128,6 +165,7 @@ void registry_add(const struct tool *tool)
     struct tool_entry *e = &entries[count++];
     e->tool = tool;
     e->input_schema = parse_schema(tool, tool->input_schema, "input");
+    e->listed_input = without_limits(e->input_schema);
     e->output_schema =
         tool->output_schema ? parse_schema(tool, tool->output_schema, "output") : NULL;
     if (e->output_schema)
@@ -138,6 +176,7 @@ void registry_clear(void)
 {
     for (size_t i = 0; i < count; i++) {
         json_decref(entries[i].input_schema);
+        json_decref(entries[i].listed_input);
         json_decref(entries[i].output_schema);
     }
     free(entries);
@@ -199,7 +238,7 @@ json_t *registry_tool_json(const struct tool_entry *e, bool with_title_and_outpu
 {
     const struct tool *t = e->tool;
     json_t *o = json_pack("{s:s, s:s, s:O}", "name", t->name, "description", t->description,
-                          "inputSchema", e->input_schema);
+                          "inputSchema", e->listed_input);
     if (with_title_and_output) {
         json_object_set_new(o, "title", json_string(t->title));
         /* Listed only on request: clients hand tools/list to the model, and

@@ -8,7 +8,8 @@
 
 struct tool_entry {
     const struct tool *tool;
-    json_t *input_schema;  /* parsed, owned */
+    json_t *input_schema;  /* parsed, owned: what arguments are validated against */
+    json_t *listed_input;  /* owned: the same without the limits tools/list leaves out */
     json_t *output_schema; /* parsed, owned; NULL if none */
 };
 

@@ -6,20 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The default set is what most deployments use, kept small because every
+ * client hands the whole tool list to its model on every turn (docs/tools.md
+ * gives its size); the others are one word away. */
 static const struct tool_group groups[] = {
-    {"sessions", "list, stop and resize screen sessions"},
-    {"terminal", "start terminal sessions"},
-    {"desktop", "start Linux desktops and programs on them"},
-    {"vnc", "connect to VNC servers"},
-    {"webdriver", "browsers and devices over WebDriver, open URLs"},
-    {"android", "Android devices over adb"},
-    {"perception", "screenshots, snapshots, text, find, wait_for"},
-    {"input", "type, keys, click, drag, scroll"},
-    {"computer", "the computer-use tool of Anthropic and OpenAI models"},
-    {"windows", "list and manage desktop windows"},
-    {"clipboard", "read and set the clipboard"},
-    {"recording", "record screens"},
-    {"server", "status and set_mode"},
+    {"sessions", true},   {"terminal", true},  {"desktop", true},  {"perception", true},
+    {"input", true},      {"server", true},    {"windows", false}, {"clipboard", false},
+    {"recording", false}, {"computer", false}, {"vnc", false},     {"webdriver", false},
+    {"android", false},
 };
 
 const struct tool_group *tool_groups(size_t *count)
@@ -52,10 +46,19 @@ static char *known_names(void)
     return strbuf_steal(&sb);
 }
 
+static bool listed(char **list, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0)
+            return true;
+    return false;
+}
+
 char **tool_groups_parse(const char *spec, char **err)
 {
     size_t n = 0;
-    char **list = xcalloc(strlen(spec) / 2 + 2, sizeof *list);
+    /* Each group at most once: never more than all of them. */
+    char **list = xcalloc(sizeof groups / sizeof groups[0] + 1, sizeof *list);
     bool all = false;
     const char *p = spec;
     for (;;) {
@@ -69,15 +72,23 @@ char **tool_groups_parse(const char *spec, char **err)
         if (strcmp(name, "all") == 0) {
             all = true;
             free(name);
+        } else if (strcmp(name, "default") == 0) {
+            free(name);
+            for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+                if (groups[i].by_default && !listed(list, n, groups[i].name))
+                    list[n++] = xstrdup(groups[i].name);
         } else if (!tool_group_known(name)) {
             char *known = known_names();
-            *err = *name ? xasprintf("unknown tool group \"%s\" (groups: %s, or all)", name, known)
-                         : xasprintf("an empty tool group in \"%s\" (groups: %s, or all)", spec,
-                                     known);
+            *err = *name ? xasprintf("unknown tool group \"%s\" (groups: %s; or default, all)",
+                                     name, known)
+                         : xasprintf("an empty tool group in \"%s\" (groups: %s; or default, all)",
+                                     spec, known);
             free(known);
             free(name);
             tool_groups_free(list);
             return NULL;
+        } else if (listed(list, n, name)) {
+            free(name);
         } else {
             list[n++] = name;
         }

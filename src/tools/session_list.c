@@ -24,11 +24,7 @@ const struct tool tool_session_list = {
     .name = "session_list",
     .group = "sessions",
     .title = "List sessions",
-    .description =
-        "Lists your live sessions (terminals, desktops, remote screens; also those "
-        "other clients started shared) with their id, kind, name, state (starting, "
-        "live, stopping, ended) and kind-specific facts. include_ended also shows recently ended "
-        "sessions and why they ended.",
+    .description = "Lists your sessions: id, kind, name, state.",
     .input_schema = tool_session_list_input_schema,
     .output_schema = tool_session_list_output_schema,
     .annotations = {.read_only = true},

@@ -90,10 +90,8 @@ const struct tool tool_status = {
     .name = "status",
     .group = "server",
     .title = "Server status",
-    .description = "Version, uptime, the protocol version in use, live sessions, which kinds "
-                   "of screen (terminal, desktop, vnc, webdriver, android) this machine can run, "
-                   "with the Debian package for anything missing, the policy, and whether the "
-                   "audit log is being written.",
+    .description = "Version, sessions, which screen kinds this machine can run (and the packages "
+                   "missing), the policy and the audit log.",
     .input_schema = tool_status_input_schema,
     .output_schema = tool_status_output_schema,
     .annotations = {.read_only = true, .open_world = false},
