@@ -83,7 +83,7 @@ static void usage(FILE *to)
           "  --tools GROUPS       serve only these tool groups (also GLOVEBOX_TOOLS), e.g.\n"
           "                       default,android or all. default: sessions terminal\n"
           "                       desktop perception input server; more: windows\n"
-          "                       clipboard recording computer vnc webdriver android\n"
+          "                       clipboard recording computer_use vnc webdriver android\n"
           "  --output-schemas     list each tool's outputSchema in tools/list (default\n"
           "                       not; also GLOVEBOX_OUTPUT_SCHEMAS=1)\n"
           "  --shared-sessions    every client may list and use every screen session\n"

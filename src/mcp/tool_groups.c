@@ -12,7 +12,7 @@
 static const struct tool_group groups[] = {
     {"sessions", true},   {"terminal", true},  {"desktop", true},  {"perception", true},
     {"input", true},      {"server", true},    {"windows", false}, {"clipboard", false},
-    {"recording", false}, {"computer", false}, {"vnc", false},     {"webdriver", false},
+    {"recording", false}, {"computer_use", false}, {"vnc", false},     {"webdriver", false},
     {"android", false},
 };
 

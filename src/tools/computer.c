@@ -356,7 +356,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_computer = {
     .name = "computer",
-    .group = "computer",
+    .group = "computer_use",
     .title = "Computer use",
     .description = "Runs one action of a model's computer-use tool as the model emits it "
                    "(Anthropic computer_20251124 action, or OpenAI type) and answers with a fresh "
