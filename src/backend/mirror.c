@@ -51,14 +51,30 @@ static void put_string(struct strbuf *sb, const char *s, bool bare_ok)
     strbuf_putc(sb, '"');
 }
 
+/* Integers exactly (pids have seven digits), others as %g. */
+static void put_number(struct strbuf *sb, const json_t *v)
+{
+    if (json_is_integer(v))
+        strbuf_printf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else
+        strbuf_printf(sb, "%g", json_number_value(v));
+}
+
 static bool put_bounds(struct strbuf *sb, const json_t *b)
 {
     const json_t *x = json_object_get(b, "x"), *y = json_object_get(b, "y"),
                  *w = json_object_get(b, "width"), *h = json_object_get(b, "height");
     if (!json_is_number(x) || !json_is_number(y) || !json_is_number(w) || !json_is_number(h))
         return false;
-    strbuf_printf(sb, "(%g,%g %gx%g)", json_number_value(x), json_number_value(y),
-                  json_number_value(w), json_number_value(h));
+    strbuf_putc(sb, '(');
+    put_number(sb, x);
+    strbuf_putc(sb, ',');
+    put_number(sb, y);
+    strbuf_putc(sb, ' ');
+    put_number(sb, w);
+    strbuf_putc(sb, 'x');
+    put_number(sb, h);
+    strbuf_putc(sb, ')');
     return true;
 }
 
@@ -70,10 +86,9 @@ static void put_value(struct strbuf *sb, const char *key, const json_t *v)
         put_string(sb, json_string_value(v), true);
         break;
     case JSON_INTEGER:
-        strbuf_printf(sb, " %s=%" JSON_INTEGER_FORMAT, key, json_integer_value(v));
-        break;
     case JSON_REAL:
-        strbuf_printf(sb, " %s=%g", key, json_real_value(v));
+        strbuf_printf(sb, " %s=", key);
+        put_number(sb, v);
         break;
     case JSON_TRUE:
         strbuf_printf(sb, " %s", key);
@@ -102,7 +117,7 @@ static void put_value(struct strbuf *sb, const char *key, const json_t *v)
             if (json_is_string(e))
                 put_string(sb, json_string_value(e), true);
             else
-                strbuf_printf(sb, "%g", json_number_value(e));
+                put_number(sb, e);
         }
         if (any)
             strbuf_putc(sb, ']');
@@ -139,7 +154,7 @@ static void put_lead(struct strbuf *sb, const json_t *item, const char *const *l
         if (json_is_string(v))
             put_string(sb, json_string_value(v), strcmp(*k, "name") && strcmp(*k, "title"));
         else
-            strbuf_printf(sb, "%g", json_number_value(v));
+            put_number(sb, v);
     }
 }
 
@@ -152,16 +167,19 @@ void mirror_item(struct strbuf *sb, const json_t *item, const char *const *lead,
 
 void mirror_element(struct strbuf *sb, const json_t *e)
 {
-    static const char *const lead[] = {"ref", "name", NULL};
-    static const char *const skip[] = {"role",   "states", "bounds", "depth",
-                                       "parent", "source", NULL};
-    /* ref role "name": roles have spaces ("push button") and read bare. */
+    /* ref role "name": roles have spaces ("push button") and read bare.
+     * Words read by OCR have neither ref nor role, and their "text" is
+     * what they say: text "Hello". */
     const char *ref = json_string_value(json_object_get(e, "ref"));
     const char *role = json_string_value(json_object_get(e, "role"));
-    strbuf_printf(sb, "%s%s%s", ref ? ref : "", ref && role ? " " : "", role ? role : "");
-    put_lead(sb, e, lead + 1, !ref && !role);
-    if (!json_object_get(e, "name") && !json_object_get(e, "text"))
-        strbuf_puts(sb, " \"\""); /* unnamed: say so, as the outline does */
+    const char *name_key = json_object_get(e, "name") || role ? "name" : "text";
+    const char *name = json_string_value(json_object_get(e, name_key));
+    if (ref)
+        strbuf_printf(sb, "%s ", ref);
+    strbuf_printf(sb, "%s ", role ? role : "text");
+    put_string(sb, name ? name : "", false);
+    const char *const lead[] = {"ref", "role", name_key, NULL};
+    static const char *const skip[] = {"states", "bounds", "depth", "parent", "source", NULL};
     put_rest(sb, e, lead, skip);
     /* Only states that are not the norm: an element is enabled, showing and
      * so on unless it says otherwise. */
