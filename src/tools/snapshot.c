@@ -17,7 +17,7 @@ const struct tool tool_snapshot = {
     .title = "Snapshot the screen",
     .description =
         "The screen as structure. Terminals: lines, cursor, title, exit status. Desktops and "
-        "phones: elements with refs (e1, e2, ...) for click, type_text, read_text and wait_for, "
+        "phones: elements with refs (e1, e2, ...) for the other tools, "
         "with role, name, value, states and bounds; refs last until the next snapshot or find.",
     .input_schema = tool_snapshot_input_schema,
     .output_schema = tool_snapshot_output_schema,

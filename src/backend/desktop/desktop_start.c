@@ -85,8 +85,8 @@ const struct tool tool_desktop_start = {
     .group = "desktop",
     .title = "Start a desktop session",
     .description = "Starts a private Linux desktop (Xvfb with its own D-Bus and accessibility "
-                   "bus), optionally running command, or attaches to an X display. See it with "
-                   "snapshot, find and screenshot; launch_app starts more programs.",
+                   "bus), optionally running command, or attaches to an X display; launch_app "
+                   "starts more programs.",
     .input_schema = tool_desktop_start_input_schema,
     .output_schema = tool_desktop_start_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
