@@ -21,4 +21,5 @@ const struct tool tool_browser_logs = {
     .output_schema = tool_browser_logs_output_schema,
     .annotations = {.read_only = true, .destructive = false, .open_world = false},
     .handler = handle,
+    .group = "webdriver",
 };
