@@ -227,6 +227,11 @@ test('a farm that ends idle sessions: keepalive_s keeps one alive; without it th
   assert.equal(later.structuredContent.error.code, 'session_expired');
   assert.ok(!hub.log.some((e) => e.method === 'DELETE' && e.url.endsWith(left.sc.remote_session)), 'nothing to DELETE');
 
+  // An endpoint without chromedriver's log says so.
+  const logs = await srv.call('browser_logs', { session: kept.sc.id });
+  assert.equal(logs.structuredContent.error.code, 'not_supported');
+  assert.match(logs.structuredContent.error.message, /keeps none/);
+
   await srv.ok('session_stop', { session: kept.sc.id });
   assert.ok(hub.log.some((e) => e.method === 'DELETE' && e.url.endsWith(kept.sc.remote_session)));
   await srv.close();

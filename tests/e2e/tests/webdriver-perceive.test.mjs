@@ -237,3 +237,44 @@ test('tabs: window_list shows every window with title and URL, window_manage foc
   assert.equal(none.structuredContent.error.code, 'not_found');
   await srv.close();
 });
+
+test('browser_logs: console messages, page errors and failed requests since the last call', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    if (req.url === '/missing.js') {
+      res.statusCode = 404;
+      return res.end('no');
+    }
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><title>Logs</title><script src="/missing.js"></script><script>
+console.log('hello from the page'); console.warn('careful now'); console.error('it broke: code 7');
+setTimeout(function () { throw new Error('uncaught in a timer'); }, 10);
+</script><button onclick="console.info('clicked later')">Again</button>`);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `http://127.0.0.1:${server.address().port}/` });
+  let logs;
+  await until(async () => {
+    const r = await srv.ok('browser_logs', {});
+    logs = [...(logs ?? []), ...r.sc.entries];
+    return logs.some((e) => /uncaught in a timer/.test(e.message));
+  }, ms(10000), 'the page error to be logged');
+  const text = logs.map((e) => `${e.level} ${e.source} ${e.message}`).join('\n');
+  assert.match(text, /info console-api .*hello from the page/);
+  assert.match(text, /warning console-api .*careful now/);
+  assert.match(text, /error console-api .*it broke: code 7/);
+  assert.match(text, /error javascript .*uncaught in a timer/);
+  assert.match(text, /error network .*missing\.js.*404/);
+  assert.ok(logs.every((e) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(e.time)), 'ISO times');
+
+  // Each entry once: the next call has only what came since.
+  await srv.ok('click', { text: 'Again' });
+  const next = await srv.ok('browser_logs', { level: 'all' });
+  assert.ok(next.sc.entries.some((e) => /clicked later/.test(e.message)));
+  assert.ok(!next.sc.entries.some((e) => /hello from the page/.test(e.message)));
+  const quiet = await srv.ok('browser_logs', { level: 'error' });
+  assert.equal(quiet.sc.count, 0);
+  await srv.close();
+});
