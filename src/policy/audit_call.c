@@ -194,6 +194,50 @@ static char *without(const char *text, const char *secret)
     return strbuf_steal(&sb);
 }
 
+/* item without the strings in secrets (a new string), or NULL when it is
+ * not a string or holds none of them. */
+static json_t *scrubbed(const json_t *item, const json_t *secrets)
+{
+    if (!json_is_string(item))
+        return NULL;
+    char *text = xstrdup(json_string_value(item));
+    size_t k;
+    const json_t *s;
+    json_array_foreach(secrets, k, s)
+    {
+        char *clean = without(text, json_string_value(s));
+        free(text);
+        text = clean;
+    }
+    json_t *out =
+        strcmp(text, json_string_value(item)) ? utf8_json_string(text, strlen(text)) : NULL;
+    free(text);
+    return out;
+}
+
+/* Replaces every occurrence of the strings in secrets inside the strings
+ * of v (in place; a recipe's secret params, tool_call_secrets). */
+static void scrub(json_t *v, const json_t *secrets)
+{
+    const char *key;
+    size_t i;
+    json_t *item, *clean;
+    json_object_foreach(v, key, item)
+    {
+        if ((clean = scrubbed(item, secrets)))
+            json_object_set_new(v, key, clean);
+        else
+            scrub(item, secrets);
+    }
+    json_array_foreach(v, i, item)
+    {
+        if ((clean = scrubbed(item, secrets)))
+            json_array_set_new(v, i, clean);
+        else
+            scrub(item, secrets);
+    }
+}
+
 static char *string_of(const json_t *v)
 {
     return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
@@ -266,6 +310,15 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
 
     json_t *stored = json_deep_copy(args);
     json_t *removed = json_array();
+    const json_t *secrets = tool_call_secrets(call);
+    json_t *clean_notes = NULL;
+    if (secrets) {
+        scrub(stored, secrets);
+        json_array_extend(removed, (json_t *)secrets);
+        clean_notes = json_deep_copy(notes);
+        scrub(clean_notes, secrets);
+        notes = clean_notes;
+    }
     redact(stored, is_secret(args, notes), removed);
     shorten_strings(stored);
     t[AUDIT_ARGUMENTS] = json_dumps(stored, JSON_COMPACT);
@@ -302,6 +355,7 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
         free(text);
     }
     json_decref(removed);
+    json_decref(clean_notes);
     return row;
 }
 
