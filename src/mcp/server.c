@@ -475,9 +475,9 @@ static void dispatch(struct mcp_conn *c, const char *method, json_t *id, json_t 
         method_resources_unsubscribe(c, id, params, &rc, stream);
     else if (strcmp(method, "subscriptions/listen") == 0)
         method_subscriptions_listen(c, id, params, &rc, stream);
-    else if (strcmp(method, "prompts/list") == 0 && prompts_count() > 0)
+    else if (strcmp(method, "prompts/list") == 0 && prompts_any())
         method_prompts_list(c, id, params, &rc, stream);
-    else if (strcmp(method, "prompts/get") == 0 && prompts_count() > 0)
+    else if (strcmp(method, "prompts/get") == 0 && prompts_any())
         method_prompts_get(c, id, params, &rc, stream);
     else if (strcmp(method, "completion/complete") == 0 && completions_available())
         method_completion_complete(c, id, params, &rc, stream);

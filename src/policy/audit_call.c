@@ -9,6 +9,7 @@
  * wrong type, say an array, is still a secret). Whatever was replaced is
  * cut out of the error message too, in case it was quoted there. */
 #define LOG_MODULE "audit"
+#include "core/scrub.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
@@ -26,7 +27,7 @@
  * start of that JSON. */
 #define MAX_ARGUMENTS 65536
 
-static const char REDACTED[] = "[redacted]";
+static const char REDACTED[] = SCRUB_REDACTED;
 
 static char *shortened(const char *s, size_t n)
 {
@@ -179,65 +180,6 @@ static void redact(json_t *v, bool secret, json_t *removed)
     }
 }
 
-static char *without(const char *text, const char *secret)
-{
-    size_t n = strlen(secret);
-    struct strbuf sb;
-    strbuf_init(&sb);
-    const char *p = text, *hit;
-    while (n > 0 && (hit = strstr(p, secret))) {
-        strbuf_append(&sb, p, (size_t)(hit - p));
-        strbuf_puts(&sb, REDACTED);
-        p = hit + n;
-    }
-    strbuf_puts(&sb, p);
-    return strbuf_steal(&sb);
-}
-
-/* item without the strings in secrets (a new string), or NULL when it is
- * not a string or holds none of them. */
-static json_t *scrubbed(const json_t *item, const json_t *secrets)
-{
-    if (!json_is_string(item))
-        return NULL;
-    char *text = xstrdup(json_string_value(item));
-    size_t k;
-    const json_t *s;
-    json_array_foreach(secrets, k, s)
-    {
-        char *clean = without(text, json_string_value(s));
-        free(text);
-        text = clean;
-    }
-    json_t *out =
-        strcmp(text, json_string_value(item)) ? utf8_json_string(text, strlen(text)) : NULL;
-    free(text);
-    return out;
-}
-
-/* Replaces every occurrence of the strings in secrets inside the strings
- * of v (in place; a recipe's secret params, tool_call_secrets). */
-static void scrub(json_t *v, const json_t *secrets)
-{
-    const char *key;
-    size_t i;
-    json_t *item, *clean;
-    json_object_foreach(v, key, item)
-    {
-        if ((clean = scrubbed(item, secrets)))
-            json_object_set_new(v, key, clean);
-        else
-            scrub(item, secrets);
-    }
-    json_array_foreach(v, i, item)
-    {
-        if ((clean = scrubbed(item, secrets)))
-            json_array_set_new(v, i, clean);
-        else
-            scrub(item, secrets);
-    }
-}
-
 static char *string_of(const json_t *v)
 {
     return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
@@ -313,10 +255,10 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     const json_t *secrets = tool_call_secrets(call);
     json_t *clean_notes = NULL;
     if (secrets) {
-        scrub(stored, secrets);
+        scrub_json(stored, secrets);
         json_array_extend(removed, (json_t *)secrets);
         clean_notes = json_deep_copy(notes);
-        scrub(clean_notes, secrets);
+        scrub_json(clean_notes, secrets);
         notes = clean_notes;
     }
     redact(stored, is_secret(args, notes), removed);
@@ -347,7 +289,7 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
         size_t i;
         json_array_foreach(removed, i, item)
         {
-            char *clean = without(text, json_string_value(item));
+            char *clean = scrub_text_one(text, json_string_value(item));
             free(text);
             text = clean;
         }
