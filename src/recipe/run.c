@@ -139,7 +139,11 @@ static void advance(struct run *r);
 static void settle(struct run *r, const json_t *result, const json_t *notes, const char *spawn_err)
 {
     const json_t *step = step_at(r, r->step);
-    bool failed = spawn_err || json_is_true(json_object_get(result, "isError"));
+    /* A wait that gave up answers normally (matched: false); in a recipe
+     * what follows it depends on it, so the step failed. */
+    bool unmatched = json_is_false(
+        json_object_get(json_object_get(result, "structuredContent"), "matched"));
+    bool failed = spawn_err || unmatched || json_is_true(json_object_get(result, "isError"));
     if (failed && !r->cancelled && strcmp(on_failure(step), "retry") == 0 &&
         r->attempt <= retries(step)) {
         r->attempt++;
@@ -162,7 +166,8 @@ static void settle(struct run *r, const json_t *result, const json_t *notes, con
         }
     }
     if (failed) {
-        const char *code = json_string_value(json_object_get(notes, "error_code"));
+        const char *code = unmatched ? "timeout"
+                                     : json_string_value(json_object_get(notes, "error_code"));
         json_t *msg = spawn_err ? json_string(spawn_err) : result_text(result, r->secrets);
         json_object_set_new(rep, "error", json_pack("{s:s, s:o}", "code",
                                                     code ? code : spawn_err ? "not_found"
