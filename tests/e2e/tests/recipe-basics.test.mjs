@@ -3,11 +3,12 @@
 // files and unknown names, params landing literally, secrets kept out.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { BASH, recipeServer, writeRecipe } from '../lib/recipes.mjs';
-import { needs } from '../lib/server.mjs';
+import { E2E_DIR, REPO_DIR, needs } from '../lib/server.mjs';
 import { tempDir, textOf, topts } from '../lib/terminal.mjs';
 
 const termOpts = (extra) => needs('terminal', topts(extra));
@@ -160,4 +161,27 @@ test('unknown recipes, bad names and bad params are clear errors', topts(), asyn
   assert.equal(g.sc.status, 'failed');
   assert.equal(g.sc.steps[0].error.code, 'not_found');
   assert.match(g.sc.steps[0].error.message, /unknown tool no_such_tool/);
+});
+
+test('docs/recipe.schema.json accepts what glovebox accepts and refuses what it refuses', topts(), async (t) => {
+  const require = createRequire(join(E2E_DIR, 'node_modules/@modelcontextprotocol/sdk/package.json'));
+  const Ajv2020 = require('ajv/dist/2020').default;
+  const schema = JSON.parse(readFileSync(join(REPO_DIR, 'docs/recipe.schema.json'), 'utf8'));
+  const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
+  const { srv, project } = await recipeServer(t);
+  const cases = {
+    good: { description: 'd', params: { a: { description: 'A', default: 'x' }, s: { secret: true } }, steps: [{ tool: 'status', arguments: { x: '{{a}}' }, on_failure: 'retry', retries: 3, note: 'n' }] },
+    'no-steps': { steps: [] },
+    'extra-field': { steps: [{ tool: 'status' }], colour: 'blue' },
+    'bad-retries': { steps: [{ tool: 'status', retries: 11 }] },
+    'secret-default': { params: { s: { secret: true, default: 'pw' } }, steps: [{ tool: 'status' }] },
+    'bad-param-name': { params: { '1x': {} }, steps: [{ tool: 'status' }] },
+    'recipe-step': { steps: [{ tool: 'recipe_delete', arguments: { name: 'x' } }] },
+  };
+  for (const [name, doc] of Object.entries(cases)) writeRecipe(project, name, doc);
+  const listed = Object.fromEntries((await srv.ok('recipe_list')).sc.recipes.map((r) => [r.name, r]));
+  for (const [name, doc] of Object.entries(cases)) {
+    const ajvOk = validate(doc);
+    assert.equal(!listed[name].error, ajvOk, `${name}: glovebox says ${listed[name].error ?? 'valid'}, the schema says ${ajvOk ? 'valid' : JSON.stringify(validate.errors)}`);
+  }
 });
