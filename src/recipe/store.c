@@ -114,7 +114,7 @@ static void list_dir(enum recipe_where w, json_t *seen, json_t *out)
             json_object_set_new(item, "description", json_string(desc ? json_string_value(desc)
                                                                       : ""));
             json_t *params = json_object_get(doc, "params");
-            json_object_set(item, "params", params ? params : json_object());
+            json_object_set_new(item, "params", params ? json_incref(params) : json_object());
             json_object_set_new(item, "steps",
                                 json_integer((json_int_t)json_array_size(
                                     json_object_get(doc, "steps"))));
