@@ -169,6 +169,13 @@ bool tool_call_spawn(struct tool_call *parent, const char *tool, json_t *args, j
  * done still runs once. */
 void tool_call_cancel(struct tool_call *child);
 
+/* A listener told of every answered tools/call, after the audit log's
+ * observer: the call (its arguments, owner) and the CallToolResult about to
+ * be sent, both borrowed. Recipes use it to remember what the elements a
+ * snapshot showed were, so a ref can be saved as a locator. One listener;
+ * NULL removes it. Loop thread; must not block. */
+void tool_calls_set_tap(void (*tap)(const struct tool_call *call, const json_t *result));
+
 /* Per-call state a handler may attach (freed by the handler itself). */
 void tool_call_set_data(struct tool_call *call, void *data);
 void *tool_call_data(const struct tool_call *call);

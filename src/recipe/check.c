@@ -99,10 +99,43 @@ static void note_placeholder(const char *name, size_t len, void *ud)
         u->first = xstrdup(buf);
 }
 
+static bool check_xy(const json_t *o, const char *where, const char *key, char **err)
+{
+    const json_t *p = json_object_get(o, key);
+    static const char *const allowed[] = {"x", "y", NULL};
+    if (!p)
+        return true;
+    char at[80];
+    snprintf(at, sizeof at, "%s.%s", where, key);
+    if (!json_is_object(p) || !json_is_integer(json_object_get(p, "x")) ||
+        !json_is_integer(json_object_get(p, "y")))
+        return fail(err, "%s: expected {x, y} in pixels", at);
+    return known_keys(p, allowed, at, err);
+}
+
+static bool check_locator(const json_t *loc, const char *step, char **err)
+{
+    static const char *const allowed[] = {"role", "name", "app", "window", "point", "screen",
+                                          NULL};
+    char where[60];
+    snprintf(where, sizeof where, "%s.locator", step);
+    if (!json_is_object(loc))
+        return fail(err, "%s: expected {role, name, app, window, point}", where);
+    if (!known_keys(loc, allowed, where, err))
+        return false;
+    if (!json_is_string(json_object_get(loc, "name")))
+        return fail(err, "%s.name: expected the element's accessible name (a string)", where);
+    static const char *const strings[] = {"role", "app", "window"};
+    for (size_t k = 0; k < 3; k++)
+        if (!text_field(loc, strings[k], where, err))
+            return false;
+    return check_xy(loc, where, "point", err) && check_xy(loc, where, "screen", err);
+}
+
 static bool check_step(const json_t *step, size_t i, const json_t *params, char **err)
 {
-    static const char *const allowed[] = {"tool",    "arguments", "on_failure", "retries",
-                                          "note",    NULL};
+    static const char *const allowed[] = {"tool", "arguments", "on_failure", "retries", "note",
+                                          "locator", "strict", NULL};
     char where[40];
     snprintf(where, sizeof where, "steps[%zu]", i);
     if (!json_is_object(step))
@@ -131,6 +164,12 @@ static bool check_step(const json_t *step, size_t i, const json_t *params, char 
     const char *ofs = json_string_value(of);
     if (of && (!ofs || (strcmp(ofs, "stop") && strcmp(ofs, "skip") && strcmp(ofs, "retry"))))
         return fail(err, "%s.on_failure: expected \"stop\", \"skip\" or \"retry\"", where);
+    const json_t *loc = json_object_get(step, "locator");
+    if (loc && !check_locator(loc, where, err))
+        return false;
+    const json_t *strict = json_object_get(step, "strict");
+    if (strict && !json_is_boolean(strict))
+        return fail(err, "%s.strict: expected true or false", where);
     const json_t *r = json_object_get(step, "retries");
     if (r && (!json_is_integer(r) || json_integer_value(r) < 0 ||
               json_integer_value(r) > RECIPE_MAX_RETRIES))

@@ -39,6 +39,7 @@ static void handle(struct tool_call *call)
         .from_step = (size_t)from,
         .to_step = (size_t)to,
         .dry_run = args_bool(args, "dry_run", false),
+        .strict = args_bool(args, "strict", false),
     };
     recipe_run_start(call, doc, values, &o);
 }

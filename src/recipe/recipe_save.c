@@ -4,6 +4,7 @@
 #include "core/xmalloc.h"
 #include "recipe/from_audit.h"
 #include "recipe/recipe.h"
+#include "recipe/refs.h"
 #include "recipe/tools.h"
 #include "recipe_save.schema.h"
 
@@ -19,6 +20,8 @@ void recipe_save_finish(struct tool_call *call, json_t *steps, json_t *params, c
         json_object_set(doc, "description", (json_t *)desc);
     if (params && json_object_size(params))
         json_object_set(doc, "params", params);
+    /* Refs die with their snapshot: keep what they stood for. */
+    int located = recipe_refs_to_locators(steps, tool_call_owner(call));
     json_object_set(doc, "steps", steps);
     json_decref(params);
     json_decref(steps);
@@ -28,8 +31,9 @@ void recipe_save_finish(struct tool_call *call, json_t *steps, json_t *params, c
         recipe_store(name, doc, args_bool(args, "replace", false), &path, &code, &err)) {
         size_t n = json_array_size(json_object_get(doc, "steps"));
         tool_call_done(call, json_pack("{s:s, s:O}", "path", path, "recipe", doc),
-                       "saved recipe %s (%zu step%s%s%s) to %s", name, n, n == 1 ? "" : "s",
-                       from ? " from " : "", from ? from : "", path);
+                       "saved recipe %s (%zu step%s%s%s; %d ref%s saved as locators) to %s", name,
+                       n, n == 1 ? "" : "s", from ? " from " : "", from ? from : "", located,
+                       located == 1 ? "" : "s", path);
     } else {
         tool_call_fail_code(call, code, "%s", err);
     }
@@ -54,7 +58,7 @@ static void handle(struct tool_call *call)
         return;
     }
     const json_t *params = json_object_get(args, "params");
-    recipe_save_finish(call, json_incref((json_t *)steps),
+    recipe_save_finish(call, json_deep_copy(steps),
                        params ? json_incref((json_t *)params) : NULL, NULL);
 }
 

@@ -1,4 +1,5 @@
 #include "mcp/registry.h"
+#include "recipe/refs.h"
 #include "recipe/tools.h"
 
 void recipe_register(void)
@@ -9,4 +10,5 @@ void recipe_register(void)
     registry_add(&tool_recipe_run);
     registry_add(&tool_recipe_delete);
     prompts_set_source(&recipe_prompt_source);
+    tool_calls_set_tap(recipe_refs_observe);
 }

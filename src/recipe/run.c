@@ -11,6 +11,7 @@
 #include "mcp/schema.h"
 #include "mcp/tool.h"
 #include "recipe/history.h"
+#include "recipe/locate.h"
 #include "recipe/recipe.h"
 
 #include <stdio.h>
@@ -32,6 +33,10 @@ struct run {
     bool waiting;            /* a step's answer is due */
     bool in_spawn;           /* inside tool_call_spawn: its answer must not recurse */
     bool cancelled, failed;
+    bool strict;          /* recipe_run's strict: every locator strictly */
+    json_t *located;      /* the step's arguments with its locator found; owned, or NULL */
+    const char *by;       /* how it was found (static), or NULL */
+    bool healed;
     uint64_t step_start_ms, run_start_ms;
     int64_t started_at_ms; /* Unix time, for the history */
 };
@@ -130,6 +135,7 @@ static void finish(struct run *r)
     json_decref(r->values);
     json_decref(r->secrets);
     json_decref(r->out);
+    json_decref(r->located);
     free(r);
 }
 
@@ -144,9 +150,12 @@ static void settle(struct run *r, const json_t *result, const json_t *notes, con
     bool unmatched = json_is_false(
         json_object_get(json_object_get(result, "structuredContent"), "matched"));
     bool failed = spawn_err || unmatched || json_is_true(json_object_get(result, "isError"));
+    json_decref(r->located);
+    r->located = NULL;
     if (failed && !r->cancelled && strcmp(on_failure(step), "retry") == 0 &&
         r->attempt <= retries(step)) {
         r->attempt++;
+        r->by = NULL; /* a retry finds its locator again */
         return;
     }
     const char *status = !failed ? "ok" : strcmp(on_failure(step), "skip") == 0 ? "skipped"
@@ -174,11 +183,16 @@ static void settle(struct run *r, const json_t *result, const json_t *notes, con
                                                                             : "tool_failed",
                                                     "message", msg));
     }
+    if (r->by) {
+        json_object_set_new(rep, "by", json_string(r->by));
+        json_object_set_new(rep, "healed", json_boolean(r->healed));
+    }
     json_array_set_new(r->out, r->step - 1, rep);
     if (failed && strcmp(status, "failed") == 0)
         r->failed = true;
     r->step = r->failed ? r->last + 1 : r->step + 1;
     r->attempt = 1;
+    r->by = NULL;
 }
 
 static void step_done(void *ud, const json_t *result, const json_t *notes)
@@ -187,6 +201,21 @@ static void step_done(void *ud, const json_t *result, const json_t *notes)
     r->child = NULL;
     r->waiting = false;
     settle(r, result, notes, NULL);
+    if (!r->in_spawn)
+        advance(r);
+}
+
+static void located(void *ud, json_t *args, const char *by, bool healed, const char *err)
+{
+    struct run *r = ud;
+    r->waiting = false;
+    if (err) {
+        settle(r, NULL, NULL, err);
+    } else {
+        r->located = args;
+        r->by = by;
+        r->healed = healed;
+    }
     if (!r->in_spawn)
         advance(r);
 }
@@ -201,10 +230,27 @@ static void advance(struct run *r)
         const json_t *step = step_at(r, r->step);
         const char *tool = json_string_value(json_object_get(step, "tool"));
         const json_t *arguments = json_object_get(step, "arguments");
-        json_t *args = arguments ? recipe_subst(arguments, r->values) : json_object();
         /* The audit row of every step names its run. */
         json_t *notes = json_pack("{s:{s:s, s:s, s:I, s:i}}", "recipe", "run", r->id, "name",
                                   r->name, "step", (json_int_t)r->step, "attempt", r->attempt);
+        const json_t *locator = json_object_get(step, "locator");
+        if (locator && !r->located) {
+            /* Find the element again first; the step runs once it is. */
+            r->waiting = true;
+            r->in_spawn = true;
+            recipe_locate(r->call, locator,
+                          arguments ? recipe_subst(arguments, r->values) : json_object(),
+                          r->strict || json_is_true(json_object_get(step, "strict")), notes,
+                          located, r, &r->child);
+            r->in_spawn = false;
+            json_decref(notes);
+            if (r->waiting)
+                return; /* located advances */
+            continue;
+        }
+        json_t *args = r->located ? json_incref(r->located)
+                       : arguments ? recipe_subst(arguments, r->values)
+                                   : json_object();
         char msg[160];
         snprintf(msg, sizeof msg, "step %zu of %zu: %s", r->step, r->last, tool);
         tool_call_progress(r->call, (double)r->step - 1, (double)r->last, msg);
@@ -288,6 +334,7 @@ void recipe_run_start(struct tool_call *call, json_t *doc, json_t *values,
     r->first = r->step = o->from_step;
     r->last = o->to_step;
     r->attempt = 1;
+    r->strict = o->strict;
     /* Every step has a status, those outside from_step..to_step too. */
     r->out = json_array();
     size_t total = json_array_size(json_object_get(doc, "steps"));

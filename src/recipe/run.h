@@ -11,6 +11,7 @@ struct tool_call;
 struct recipe_run_options {
     size_t from_step, to_step; /* 1-based, inclusive; already checked against the recipe */
     bool dry_run;              /* say what would be called; call nothing */
+    bool strict;               /* locators must be found where they were saved */
 };
 
 /* Runs doc (stolen) with values (stolen; the param values) and answers
