@@ -177,6 +177,9 @@ test('docs/recipe.schema.json accepts what glovebox accepts and refuses what it 
     'secret-default': { params: { s: { secret: true, default: 'pw' } }, steps: [{ tool: 'status' }] },
     'bad-param-name': { params: { '1x': {} }, steps: [{ tool: 'status' }] },
     'recipe-step': { steps: [{ tool: 'recipe_delete', arguments: { name: 'x' } }] },
+    locator: { steps: [{ tool: 'click', locator: { role: 'push button', name: 'OK', window: 'W', point: { x: 1, y: 2 }, screen: { x: 3, y: 4 } }, strict: true }] },
+    'locator-no-name': { steps: [{ tool: 'click', locator: { role: 'push button' } }] },
+    'locator-bad-point': { steps: [{ tool: 'click', locator: { name: 'OK', point: { x: 1 } } }] },
   };
   for (const [name, doc] of Object.entries(cases)) writeRecipe(project, name, doc);
   const listed = Object.fromEntries((await srv.ok('recipe_list')).sc.recipes.map((r) => [r.name, r]));
