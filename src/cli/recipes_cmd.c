@@ -104,9 +104,8 @@ int cli_recipes(int argc, char **argv)
                    json_string_value(json_object_get(r, "recipe")),
                    json_string_value(json_object_get(r, "status")));
             print_time(json_integer_value(json_object_get(r, "started_ms")));
-            printf(" %lld ms\n",
-                   (long long)(json_integer_value(json_object_get(r, "ended_ms")) -
-                               json_integer_value(json_object_get(r, "started_ms"))));
+            printf(" %lld ms\n", (long long)(json_integer_value(json_object_get(r, "ended_ms")) -
+                                             json_integer_value(json_object_get(r, "started_ms"))));
         }
     }
     if (err) {
@@ -227,8 +226,7 @@ static int run_recipe(int argc, char **argv)
                                        "notifications/initialized")) &&
                send_line(to, json_pack("{s:s, s:i, s:s, s:{s:s, s:{s:s, s:O}}}", "jsonrpc", "2.0",
                                        "id", 2, "method", "tools/call", "params", "name",
-                                       "recipe_run", "arguments", "name", name, "params",
-                                       params));
+                                       "recipe_run", "arguments", "name", name, "params", params));
         answer = sent ? read_answer(from, 2) : NULL;
     }
     json_decref(init);
@@ -240,13 +238,12 @@ static int run_recipe(int argc, char **argv)
         ;
     const json_t *result = json_object_get(answer, "result");
     const json_t *sc = json_object_get(result, "structuredContent");
-    const char *text =
-        json_string_value(json_object_get(json_array_get(json_object_get(result, "content"), 0),
-                                          "text"));
+    const char *text = json_string_value(
+        json_object_get(json_array_get(json_object_get(result, "content"), 0), "text"));
     int rc = EXIT_FAILURE_RUNTIME;
     if (!result) {
-        const char *msg = json_string_value(json_object_get(json_object_get(answer, "error"),
-                                                            "message"));
+        const char *msg =
+            json_string_value(json_object_get(json_object_get(answer, "error"), "message"));
         fprintf(stderr, "glovebox recipe run: %s\n",
                 msg ? msg : "glovebox serve ended without an answer (see its messages above)");
     } else if (json_is_true(json_object_get(result, "isError"))) {

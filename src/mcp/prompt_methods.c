@@ -117,8 +117,8 @@ void method_prompts_get(struct mcp_conn *c, json_t *id, json_t *params,
         bool known = true;
         char *err = NULL;
         json_t *description = NULL;
-        json_t *messages = src->get(json_string_value(name), json_object_get(params, "arguments"),
-                                    &known, &err);
+        json_t *messages =
+            src->get(json_string_value(name), json_object_get(params, "arguments"), &known, &err);
         if (messages) {
             /* The source puts its description first: {description, messages}. */
             description = json_incref(json_object_get(messages, "description"));

@@ -31,11 +31,11 @@ bool tool_call_spawn(struct tool_call *parent, const char *tool, json_t *args, j
     const struct tool_entry *entry = registry_find(tool);
     if (!entry || !c || c->in_flight >= MCP_MAX_IN_FLIGHT) {
         const char *absent = entry ? NULL : registry_absent_why(tool);
-        *err = !entry ? (absent ? xasprintf("unknown tool %s: it is %s", tool, absent)
-                                : xasprintf("unknown tool %s (tools/list shows the tools)", tool))
-               : !c   ? xstrdup("the client is gone")
-                      : xasprintf("too many calls in flight on this connection (%d)",
-                                  MCP_MAX_IN_FLIGHT);
+        *err =
+            !entry ? (absent ? xasprintf("unknown tool %s: it is %s", tool, absent)
+                             : xasprintf("unknown tool %s (tools/list shows the tools)", tool))
+            : !c   ? xstrdup("the client is gone")
+                 : xasprintf("too many calls in flight on this connection (%d)", MCP_MAX_IN_FLIGHT);
         json_decref(args);
         json_decref(notes);
         return false;

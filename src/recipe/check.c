@@ -78,8 +78,10 @@ static bool check_params(const json_t *params, char **err)
         if (s && !json_is_boolean(s))
             return fail(err, "%s.secret: expected true or false", where);
         if (json_is_true(s) && d)
-            return fail(err, "%s.default: a secret param has no default (it would be stored "
-                        "in the file); pass its value to recipe_run", where);
+            return fail(err,
+                        "%s.default: a secret param has no default (it would be stored "
+                        "in the file); pass its value to recipe_run",
+                        where);
     }
     return true;
 }
@@ -115,8 +117,7 @@ static bool check_xy(const json_t *o, const char *where, const char *key, char *
 
 static bool check_locator(const json_t *loc, const char *step, char **err)
 {
-    static const char *const allowed[] = {"role", "name", "app", "window", "point", "screen",
-                                          NULL};
+    static const char *const allowed[] = {"role", "name", "app", "window", "point", "screen", NULL};
     char where[60];
     snprintf(where, sizeof where, "%s.locator", step);
     if (!json_is_object(loc))
@@ -134,8 +135,8 @@ static bool check_locator(const json_t *loc, const char *step, char **err)
 
 static bool check_step(const json_t *step, size_t i, const json_t *params, char **err)
 {
-    static const char *const allowed[] = {"tool", "arguments", "on_failure", "retries", "note",
-                                          "locator", "strict", NULL};
+    static const char *const allowed[] = {"tool", "arguments", "on_failure", "retries",
+                                          "note", "locator",   "strict",     NULL};
     char where[40];
     snprintf(where, sizeof where, "steps[%zu]", i);
     if (!json_is_object(step))
@@ -173,8 +174,7 @@ static bool check_step(const json_t *step, size_t i, const json_t *params, char 
     const json_t *r = json_object_get(step, "retries");
     if (r && (!json_is_integer(r) || json_integer_value(r) < 0 ||
               json_integer_value(r) > RECIPE_MAX_RETRIES))
-        return fail(err, "%s.retries: expected an integer from 0 to %d", where,
-                    RECIPE_MAX_RETRIES);
+        return fail(err, "%s.retries: expected an integer from 0 to %d", where, RECIPE_MAX_RETRIES);
     return true;
 }
 
@@ -195,8 +195,8 @@ bool recipe_check(const json_t *doc, const char *name, char **err)
     if (n && !recipe_name_valid(json_string_value(n), "name", err))
         return false;
     if (n && name && strcmp(json_string_value(n), name) != 0)
-        return fail(err, "name: \"%s\" does not match the file's name \"%s\"",
-                    json_string_value(n), name);
+        return fail(err, "name: \"%s\" does not match the file's name \"%s\"", json_string_value(n),
+                    name);
     const json_t *params = json_object_get(doc, "params");
     if (!check_params(params, err))
         return false;
@@ -204,8 +204,7 @@ bool recipe_check(const json_t *doc, const char *name, char **err)
     if (!json_is_array(steps) || json_array_size(steps) == 0)
         return fail(err, "steps: expected an array of 1 to %d steps", RECIPE_MAX_STEPS);
     if (json_array_size(steps) > RECIPE_MAX_STEPS)
-        return fail(err, "steps: %zu steps; at most %d", json_array_size(steps),
-                    RECIPE_MAX_STEPS);
+        return fail(err, "steps: %zu steps; at most %d", json_array_size(steps), RECIPE_MAX_STEPS);
     size_t i;
     const json_t *step;
     json_array_foreach(steps, i, step)

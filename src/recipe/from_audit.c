@@ -218,8 +218,8 @@ static void after(uv_work_t *w, int status)
                 strncmp(tool, "recipe_", 7) == 0 || !own(row, client, start) ||
                 (session && (!rs || strcmp(rs, session) != 0)))
                 continue;
-            json_t *args = json_loads(json_string_value(json_object_get(row, "arguments")), 0,
-                                      NULL);
+            json_t *args =
+                json_loads(json_string_value(json_object_get(row, "arguments")), 0, NULL);
             if (!json_is_object(args) || json_is_true(json_object_get(args, "truncated"))) {
                 cut++;
                 json_decref(args);
@@ -279,8 +279,7 @@ static void poll_queue(uv_timer_t *t)
     if (queued > 0 && j->waited_ms < FLUSH_WAIT_MS)
         return;
     if (queued > 0)
-        log_warn("recipe_save from the audit log: %lld calls still queued",
-                    (long long)queued);
+        log_warn("recipe_save from the audit log: %lld calls still queued", (long long)queued);
     uv_timer_stop(t);
     uv_close((uv_handle_t *)t, timer_closed);
 }

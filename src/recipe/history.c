@@ -55,9 +55,10 @@ void recipe_history_add(struct app *app, const char *run, const char *recipe, co
     json_object_foreach((json_t *)values, key, v)
     {
         char *clean = scrub_text(json_string_value(v), secrets);
-        json_object_set_new(masked, key, json_string(strcmp(clean, json_string_value(v))
-                                                         ? SCRUB_REDACTED
-                                                         : json_string_value(v)));
+        json_object_set_new(masked, key,
+                            json_string(strcmp(clean, json_string_value(v))
+                                            ? SCRUB_REDACTED
+                                            : json_string_value(v)));
         free(clean);
     }
     json_t *row = json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:O}", "run", run, "recipe", recipe,

@@ -89,15 +89,15 @@ json_t *recipe_history_db_list(const char *path, const char *recipe, int limit, 
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             json_t *params = json_loads((const char *)sqlite3_column_text(st, 5), 0, NULL);
             json_t *steps = json_loads((const char *)sqlite3_column_text(st, 6), 0, NULL);
-            json_array_append_new(
-                out, json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o}", "run",
-                               (const char *)sqlite3_column_text(st, 0), "recipe",
-                               (const char *)sqlite3_column_text(st, 1), "status",
-                               (const char *)sqlite3_column_text(st, 2), "started_ms",
-                               (json_int_t)sqlite3_column_int64(st, 3), "ended_ms",
-                               (json_int_t)sqlite3_column_int64(st, 4), "params",
-                               params ? params : json_object(), "steps",
-                               steps ? steps : json_array()));
+            json_array_append_new(out,
+                                  json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o}", "run",
+                                            (const char *)sqlite3_column_text(st, 0), "recipe",
+                                            (const char *)sqlite3_column_text(st, 1), "status",
+                                            (const char *)sqlite3_column_text(st, 2), "started_ms",
+                                            (json_int_t)sqlite3_column_int64(st, 3), "ended_ms",
+                                            (json_int_t)sqlite3_column_int64(st, 4), "params",
+                                            params ? params : json_object(), "steps",
+                                            steps ? steps : json_array()));
         }
         ok = rc == SQLITE_DONE;
     }

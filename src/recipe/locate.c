@@ -178,8 +178,7 @@ static void next(struct locate *l)
 }
 
 void recipe_locate(struct tool_call *parent, const json_t *locator, json_t *args, bool strict,
-                   const json_t *notes, recipe_locate_fn done, void *ud,
-                   struct tool_call **child)
+                   const json_t *notes, recipe_locate_fn done, void *ud, struct tool_call **child)
 {
     struct locate *l = xcalloc(1, sizeof *l);
     l->parent = parent;

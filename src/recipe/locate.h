@@ -20,5 +20,4 @@ typedef void (*recipe_locate_fn)(void *ud, json_t *args, const char *by, bool he
  * and an element that moved is not accepted. *child is the probe in flight
  * (for cancelling), NULL between probes. */
 void recipe_locate(struct tool_call *parent, const json_t *locator, json_t *args, bool strict,
-                   const json_t *notes, recipe_locate_fn done, void *ud,
-                   struct tool_call **child);
+                   const json_t *notes, recipe_locate_fn done, void *ud, struct tool_call **child);

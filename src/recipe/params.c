@@ -26,8 +26,8 @@ json_t *recipe_params_values(const json_t *doc, const json_t *given, char **err)
             val = json_object_get(p, "default");
         if (!val) {
             const char *d = json_string_value(json_object_get(p, "description"));
-            *err = xasprintf("params.%s: required (no default)%s%s", name, d ? ": " : "",
-                             d ? d : "");
+            *err =
+                xasprintf("params.%s: required (no default)%s%s", name, d ? ": " : "", d ? d : "");
             json_decref(values);
             return NULL;
         }

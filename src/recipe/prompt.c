@@ -2,9 +2,9 @@
  * tells the model to run the recipe with recipe_run and the values given;
  * secret params are not arguments (a prompt's text goes into the
  * conversation): the model is told to ask the user for them. */
+#include "mcp/prompt.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "mcp/prompt.h"
 #include "recipe/recipe.h"
 #include "recipe/tools.h"
 
@@ -23,9 +23,9 @@ static json_t *arguments_of(const json_t *params)
         if (json_is_true(json_object_get(p, "secret")))
             continue;
         const char *d = json_string_value(json_object_get(p, "description"));
-        json_array_append_new(args, json_pack("{s:s, s:s, s:b}", "name", name, "description",
-                                              d ? d : name, "required",
-                                              !json_object_get(p, "default")));
+        json_array_append_new(args,
+                              json_pack("{s:s, s:s, s:b}", "name", name, "description",
+                                        d ? d : name, "required", !json_object_get(p, "default")));
     }
     return args;
 }
@@ -41,10 +41,10 @@ static json_t *list(void)
             continue;
         const char *desc = json_string_value(json_object_get(r, "description"));
         char *name = xasprintf(PREFIX "%s", json_string_value(json_object_get(r, "name")));
-        json_array_append_new(out, json_pack("{s:s, s:s, s:o}", "name", name, "description",
-                                             desc && *desc ? desc : "A saved glovebox recipe",
-                                             "arguments",
-                                             arguments_of(json_object_get(r, "params"))));
+        json_array_append_new(out,
+                              json_pack("{s:s, s:s, s:o}", "name", name, "description",
+                                        desc && *desc ? desc : "A saved glovebox recipe",
+                                        "arguments", arguments_of(json_object_get(r, "params"))));
         free(name);
     }
     json_decref(all);
@@ -76,10 +76,10 @@ static json_t *get(const char *name, const json_t *args, bool *known, char **err
     {
         const json_t *p = json_object_get(params, key);
         if (!p || json_is_true(json_object_get(p, "secret")) || !json_is_string(v)) {
-            *err = xasprintf("Invalid params: argument \"%.80s\" is not a param of recipe %s%s",
-                             key, name + strlen(PREFIX),
-                             p ? " that a prompt takes (secret params are given to recipe_run)"
-                               : "");
+            *err =
+                xasprintf("Invalid params: argument \"%.80s\" is not a param of recipe %s%s", key,
+                          name + strlen(PREFIX),
+                          p ? " that a prompt takes (secret params are given to recipe_run)" : "");
             json_decref(values);
             json_decref(asks);
             json_decref(doc);
@@ -107,8 +107,9 @@ static json_t *get(const char *name, const json_t *args, bool *known, char **err
     const char *desc = json_string_value(json_object_get(doc, "description"));
     struct strbuf sb;
     strbuf_init(&sb);
-    strbuf_printf(&sb, "Run the saved glovebox recipe \"%s\"%s%s%s with the tool recipe_run and "
-                       "these arguments: %s",
+    strbuf_printf(&sb,
+                  "Run the saved glovebox recipe \"%s\"%s%s%s with the tool recipe_run and "
+                  "these arguments: %s",
                   name + strlen(PREFIX), desc ? " (" : "", desc ? desc : "", desc ? ")" : "",
                   call_text);
     if (json_array_size(asks)) {

@@ -58,8 +58,8 @@ static void handle(struct tool_call *call)
         return;
     }
     const json_t *params = json_object_get(args, "params");
-    recipe_save_finish(call, json_deep_copy(steps),
-                       params ? json_incref((json_t *)params) : NULL, NULL);
+    recipe_save_finish(call, json_deep_copy(steps), params ? json_incref((json_t *)params) : NULL,
+                       NULL);
 }
 
 const struct tool tool_recipe_save = {

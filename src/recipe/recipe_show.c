@@ -16,8 +16,8 @@ static void handle(struct tool_call *call)
         tool_call_fail_code(call, code, "%s", err);
     } else {
         char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        tool_call_done(call, json_pack("{s:s, s:o}", "path", path, "recipe", doc), "%s\n%s",
-                       path, text);
+        tool_call_done(call, json_pack("{s:s, s:o}", "path", path, "recipe", doc), "%s\n%s", path,
+                       text);
         free(text);
     }
     free(path);

@@ -26,8 +26,8 @@ static void remember(const char *owner, const char *session, const json_t *e, co
         elements = json_array();
     if (json_array_size(elements) >= REFS_MAX)
         json_array_remove(elements, 0);
-    json_t *item = json_pack("{s:s, s:s, s:O, s:O, s:O}", "owner", owner, "session", session,
-                             "ref", ref, "role", role, "name", name);
+    json_t *item = json_pack("{s:s, s:s, s:O, s:O, s:O}", "owner", owner, "session", session, "ref",
+                             ref, "role", role, "name", name);
     if (json_is_string(app))
         json_object_set(item, "app", (json_t *)app);
     const json_t *b = json_object_get(e, "bounds");
@@ -114,8 +114,9 @@ static json_t *locator_for(const char *owner, const char *session, const char *r
             const json_t *wb = json_object_get(w, "bounds");
             if (w) {
                 json_object_set(loc, "window", json_object_get(w, "title"));
-                json_object_set_new(loc, "point", json_pack("{s:i, s:i}", "x", cx - num(wb, "x"),
-                                                            "y", cy - num(wb, "y")));
+                json_object_set_new(
+                    loc, "point",
+                    json_pack("{s:i, s:i}", "x", cx - num(wb, "x"), "y", cy - num(wb, "y")));
             } else {
                 json_object_set_new(loc, "point", json_pack("{s:i, s:i}", "x", cx, "y", cy));
             }
@@ -136,8 +137,7 @@ int recipe_refs_to_locators(json_t *steps, const char *owner)
         const char *ref = json_string_value(json_object_get(args, "ref"));
         if (!owner || !ref || json_object_get(step, "locator"))
             continue;
-        json_t *loc =
-            locator_for(owner, json_string_value(json_object_get(args, "session")), ref);
+        json_t *loc = locator_for(owner, json_string_value(json_object_get(args, "session")), ref);
         if (!loc)
             continue;
         json_object_set_new(step, "locator", loc);

@@ -27,15 +27,15 @@ struct run {
     const char *name;               /* in doc */
     char id[48];
     size_t first, step, last; /* 1-based: the first to run, the one in flight, the last */
-    int attempt;       /* of the step in flight, from 1 */
-    json_t *out;       /* the steps' reports; owned */
-    struct tool_call *child; /* the step in flight, or NULL */
-    bool waiting;            /* a step's answer is due */
-    bool in_spawn;           /* inside tool_call_spawn: its answer must not recurse */
+    int attempt;              /* of the step in flight, from 1 */
+    json_t *out;              /* the steps' reports; owned */
+    struct tool_call *child;  /* the step in flight, or NULL */
+    bool waiting;             /* a step's answer is due */
+    bool in_spawn;            /* inside tool_call_spawn: its answer must not recurse */
     bool cancelled, failed;
-    bool strict;          /* recipe_run's strict: every locator strictly */
-    json_t *located;      /* the step's arguments with its locator found; owned, or NULL */
-    const char *by;       /* how it was found (static), or NULL */
+    bool strict;     /* recipe_run's strict: every locator strictly */
+    json_t *located; /* the step's arguments with its locator found; owned, or NULL */
+    const char *by;  /* how it was found (static), or NULL */
     bool healed;
     uint64_t step_start_ms, run_start_ms;
     int64_t started_at_ms; /* Unix time, for the history */
@@ -109,11 +109,11 @@ static json_t *report(const struct run *r, size_t n, const char *status)
 static void finish(struct run *r)
 {
     const char *status = r->cancelled ? "cancelled" : r->failed ? "failed" : "ok";
-    json_t *sc = json_pack("{s:s, s:s, s:s, s:O, s:I}", "run", r->id, "recipe", r->name,
-                           "status", status, "steps", r->out, "ms",
-                           (json_int_t)(tool_call_age_ms(r->call) - r->run_start_ms));
-    recipe_history_add(tool_call_app(r->call), r->id, r->name, status, r->started_at_ms,
-                       unix_ms(), r->values, r->secrets, r->out);
+    json_t *sc =
+        json_pack("{s:s, s:s, s:s, s:O, s:I}", "run", r->id, "recipe", r->name, "status", status,
+                  "steps", r->out, "ms", (json_int_t)(tool_call_age_ms(r->call) - r->run_start_ms));
+    recipe_history_add(tool_call_app(r->call), r->id, r->name, status, r->started_at_ms, unix_ms(),
+                       r->values, r->secrets, r->out);
     const json_t *bad = NULL;
     size_t i;
     const json_t *s;
@@ -124,13 +124,14 @@ static void finish(struct run *r)
     }
     struct tool_call *call = r->call;
     if (bad)
-        tool_call_done(call, sc, "recipe %s %s (run %s): step %lld (%s) failed: %s", r->name,
-                       status, r->id, (long long)json_integer_value(json_object_get(bad, "step")),
-                       json_string_value(json_object_get(bad, "tool")),
-                       json_string_value(json_object_get(json_object_get(bad, "error"), "message")));
+        tool_call_done(
+            call, sc, "recipe %s %s (run %s): step %lld (%s) failed: %s", r->name, status, r->id,
+            (long long)json_integer_value(json_object_get(bad, "step")),
+            json_string_value(json_object_get(bad, "tool")),
+            json_string_value(json_object_get(json_object_get(bad, "error"), "message")));
     else
-        tool_call_done(call, sc, "recipe %s %s (run %s): steps %zu to %zu", r->name, status,
-                       r->id, r->first, r->last);
+        tool_call_done(call, sc, "recipe %s %s (run %s): steps %zu to %zu", r->name, status, r->id,
+                       r->first, r->last);
     json_decref(r->doc);
     json_decref(r->values);
     json_decref(r->secrets);
@@ -147,8 +148,8 @@ static void settle(struct run *r, const json_t *result, const json_t *notes, con
     const json_t *step = step_at(r, r->step);
     /* A wait that gave up answers normally (matched: false); in a recipe
      * what follows it depends on it, so the step failed. */
-    bool unmatched = json_is_false(
-        json_object_get(json_object_get(result, "structuredContent"), "matched"));
+    bool unmatched =
+        json_is_false(json_object_get(json_object_get(result, "structuredContent"), "matched"));
     bool failed = spawn_err || unmatched || json_is_true(json_object_get(result, "isError"));
     json_decref(r->located);
     r->located = NULL;
@@ -158,12 +159,13 @@ static void settle(struct run *r, const json_t *result, const json_t *notes, con
         r->by = NULL; /* a retry finds its locator again */
         return;
     }
-    const char *status = !failed ? "ok" : strcmp(on_failure(step), "skip") == 0 ? "skipped"
-                                                                                 : "failed";
+    const char *status = !failed                                 ? "ok"
+                         : strcmp(on_failure(step), "skip") == 0 ? "skipped"
+                                                                 : "failed";
     json_t *rep = report(r, r->step, r->cancelled && failed ? "cancelled" : status);
     json_object_set_new(rep, "attempts", json_integer(r->attempt));
-    json_object_set_new(rep, "ms", json_integer((json_int_t)(tool_call_age_ms(r->call) -
-                                                            r->step_start_ms)));
+    json_object_set_new(rep, "ms",
+                        json_integer((json_int_t)(tool_call_age_ms(r->call) - r->step_start_ms)));
     if (result) {
         json_object_set_new(rep, "text", result_text(result, r->secrets));
         json_t *sc = json_deep_copy(json_object_get(result, "structuredContent"));
@@ -175,13 +177,15 @@ static void settle(struct run *r, const json_t *result, const json_t *notes, con
         }
     }
     if (failed) {
-        const char *code = unmatched ? "timeout"
-                                     : json_string_value(json_object_get(notes, "error_code"));
+        const char *code =
+            unmatched ? "timeout" : json_string_value(json_object_get(notes, "error_code"));
         json_t *msg = spawn_err ? json_string(spawn_err) : result_text(result, r->secrets);
-        json_object_set_new(rep, "error", json_pack("{s:s, s:o}", "code",
-                                                    code ? code : spawn_err ? "not_found"
-                                                                            : "tool_failed",
-                                                    "message", msg));
+        json_object_set_new(rep, "error",
+                            json_pack("{s:s, s:o}", "code",
+                                      code        ? code
+                                      : spawn_err ? "not_found"
+                                                  : "tool_failed",
+                                      "message", msg));
     }
     if (r->by) {
         json_object_set_new(rep, "by", json_string(r->by));
@@ -248,7 +252,7 @@ static void advance(struct run *r)
                 return; /* located advances */
             continue;
         }
-        json_t *args = r->located ? json_incref(r->located)
+        json_t *args = r->located  ? json_incref(r->located)
                        : arguments ? recipe_subst(arguments, r->values)
                                    : json_object();
         char msg[160];
@@ -258,8 +262,8 @@ static void advance(struct run *r)
         r->waiting = true;
         r->in_spawn = true;
         char *err = NULL;
-        bool ok = tool_call_spawn(r->call, tool, args, notes, r->secrets, step_done, r, &r->child,
-                                  &err);
+        bool ok =
+            tool_call_spawn(r->call, tool, args, notes, r->secrets, step_done, r, &r->child, &err);
         r->in_spawn = false;
         if (!ok) {
             r->waiting = false;
@@ -296,22 +300,20 @@ static void dry_run(struct run *r)
         scrub_json(args, r->secrets);
         json_object_set_new(rep, "arguments", args);
         if (!ok) {
-            json_object_set_new(rep, "error",
-                                json_pack("{s:s, s:s++}", "code",
-                                          e ? "invalid_argument" : "not_found", "message",
-                                          e ? "arguments do not fit the tool: " : "unknown tool ",
-                                          e ? err : tool));
+            json_object_set_new(
+                rep, "error",
+                json_pack("{s:s, s:s++}", "code", e ? "invalid_argument" : "not_found", "message",
+                          e ? "arguments do not fit the tool: " : "unknown tool ", e ? err : tool));
             r->failed = true;
         }
         free(err);
         json_array_set_new(r->out, n - 1, rep);
     }
     struct tool_call *call = r->call;
-    json_t *sc = json_pack("{s:s, s:s, s:s, s:O, s:I}", "run", r->id, "recipe", r->name,
-                           "status", r->failed ? "failed" : "dry_run", "steps", r->out, "ms",
-                           (json_int_t)0);
-    tool_call_done(call, sc, "dry run of recipe %s: steps %zu to %zu %s", r->name,
-                   r->step, r->last, r->failed ? "would fail (see steps)" : "would be called");
+    json_t *sc = json_pack("{s:s, s:s, s:s, s:O, s:I}", "run", r->id, "recipe", r->name, "status",
+                           r->failed ? "failed" : "dry_run", "steps", r->out, "ms", (json_int_t)0);
+    tool_call_done(call, sc, "dry run of recipe %s: steps %zu to %zu %s", r->name, r->step, r->last,
+                   r->failed ? "would fail (see steps)" : "would be called");
     json_decref(r->doc);
     json_decref(r->values);
     json_decref(r->secrets);

@@ -59,8 +59,8 @@ static json_t *read_recipe(const char *path, const char *name, char **err)
     json_t *doc = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &je);
     free(buf);
     if (!doc) {
-        *err = xasprintf("%s: not JSON (line %d, column %d: %s)", path, je.line, je.column,
-                         je.text);
+        *err =
+            xasprintf("%s: not JSON (line %d, column %d: %s)", path, je.line, je.column, je.text);
         return NULL;
     }
     char *why = NULL;
@@ -104,20 +104,20 @@ static void list_dir(enum recipe_where w, json_t *seen, json_t *out)
         }
         json_object_set_new(seen, name, json_true());
         char *path = xasprintf("%s/%s", dir, e->d_name);
-        json_t *item = json_pack("{s:s, s:s, s:s}", "name", name, "where", where_name(w), "path",
-                                 path);
+        json_t *item =
+            json_pack("{s:s, s:s, s:s}", "name", name, "where", where_name(w), "path", path);
         char *err = NULL;
-        json_t *doc = recipe_name_valid(name, "file name", &err) ? read_recipe(path, name, &err)
-                                                                  : NULL;
+        json_t *doc =
+            recipe_name_valid(name, "file name", &err) ? read_recipe(path, name, &err) : NULL;
         if (doc) {
             const json_t *desc = json_object_get(doc, "description");
-            json_object_set_new(item, "description", json_string(desc ? json_string_value(desc)
-                                                                      : ""));
+            json_object_set_new(item, "description",
+                                json_string(desc ? json_string_value(desc) : ""));
             json_t *params = json_object_get(doc, "params");
             json_object_set_new(item, "params", params ? json_incref(params) : json_object());
-            json_object_set_new(item, "steps",
-                                json_integer((json_int_t)json_array_size(
-                                    json_object_get(doc, "steps"))));
+            json_object_set_new(
+                item, "steps",
+                json_integer((json_int_t)json_array_size(json_object_get(doc, "steps"))));
             json_decref(doc);
         } else {
             json_object_set_new(item, "error", json_string(err));
@@ -224,8 +224,8 @@ bool recipe_store(const char *name, const json_t *doc, bool replace, char **path
         return false;
     char *tmp = xasprintf("%s.tmp-%d", *path, (int)getpid());
     FILE *f = fopen(tmp, "wxe");
-    ok = f && json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
-         fputc('\n', f) != EOF;
+    ok =
+        f && json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', f) != EOF;
     if (f && fclose(f) != 0)
         ok = false;
     if (ok && rename(tmp, *path) != 0)

@@ -37,8 +37,7 @@ static void test_deep_and_keys(void **state)
     json_t *in = json_pack("{s:[s, i, b], s:{s:s}}", "{{p}}", "{{p}}{{p}}", 7, 1, "o", "k",
                            "pre-{{p}}-post");
     json_t *out = recipe_subst(in, values);
-    json_t *want =
-        json_pack("{s:[s, i, b], s:{s:s}}", "{{p}}", "vv", 7, 1, "o", "k", "pre-v-post");
+    json_t *want = json_pack("{s:[s, i, b], s:{s:s}}", "{{p}}", "vv", 7, 1, "o", "k", "pre-v-post");
     assert_true(json_equal(out, want));
     json_decref(in);
     json_decref(out);
