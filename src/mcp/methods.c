@@ -123,6 +123,11 @@ void tool_call_admit(struct tool_call *call, const json_t *params)
 {
     const struct tool_entry *entry = call->entry;
     const json_t *owned = call->args;
+    if (entry->tool->secrets) {
+        if (!call->secrets)
+            call->secrets = json_array();
+        entry->tool->secrets(owned, call->secrets);
+    }
     char *err = NULL;
     if (!schema_validate(entry->input_schema, owned, &err)) {
         tool_call_note(call, "decision", json_string("invalid"));

@@ -58,6 +58,12 @@ struct tool {
      * read-only flag; NULL (or the function NULL) for the tool's own alone.
      * Allowing this tool then never allows more than the other one. */
     const struct tool *(*policy_as)(const json_t *args);
+    /* Strings of args the audit log must never show, known before the call
+     * runs (recipe_run: the values of a recipe's secret params), appended to
+     * out (an array); NULL: none beyond what the log redacts by itself.
+     * Asked before validation and the policy, so a refused or declined
+     * call's row hides them too. */
+    void (*secrets)(const json_t *args, json_t *out);
 };
 
 /* The validated arguments (an object, never NULL), borrowed. */

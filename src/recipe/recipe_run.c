@@ -44,6 +44,32 @@ static void handle(struct tool_call *call)
     recipe_run_start(call, doc, values, &o);
 }
 
+/* The values given for the recipe's secret params: hidden from the audit
+ * log even when the call is refused or declined before it runs. */
+static void secrets(const json_t *args, json_t *out)
+{
+    const json_t *given = json_object_get(args, "params");
+    const char *name = json_string_value(json_object_get(args, "name"));
+    if (!json_is_object(given) || !name)
+        return;
+    char *path = NULL, *err = NULL;
+    enum error_code code;
+    json_t *doc = recipe_load(name, &path, &code, &err);
+    free(path);
+    free(err);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)given, key, v)
+    {
+        const json_t *p = json_object_get(json_object_get(doc, "params"), key);
+        /* An unreadable recipe cannot say which are secret: hide them all. */
+        if (json_is_string(v) && json_string_length(v) > 0 &&
+            (!doc || json_is_true(json_object_get(p, "secret"))))
+            json_array_append(out, v);
+    }
+    json_decref(doc);
+}
+
 const struct tool tool_recipe_run = {
     .name = "recipe_run",
     .title = "Run a recipe",
@@ -54,4 +80,5 @@ const struct tool tool_recipe_run = {
     .output_schema = tool_recipe_run_output_schema,
     .annotations = {.destructive = true, .open_world = true},
     .handler = handle,
+    .secrets = secrets,
 };

@@ -343,13 +343,6 @@ void recipe_run_start(struct tool_call *call, json_t *doc, json_t *values,
     for (size_t k = 1; k <= total; k++)
         json_array_append_new(r->out, report(r, k, "not_run"));
     r->run_start_ms = tool_call_age_ms(call);
-    /* The run's own audit row must not show the secret values it was given. */
-    size_t i;
-    const json_t *s;
-    json_array_foreach(r->secrets, i, s)
-    {
-        tool_call_add_secret(call, json_string_value(s));
-    }
     if (o->dry_run) {
         dry_run(r);
         return;

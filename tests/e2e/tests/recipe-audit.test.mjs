@@ -172,3 +172,18 @@ test('glovebox recipes lists recipes and runs; glovebox recipe run runs one from
   assert.equal(failing.code, 1);
   assert.match(failing.stderr, /no recipe called "missing"/);
 });
+
+test('a recipe_run the policy refuses still keeps its secret params out of the audit log', topts(), async (t) => {
+  const home = tempDir(t);
+  const policy = join(home, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['status'] }));
+  const { srv, project } = await recipeServer(t, { args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0' } });
+  writeRecipe(project, 'login', { params: { code: { secret: true }, who: {} }, steps: [{ tool: 'status' }] });
+  const secret = 'Qx7-refused-secret';
+  await srv.err('recipe_run', { name: 'login', params: { code: secret, who: 'visible-name' } }, /Denied by policy/);
+  const rows = await auditRows(srv, (rows) => rows.some((x) => x.tool === 'recipe_run'), 'the recipe_run row');
+  const row = rows.find((x) => x.tool === 'recipe_run');
+  assert.equal(row.decision, 'denied');
+  assert.deepEqual(JSON.parse(row.arguments).params, { code: '[redacted]', who: 'visible-name' });
+  assert.ok(!readFileSync(join(srv.dataDir, 'audit.db')).includes(Buffer.from(secret)));
+});
