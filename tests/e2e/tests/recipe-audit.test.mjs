@@ -7,6 +7,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { connectHttpClient, startHttp } from '../lib/http.mjs';
 import { BASH, recipeServer, writeRecipe } from '../lib/recipes.mjs';
 import { ms, needs, runCli, sleep } from '../lib/server.mjs';
 import { tempDir, textOf, topts } from '../lib/terminal.mjs';
@@ -186,4 +187,30 @@ test('a recipe_run the policy refuses still keeps its secret params out of the a
   assert.equal(row.decision, 'denied');
   assert.deepEqual(JSON.parse(row.arguments).params, { code: '[redacted]', who: 'visible-name' });
   assert.ok(!readFileSync(join(srv.dataDir, 'audit.db')).includes(Buffer.from(secret)));
+});
+
+test('over HTTP, recipe_save from the audit log takes only the caller\'s own calls', termOpts(), async (t) => {
+  const home = tempDir(t);
+  const env = { XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data') };
+  const srv = await startHttp(t, { env });
+  const a = await connectHttpClient(srv.url, { name: 'client-a' });
+  const b = await connectHttpClient(srv.url, { name: 'client-b' });
+  const ok = async (c, name, args) => {
+    const r = await c.client.callTool({ name, arguments: args });
+    assert.ok(!r.isError, `${name}: ${textOf(r)}`);
+    return r;
+  };
+  const s = (await ok(a, 'terminal_start', { command: ['cat'] })).structuredContent.id;
+  await ok(a, 'type_text', { session: s, text: 'from client a\n' });
+  for (const from of [{ last: 10 }, { session: s }]) {
+    const r = await b.client.callTool({ name: 'recipe_save', arguments: { name: 'stolen', from } });
+    assert.equal(r.isError, true, `client b got client a's calls: ${textOf(r)}`);
+    assert.match(textOf(r), /none of your calls in the audit log match/);
+  }
+  const mine = await ok(a, 'recipe_save', { name: 'mine', from: { last: 10 } });
+  assert.deepEqual(mine.structuredContent.recipe.steps.map((x) => x.tool), ['terminal_start', 'type_text']);
+  assert.equal(mine.structuredContent.recipe.steps[1].arguments.text, 'from client a\n');
+  await a.client.close();
+  await b.client.close();
+  await srv.stop();
 });
