@@ -57,3 +57,6 @@ void prompts_set_source(const struct prompt_source *s);
 const struct prompt_source *prompts_source(void);
 /* Whether the server offers prompts at all (the capability). */
 bool prompts_any(void);
+/* Tell connected clients that prompts/list changed (the source's prompts
+ * did); the capability says listChanged whenever a source is set. */
+void prompts_list_changed(void);

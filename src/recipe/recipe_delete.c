@@ -1,5 +1,6 @@
 /* recipe_delete: removes a saved recipe's file. */
 #include "core/args.h"
+#include "mcp/prompt.h"
 #include "recipe/recipe.h"
 #include "recipe/tools.h"
 #include "recipe_delete.schema.h"
@@ -11,10 +12,12 @@ static void handle(struct tool_call *call)
     const char *name = args_string(tool_call_args(call), "name", "");
     char *path = NULL, *err = NULL;
     enum error_code code;
-    if (recipe_remove(name, &path, &code, &err))
+    if (recipe_remove(name, &path, &code, &err)) {
+        prompts_list_changed(); /* recipe/NAME is gone */
         tool_call_done(call, json_pack("{s:s}", "path", path), "deleted %s", path);
-    else
+    } else {
         tool_call_fail_code(call, code, "%s", err);
+    }
     free(path);
     free(err);
 }

@@ -2,6 +2,7 @@
  * server's audit log (from_audit.c), as NAME.recipe.json. */
 #include "core/args.h"
 #include "core/xmalloc.h"
+#include "mcp/prompt.h"
 #include "recipe/from_audit.h"
 #include "recipe/recipe.h"
 #include "recipe/refs.h"
@@ -30,6 +31,7 @@ void recipe_save_finish(struct tool_call *call, json_t *steps, json_t *params, c
     if (recipe_check(doc, name, &err) &&
         recipe_store(name, doc, args_bool(args, "replace", false), &path, &code, &err)) {
         size_t n = json_array_size(json_object_get(doc, "steps"));
+        prompts_list_changed(); /* recipe/NAME is new or different */
         tool_call_done(call, json_pack("{s:s, s:O}", "path", path, "recipe", doc),
                        "saved recipe %s (%zu step%s%s%s; %d ref%s saved as locators) to %s", name,
                        n, n == 1 ? "" : "s", from ? " from " : "", from ? from : "", located,

@@ -7,6 +7,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import { BASH, recipeServer, writeRecipe } from '../lib/recipes.mjs';
 import { E2E_DIR, REPO_DIR, needs } from '../lib/server.mjs';
 import { tempDir, textOf, topts } from '../lib/terminal.mjs';
@@ -31,6 +33,9 @@ test('a terminal recipe saved with recipe_save runs with a param and reports eve
   const { srv, project } = await recipeServer(t);
   const dir = tempDir(t);
   const file = join(dir, 'out.txt');
+  assert.deepEqual(srv.client.getServerCapabilities().prompts, { listChanged: true });
+  let changed = 0;
+  srv.client.setNotificationHandler(PromptListChangedNotificationSchema, () => changed++);
   const saved = await srv.ok('recipe_save', { name: 'write-file', ...writerRecipe(file) });
   assert.equal(saved.sc.path, '.glovebox/recipes/write-file.recipe.json');
   assert.ok(existsSync(join(project, 'write-file.recipe.json')));
@@ -59,6 +64,8 @@ test('a terminal recipe saved with recipe_save runs with a param and reports eve
 
   await srv.ok('recipe_delete', { name: 'write-file' });
   assert.ok(!existsSync(join(project, 'write-file.recipe.json')));
+  await srv.ok('status'); // notifications arrive before later answers
+  assert.equal(changed, 2, 'prompts/list_changed after the save and after the delete');
   await srv.err('recipe_show', { name: 'write-file' }, /no recipe called "write-file"/);
 });
 
