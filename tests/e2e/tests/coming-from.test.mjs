@@ -19,7 +19,6 @@ const SYSTEMS = ['mirroir-mcp', 'Overlay Companion MCP', 'Mobile MCP microservic
 const PENDING = new Set([
   'scroll_to', 'element_at', 'inspect', 'hover', 'set_value', 'terminal_run',
   'app_reset', 'set_network', 'orientation',
-  'recipe_list', 'recipe_show', 'recipe_save', 'recipe_run', 'recipe_delete',
   'overlay_draw', 'overlay_remove', 'overlay_clear',
 ]);
 
