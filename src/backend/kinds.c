@@ -123,7 +123,8 @@ static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_la
 
 #if GLOVEBOX_KIND_WEBDRIVER
 static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &tool_open_url,
-                                                     &tool_browser_logs, NULL};
+                                                     &tool_browser_logs,      &tool_storage_save,
+                                                     &tool_storage_load,      NULL};
 #define WEBDRIVER_MODULE .module = "webdriver", .tools = webdriver_tools
 #else
 #define WEBDRIVER_MODULE .module = NULL
@@ -166,7 +167,8 @@ static const struct backend_kind kinds[] = {
      .summary = "browsers and devices through WebDriver or Appium",
      .requirements = webdriver_needs,
      .has_option = true,
-     .tool_names = (const char *const[]){"webdriver_connect", "open_url", "browser_logs", NULL},
+     .tool_names = (const char *const[]){"webdriver_connect", "open_url", "browser_logs",
+                                         "storage_save", "storage_load", NULL},
      WEBDRIVER_MODULE},
     {.kind = "android",
      .summary = "Android devices and emulators through the adb server",

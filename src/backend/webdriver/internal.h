@@ -95,6 +95,8 @@ void wd_wait_for_op(struct backend_call *bc);
 void wd_record_start_op(struct backend_call *bc);
 void wd_window_list_op(struct backend_call *bc);
 void wd_browser_logs_op(struct backend_call *bc);
+void wd_storage_save_op(struct backend_call *bc);
+void wd_storage_load_op(struct backend_call *bc);
 void wd_window_manage_op(struct backend_call *bc);
 void wd_record_stop_op(struct backend_call *bc);
 /* Where the element of bc's "ref" (or the first with its "text" and

@@ -41,3 +41,5 @@ struct webdriver_api {
 extern const struct tool tool_webdriver_connect;
 extern const struct tool tool_open_url;
 extern const struct tool tool_browser_logs;
+extern const struct tool tool_storage_save;
+extern const struct tool tool_storage_load;

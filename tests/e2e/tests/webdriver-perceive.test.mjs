@@ -278,3 +278,52 @@ setTimeout(function () { throw new Error('uncaught in a timer'); }, 10);
   assert.equal(quiet.sc.count, 0);
   await srv.close();
 });
+
+test('storage_save and storage_load: a login survives into a new browser session', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (req.url === '/login') {
+      res.setHeader('set-cookie', ['sid=abc123-secret; Path=/; HttpOnly', 'theme=dark; Path=/']);
+      return res.end('<!doctype html><title>In</title><script>localStorage.setItem("cart", "3 apples")</script><p>logged in</p>');
+    }
+    const sid = /sid=([^;]+)/.exec(req.headers.cookie ?? '');
+    res.end(`<!doctype html><title>Home</title><p>${sid ? 'Welcome back ' + sid[1] : 'Please log in'}</p><p id="cart"></p><script>document.getElementById('cart').textContent = 'cart: ' + (localStorage.getItem('cart') || 'empty')</script>`);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const srv = await startServer(t);
+  const first = await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `${url}/login` });
+  const saved = await srv.ok('storage_save', { name: 'shop-login' });
+  assert.equal(saved.sc.cookies, 2);
+  assert.equal(saved.sc.local_storage, 1);
+  assert.equal(saved.sc.origin, url);
+  assert.doesNotMatch(JSON.stringify(saved), /abc123-secret/, 'values stay out of the result');
+  const { statSync } = await import('node:fs');
+  assert.equal(statSync(saved.sc.path).mode & 0o777, 0o600);
+  await srv.ok('session_stop', { session: first.sc.id });
+
+  // A new browser: logged out, until the storage is loaded on the site.
+  await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `${url}/` });
+  assert.match((await srv.ok('read_text', {})).sc.text, /Please log in/);
+  const loaded = await srv.ok('storage_load', { name: 'shop-login' });
+  assert.equal(loaded.sc.cookies, 2);
+  assert.equal(loaded.sc.local_storage, 1);
+  await srv.ok('open_url', { url: `${url}/` });
+  const text = (await srv.ok('read_text', {})).sc.text;
+  assert.match(text, /Welcome back abc123-secret/);
+  assert.match(text, /cart: 3 apples/);
+
+  // Another site, an unknown name, a bad name: clear errors.
+  await srv.ok('open_url', { url: `http://localhost:${server.address().port}/` });
+  const wrong = await srv.call('storage_load', { name: 'shop-login' });
+  assert.equal(wrong.structuredContent.error.code, 'invalid_argument');
+  assert.match(wrong.structuredContent.error.message, /saved from http:\/\/127\.0\.0\.1:\d+, and the page is on http:\/\/localhost/);
+  const none = await srv.call('storage_load', { name: 'nothing-here' });
+  assert.equal(none.structuredContent.error.code, 'not_found');
+  const bad = await srv.call('storage_save', { name: '../etc' });
+  assert.equal(bad.isError, true);
+  await srv.close();
+});
