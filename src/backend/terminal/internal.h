@@ -47,6 +47,7 @@ struct terminal {
     struct term_write *writes;
 
     uint64_t last_output_ms; /* uv_now() of the latest output */
+    bool damaged;            /* the screen changed during the current read */
     struct term_wait *waits;
     struct term_recording *rec;
 

@@ -214,6 +214,7 @@ void terminal_resize_op(struct backend_call *bc)
     t->rows = rows;
     terminal_waits_check(t);
     terminal_record_changed(t);
+    session_changed(t->session, SESSION_CHANGED_SCREEN);
     backend_call_done(
         bc, json_pack("{s:s, s:i, s:i}", "session", bc->session->id, "cols", cols, "rows", rows),
         "%s is now %dx%d", bc->session->id, cols, rows);

@@ -221,6 +221,11 @@ static void read_output(struct terminal *t)
             flush_writes(t);
         terminal_waits_check(t);
         terminal_record_changed(t);
+        /* Only output that changed the screen: a still screen tells
+         * subscribers nothing. */
+        if (t->damaged)
+            session_changed(t->session, SESSION_CHANGED_SCREEN);
+        t->damaged = false;
     }
     if (closed && t->poll_open) {
         uv_poll_stop(&t->poll);
@@ -364,6 +369,14 @@ static void child_exited(pid_t pid, int status, void *ud)
     } else {
         t->exit_status = WEXITSTATUS(status);
     }
+    json_t *detail = json_object();
+    json_object_set_new(detail, "exit_status",
+                        t->exit_signal ? json_null() : json_integer(t->exit_status));
+    if (t->exit_signal) {
+        const char *name = sigabbrev_np(t->exit_signal);
+        json_object_set_new(detail, "signal", json_sprintf("SIG%s", name ? name : "?"));
+    }
+    session_event(t->session, "program_exited", detail);
     finalize(t);
 }
 
@@ -451,7 +464,9 @@ static json_t *terminal_describe(struct session *s)
 
 static void screen_changed(void *ud)
 {
-    (void)ud; /* read_output reacts once per batch instead of per feed */
+    /* read_output reacts once per batch instead of per feed. */
+    struct terminal *t = ud;
+    t->damaged = true;
 }
 
 struct session *terminal_start(struct app *app, const struct terminal_options *o, char **err)
