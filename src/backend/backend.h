@@ -146,6 +146,9 @@ struct backend_impl {
     backend_op window_list;
     backend_op window_manage; /* {window, action, x?, y?, width?, height?, force?} */
     backend_op wait_for;
+    /* A shell command typed at the prompt, answered with its output and
+     * exit status: {command, timeout_ms?} (terminals). */
+    backend_op run;
     backend_op find; /* elements by text/role (desktops) */
     backend_op resize;
     backend_op record_start;

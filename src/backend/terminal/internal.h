@@ -49,6 +49,7 @@ struct terminal {
     uint64_t last_output_ms; /* uv_now() of the latest output */
     bool damaged;            /* the screen changed during the current read */
     struct term_wait *waits;
+    struct term_run *run; /* the terminal_run in progress; NULL: none */
     struct term_recording *rec;
 
     bool exited;
@@ -80,6 +81,14 @@ void terminal_wait_op(struct backend_call *bc);
 void terminal_waits_check(struct terminal *t);
 /* Answer every wait: the session is going away. */
 void terminal_waits_abort(struct terminal *t, const char *why);
+
+/* terminal_run (run.c). */
+void terminal_run_op(struct backend_call *bc);
+/* Look for the running command's marks in output read from the program. */
+void terminal_run_feed(struct terminal *t, const char *data, size_t len);
+/* Answer the running command (the program exited, the session is going
+ * away) with what it printed so far. */
+void terminal_run_abort(struct terminal *t, const char *why);
 
 /* Rendering (render.c). */
 void terminal_screenshot_op(struct backend_call *bc);

@@ -215,6 +215,7 @@ static void read_output(struct terminal *t)
         t->feeding = true;
         term_screen_feed(t->screen, buf, total);
         t->feeding = false;
+        terminal_run_feed(t, buf, total);
         t->last_output_ms = uv_now(t->app->loop);
         /* Answers libvterm produced while parsing go out now. */
         if (t->outq.len)
@@ -347,6 +348,11 @@ static void finalize(struct terminal *t)
     /* Pending input can no longer be delivered. */
     strbuf_clear(&t->outq);
     flush_writes(t);
+    char *how = terminal_exit_text(t);
+    char *ended = xasprintf("the program %s", how);
+    terminal_run_abort(t, ended);
+    free(ended);
+    free(how);
     terminal_waits_check(t);
     terminal_record_changed(t);
     /* A recording outlives its program, but not glovebox or a session_stop:
@@ -407,6 +413,7 @@ static void terminal_stop(struct session *s)
     }
     t->stopping = true;
     terminal_waits_abort(t, "the session is being stopped");
+    terminal_run_abort(t, "the session is being stopped");
     /* Interactive shells ignore SIGTERM but not SIGHUP, which is what a
      * closing terminal sends. */
     kill(-t->pid, SIGHUP);
@@ -429,6 +436,7 @@ static void terminal_destroy(struct session *s)
     pidns_destroy(t->ns);
     t->ns = NULL;
     terminal_waits_abort(t, "the session was removed");
+    terminal_run_abort(t, "the session was removed");
     terminal_record_destroy(t);
     if (t->master >= 0) {
         close(t->master);
@@ -535,6 +543,7 @@ static const struct backend_impl terminal_impl = {
     .type_text = terminal_type_text_op,
     .press_key = terminal_press_key_op,
     .wait_for = terminal_wait_op,
+    .run = terminal_run_op,
     .resize = terminal_resize_op,
     .record_start = terminal_record_start_op,
     .record_stop = terminal_record_stop_op,
