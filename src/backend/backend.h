@@ -56,6 +56,9 @@ struct backend_call {
      * set by the caller, which also frees bc in finish. */
     void *owner;
     void (*finish)(struct backend_call *bc, struct backend_result *r);
+    /* Who asked, as a key (tool_call_owner: an MCP session, a stdio
+     * connection); NULL: a stateless request or no client. Borrowed. */
+    const char *caller;
     /* Record a fact about the call for the audit log ("redacted": the text
      * went into a password field); NULL when nobody records. value stolen. */
     void (*note)(struct backend_call *bc, const char *key, json_t *value);

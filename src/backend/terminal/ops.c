@@ -51,6 +51,12 @@ static void add_exit(struct terminal *t, json_t *o)
 void terminal_read_text_op(struct backend_call *bc)
 {
     struct terminal *t = terminal_of(bc->session);
+    if (args_string(bc->args, "since", NULL)) {
+        terminal_read_since_op(bc);
+        return;
+    }
+    /* Whatever is on screen now counts as read for a later since "last". */
+    terminal_history_mark(t, bc);
     int want = (int)args_int(bc->args, "scrollback", 0);
     struct strbuf text;
     strbuf_init(&text);

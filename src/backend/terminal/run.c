@@ -55,53 +55,6 @@ static void run_free(uv_handle_t *h)
     free(r);
 }
 
-/* The program's bytes as text: escape sequences and other controls out,
- * CR LF as LF, and a line redrawn after a lone CR (a progress bar) keeps
- * its last drawing only. */
-static void clean(const char *s, size_t n, struct strbuf *out)
-{
-    size_t line_start = out->len;
-    bool cr = false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == 0x1b && i + 1 < n) {
-            unsigned char k = (unsigned char)s[++i];
-            if (k == '[') {
-                while (i + 1 < n &&
-                       !((unsigned char)s[i + 1] >= 0x40 && (unsigned char)s[i + 1] <= 0x7e))
-                    i++;
-                i++;
-            } else if (k == ']' || k == 'P' || k == 'X' || k == '^' || k == '_') {
-                /* A string to BEL or ST (ESC \). */
-                while (i + 1 < n && s[i + 1] != '\a' &&
-                       !(s[i + 1] == 0x1b && i + 2 < n && s[i + 2] == '\\'))
-                    i++;
-                i += i + 1 < n && s[i + 1] == 0x1b ? 2 : 1;
-            }
-            continue;
-        }
-        if (c == '\r') {
-            cr = true;
-            continue;
-        }
-        if (c == '\n') {
-            strbuf_putc(out, '\n');
-            line_start = out->len;
-            cr = false;
-            continue;
-        }
-        if (c < 0x20 && c != '\t')
-            continue;
-        if (cr) {
-            out->len = line_start;
-            cr = false;
-        }
-        strbuf_putc(out, (char)c);
-    }
-    if (out->data)
-        out->data[out->len] = '\0';
-}
-
 static void keep(struct term_run *r, const char *s, size_t n)
 {
     size_t room = r->output.len < OUTPUT_MAX ? OUTPUT_MAX - r->output.len : 0;
@@ -118,7 +71,7 @@ static void answer(struct term_run *r, const char *how, bool timed_out, json_t *
     uint64_t elapsed = uv_now(t->app->loop) - r->started_ms;
     struct strbuf text;
     strbuf_init(&text);
-    clean(r->output.data ? r->output.data : "", r->output.len, &text);
+    terminal_output_clean(r->output.data ? r->output.data : "", r->output.len, &text);
     const char *out = text.data ? text.data : "";
     json_t *o = json_pack("{s:s, s:o, s:o, s:b, s:b, s:I, s:b}", "session", t->session->id,
                           "output", utf8_json_string(out, text.len), "exit_status", status,

@@ -94,6 +94,8 @@ static void flush_writes(struct terminal *t)
 
 void terminal_write(struct terminal *t, const char *bytes, size_t len)
 {
+    /* Typed input: a prompt on screen now is the one it was typed at. */
+    t->output_since_input = false;
     strbuf_append(&t->outq, bytes, len);
     t->queued += len;
     flush_writes(t);
@@ -216,6 +218,8 @@ static void read_output(struct terminal *t)
         term_screen_feed(t->screen, buf, total);
         t->feeding = false;
         terminal_run_feed(t, buf, total);
+        terminal_history_feed(t, buf, total);
+        t->output_since_input = true;
         t->last_output_ms = uv_now(t->app->loop);
         /* Answers libvterm produced while parsing go out now. */
         if (t->outq.len)
@@ -445,6 +449,9 @@ static void terminal_destroy(struct session *s)
     term_screen_destroy(t->screen);
     t->screen = NULL;
     strbuf_finish(&t->outq);
+    strbuf_finish(&t->history);
+    json_decref(t->readers);
+    t->readers = NULL;
     json_decref(t->command);
     t->command = NULL;
     s->backend = NULL;
@@ -502,6 +509,7 @@ struct session *terminal_start(struct app *app, const struct terminal_options *o
     t->cols = o->cols;
     t->rows = o->rows;
     strbuf_init(&t->outq);
+    strbuf_init(&t->history);
     t->screen = term_screen_create(o->cols, o->rows, o->scrollback);
     term_screen_set_output(t->screen, screen_output, t);
     term_screen_set_damage_cb(t->screen, screen_changed, t);
