@@ -147,6 +147,9 @@ struct session_observer {
 /* o (borrowed, outlives reg) hears about changes; interval_ms >= 0. */
 void session_registry_observe(struct session_registry *reg, const struct session_observer *o,
                               int interval_ms);
+/* Whether anyone listens to these changes of s now: a backend that must
+ * look for changes (sample pixels) does so only then. Loop thread. */
+bool session_is_watched(struct session *s, unsigned what);
 /* The backend saw s change (what: SESSION_CHANGED_* bits). Cheap when
  * nobody watches; call as often as changes happen. Loop thread. */
 void session_changed(struct session *s, unsigned what);

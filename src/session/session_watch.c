@@ -60,6 +60,12 @@ static void on_notify(uv_timer_t *timer)
     arm(reg);
 }
 
+bool session_is_watched(struct session *s, unsigned what)
+{
+    const struct session_observer *o = s->registry->observer;
+    return o && !s->registry->app->shutting_down && o->watched(s, what, o->ud);
+}
+
 void session_changed(struct session *s, unsigned what)
 {
     struct session_registry *reg = s->registry;

@@ -5,13 +5,19 @@
  * events starts one scan of the top-level windows on the worker pool (the
  * loop never waits for the X server), and the scan's answer is compared
  * with the previous one on the loop. The first scan is the baseline: the
- * windows already there are not news. */
+ * windows already there are not news.
+ *
+ * The screen's pixels have no such events: while a client is subscribed to
+ * the screen or text, they are sampled every SAMPLE_MS on the worker pool
+ * and a hash of them compared with the last one. Nobody subscribed, nothing
+ * is captured. */
 #define LOG_MODULE "desktop"
 #include "backend/desktop/internal.h"
 #include "core/app.h"
 #include "core/log.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
+#include "image/frame.h"
 #include "session/session.h"
 
 #include <stdio.h>
@@ -19,7 +25,8 @@
 #include <string.h>
 #include <xcb/xcb.h>
 
-#define MAX_TOP 512
+#define MAX_TOP   512
+#define SAMPLE_MS 100
 
 struct top {
     xcb_window_t id;
@@ -39,6 +46,12 @@ struct desktop_watch {
     struct top *found, *known;
     int n_found, n_known;
     xcb_window_t found_active, known_active;
+    /* Pixel sampling: the timer, the job in flight, the last hash. */
+    struct session *session; /* for in_use, while a capture runs */
+    uv_timer_t sample;
+    bool sample_open, sampling, have_hash;
+    uv_work_t sample_work;
+    uint64_t hash, sampled;
 };
 
 static void tops_free(struct top *t, int n)
@@ -60,7 +73,7 @@ static void watch_free(struct desktop_watch *w)
 /* Freed once nothing uses it: neither the poll handle nor a scan. */
 static void maybe_free(struct desktop_watch *w)
 {
-    if (!w->d && !w->poll_open && !w->scanning)
+    if (!w->d && !w->poll_open && !w->scanning && !w->sample_open && !w->sampling)
         watch_free(w);
 }
 
@@ -256,6 +269,13 @@ static void poll_closed(uv_handle_t *h)
     maybe_free(w);
 }
 
+static void sample_closed(uv_handle_t *h)
+{
+    struct desktop_watch *w = h->data;
+    w->sample_open = false;
+    maybe_free(w);
+}
+
 static void watch_close(struct desktop_watch *w)
 {
     if (w->d)
@@ -263,7 +283,68 @@ static void watch_close(struct desktop_watch *w)
     w->d = NULL;
     if (w->poll_open && !uv_is_closing((uv_handle_t *)&w->poll))
         uv_close((uv_handle_t *)&w->poll, poll_closed);
+    if (w->sample_open && !uv_is_closing((uv_handle_t *)&w->sample))
+        uv_close((uv_handle_t *)&w->sample, sample_closed);
     maybe_free(w);
+}
+
+/* FNV-1a over the visible pixels: a change anywhere changes it. */
+static void sample_run(uv_work_t *work)
+{
+    struct desktop_watch *w = work->data;
+    struct frame f;
+    char *err = NULL;
+    w->sampled = 0;
+    if (!desktop_capture(w->session->backend, &f, &err)) {
+        free(err);
+        return;
+    }
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t y = 0; y < f.height; y++) {
+        const uint8_t *row = f.rgba + (size_t)y * f.stride;
+        for (uint32_t x = 0; x < f.width; x++) {
+            uint32_t px;
+            memcpy(&px, row + (size_t)x * 4, 4);
+            h = (h ^ px) * 1099511628211ull;
+        }
+    }
+    frame_finish(&f);
+    w->sampled = h ? h : 1;
+}
+
+static void sample_done(uv_work_t *work, int status)
+{
+    (void)status;
+    struct desktop_watch *w = work->data;
+    w->sampling = false;
+    w->session->in_use--;
+    if (!w->d) {
+        maybe_free(w);
+        return;
+    }
+    if (w->sampled) {
+        if (w->have_hash && w->sampled != w->hash)
+            session_changed(w->session, SESSION_CHANGED_SCREEN);
+        w->hash = w->sampled;
+        w->have_hash = true;
+    }
+}
+
+static void sample_tick(uv_timer_t *timer)
+{
+    struct desktop_watch *w = timer->data;
+    if (!w->d || w->sampling)
+        return;
+    if (!session_is_watched(w->session, SESSION_CHANGED_SCREEN)) {
+        /* The next subscriber starts from the screen as it is then. */
+        w->have_hash = false;
+        return;
+    }
+    w->sampling = true;
+    /* The session is not freed while the capture reads it. */
+    w->session->in_use++;
+    w->sample_work.data = w;
+    uv_queue_work(w->d->app->loop, &w->sample_work, sample_run, sample_done);
 }
 
 /* Take every event that has arrived; any of them may change the windows. */
@@ -325,7 +406,12 @@ void desktop_watch_open(struct desktop *d)
     w->poll.data = w;
     w->poll_open = true;
     d->watch = w;
+    w->session = d->session;
     uv_poll_start(&w->poll, UV_READABLE, readable);
+    uv_timer_init(d->app->loop, &w->sample);
+    w->sample.data = w;
+    w->sample_open = true;
+    uv_timer_start(&w->sample, sample_tick, SAMPLE_MS, SAMPLE_MS);
     /* The atoms are looked up by the first scan's thread: the loop does
      * not wait for the X server. */
     w->scanning = true;

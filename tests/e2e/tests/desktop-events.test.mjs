@@ -56,3 +56,30 @@ test('a desktop events resource tells of a window opening, and of it closing', t
   assert.ok(closed.find((e) => e.type === 'window_closed').seq > ev.seq);
   await untilEvent(srv, uri, (e) => e.type === 'program_exited', 'program_exited');
 });
+
+test('a subscription on a desktop screen fires when its pixels change, not while they are still', topts(), async (t) => {
+  const srv = await startServer(t, { args: ['--subscribe-interval', '50'] });
+  const session = await startDesktop(srv);
+  const uri = `glovebox://session/${session}/screen`;
+  const heard = [];
+  srv.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => heard.push(n.params.uri));
+  await srv.client.subscribeResource({ uri });
+  await sleep(ms(600));
+  assert.deepEqual(heard, [], 'an empty desktop does not change');
+  await srv.ok('launch_app', { session, command: ['xmessage', '-title', 'PixelProbe', 'pixels'] });
+  await deadline(
+    (async () => {
+      while (!heard.includes(uri)) await sleep(10);
+    })(),
+    ms(15000),
+    'notifications/resources/updated for the screen',
+  );
+  // Once the window is drawn the screen is still again.
+  let n;
+  do {
+    n = heard.length;
+    await sleep(ms(700));
+  } while (heard.length !== n);
+  await sleep(ms(500));
+  assert.equal(heard.length, n, 'no update while the screen is still');
+});
