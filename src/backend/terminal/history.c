@@ -32,6 +32,10 @@ void terminal_output_clean(const char *s, size_t n, struct strbuf *out)
                        !(s[i + 1] == 0x1b && i + 2 < n && s[i + 2] == '\\'))
                     i++;
                 i += i + 1 < n && s[i + 1] == 0x1b ? 2 : 1;
+            } else {
+                /* ESC, intermediates (ESC ( B picks a character set), a final. */
+                while (k >= 0x20 && k <= 0x2f && i + 1 < n)
+                    k = (unsigned char)s[++i];
             }
             continue;
         }
@@ -88,7 +92,10 @@ static uint64_t complete_end(const struct terminal *t)
             for (size_t k = e + 2; k < n && !done; k++)
                 done = s[k] == '\a' || (s[k] == '\\' && s[k - 1] == 0x1b);
         } else {
-            done = e + 1 < n;
+            size_t k = e + 1;
+            while (k < n && (unsigned char)s[k] >= 0x20 && (unsigned char)s[k] <= 0x2f)
+                k++;
+            done = k < n;
         }
         return done ? t->history_end : t->history_end - (n - e);
     }

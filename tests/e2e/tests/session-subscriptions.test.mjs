@@ -7,7 +7,11 @@ import { test } from 'node:test';
 
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { deadline, sleep } from '../lib/server.mjs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { assertMcpError, connectClient, deadline, sleep } from '../lib/server.mjs';
 import { PROMPT, ms, startServer, terminalOpts as topts } from '../lib/terminal.mjs';
 
 const INTERVAL = 50;
@@ -125,4 +129,26 @@ test('a session view that does not exist cannot be subscribed to', topts(), asyn
   await assert.rejects(srv.client.subscribeResource({ uri: 'glovebox://session/terminal-99/text' }), /terminal-99\/text names nothing this client can reach/);
   // The server keeps serving.
   assert.equal((await srv.readText(undefined)).text.includes(PROMPT.trim()), true);
+});
+
+test('the events and text resources pass the gate of the tools that show the same', topts(), async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gb-sub-policy-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const policy = join(dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['terminal_start', 'wait_for', 'read_text', 'status'], deny: ['window_list', 'terminal_run'] }));
+  const env = { XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config'), GLOVEBOX_ALLOW_ALL: '0' };
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env });
+  const r = await srv.client.callTool({ name: 'terminal_start', arguments: { command: ['cat'] } });
+  assert.ok(!r.isError, JSON.stringify(r.content));
+  const id = r.structuredContent.id;
+  const events = `glovebox://session/${id}/events`;
+  const err = await assertMcpError(srv.client.readResource({ uri: events }), -32003);
+  assert.match(err.message, /takes the permission of window_list/);
+  await assertMcpError(srv.client.subscribeResource({ uri: events }), -32003);
+  // read_text is allowed: its view may be read and watched.
+  assert.deepEqual(await srv.client.subscribeResource({ uri: `glovebox://session/${id}/text` }), {});
+  // terminal_run types: denied here, and type_text is not allowed either.
+  const run = await srv.client.callTool({ name: 'terminal_run', arguments: { session: id, command: 'true' } });
+  assert.equal(run.isError, true);
+  await srv.close();
 });
