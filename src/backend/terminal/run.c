@@ -82,7 +82,10 @@ static void answer(struct term_run *r, const char *how, bool timed_out, json_t *
                       r->dropped ? " (output truncated)" : "", shown, out,
                       text.len > MIRROR_MAX ? "\n[…]" : "");
     strbuf_finish(&text);
-    uv_close((uv_handle_t *)&r->timeout, run_free);
+    /* At exit after a failed shutdown the server may have closed the timer
+     * already; closing twice would abort. */
+    if (!uv_is_closing((uv_handle_t *)&r->timeout))
+        uv_close((uv_handle_t *)&r->timeout, run_free);
 }
 
 /* Where the end mark starts in s (its ";<nonce>" BEL at tail), with the
