@@ -170,6 +170,10 @@ struct backend_impl {
     backend_op key_hold;
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;
+    /* The backend calls session_changed itself when its screen changes
+     * (terminals, desktops); otherwise, while a client is subscribed to
+     * the session's screen or text, capture is sampled to find out. */
+    bool reports_changes;
 };
 
 /* The backend operation a tool maps to, by the vtable field's offset. */

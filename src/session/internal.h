@@ -19,4 +19,6 @@ struct session_registry {
     int notify_interval_ms;
     uv_timer_t notify_timer;
     bool notify_timer_init;
+    uv_timer_t sample_timer; /* for screens that report no changes */
+    bool sample_timer_init;
 };

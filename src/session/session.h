@@ -54,6 +54,10 @@ struct session {
      * they will be (uv_now ms): see session_changed. */
     unsigned pending_changes;
     uint64_t notify_due_ms;
+    /* Sampling a screen that reports no changes (session_observer.sample):
+     * a look in flight, and a hash of the last one (sample_have). */
+    bool sampling, sample_have;
+    uint64_t sample_hash;
     struct session *next;
 };
 
@@ -124,6 +128,9 @@ json_t *session_to_json(struct session *s);
  * Caller frees. */
 char *session_registry_live_ids(const struct session_registry *reg, const char *owner);
 
+/* The app reg was created with. */
+struct app *session_registry_app(const struct session_registry *reg);
+
 /* Watching sessions change (session_watch.c), for clients subscribed to a
  * session's resources. */
 enum {
@@ -142,8 +149,14 @@ struct session_observer {
      * one call per session every interval_ms, interval_ms after the first
      * change it reports. Loop thread. */
     void (*changed)(struct session *s, unsigned what, void *ud);
+    /* Look at the screen of s, whose backend reports no changes itself
+     * (backend_impl.reports_changes false): called every SESSION_SAMPLE_MS
+     * while s is live and its screen watched, never while a look is in
+     * flight (s->sampling, set and cleared by the observer). */
+    void (*sample)(struct session *s, void *ud);
     void *ud;
 };
+#define SESSION_SAMPLE_MS 1000
 /* o (borrowed, outlives reg) hears about changes; interval_ms >= 0. */
 void session_registry_observe(struct session_registry *reg, const struct session_observer *o,
                               int interval_ms);

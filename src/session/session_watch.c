@@ -3,6 +3,7 @@
  * interval_ms later, and changes until then ride along with it. A screen
  * that stays still arms nothing; neither does a change nobody watches. One
  * timer serves every session: it is armed for the earliest due one. */
+#include "backend/backend.h"
 #include "core/app.h"
 #include "core/xmalloc.h"
 #include "session/internal.h"
@@ -10,11 +11,43 @@
 
 #include <time.h>
 
+struct app *session_registry_app(const struct session_registry *reg)
+{
+    return reg->app;
+}
+
+static void on_sample(uv_timer_t *timer)
+{
+    struct session_registry *reg = timer->data;
+    const struct session_observer *o = reg->observer;
+    if (!o || !o->sample || reg->app->shutting_down)
+        return;
+    /* sample only starts a look (answered later): the list holds still. */
+    for (struct session *s = reg->head; s; s = s->next) {
+        if (s->state != SESSION_LIVE || s->impl->reports_changes || !s->impl->capture ||
+            s->sampling)
+            continue;
+        if (!o->watched(s, SESSION_CHANGED_SCREEN, o->ud)) {
+            /* The next subscriber starts from the screen as it is then. */
+            s->sample_have = false;
+            continue;
+        }
+        o->sample(s, o->ud);
+    }
+}
+
 void session_registry_observe(struct session_registry *reg, const struct session_observer *o,
                               int interval_ms)
 {
     reg->observer = o;
     reg->notify_interval_ms = interval_ms < 0 ? 0 : interval_ms;
+    if (o && o->sample && !reg->sample_timer_init) {
+        uv_timer_init(reg->app->loop, &reg->sample_timer);
+        reg->sample_timer.data = reg;
+        reg->sample_timer_init = true;
+        uv_unref((uv_handle_t *)&reg->sample_timer);
+        uv_timer_start(&reg->sample_timer, on_sample, SESSION_SAMPLE_MS, SESSION_SAMPLE_MS);
+    }
 }
 
 static void on_notify(uv_timer_t *timer);

@@ -259,9 +259,62 @@ static void session_changed_cb(struct session *s, unsigned what, void *ud)
     }
 }
 
+/* A look at a screen that reports no changes of its own (VNC, browsers):
+ * its capture, hashed and compared with the previous look. */
+struct session_sample {
+    struct backend_call bc;
+};
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void sample_finished(struct backend_call *bc, struct backend_result *res)
+{
+    struct session *s = bc->session;
+    CHECK(s->in_use > 0);
+    s->in_use--;
+    s->sampling = false;
+    if (!res->error && res->kind == BACKEND_RESULT_IMAGE && res->bytes) {
+        uint64_t h = fnv1a(res->bytes, res->len);
+        if (s->sample_have && h != s->sample_hash)
+            session_changed(s, SESSION_CHANGED_SCREEN);
+        s->sample_hash = h;
+        s->sample_have = true;
+    }
+    json_decref(res->data);
+    free(res->bytes);
+    free(res->text);
+    free(res->error);
+    free(res->uri);
+    json_decref((json_t *)bc->args);
+    free(bc);
+}
+
+static void session_sample_cb(struct session *s, void *ud)
+{
+    (void)ud;
+    struct session_sample *ss = xcalloc(1, sizeof *ss);
+    ss->bc.session = s;
+    ss->bc.args = json_object();
+    ss->bc.app = session_registry_app(s->registry);
+    /* Only compared, never shown: nothing to paint over. */
+    ss->bc.guard = &screen_guard_none;
+    ss->bc.owner = ss;
+    ss->bc.finish = sample_finished;
+    s->sampling = true;
+    s->in_use++;
+    s->impl->capture(&ss->bc);
+}
+
 static const struct session_observer observer = {
     .watched = session_watched,
     .changed = session_changed_cb,
+    .sample = session_sample_cb,
 };
 
 const struct session_observer *screen_resources_observer(void)

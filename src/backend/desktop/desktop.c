@@ -243,7 +243,8 @@ static void child_exited(pid_t pid, int status, void *ud)
         if (d->children[i].kind == CHILD_APP) {
             json_t *detail = json_pack("{s:i}", "pid", (int)pid);
             json_object_set_new(detail, "exit_status",
-                                WIFEXITED(status) ? json_integer(WEXITSTATUS(status)) : json_null());
+                                WIFEXITED(status) ? json_integer(WEXITSTATUS(status))
+                                                  : json_null());
             if (WIFSIGNALED(status)) {
                 const char *name = sigabbrev_np(WTERMSIG(status));
                 json_object_set_new(detail, "signal", json_sprintf("SIG%s", name ? name : "?"));
@@ -423,6 +424,7 @@ static const struct backend_impl desktop_impl = {
     .type_text = desktop_type_op,
     .press_key = desktop_press_key_op,
     .capture = desktop_screenshot_op,
+    .reports_changes = true,
     .clipboard_get = desktop_clipboard_get_op,
     .clipboard_set = desktop_clipboard_set_op,
     .record_start = desktop_record_start_op,

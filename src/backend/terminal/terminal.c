@@ -556,4 +556,5 @@ static const struct backend_impl terminal_impl = {
     .record_start = terminal_record_start_op,
     .record_stop = terminal_record_stop_op,
     .capture = terminal_capture_op,
+    .reports_changes = true,
 };
