@@ -41,10 +41,14 @@ static void test_escapes_removed(void **state)
 {
     (void)state;
     check("\x1b[1;31mred\x1b[0m text\r\n", "red text\n");
-    check("\x1b]0;a title\x07" "after\r\n", "after\n");
+    check("\x1b]0;a title\x07"
+          "after\r\n",
+          "after\n");
     check("\x1b]133;C;abc\x1b\\out\r\n", "out\n");
     check("\x1b(Bkeep\x1b=\r\n", "keep\n");
-    check("bell\x07 and \x08" "back\r\n", "bell and back\n");
+    check("bell\x07 and \x08"
+          "back\r\n",
+          "bell and back\n");
 }
 
 static void test_carriage_return_redraws(void **state)
