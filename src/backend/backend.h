@@ -159,6 +159,7 @@ struct backend_impl {
     backend_op clipboard_get; /* {selection} */
     backend_op clipboard_set; /* {selection, text} */
     backend_op open_url;      /* {url}: checked by the tool (scheme, policy hosts) */
+    backend_op browser_logs;  /* {level}: console and failed requests since the last call */
     /* The pointer alone (computer's mouse_move, left_mouse_down/up,
      * cursor_position): {action: "move" | "down" | "up" | "where", x?, y?
      * (screen pixels; down and up move there first when given), button?}

@@ -122,7 +122,8 @@ static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_la
 #endif
 
 #if GLOVEBOX_KIND_WEBDRIVER
-static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &tool_open_url, NULL};
+static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &tool_open_url,
+                                                     &tool_browser_logs, NULL};
 #define WEBDRIVER_MODULE .module = "webdriver", .tools = webdriver_tools
 #else
 #define WEBDRIVER_MODULE .module = NULL
@@ -165,7 +166,7 @@ static const struct backend_kind kinds[] = {
      .summary = "browsers and devices through WebDriver or Appium",
      .requirements = webdriver_needs,
      .has_option = true,
-     .tool_names = (const char *const[]){"webdriver_connect", "open_url", NULL},
+     .tool_names = (const char *const[]){"webdriver_connect", "open_url", "browser_logs", NULL},
      WEBDRIVER_MODULE},
     {.kind = "android",
      .summary = "Android devices and emulators through the adb server",

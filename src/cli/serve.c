@@ -12,8 +12,10 @@
 #include "core/log.h"
 #include "core/paths.h"
 #include "core/xmalloc.h"
+#include "mcp/registry.h"
 #include "mcp/server.h"
 #include "mcp/tool.h"
+#include "mcp/tool_groups.h"
 #include "policy/pause.h"
 #include "session/session.h"
 #include "tools/screen_resources.h"
@@ -48,6 +50,8 @@ struct server {
     char *pidfile;                /* DATA_DIR/serve-<pid>.pid; NULL if not written */
     uv_timer_t deadline;
     bool shared_sessions;             /* --shared-sessions */
+    char *tools;                      /* --tools GROUPS (or GLOVEBOX_TOOLS), or NULL: all */
+    bool output_schemas;              /* --output-schemas */
     int max_sessions, max_per_client; /* --max-sessions, --max-sessions-per-client */
     int subscribe_interval_ms;        /* --subscribe-interval */
     bool stopping;
@@ -78,6 +82,12 @@ static void usage(FILE *to)
           "  --data-dir DIR       recordings, screenshots, audit log\n"
           "                       (default $XDG_DATA_HOME/glovebox)\n"
           "  --page-size N        items per page in list results (default 100)\n"
+          "  --tools GROUPS       serve only these tool groups (also GLOVEBOX_TOOLS), e.g.\n"
+          "                       default,android or all. default: sessions terminal\n"
+          "                       desktop perception input server; more: windows\n"
+          "                       clipboard recording computer_use vnc webdriver android\n"
+          "  --output-schemas     list each tool's outputSchema in tools/list (default\n"
+          "                       not; also GLOVEBOX_OUTPUT_SCHEMAS=1)\n"
           "  --shared-sessions    every client may list and use every screen session\n"
           "                       (cooperating agents; default: a session is its\n"
           "                       starter's unless started with shared: true)\n"
@@ -123,6 +133,8 @@ static void finish(struct server *srv)
     http_options_finish(&srv->http_opts);
     free(srv->token_file);
     srv->token_file = NULL;
+    free(srv->tools);
+    srv->tools = NULL;
     uv_walk(srv->app.loop, close_walk, &srv->deadline);
     /* Unreferenced: when no job is left the loop ends at once. */
     uv_timer_start(&srv->deadline, work_deadline, WORK_GRACE_MS, 0);
@@ -234,6 +246,12 @@ static int parse_args(struct server *srv, int argc, char **argv)
         } else if (strcmp(a, "--shared-sessions") == 0) {
             srv->shared_sessions = true;
             continue;
+        } else if (strcmp(a, "--output-schemas") == 0) {
+            srv->output_schemas = true;
+            continue;
+        } else if (strcmp(a, "--tools") == 0 && v) {
+            free(srv->tools);
+            srv->tools = xstrdup(v);
         } else if ((strcmp(a, "--max-sessions") == 0 ||
                     strcmp(a, "--max-sessions-per-client") == 0) &&
                    v) {
@@ -330,25 +348,16 @@ static int parse_args(struct server *srv, int argc, char **argv)
             }
         } else {
             static const char *const valued[] = {
-                "--max-message",
-                "--data-dir",
-                "--page-size",
-                "--log-level",
-                "--http",
-                "--token-file",
-                "--allow-origin",
-                "--allow-host",
-                "--tls-cert",
-                "--tls-key",
-                "--session-idle",
-                "--rate-limit",
-                "--policy",
-                "--mode",
-                "--audit-db",
-                "--audit-retention-days",
-                "--max-sessions",
-                "--max-sessions-per-client",
-                "--subscribe-interval",
+                "--max-message",  "--data-dir",
+                "--page-size",    "--log-level",
+                "--http",         "--token-file",
+                "--allow-origin", "--allow-host",
+                "--tls-cert",     "--tls-key",
+                "--session-idle", "--rate-limit",
+                "--policy",       "--mode",
+                "--audit-db",     "--audit-retention-days",
+                "--max-sessions", "--max-sessions-per-client",
+                "--tools",        "--subscribe-interval",
             };
             bool needs_value = false;
             for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
@@ -444,6 +453,32 @@ static bool start_transports(struct server *srv)
     return true;
 }
 
+/* --tools (else GLOVEBOX_TOOLS) and --output-schemas (GLOVEBOX_OUTPUT_SCHEMAS=1),
+ * before the tools are registered: the registry leaves out the groups not
+ * named. Without either, every group is served and the default set listed. */
+static int choose_tools(struct server *srv)
+{
+    const char *os = getenv("GLOVEBOX_OUTPUT_SCHEMAS");
+    registry_list_output_schemas(srv->output_schemas || (os && strcmp(os, "1") == 0));
+    const char *spec = srv->tools ? srv->tools : getenv("GLOVEBOX_TOOLS");
+    char *err = NULL;
+    if (!spec || !*spec) {
+        /* Nothing chosen: every tool answers a call by name, and tools/list
+         * (what the model reads on every turn) shows the default set. */
+        registry_serve_groups(NULL);
+        registry_list_groups(tool_groups_parse("default", &err));
+        return 0;
+    }
+    char **groups = tool_groups_parse(spec, &err);
+    if (!groups) {
+        fprintf(stderr, "glovebox serve: %s: %s\n", srv->tools ? "--tools" : "GLOVEBOX_TOOLS", err);
+        free(err);
+        return EXIT_USAGE;
+    }
+    registry_serve_groups(groups);
+    return 0;
+}
+
 int cli_serve(int argc, char **argv)
 {
     struct server srv = {0};
@@ -459,6 +494,8 @@ int cli_serve(int argc, char **argv)
     int rc = parse_args(&srv, argc, argv);
     if (rc == 0)
         rc = load_token(&srv);
+    if (rc == 0)
+        rc = choose_tools(&srv);
     /* Before the policy: it checks its rules against the tools' facts. */
     tools_register_all();
     cli_register_extra_tools();
@@ -468,6 +505,7 @@ int cli_serve(int argc, char **argv)
         free(srv.app.data_dir);
         http_options_finish(&srv.http_opts);
         free(srv.token_file);
+        free(srv.tools);
         serve_policy_finish(&srv.policy);
         serve_audit_finish(&srv.audit, &srv.app);
         mcp_server_finish();

@@ -74,6 +74,9 @@ void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params, const str
         /* Tools the policy denies are left out: the model never sees them. */
         if (gate && !gate->visible(gate->ud, e->tool))
             continue;
+        /* Outside the default set (no --tools given): callable, not listed. */
+        if (!registry_listed(e))
+            continue;
         json_array_append_new(tools, registry_tool_json(e, modern_fields, annotations));
         shown++;
     }

@@ -41,6 +41,9 @@ struct tool {
     const char *description;
     const char *input_schema;  /* JSON Schema text, parsed once at start-up */
     const char *output_schema; /* JSON Schema text for structuredContent, or NULL */
+    /* The group `serve --tools` selects it by (one of mcp/tool_groups.c);
+     * NULL only for test fixtures, which are always served. */
+    const char *group;
     struct tool_annotations annotations;
     void (*handler)(struct tool_call *call);
     /* Only ever lowers what the agent may do (set_mode): the policy never

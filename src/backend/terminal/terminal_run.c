@@ -34,14 +34,13 @@ static const struct tool *policy_as(const json_t *args)
 const struct tool tool_terminal_run = {
     .name = "terminal_run",
     .title = "Run a shell command",
-    .description = "Types a command at the shell prompt of a terminal session and answers its "
-                   "output (escape sequences removed) and exit status once it ends, or what it "
-                   "printed so far when timeout_ms passes (timed_out: true; it keeps running). "
-                   "Needs a POSIX shell (bash, sh, zsh, dash) waiting at its prompt.",
+    .description = "Types a command at a terminal's shell prompt (POSIX shell) and answers its "
+                   "output and exit status, or its output so far at timeout_ms (timed_out).",
     .input_schema = tool_terminal_run_input_schema,
     .output_schema = tool_terminal_run_output_schema,
     .annotations = {.read_only = false, .destructive = true, .idempotent = false},
     .handler = handle,
     .confirm_phrase = confirm_phrase,
     .policy_as = policy_as,
+    .group = "terminal",
 };
