@@ -108,7 +108,7 @@ static const struct backend_requirement android_needs[] = {
 };
 
 #if GLOVEBOX_KIND_TERMINAL
-static const struct tool *const terminal_tools[] = {&tool_terminal_start, NULL};
+static const struct tool *const terminal_tools[] = {&tool_terminal_start, &tool_terminal_run, NULL};
 #define TERMINAL_MODULE .module = "terminal", .tools = terminal_tools
 #else
 #define TERMINAL_MODULE .module = NULL
@@ -149,7 +149,7 @@ static const struct backend_kind kinds[] = {
      .summary = "programs in a pseudo-terminal, rendered with libvterm",
      .requirements = terminal_needs,
      .has_option = true,
-     .tool_names = (const char *const[]){"terminal_start", NULL},
+     .tool_names = (const char *const[]){"terminal_start", "terminal_run", NULL},
      TERMINAL_MODULE},
     {.kind = "desktop",
      .summary = "X11 desktops: private Xvfb sandboxes or an existing display",

@@ -18,6 +18,7 @@
 #include "mcp/tool_groups.h"
 #include "policy/pause.h"
 #include "session/session.h"
+#include "tools/screen_resources.h"
 #include "tools/tools.h"
 #include "transport/http.h"
 #include "transport/stdio.h"
@@ -52,6 +53,7 @@ struct server {
     char *tools;                      /* --tools GROUPS (or GLOVEBOX_TOOLS), or NULL: all */
     bool output_schemas;              /* --output-schemas */
     int max_sessions, max_per_client; /* --max-sessions, --max-sessions-per-client */
+    int subscribe_interval_ms;        /* --subscribe-interval */
     bool stopping;
     bool finished;
     int exit_code;
@@ -91,6 +93,8 @@ static void usage(FILE *to)
           "                       starter's unless started with shared: true)\n"
           "  --max-sessions N     screen sessions running at once (default 128)\n"
           "  --max-sessions-per-client N   per client (default 64)\n"
+          "  --subscribe-interval MS   least time between two resource-updated\n"
+          "                       notifications of one session (default 250)\n"
           "  --log-level LEVEL    debug, info, warning or error (default warning; also\n"
           "                       GLOVEBOX_LOG)\n" SERVE_POLICY_USAGE SERVE_AUDIT_USAGE
           "  -h, --help           show this help\n"
@@ -260,6 +264,16 @@ static int parse_args(struct server *srv, int argc, char **argv)
                 srv->max_sessions = (int)n;
             else
                 srv->max_per_client = (int)n;
+        } else if (strcmp(a, "--subscribe-interval") == 0 && v) {
+            long n;
+            if (!options_parse_int(v, 0, 600000, &n)) {
+                fprintf(stderr,
+                        "glovebox serve: --subscribe-interval expects milliseconds "
+                        "(0..600000), got \"%s\"\n",
+                        v);
+                return EXIT_USAGE;
+            }
+            srv->subscribe_interval_ms = (int)n;
         } else if (strcmp(a, "--http") == 0 && v) {
             char *err = NULL;
             srv->want_http = true;
@@ -343,7 +357,7 @@ static int parse_args(struct server *srv, int argc, char **argv)
                 "--policy",       "--mode",
                 "--audit-db",     "--audit-retention-days",
                 "--max-sessions", "--max-sessions-per-client",
-                "--tools",
+                "--tools",        "--subscribe-interval",
             };
             bool needs_value = false;
             for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
@@ -474,6 +488,7 @@ int cli_serve(int argc, char **argv)
     srv.app.page_size = 100;
     srv.max_sessions = SESSION_DEFAULT_MAX_TOTAL;
     srv.max_per_client = SESSION_DEFAULT_MAX_PER_CLIENT;
+    srv.subscribe_interval_ms = SESSION_NOTIFY_DEFAULT_MS;
     srv.app.data_dir = paths_default_data_dir();
     serve_audit_init(&srv.audit);
     int rc = parse_args(&srv, argc, argv);
@@ -501,6 +516,8 @@ int cli_serve(int argc, char **argv)
     srv.app.sessions = session_registry_create(&srv.app);
     session_registry_configure(srv.app.sessions, srv.shared_sessions, srv.max_sessions,
                                srv.max_per_client);
+    session_registry_observe(srv.app.sessions, screen_resources_observer(),
+                             srv.subscribe_interval_ms);
     children_init(srv.app.loop);
 
     uv_signal_init(srv.app.loop, &srv.sigint);

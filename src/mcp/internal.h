@@ -160,6 +160,8 @@ void method_subscriptions_listen(struct mcp_conn *c, json_t *id, json_t *params,
                                  const struct request_ctx *rc, void *stream);
 /* Tell the 2026-07-28 listen streams that carry uri that it changed. */
 void listen_resource_updated(const char *uri);
+/* Whether an open subscriptions/listen carries updates of uri. */
+bool listen_watched(const char *uri);
 /* Tell the 2026-07-28 listen streams that asked for toolsListChanged. */
 void listen_tools_list_changed(void);
 

@@ -1,4 +1,5 @@
 #include "session/session.h"
+#include "session/internal.h"
 
 #define LOG_MODULE "session"
 #include "backend/backend.h"
@@ -15,16 +16,6 @@
 
 /* Ended sessions kept for "why is it gone" answers. */
 #define MAX_ENDED_KEPT 32
-
-struct session_registry {
-    struct app *app;
-    struct session *head; /* newest first */
-    unsigned next_number;
-    bool share_all;                /* --shared-sessions */
-    int max_total, max_per_client; /* <= 0: no bound */
-    void (*all_stopped)(void *ud);
-    void *all_stopped_ud;
-};
 
 struct session_registry *session_registry_create(struct app *app)
 {
@@ -110,6 +101,7 @@ static void free_session(struct session *s)
     free(s->name);
     free(s->end_reason);
     free(s->owner);
+    json_decref(s->events);
     free(s);
 }
 
@@ -401,6 +393,7 @@ void session_ended(struct session *s, const char *reason)
     if (!s->end_reason)
         s->end_reason = xstrdup(reason);
     log_info("session %s ended: %s", s->id, s->end_reason);
+    session_event(s, "session_ended", json_pack("{s:s}", "reason", s->end_reason));
     /* Calls waiting for a start that failed hear it now (s->was_live false). */
     struct session_waiter *w = s->live_waiters;
     s->live_waiters = NULL;

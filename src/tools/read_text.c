@@ -4,8 +4,24 @@
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static void handle(struct tool_call *call)
 {
+    /* Output since the last read is a stream only terminals have. */
+    if (json_object_get(tool_call_args(call), "since")) {
+        char *err = NULL;
+        struct session *s = screen_call_resolve(call, &err);
+        free(err);
+        if (s && strcmp(s->impl->kind, "terminal") != 0) {
+            tool_call_fail_code(call, ERROR_NOT_SUPPORTED,
+                                "\"since\" reads a terminal's output stream; %s is a %s session "
+                                "(read its screen without \"since\")",
+                                s->id, s->impl->kind);
+            return;
+        }
+    }
     screen_call_run(call, BACKEND_OP(read_text), "read text", false);
 }
 
