@@ -164,6 +164,15 @@ struct backend_impl {
     backend_op key_hold;
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;
+    /* Phones (and anything else with apps and hardware buttons). */
+    backend_op press_button; /* {button} */
+    backend_op app_list;     /* {all?} */
+    backend_op app_launch;   /* {app} */
+    backend_op app_stop;     /* {app} */
+    backend_op app_reset;    /* {app}: clear its data */
+    backend_op app_install;  /* {path}: a local file */
+    backend_op orientation;  /* {set?} */
+    backend_op set_network;  /* {wifi?, data?, airplane?} */
 };
 
 /* The backend operation a tool maps to, by the vtable field's offset. */

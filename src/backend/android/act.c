@@ -4,6 +4,7 @@
 #include "backend/android/internal.h"
 #include "backend/android/perceive.h"
 #include "core/args.h"
+#include "core/base64.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
@@ -36,7 +37,7 @@ static void acted(struct backend_call *bc, const struct adb_reply *r)
     act_free(x);
 }
 
-static void run_act(struct backend_call *bc, json_t *result, char *caption, const char *cmd)
+void android_act(struct backend_call *bc, json_t *result, char *caption, const char *cmd)
 {
     struct act *x = xcalloc(1, sizeof *x);
     x->result = result;
@@ -84,7 +85,7 @@ static void tap(struct backend_call *bc, int x, int y, const char *ref)
                               count == 2   ? " twice"
                               : count == 3 ? " three times"
                                            : "");
-    run_act(bc, result, caption, cmd.data);
+    android_act(bc, result, caption, cmd.data);
     strbuf_finish(&cmd);
 }
 
@@ -156,20 +157,68 @@ void android_click_op(struct backend_call *bc)
     tap(bc, x, y, NULL);
 }
 
+#define ADB_IME "com.android.adbkeyboard/.AdbIME"
+
+static void type_with(struct backend_call *bc, char *typing);
+
+/* Text `input text` cannot type goes through ADBKeyBoard when it is the
+ * current input method: base64 in a broadcast, so no character reaches sh. */
+static void ime_checked(struct backend_call *bc, const struct adb_reply *r)
+{
+    char *why = bc->backend_data;
+    bc->backend_data = NULL;
+    if (android_step_failed(bc, r, "check the input method")) {
+        free(why);
+        return;
+    }
+    const char *out = (const char *)r->out;
+    size_t n = strcspn(out, "\r\n");
+    if (n == strlen(ADB_IME) && strncmp(out, ADB_IME, n) == 0) {
+        free(why);
+        const char *text = args_string(bc->args, "text", "");
+        char *b64 = base64_encode((const uint8_t *)text, strlen(text));
+        type_with(bc, xasprintf("am broadcast -a ADB_INPUT_B64 --es msg %s", b64));
+        free(b64);
+        return;
+    }
+    bool installed = strstr(out + n, ADB_IME) != NULL;
+    backend_call_fail_code(bc, ERROR_NOT_SUPPORTED, "%s. %s", why,
+                           installed ? "ADBKeyBoard is installed but is not the current input "
+                                       "method: run `adb shell ime enable " ADB_IME
+                                       "` and `adb shell ime set " ADB_IME "`, then type again"
+                                     : "Install ADBKeyBoard (https://github.com/senzhk/"
+                                       "ADBKeyBoard: adb install ADBKeyboard.apk; adb shell ime "
+                                       "enable " ADB_IME "; adb shell ime set " ADB_IME
+                                       "), then type again");
+    free(why);
+}
+
 void android_type_text_op(struct backend_call *bc)
 {
     const char *text = args_string(bc->args, "text", "");
     char *err = NULL;
     char *typing = android_input_text_command(text, &err);
     if (!typing) {
-        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED, "%s", err);
-        free(err);
+        /* The current input method first, then the installed ones. */
+        bc->backend_data = err;
+        android_run(bc, ADB_SHELL_V2, "settings get secure default_input_method; ime list -s",
+                    ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, ime_checked);
         return;
     }
+    type_with(bc, typing);
+}
+
+/* typing (stolen): the command that types the text. */
+static void type_with(struct backend_call *bc, char *typing)
+{
+    const char *text = args_string(bc->args, "text", "");
     const char *ref = args_string(bc->args, "ref", NULL);
     struct strbuf cmd = {0};
+    size_t chars = 0;
+    for (const char *p = text; *p; p++)
+        chars += ((unsigned char)*p & 0xc0) != 0x80;
     json_t *result = json_pack("{s:s, s:I, s:I}", "session", bc->session->id, "bytes",
-                               (json_int_t)strlen(text), "characters", (json_int_t)strlen(text));
+                               (json_int_t)strlen(text), "characters", (json_int_t)chars);
     if (ref) {
         struct android_ref b;
         if (!ref_bounds(bc, ref, &b)) {
@@ -184,9 +233,9 @@ void android_type_text_op(struct backend_call *bc)
     strbuf_puts(&cmd, typing);
     free(typing);
     bool secret = args_bool(bc->args, "secret", false);
-    char *caption = secret ? xasprintf("typed %zu characters (secret)", strlen(text))
-                           : xasprintf("typed %zu characters", strlen(text));
-    run_act(bc, result, caption, cmd.data);
+    char *caption = secret ? xasprintf("typed %zu characters (secret)", chars)
+                           : xasprintf("typed %zu characters", chars);
+    android_act(bc, result, caption, cmd.data);
     strbuf_finish(&cmd);
 }
 
@@ -208,9 +257,9 @@ void android_press_key_op(struct backend_call *bc)
         strbuf_printf(&cmd, " %d", code);
     json_t *result = json_pack("{s:s, s:s, s:i, s:i}", "session", bc->session->id, "key", spec,
                                "repeat", repeat, "keycode", code);
-    run_act(bc, result,
-            xasprintf("pressed %s (KEYCODE %d)%s", spec, code, repeat > 1 ? " repeatedly" : ""),
-            cmd.data);
+    android_act(bc, result,
+                xasprintf("pressed %s (KEYCODE %d)%s", spec, code, repeat > 1 ? " repeatedly" : ""),
+                cmd.data);
     strbuf_finish(&cmd);
 }
 
@@ -255,7 +304,8 @@ void android_scroll_op(struct backend_call *bc)
     char *cmd = xasprintf("input swipe %d %d %d %d 300", x1, y1, x2, y2);
     json_t *result = json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "direction", dir,
                                "amount", amount);
-    run_act(bc, result,
-            xasprintf("scrolled %s by %d (swipe %d,%d → %d,%d)", dir, amount, x1, y1, x2, y2), cmd);
+    android_act(bc, result,
+                xasprintf("scrolled %s by %d (swipe %d,%d → %d,%d)", dir, amount, x1, y1, x2, y2),
+                cmd);
     free(cmd);
 }

@@ -242,7 +242,49 @@ static const struct backend_impl android_impl = {
     .type_text = android_type_text_op,
     .press_key = android_press_key_op,
     .scroll = android_scroll_op,
+    .open_url = android_open_url_op,
+    .press_button = android_press_button_op,
+    .app_list = android_app_list_op,
+    .app_launch = android_app_launch_op,
+    .app_stop = android_app_stop_op,
+    .app_reset = android_app_reset_op,
+    .orientation = android_orientation_op,
+    .set_network = android_set_network_op,
 };
+
+char *android_sh_quote(const char *s)
+{
+    struct strbuf sb = {0};
+    strbuf_putc(&sb, '\'');
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            strbuf_puts(&sb, "'\\''");
+        else
+            strbuf_putc(&sb, *p);
+    }
+    strbuf_putc(&sb, '\'');
+    return strbuf_steal(&sb);
+}
+
+void android_set_rotation(struct android *a, int r)
+{
+    a->rotation = r & 3;
+    a->width = a->rotation & 1 ? a->phys_height : a->phys_width;
+    a->height = a->rotation & 1 ? a->phys_width : a->phys_height;
+}
+
+int android_parse_rotation(const char *dump)
+{
+    /* Android 8-13: "SurfaceOrientation: N"; later: a viewport's "orientation=N". */
+    const char *p = strstr(dump, "SurfaceOrientation:");
+    int r = -1;
+    if (p && sscanf(p, "SurfaceOrientation: %d", &r) == 1 && r >= 0 && r <= 3)
+        return r;
+    p = strstr(dump, "orientation=");
+    if (p && sscanf(p, "orientation=%d", &r) == 1 && r >= 0 && r <= 3)
+        return r;
+    return -1;
+}
 
 struct run {
     struct backend_call *bc;
@@ -377,7 +419,9 @@ static void probed(void *ud, const struct adb_reply *r)
     }
     const char *out = (const char *)r->out;
     char *size = section(out, 0), *dens = section(out, 1), *version = section(out, 2),
-         *model = section(out, 3);
+         *model = section(out, 3), *orient = section(out, 4);
+    int rot = android_parse_rotation(orient);
+    free(orient);
     int w = 0, h = 0, d = 0;
     parse_size(size, &w, &h);
     parse_density(dens, &d);
@@ -403,16 +447,17 @@ static void probed(void *ud, const struct adb_reply *r)
                              ? json_string_value(json_object_get(c->device, "product"))
                              : "");
     a->version = version;
-    a->width = w;
-    a->height = h;
+    a->phys_width = w;
+    a->phys_height = h;
     a->density = d;
+    android_set_rotation(a, rot < 0 ? 0 : rot);
     struct session_client who = {.owner = c->owner, .shared = c->shared};
     struct session *s = session_add(c->app->sessions, &android_impl, c->name, &who);
     a->session = s;
     s->backend = a;
     session_set_live(s);
     log_info("%s: %s (%s, Android %s, %dx%d at %d dpi) through %s:%d", s->id, a->serial, a->model,
-             a->version, w, h, d, a->srv.host, a->srv.port);
+             a->version, a->width, a->height, d, a->srv.host, a->srv.port);
     c->done(s, 0, NULL, c->ud);
     connecting_free(c);
 }
@@ -475,10 +520,12 @@ static void connect_listed(json_t *out, enum error_code code, const char *err, v
     }
     c->device = json_incref(chosen);
     json_decref(out);
-    adb_request(c->app->loop, &c->srv, json_string_value(json_object_get(c->device, "serial")),
-                "shell,v2,raw:wm size; echo @@; wm density; echo @@; getprop "
-                "ro.build.version.release; echo @@; getprop ro.product.model",
-                ADB_SHELL_V2, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, probed, c);
+    adb_request(
+        c->app->loop, &c->srv, json_string_value(json_object_get(c->device, "serial")),
+        "shell,v2,raw:wm size; echo @@; wm density; echo @@; getprop "
+        "ro.build.version.release; echo @@; getprop ro.product.model; echo @@; dumpsys input "
+        "| grep rientation",
+        ADB_SHELL_V2, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, probed, c);
 }
 
 void android_connect(struct app *app, const struct android_options *o, android_connected_fn done,

@@ -40,3 +40,9 @@ void android_list(struct app *app, const char *adb_server, android_listed_fn don
 /* The tools of this kind (kinds.c lists them). */
 extern const struct tool tool_android_connect;
 extern const struct tool tool_device_list;
+extern const struct tool tool_press_button;
+extern const struct tool tool_app_list;
+extern const struct tool tool_app_stop;
+extern const struct tool tool_app_reset;
+extern const struct tool tool_orientation;
+extern const struct tool tool_set_network;

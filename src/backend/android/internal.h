@@ -26,9 +26,11 @@ struct android {
     struct app *app;
     struct adb_server srv;
     char *serial, *model, *product, *version;
-    int width, height, density; /* cached at connect: they do not change by themselves */
-    int pending;                /* adb requests in flight */
-    bool stopping, ended;       /* stop asked: end once pending is 0 */
+    int width, height, density;  /* as apps see the screen now (rotated) */
+    int phys_width, phys_height; /* `wm size`, unrotated: cached at connect */
+    int rotation;                /* 0-3 quarter turns: read at connect, kept by orientation */
+    int pending;                 /* adb requests in flight */
+    bool stopping, ended;        /* stop asked: end once pending is 0 */
     char *stop_reason;
     struct android_ref *refs; /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
@@ -57,6 +59,26 @@ void android_click_op(struct backend_call *bc);
 void android_type_text_op(struct backend_call *bc);
 void android_press_key_op(struct backend_call *bc);
 void android_scroll_op(struct backend_call *bc);
+
+/* Run cmd (a shell line); answer result (stolen) with caption (stolen,
+ * freed) once it exits 0, else the device's words. */
+void android_act(struct backend_call *bc, json_t *result, char *caption, const char *cmd);
+/* s single-quoted for the device's sh ('\'' for a quote); caller frees. */
+char *android_sh_quote(const char *s);
+/* The rotation in a `dumpsys input` (0-3), or -1. */
+int android_parse_rotation(const char *dump);
+/* Rotation r (0-3) applied to the cached screen size. */
+void android_set_rotation(struct android *a, int r);
+
+/* Apps and device settings (apps.c, device.c). */
+void android_press_button_op(struct backend_call *bc);
+void android_app_list_op(struct backend_call *bc);
+void android_app_launch_op(struct backend_call *bc);
+void android_app_stop_op(struct backend_call *bc);
+void android_app_reset_op(struct backend_call *bc);
+void android_orientation_op(struct backend_call *bc);
+void android_set_network_op(struct backend_call *bc);
+void android_open_url_op(struct backend_call *bc);
 
 /* `input text` commands that type text literally (input_text.c): NULL with
  * *err (not_supported) when text has characters `input text` cannot type. */

@@ -1,0 +1,202 @@
+// The phone tools on the fake device (tests/e2e/lib/fake-adb): apps (list,
+// launch, stop, clear data), buttons, orientation, the radios, URLs and text
+// beyond ASCII through ADBKeyBoard — each one's success and its refusals.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import { startFakeAdb } from '../lib/fake-adb/index.mjs';
+import { connectClient, needs } from '../lib/server.mjs';
+import { decodePng, imageOf, startServer, topts } from '../lib/terminal.mjs';
+
+const W = 360;
+const H = 800;
+const LOGIN = 'com.example.login';
+
+/** A fake adb server with one device (opts: FakeDevice options), and a connected session. */
+async function phone(t, opts = {}, srvOpts = {}) {
+  const adb = await startFakeAdb({ devices: [{ serial: 'emulator-5554', width: W, height: H, density: 320, ...opts }] });
+  t.after(() => adb.close());
+  const srv = await startServer(t, srvOpts);
+  const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+  return { adb, dev: adb.device(), srv, s };
+}
+
+function errorOf(r) {
+  assert.equal(r.isError, true, JSON.stringify(r).slice(0, 400));
+  return r.structuredContent.error;
+}
+
+describe('phone tools on the fake adb server', () => {
+  test('app_list, app_stop and app_reset, and what they refuse', needs('android', topts()), async (t) => {
+    const { dev, srv } = await phone(t);
+    let { sc } = await srv.ok('app_list', {});
+    const apps = Object.fromEntries(sc.apps.map((a) => [a.app, a]));
+    assert.equal(sc.count, sc.apps.length);
+    assert.deepEqual(apps[LOGIN], { app: LOGIN, activity: `${LOGIN}.MainActivity`, launchable: true, system: false });
+    assert.equal(apps['com.android.settings'].system, true);
+    assert.equal(apps['com.android.systemui'], undefined, 'not launchable: only with all');
+    sc = (await srv.ok('app_list', { all: true })).sc;
+    assert.equal(sc.apps.find((a) => a.app === 'com.android.systemui').launchable, false);
+
+    dev.apps.launch(LOGIN);
+    dev.login.username = 'ada';
+    await srv.ok('app_reset', { app: LOGIN });
+    assert.equal(dev.login.username, '', 'pm clear wiped the app state');
+    dev.apps.launch(LOGIN);
+    await srv.ok('app_stop', { app: LOGIN });
+    assert.notEqual(dev.foreground, LOGIN);
+    for (const tool of ['app_stop', 'app_reset']) {
+      let r = await srv.call(tool, { app: 'com.example.missing' });
+      assert.equal(errorOf(r).code, 'not_found', tool);
+      r = await srv.call(tool, { app: '$(reboot)' });
+      assert.equal(errorOf(r).code, 'invalid_argument', tool);
+    }
+    assert.ok(!dev.log.some((e) => e.kind === 'shell' && e.argv?.some((a) => a[0] === 'reboot')));
+  });
+
+  test('launch_app {app} starts an app or a component; missing apps, bad names and both forms refused', needs('android', needs('desktop', topts())), async (t) => {
+    const { dev, srv } = await phone(t);
+    const { sc } = await srv.ok('launch_app', { app: LOGIN });
+    assert.equal(sc.app, LOGIN);
+    assert.equal(dev.foreground, LOGIN);
+    assert.equal(dev.entries('monkey').at(-1).package, LOGIN);
+    let r = await srv.call('launch_app', { app: 'com.example.missing' });
+    assert.equal(errorOf(r).code, 'not_found');
+    assert.match(errorOf(r).message, /com\.example\.missing is not installed/);
+    r = await srv.call('launch_app', { app: 'rm -rf /' });
+    assert.equal(errorOf(r).code, 'invalid_argument');
+    assert.match(errorOf(r).message, /app: "rm -rf \/" is not an Android package name/);
+    r = await srv.call('launch_app', { app: LOGIN, command: ['xterm'] });
+    assert.equal(errorOf(r).code, 'invalid_argument');
+    r = await srv.call('launch_app', {});
+    assert.equal(errorOf(r).code, 'invalid_argument');
+    assert.match(errorOf(r).message, /command: required/);
+    await srv.ok('launch_app', { app: 'com.android.settings/.Settings' });
+    assert.equal(dev.foreground, 'com.android.settings');
+    r = await srv.call('launch_app', { app: 'com.android.settings/.Nope' });
+    assert.equal(errorOf(r).code, 'not_found');
+  });
+
+  test('press_button: home, back and power reach the device as their key codes', needs('android', topts()), async (t) => {
+    const { dev, srv } = await phone(t);
+    dev.apps.launch(LOGIN);
+    dev.apps.launch('com.android.settings');
+    let { sc } = await srv.ok('press_button', { button: 'back' });
+    assert.deepEqual([sc.button, sc.keycode], ['back', 4]);
+    assert.equal(dev.foreground, LOGIN);
+    await srv.ok('press_button', { button: 'home' });
+    assert.equal(dev.foreground, 'com.google.android.apps.nexuslauncher');
+    await srv.ok('press_button', { button: 'power' });
+    assert.equal(dev.apps.screenOn, false);
+    for (const [button, code] of [['app_switch', 187], ['volume_up', 24], ['volume_down', 25], ['enter', 66], ['menu', 82]]) {
+      sc = (await srv.ok('press_button', { button })).sc;
+      assert.equal(sc.keycode, code);
+      assert.equal(dev.entries('key').at(-1).code, code);
+    }
+    const r = await srv.call('press_button', { button: 'turbo' });
+    assert.equal(r.isError, true);
+    assert.match(JSON.stringify(r), /button/);
+  });
+
+  test('orientation: read, turn to landscape (screenshots and taps follow), auto, and a device that refuses', needs('android', topts()), async (t) => {
+    const { adb, dev, srv } = await phone(t);
+    let { sc } = await srv.ok('orientation', {});
+    assert.deepEqual([sc.orientation, sc.rotation, sc.width, sc.height, sc.auto_rotate], ['portrait', 0, W, H, false]);
+    sc = (await srv.ok('orientation', { set: 'landscape' })).sc;
+    assert.deepEqual([sc.orientation, sc.rotation, sc.width, sc.height], ['landscape', 90, H, W]);
+    assert.equal(dev.settings.system.user_rotation, '1');
+    const shot = await srv.ok('screenshot', {});
+    const png = decodePng(imageOf(shot).data);
+    assert.deepEqual([png.width, png.height], [H, W]);
+    await srv.ok('click', { x: 700, y: 10 }); // outside the portrait screen, inside the landscape one
+    sc = (await srv.ok('orientation', { set: 'auto' })).sc;
+    assert.equal(sc.auto_rotate, true);
+    assert.equal(sc.orientation, 'landscape', 'the device still shows what the dump says');
+    // A session connected while the device is turned sees it turned.
+    const again = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+    assert.deepEqual([again.width, again.height], [H, W]);
+
+    const locked = await phone(t, { settingsWritable: false });
+    const r = await locked.srv.call('orientation', { set: 'landscape' });
+    assert.equal(errorOf(r).code, 'not_supported');
+    assert.match(errorOf(r).message, /does not let adb set the rotation: .*WRITE_SECURE_SETTINGS/);
+    assert.equal((await locked.srv.ok('orientation', {})).sc.orientation, 'portrait', 'reading still works');
+  });
+
+  test('set_network switches Wi-Fi, data and airplane mode; not_supported where the device cannot', needs('android', topts()), async (t) => {
+    const { dev, srv } = await phone(t);
+    let { sc } = await srv.ok('set_network', {});
+    assert.deepEqual(sc.state, { wifi: true, data: true, airplane: false });
+    sc = (await srv.ok('set_network', { wifi: false, airplane: true })).sc;
+    assert.deepEqual(sc.state, { wifi: false, data: true, airplane: true });
+    assert.equal(dev.settings.global.airplane_mode_on, '1');
+    sc = (await srv.ok('set_network', { wifi: true, data: false, airplane: false })).sc;
+    assert.deepEqual(sc.state, { wifi: true, data: false, airplane: false });
+
+    const old = await phone(t, { sdk: 29, release: '10' });
+    let r = await old.srv.call('set_network', { airplane: true });
+    assert.equal(errorOf(r).code, 'not_supported');
+    assert.match(errorOf(r).message, /airplane: .*Unknown command: airplane-mode.*Android 11/);
+    const tablet = await phone(t, { telephony: false });
+    r = await tablet.srv.call('set_network', { wifi: false, data: true });
+    assert.equal(errorOf(r).code, 'not_supported');
+    assert.match(errorOf(r).message, /data: .*Can't find service: phone/);
+  });
+
+  test('open_url opens a VIEW intent on the phone; other schemes are refused', needs('android', needs('webdriver', topts())), async (t) => {
+    const { dev, srv } = await phone(t);
+    const url = "https://example.com/a?q=1&x='$(id)'";
+    const { sc } = await srv.ok('open_url', { url });
+    assert.equal(sc.url, url);
+    assert.equal(dev.foreground, 'com.android.chrome');
+    assert.equal(dev.apps.url, url);
+    assert.ok(!dev.log.some((e) => e.kind === 'shell' && e.argv?.some((a) => a[0] === 'id')));
+    const r = await srv.call('open_url', { url: 'file:///etc/passwd' });
+    assert.equal(errorOf(r).code, 'denied');
+  });
+
+  test('text beyond ASCII goes through ADBKeyBoard when it is the input method; else what to install or select', needs('android', topts()), async (t) => {
+    const { dev, srv } = await phone(t, { adbKeyboard: 'selected' });
+    dev.apps.launch(LOGIN);
+    dev.login.focus = 'username';
+    const text = "café 日本 $(id) 'q'";
+    const { sc } = await srv.ok('type_text', { text });
+    assert.equal(sc.characters, [...text].length);
+    assert.equal(dev.login.username, text);
+    assert.ok(!dev.log.some((e) => e.kind === 'shell' && e.argv?.some((a) => a[0] === 'id')));
+    assert.equal(dev.entries('ime-text').at(-1).text, text);
+
+    const installed = await phone(t, { adbKeyboard: true });
+    let r = await installed.srv.call('type_text', { text: 'naïve' });
+    assert.equal(errorOf(r).code, 'not_supported');
+    assert.match(errorOf(r).message, /U\+00EF.*installed but is not the current input method: run `adb shell ime enable com\.android\.adbkeyboard\/\.AdbIME`/);
+    const none = await phone(t);
+    r = await none.srv.call('type_text', { text: 'naïve' });
+    assert.equal(errorOf(r).code, 'not_supported');
+    assert.match(errorOf(r).message, /Install ADBKeyBoard/);
+  });
+
+  test('a launch_app commands rule restricts phone apps by /android/<package>', needs('android', needs('desktop', topts())), async (t) => {
+    const tmp = mkdtempSync(join(tmpdir(), 'gb-android-policy-'));
+    const policy = join(tmp, 'policy.json');
+    writeFileSync(policy, JSON.stringify({
+      allow: ['android_connect', 'launch_app', 'session_list'],
+      rules: { launch_app: { apps: ['/android/com.example.*'] } },
+    }));
+    const adb = await startFakeAdb({ devices: [{ width: W, height: H }] });
+    t.after(() => adb.close());
+    const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy, '--data-dir', join(tmp, 'data')],
+      env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config') } });
+    const call = (name, args) => srv.client.callTool({ name, arguments: args });
+    assert.equal((await call('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).isError, undefined);
+    assert.equal((await call('launch_app', { app: LOGIN })).isError, undefined);
+    assert.equal(adb.device().foreground, LOGIN);
+    const r = await call('launch_app', { app: 'com.android.settings' });
+    assert.equal(errorOf(r).code, 'denied');
+    assert.match(errorOf(r).message, /rules\.launch_app/);
+    assert.equal(adb.device().foreground, LOGIN);
+  });
+});
