@@ -200,6 +200,7 @@ static void android_stop(struct session *s)
 {
     struct android *a = android_of(s);
     a->stopping = true;
+    android_record_end(a);
     end_if_idle(a);
 }
 
@@ -250,6 +251,8 @@ static const struct backend_impl android_impl = {
     .app_reset = android_app_reset_op,
     .orientation = android_orientation_op,
     .set_network = android_set_network_op,
+    .record_start = android_record_start_op,
+    .record_stop = android_record_stop_op,
 };
 
 char *android_sh_quote(const char *s)

@@ -9,6 +9,8 @@
 struct app;
 struct session;
 struct ui_tree;
+struct android_rec;
+struct frame;
 
 /* Timeouts of one adb step (ms): a device answers these in well under a
  * second; a screenshot moves megabytes. */
@@ -32,6 +34,8 @@ struct android {
     int pending;                 /* adb requests in flight */
     bool stopping, ended;        /* stop asked: end once pending is 0 */
     char *stop_reason;
+    struct android_rec *rec;  /* the recording in progress, or NULL */
+    char last_recording[32];  /* id of the recording written when the session ended; "" */
     struct android_ref *refs; /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
 };
@@ -69,6 +73,16 @@ char *android_sh_quote(const char *s);
 int android_parse_rotation(const char *dump);
 /* Rotation r (0-3) applied to the cached screen size. */
 void android_set_rotation(struct android *a, int r);
+
+/* screencap's raw output as an RGBA frame (shot.c); false with *code, *err. */
+bool android_decode_raw(const uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
+                        char **err);
+
+/* Recordings through the shared recorder (record.c); end: the session is
+ * ending, write what was recorded. */
+void android_record_start_op(struct backend_call *bc);
+void android_record_stop_op(struct backend_call *bc);
+void android_record_end(struct android *a);
 
 /* Apps and device settings (apps.c, device.c). */
 void android_press_button_op(struct backend_call *bc);

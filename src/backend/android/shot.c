@@ -22,8 +22,8 @@ static uint32_t le32(const uint8_t *p)
 
 /* screencap's raw output: width, height, format (+ colour space on Android
  * 9+: a 16-byte header, else 12), then the pixels. */
-static bool decode_raw(const uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
-                       char **err)
+bool android_decode_raw(const uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
+                        char **err)
 {
     /* exec: ends at the end of the stream, and the adb server closes it too
      * when the device goes away: output cut short is a device that went. */
@@ -94,7 +94,7 @@ static bool produce(void *ud, const struct frame_request *rq, struct frame_shot 
 {
     (void)rq;
     struct shot *sh = ud;
-    bool ok = decode_raw(sh->raw, sh->raw_len, &out->frame, &out->fail_code, err);
+    bool ok = android_decode_raw(sh->raw, sh->raw_len, &out->frame, &out->fail_code, err);
     free(sh->raw);
     sh->raw = NULL;
     return ok;

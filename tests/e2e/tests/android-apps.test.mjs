@@ -2,14 +2,14 @@
 // launch, stop, clear data), buttons, orientation, the radios, URLs and text
 // beyond ASCII through ADBKeyBoard — each one's success and its refusals.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 import { startFakeAdb } from '../lib/fake-adb/index.mjs';
 import { connectClient, needs } from '../lib/server.mjs';
-import { decodePng, imageOf, startServer, topts } from '../lib/terminal.mjs';
+import { decodeGif, decodePng, imageOf, ms, startServer, topts, until } from '../lib/terminal.mjs';
 
 const W = 360;
 const H = 800;
@@ -198,5 +198,37 @@ describe('phone tools on the fake adb server', () => {
     assert.equal(errorOf(r).code, 'denied');
     assert.match(errorOf(r).message, /rules\.launch_app/);
     assert.equal(adb.device().foreground, LOGIN);
+  });
+
+  test('record_start/record_stop: a GIF of the phone screen through the shared recorder; a device that leaves keeps its file', needs('android', topts()), async (t) => {
+    const { dev, srv, s } = await phone(t, { width: 180, height: 400 });
+    let r = await srv.call('record_start', { fps: 11 });
+    assert.equal(errorOf(r).code, 'invalid_argument');
+    assert.match(errorOf(r).message, /fps: at most 10 for android sessions/);
+    const start = (await srv.ok('record_start', { format: 'gif', fps: 10 })).sc;
+    assert.equal(start.fps, 10);
+    r = await srv.call('record_start', {});
+    assert.match(errorOf(r).message, /already being recorded/);
+    // Wait for the first frame, then change the screen: the last look shows the login app.
+    await until(async () => dev.entries('screencap').length >= 1, ms(10000), 'a first screencap');
+    dev.apps.launch(LOGIN);
+    const stop = await srv.ok('record_stop', {});
+    assert.equal(stop.sc.recording, start.recording);
+    assert.ok(stop.sc.frames >= 2, `${stop.sc.frames} frames`);
+    const link = stop.content.find((c) => c.type === 'resource_link');
+    assert.equal(link.mimeType, 'image/gif');
+    const gif = decodeGif(readFileSync(stop.sc.path));
+    assert.deepEqual([gif.width, gif.height], [180, 400]);
+    r = await srv.call('record_stop', {});
+    assert.equal(errorOf(r).code, 'not_found');
+    // Ended by the device going away: the recording is written.
+    const again = (await srv.ok('record_start', { session: s.id, format: 'webp' })).sc;
+    dev.dropNextCall({ match: /uiautomator/, after: '<hierarchy>' });
+    await srv.call('snapshot', { session: s.id });
+    const uri = `glovebox://recording/${again.recording}`;
+    await until(async () => (await srv.client.listResources()).resources.some((x) => x.uri === uri), ms(15000), `${uri} listed`);
+    r = await srv.call('record_stop', { session: s.id });
+    assert.equal(errorOf(r).code, 'not_found');
+    assert.match(errorOf(r).message, new RegExp(`was written when the session ended \\(${uri}\\)`));
   });
 });
