@@ -63,6 +63,9 @@ struct backend_call {
      * learnt later (mcp/tool.h tool_call_hold); NULL when nobody records.
      * Use backend_call_hold. */
     struct backend_hold *(*hold)(struct backend_call *bc, json_t *fallback);
+    /* Tell the caller how far a long operation got (done of total, a short
+     * message); NULL when nobody listens. Loop thread. */
+    void (*progress)(struct backend_call *bc, double done, double total, const char *message);
 };
 
 /* An open audit record (backend_call_hold); released exactly once. */

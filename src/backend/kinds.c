@@ -130,9 +130,8 @@ static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &t
 
 #if GLOVEBOX_KIND_ANDROID
 static const struct tool *const android_tools[] = {
-    &tool_android_connect, &tool_device_list, &tool_press_button,
-    &tool_app_list,        &tool_app_stop,    &tool_app_reset,
-    &tool_orientation,     &tool_set_network, NULL};
+    &tool_android_connect, &tool_device_list, &tool_press_button, &tool_app_list,    &tool_app_stop,
+    &tool_app_reset,       &tool_app_install, &tool_orientation,  &tool_set_network, NULL};
 #define ANDROID_MODULE .module = "android", .tools = android_tools
 #else
 #define ANDROID_MODULE .module = NULL

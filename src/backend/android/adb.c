@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DEFAULT_PORT 5037
 
@@ -124,7 +125,14 @@ struct req {
     uint64_t timeout_ms;
     adb_done_fn done;
     void *ud;
-    char *wbuf;       /* the frame being written */
+    char *wbuf; /* the frame being written */
+    /* ADB_SYNC_PUSH: what to send once sync: is open. */
+    const uint8_t *push_data;
+    size_t push_len;
+    char *push_path; /* "remote,mode" */
+    uv_write_t push_write;
+    uint8_t *push_heads; /* the packet headers, 8 bytes each */
+    uv_buf_t *push_bufs;
     struct strbuf in; /* unparsed input */
     size_t want;      /* FAIL message / host payload length */
     struct strbuf out, err;
@@ -157,6 +165,9 @@ static void closed(uv_handle_t *h)
     free(r->serial);
     free(r->request);
     free(r->wbuf);
+    free(r->push_path);
+    free(r->push_heads);
+    free(r->push_bufs);
     free(r->error);
     strbuf_finish(&r->in);
     strbuf_finish(&r->out);
@@ -298,6 +309,78 @@ static void shell_packets(struct req *r)
     strbuf_consume(&r->in, at);
 }
 
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+#define SYNC_CHUNK (64u * 1024) /* adb's SYNC_DATA_MAX */
+
+static void on_push_written(uv_write_t *w, int status)
+{
+    struct req *r = w->data;
+    if (status < 0 && status != UV_ECANCELED)
+        fail(r, ERROR_DEVICE_UNAVAILABLE, true, "cannot send the file to %s: %s", who(r),
+             uv_strerror(status));
+}
+
+/* SEND "path,mode", DATA chunks, DONE mtime: one write of many buffers, the
+ * data itself not copied. */
+static void push_send(struct req *r)
+{
+    size_t chunks = (r->push_len + SYNC_CHUNK - 1) / SYNC_CHUNK;
+    size_t plen = strlen(r->push_path);
+    r->push_heads = xcalloc(chunks + 2, 8);
+    r->push_bufs = xcalloc(2 * chunks + 3, sizeof *r->push_bufs);
+    size_t nb = 0;
+    uint8_t *h = r->push_heads;
+    memcpy(h, "SEND", 4);
+    put_le32(h + 4, (uint32_t)plen);
+    r->push_bufs[nb++] = uv_buf_init((char *)h, 8);
+    r->push_bufs[nb++] = uv_buf_init(r->push_path, (unsigned)plen);
+    for (size_t i = 0; i < chunks; i++) {
+        h += 8;
+        size_t n =
+            r->push_len - i * SYNC_CHUNK < SYNC_CHUNK ? r->push_len - i * SYNC_CHUNK : SYNC_CHUNK;
+        memcpy(h, "DATA", 4);
+        put_le32(h + 4, (uint32_t)n);
+        r->push_bufs[nb++] = uv_buf_init((char *)h, 8);
+        r->push_bufs[nb++] = uv_buf_init((char *)r->push_data + i * SYNC_CHUNK, (unsigned)n);
+    }
+    h += 8;
+    memcpy(h, "DONE", 4);
+    put_le32(h + 4, (uint32_t)time(NULL));
+    r->push_bufs[nb++] = uv_buf_init((char *)h, 8);
+    r->push_write.data = r;
+    int rc = uv_write(&r->push_write, (uv_stream_t *)&r->tcp, r->push_bufs, (unsigned)nb,
+                      on_push_written);
+    if (rc < 0)
+        fail(r, ERROR_DEVICE_UNAVAILABLE, false, "cannot send the file: %s", uv_strerror(rc));
+}
+
+/* The answer to DONE: OKAY + 4 bytes, or FAIL + length + message. */
+static void push_answer(struct req *r)
+{
+    if (r->in.len < 8)
+        return;
+    if (memcmp(r->in.data, "OKAY", 4) == 0) {
+        succeed(r);
+        return;
+    }
+    const uint8_t *p = (const uint8_t *)r->in.data;
+    uint32_t n = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+    if (memcmp(r->in.data, "FAIL", 4) != 0 || n > 4096) {
+        fail(r, ERROR_TOOL_FAILED, false, "%s answered the file with \"%.4s\"", who(r), r->in.data);
+        return;
+    }
+    if (r->in.len < 8 + (size_t)n)
+        return;
+    fail(r, ERROR_TOOL_FAILED, false, "%s refused the file: %.*s", who(r), (int)n, r->in.data + 8);
+}
+
 /* Advance through the steps with what r->in holds. */
 static void parse(struct req *r)
 {
@@ -313,6 +396,8 @@ static void parse(struct req *r)
                     r->step = STEP_TPORT_ID;
                 } else {
                     r->step = r->mode == ADB_HOST ? STEP_HOST_LEN : STEP_BODY;
+                    if (r->mode == ADB_SYNC_PUSH)
+                        push_send(r);
                 }
                 continue;
             }
@@ -368,7 +453,9 @@ static void parse(struct req *r)
                 succeed(r);
             return;
         case STEP_BODY:
-            if (r->mode == ADB_SHELL_V2) {
+            if (r->mode == ADB_SYNC_PUSH) {
+                push_answer(r);
+            } else if (r->mode == ADB_SHELL_V2) {
                 shell_packets(r);
             } else if (r->in.len) {
                 if (keep(r, &r->out, r->in.data, r->in.len))
@@ -464,10 +551,36 @@ uint8_t *adb_reply_take_out(const struct adb_reply *reply, size_t *len)
     return (uint8_t *)strbuf_steal(&r->out);
 }
 
+static struct req *request_new(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
+                               const char *request, enum adb_mode mode, uint64_t timeout_ms,
+                               size_t max_bytes, adb_done_fn done, void *ud);
+static void request_start(uv_loop_t *loop, struct req *r);
+
+void adb_push(uv_loop_t *loop, const struct adb_server *srv, const char *serial, const char *remote,
+              unsigned mode, const uint8_t *data, size_t len, uint64_t timeout_ms, adb_done_fn done,
+              void *ud)
+{
+    struct req *r =
+        request_new(loop, srv, serial, "sync:", ADB_SYNC_PUSH, timeout_ms, 4096, done, ud);
+    r->push_data = data;
+    r->push_len = len;
+    r->push_path = xasprintf("%s,%u", remote, mode);
+    request_start(loop, r);
+}
+
 void adb_request(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
                  const char *request, enum adb_mode mode, uint64_t timeout_ms, size_t max_bytes,
                  adb_done_fn done, void *ud)
 {
+    request_start(loop,
+                  request_new(loop, srv, serial, request, mode, timeout_ms, max_bytes, done, ud));
+}
+
+static struct req *request_new(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
+                               const char *request, enum adb_mode mode, uint64_t timeout_ms,
+                               size_t max_bytes, adb_done_fn done, void *ud)
+{
+    (void)loop;
     struct req *r = xcalloc(1, sizeof *r);
     r->srv = *srv;
     r->serial = serial ? xstrdup(serial) : NULL;
@@ -478,10 +591,16 @@ void adb_request(uv_loop_t *loop, const struct adb_server *srv, const char *seri
     r->done = done;
     r->ud = ud;
     r->step = STEP_CONNECT;
+    return r;
+}
+
+static void request_start(uv_loop_t *loop, struct req *r)
+{
+    const struct adb_server *srv = &r->srv;
     uv_tcp_init(loop, &r->tcp);
     uv_timer_init(loop, &r->timer);
     r->tcp.data = r->timer.data = r->connect.data = r;
-    uv_timer_start(&r->timer, on_timeout, timeout_ms, 0);
+    uv_timer_start(&r->timer, on_timeout, r->timeout_ms, 0);
     struct sockaddr_storage addr;
     int rc = strchr(srv->host, ':')
                  ? uv_ip6_addr(srv->host, srv->port, (struct sockaddr_in6 *)&addr)

@@ -249,6 +249,7 @@ static const struct backend_impl android_impl = {
     .app_launch = android_app_launch_op,
     .app_stop = android_app_stop_op,
     .app_reset = android_app_reset_op,
+    .app_install = android_app_install_op,
     .orientation = android_orientation_op,
     .set_network = android_set_network_op,
     .record_start = android_record_start_op,
@@ -310,8 +311,7 @@ static void ran(void *ud, const struct adb_reply *r)
     end_if_idle(a);
 }
 
-void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, uint64_t timeout_ms,
-                 size_t max_bytes, android_step_fn step)
+static struct run *run_new(struct backend_call *bc, android_step_fn step)
 {
     struct android *a = android_of(bc->session);
     struct run *run = xcalloc(1, sizeof *run);
@@ -319,6 +319,24 @@ void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, u
     run->a = a;
     run->step = step;
     a->pending++;
+    return run;
+}
+
+void android_push(struct backend_call *bc, const char *remote, const uint8_t *data, size_t len,
+                  android_step_fn step)
+{
+    struct android *a = android_of(bc->session);
+    /* A minute, plus a second per 4 MB: adb over USB 2 moves 20-40 MB/s. */
+    uint64_t timeout = 60000 + len / 4000;
+    adb_push(a->app->loop, &a->srv, a->serial, remote, 0644, data, len, timeout, ran,
+             run_new(bc, step));
+}
+
+void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, uint64_t timeout_ms,
+                 size_t max_bytes, android_step_fn step)
+{
+    struct android *a = android_of(bc->session);
+    struct run *run = run_new(bc, step);
     char *service = xasprintf(mode == ADB_EXEC ? "exec:%s" : "shell,v2,raw:%s", cmd);
     adb_request(a->app->loop, &a->srv, a->serial, service, mode, timeout_ms, max_bytes, ran, run);
     free(service);

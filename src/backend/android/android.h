@@ -44,5 +44,6 @@ extern const struct tool tool_press_button;
 extern const struct tool tool_app_list;
 extern const struct tool tool_app_stop;
 extern const struct tool tool_app_reset;
+extern const struct tool tool_app_install;
 extern const struct tool tool_orientation;
 extern const struct tool tool_set_network;

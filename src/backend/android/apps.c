@@ -4,13 +4,18 @@
  * and clearing data (pm clear). Each call is one shell step; an app id is
  * checked before it reaches the device's sh, so it is never quoted. */
 #include "backend/android/internal.h"
+#include "core/app.h"
 #include "core/args.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static bool ident_char(char c, bool first)
 {
@@ -256,4 +261,135 @@ void android_app_stop_op(struct backend_call *bc)
 void android_app_reset_op(struct backend_call *bc)
 {
     app_step(bc, "pm clear", reset_done);
+}
+
+/* ---- app_install -------------------------------------------------------- */
+
+struct install {
+    uv_work_t work;
+    struct backend_call *bc;
+    char *path;   /* on this machine */
+    char *remote; /* on the device */
+    uint8_t *data;
+    size_t len;
+    enum error_code code;
+    char *err;
+};
+
+static void install_free(struct install *in)
+{
+    free(in->path);
+    free(in->remote);
+    free(in->data);
+    free(in->err);
+    free(in);
+}
+
+/* Worker pool: the whole file, bounded. */
+static void read_run(uv_work_t *w)
+{
+    struct install *in = w->data;
+    FILE *f = fopen(in->path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        in->code = ERROR_NOT_FOUND;
+        in->err = xasprintf("path: cannot read \"%s\" on the glovebox machine: %s", in->path,
+                            f ? "not a regular file" : strerror(errno));
+        if (f)
+            fclose(f);
+        return;
+    }
+    if ((uint64_t)st.st_size > ANDROID_MAX_APK || st.st_size == 0) {
+        in->code = ERROR_INVALID_ARGUMENT;
+        in->err = xasprintf("path: \"%s\" has %lld bytes; an APK of 1 to %u bytes is expected",
+                            in->path, (long long)st.st_size, ANDROID_MAX_APK);
+        fclose(f);
+        return;
+    }
+    in->data = xmalloc((size_t)st.st_size);
+    in->len = fread(in->data, 1, (size_t)st.st_size, f);
+    if (in->len != (size_t)st.st_size) {
+        in->code = ERROR_TOOL_FAILED;
+        in->err = xasprintf("path: reading \"%s\" stopped after %zu bytes", in->path, in->len);
+    }
+    fclose(f);
+}
+
+static void progress(struct backend_call *bc, double done, double total, const char *msg)
+{
+    if (bc->progress)
+        bc->progress(bc, done, total, msg);
+}
+
+static void installed(struct backend_call *bc, const struct adb_reply *r)
+{
+    struct install *in = bc->backend_data;
+    bc->backend_data = NULL;
+    if (!android_step_failed(bc, r, "install the app")) {
+        const char *out = (const char *)r->out;
+        if (!strstr(out, "Success")) {
+            /* "Failure [INSTALL_FAILED_…: why]": the device's words. */
+            const char *f = strstr(out, "Failure");
+            size_t n = strcspn(f ? f : out, "\r\n");
+            backend_call_fail(bc, "cannot install %s: %.*s", in->path, (int)(n > 400 ? 400 : n),
+                              f ? f : out);
+        } else {
+            progress(bc, 2, 2, "installed");
+            backend_call_done(bc,
+                              json_pack("{s:s, s:s, s:I}", "session", bc->session->id, "path",
+                                        in->path, "bytes", (json_int_t)in->len),
+                              "installed %s (%zu bytes); app_list shows it", in->path, in->len);
+        }
+    }
+    install_free(in);
+}
+
+static void pushed(struct backend_call *bc, const struct adb_reply *r)
+{
+    struct install *in = bc->backend_data;
+    if (!r->ok) {
+        bc->backend_data = NULL;
+        backend_call_fail_code(bc, r->code, "cannot copy %s to the device: %s", in->path, r->error);
+        install_free(in);
+        return;
+    }
+    free(in->data);
+    in->data = NULL;
+    progress(bc, 1, 2, "copied; installing");
+    char *cmd = xasprintf("pm install -r -t %s 2>&1; rm -f %s", in->remote, in->remote);
+    android_run(bc, ADB_SHELL_V2, cmd, 300000, ANDROID_MAX_TEXT, installed);
+    free(cmd);
+}
+
+static void read_done(uv_work_t *w, int status)
+{
+    (void)status;
+    struct install *in = w->data;
+    struct backend_call *bc = in->bc;
+    if (in->err) {
+        backend_call_fail_code(bc, in->code, "%s", in->err);
+        install_free(in);
+        return;
+    }
+    if (bc->session->state != SESSION_LIVE) {
+        backend_call_fail_code(bc, ERROR_SESSION_EXPIRED, "cannot install: session %s has ended",
+                               bc->session->id);
+        install_free(in);
+        return;
+    }
+    progress(bc, 0, 2, "copying to the device");
+    bc->backend_data = in;
+    android_push(bc, in->remote, in->data, in->len, pushed);
+}
+
+void android_app_install_op(struct backend_call *bc)
+{
+    static unsigned seq;
+    struct install *in = xcalloc(1, sizeof *in);
+    in->bc = bc;
+    in->path = xstrdup(args_string(bc->args, "path", ""));
+    /* A name of glovebox's own in the shell's scratch directory: nothing to quote. */
+    in->remote = xasprintf("/data/local/tmp/glovebox-%ld-%u.apk", (long)getpid(), ++seq);
+    in->work.data = in;
+    uv_queue_work(bc->app->loop, &in->work, read_run, read_done);
 }

@@ -18,6 +18,7 @@ struct frame;
 #define ANDROID_SHOT_TIMEOUT_MS 20000
 #define ANDROID_MAX_TEXT        (8u << 20)  /* shell output kept, bytes */
 #define ANDROID_MAX_SHOT        (96u << 20) /* a raw screencap, bytes */
+#define ANDROID_MAX_APK         (1u << 30)  /* app_install's file, bytes */
 
 struct android_ref {
     int x, y, w, h; /* bounds, screen pixels */
@@ -50,6 +51,9 @@ typedef void (*android_step_fn)(struct backend_call *bc, const struct adb_reply 
  * step has answered. */
 void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, uint64_t timeout_ms,
                  size_t max_bytes, android_step_fn step);
+/* Write data (borrowed until step) to remote on bc's device (sync: push). */
+void android_push(struct backend_call *bc, const char *remote, const uint8_t *data, size_t len,
+                  android_step_fn step);
 /* A failed step answered on bc: the adb error, or a non-zero exit with the
  * command's output. true when it was a failure (bc answered). */
 bool android_step_failed(struct backend_call *bc, const struct adb_reply *r, const char *what);
@@ -90,6 +94,7 @@ void android_app_list_op(struct backend_call *bc);
 void android_app_launch_op(struct backend_call *bc);
 void android_app_stop_op(struct backend_call *bc);
 void android_app_reset_op(struct backend_call *bc);
+void android_app_install_op(struct backend_call *bc);
 void android_orientation_op(struct backend_call *bc);
 void android_set_network_op(struct backend_call *bc);
 void android_open_url_op(struct backend_call *bc);

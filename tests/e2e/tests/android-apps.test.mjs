@@ -231,4 +231,31 @@ describe('phone tools on the fake adb server', () => {
     assert.equal(errorOf(r).code, 'not_found');
     assert.match(errorOf(r).message, new RegExp(`was written when the session ended \\(${uri}\\)`));
   });
+
+  test('app_install copies an APK with sync: and installs it, with progress; missing files and bad APKs refused', needs('android', topts()), async (t) => {
+    const { dev, srv } = await phone(t);
+    const dir = mkdtempSync(join(tmpdir(), 'gb-apk-'));
+    const apk = join(dir, 'notes.apk');
+    // The fake device's APK format (its README): a first line naming the package.
+    writeFileSync(apk, 'package=com.example.notes label=Notes\n' + 'x'.repeat(200000));
+    const seen = [];
+    const r = await srv.ok('app_install', { path: apk }, { onprogress: (p) => seen.push(p) });
+    assert.deepEqual([r.sc.path, r.sc.bytes], [apk, 200038]);
+    assert.ok(seen.length >= 1, 'progress notifications');
+    const push = dev.entries('push').at(-1);
+    assert.equal(push.bytes, 200038);
+    assert.match(push.path, /^\/data\/local\/tmp\/glovebox-\d+-\d+\.apk$/);
+    assert.equal(dev.fs.read(push.path), null, 'the copy on the device is removed');
+    assert.ok((await srv.ok('app_list', {})).sc.apps.some((a) => a.app === 'com.example.notes'));
+
+    let e = errorOf(await srv.call('app_install', { path: join(dir, 'missing.apk') }));
+    assert.equal(e.code, 'not_found');
+    assert.match(e.message, /path: cannot read ".*missing\.apk" on the glovebox machine: No such file/);
+    writeFileSync(join(dir, 'bad.apk'), 'not an apk');
+    e = errorOf(await srv.call('app_install', { path: join(dir, 'bad.apk') }));
+    assert.equal(e.code, 'tool_failed');
+    assert.match(e.message, /Failure \[INSTALL_PARSE_FAILED_NOT_APK/);
+    e = errorOf(await srv.call('app_install', { path: dir }));
+    assert.equal(e.code, 'not_found');
+  });
 });
