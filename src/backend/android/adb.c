@@ -32,7 +32,8 @@ static bool is_loopback(const char *host)
     return false;
 }
 
-static bool parse_host_port(const char *spec, const char *field, struct adb_server *out, char **err)
+static bool parse_host_port(const char *spec, const char *field, bool remote_ok,
+                            struct adb_server *out, char **err)
 {
     const char *s = strncmp(spec, "tcp:", 4) == 0 ? spec + 4 : spec;
     const char *colon = strrchr(s, ':');
@@ -55,11 +56,19 @@ static bool parse_host_port(const char *spec, const char *field, struct adb_serv
             xasprintf("%s: the port must be a number from 1 to 65535, got \"%.100s\"", field, spec);
         return false;
     }
-    if (!is_loopback(host)) {
+    struct in6_addr any;
+    if (remote_ok && !is_loopback(host) && inet_pton(AF_INET, host, &any) != 1 &&
+        inet_pton(AF_INET6, host, &any) != 1) {
+        *err = xasprintf("%s: a remote adb server is given by its IP address, not \"%s\"", field,
+                         host);
+        return false;
+    }
+    if (!remote_ok && !is_loopback(host)) {
         *err = xasprintf("%s: \"%s\" is not a loopback address; the adb server has no "
                          "authentication, so glovebox only talks to one on this machine "
-                         "(127.0.0.1, ::1, localhost) — reach a remote one through a tunnel "
-                         "(ssh -L 5037:127.0.0.1:5037 HOST)",
+                         "(127.0.0.1, ::1, localhost) unless the policy lists the host in "
+                         "rules.android_connect.hosts (and rules.device_list.hosts); or reach "
+                         "it through a tunnel (ssh -L 5037:127.0.0.1:5037 HOST)",
                          field, host);
         return false;
     }
@@ -68,10 +77,11 @@ static bool parse_host_port(const char *spec, const char *field, struct adb_serv
     return true;
 }
 
-bool adb_server_resolve(const char *spec, const char *field, struct adb_server *out, char **err)
+bool adb_server_resolve(const char *spec, const char *field, bool remote_ok, struct adb_server *out,
+                        char **err)
 {
     if (spec)
-        return parse_host_port(spec, field, out, err);
+        return parse_host_port(spec, field, remote_ok, out, err);
     const char *sock = getenv("ADB_SERVER_SOCKET");
     if (sock && *sock) {
         if (strncmp(sock, "tcp:", 4) != 0) {
@@ -79,7 +89,7 @@ bool adb_server_resolve(const char *spec, const char *field, struct adb_server *
                              sock);
             return false;
         }
-        return parse_host_port(sock, "ADB_SERVER_SOCKET", out, err);
+        return parse_host_port(sock, "ADB_SERVER_SOCKET", false, out, err);
     }
     snprintf(out->host, sizeof out->host, "127.0.0.1");
     out->port = DEFAULT_PORT;

@@ -18,10 +18,12 @@ struct adb_server {
 
 /* spec "host:port" or "tcp:host:port" (ADB_SERVER_SOCKET's form); NULL: the
  * environment (ADB_SERVER_SOCKET, then ANDROID_ADB_SERVER_PORT), else
- * 127.0.0.1:5037. Only loopback addresses: the adb server has no
- * authentication, anyone who reaches it drives the phones. False with *err
+ * 127.0.0.1:5037. Only loopback addresses unless remote_ok (the policy
+ * lists the host; then spec's host must be an IP address): the adb server
+ * has no authentication, anyone who reaches it drives the phones. False with *err
  * (caller frees) naming field and what was expected. */
-bool adb_server_resolve(const char *spec, const char *field, struct adb_server *out, char **err);
+bool adb_server_resolve(const char *spec, const char *field, bool remote_ok, struct adb_server *out,
+                        char **err);
 
 enum adb_mode {
     ADB_HOST,      /* host query: OKAY + 4 hex digits of length + payload */

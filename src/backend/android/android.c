@@ -168,11 +168,12 @@ static void list_failed(void *ud, enum error_code code, const char *err)
     free(f);
 }
 
-void android_list(struct app *app, const char *adb_server, android_listed_fn done, void *ud)
+void android_list(struct app *app, const char *adb_server, bool remote_ok, android_listed_fn done,
+                  void *ud)
 {
     struct listing *l = xcalloc(1, sizeof *l);
     char *err = NULL;
-    if (!adb_server_resolve(adb_server, "adb_server", &l->srv, &err)) {
+    if (!adb_server_resolve(adb_server, "adb_server", remote_ok, &l->srv, &err)) {
         free(l);
         struct list_fail *f = xcalloc(1, sizeof *f);
         f->done = done;
@@ -561,9 +562,9 @@ void android_connect(struct app *app, const struct android_options *o, android_c
     c->done = done;
     c->ud = ud;
     char *err = NULL;
-    if (!adb_server_resolve(o->adb_server, "adb_server", &c->srv, &err)) {
+    if (!adb_server_resolve(o->adb_server, "adb_server", o->remote_ok, &c->srv, &err)) {
         /* android_list answers the same error later. */
         free(err);
     }
-    android_list(app, o->adb_server, connect_listed, c);
+    android_list(app, o->adb_server, o->remote_ok, connect_listed, c);
 }

@@ -258,4 +258,36 @@ describe('phone tools on the fake adb server', () => {
     e = errorOf(await srv.call('app_install', { path: dir }));
     assert.equal(e.code, 'not_found');
   });
+
+  test('a remote adb server only where the policy lists its host in rules.<tool>.hosts', needs('android', topts()), async (t) => {
+    const adb = await startFakeAdb({ devices: [{ width: W, height: H }] });
+    t.after(() => adb.close());
+    // ::ffff:127.0.0.1 is not a loopback address by name, but the traffic stays on this machine.
+    const remote = `[::ffff:127.0.0.1]:${adb.port}`;
+    const open = await startServer(t);
+    let e = errorOf(await open.call('device_list', { adb_server: remote }));
+    assert.equal(e.code, 'invalid_argument');
+    assert.match(e.message, /not a loopback address.*rules\.android_connect\.hosts/);
+
+    const tmp = mkdtempSync(join(tmpdir(), 'gb-android-hosts-'));
+    const policy = join(tmp, 'policy.json');
+    const hosts = ['[::ffff:127.0.0.1]'];
+    writeFileSync(policy, JSON.stringify({
+      allow: ['android_connect', 'device_list', 'session_list'],
+      rules: { android_connect: { hosts }, device_list: { hosts } },
+    }));
+    const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy, '--data-dir', join(tmp, 'data')],
+      env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config') } });
+    const call = (name, args) => srv.client.callTool({ name, arguments: args });
+    let r = await call('device_list', { adb_server: remote });
+    assert.equal(r.isError, undefined, JSON.stringify(r));
+    assert.equal(r.structuredContent.count, 1);
+    r = await call('android_connect', { adb_server: remote });
+    assert.equal(r.isError, undefined, JSON.stringify(r));
+    assert.equal(r.structuredContent.adb_server, `::ffff:127.0.0.1:${adb.port}`);
+    // A host the rule does not list is refused before any traffic.
+    e = errorOf(await call('android_connect', { adb_server: '192.0.2.7:5037' }));
+    assert.equal(e.code, 'denied');
+    assert.match(e.message, /may not reach "192\.0\.2\.7".*rules\.android_connect\.hosts/);
+  });
 });
