@@ -173,9 +173,9 @@ static const struct backend_kind kinds[] = {
      .summary = "Android devices and emulators through the adb server",
      .requirements = android_needs,
      .has_option = true,
-     .tool_names =
-         (const char *const[]){"android_connect", "device_list", "press_button", "app_list",
-                               "app_stop", "app_reset", "orientation", "set_network", NULL},
+     .tool_names = (const char *const[]){"android_connect", "device_list", "press_button",
+                                         "app_list", "app_stop", "app_reset", "app_install",
+                                         "orientation", "set_network", NULL},
      ANDROID_MODULE},
 };
 
