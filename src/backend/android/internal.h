@@ -78,8 +78,9 @@ int android_parse_rotation(const char *dump);
 /* Rotation r (0-3) applied to the cached screen size. */
 void android_set_rotation(struct android *a, int r);
 
-/* screencap's raw output as an RGBA frame (shot.c); false with *code, *err. */
-bool android_decode_raw(const uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
+/* screencap's raw output (stolen: 32-bit pixels become the frame's own
+ * buffer) as an RGBA frame (shot.c); false with *code, *err. */
+bool android_decode_raw(uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
                         char **err);
 
 /* Recordings through the shared recorder (record.c); end: the session is

@@ -34,6 +34,7 @@ struct android_rec {
     uint64_t started_ms;
     bool busy;                      /* a sample on its way (adb, then the worker pool) */
     bool ending;                    /* write the file once the sample in flight is back */
+    bool last_look;                 /* record_stop: one more sample before writing */
     struct backend_call *stop_call; /* record_stop waiting; NULL at session end */
     struct screen_rect redact[MAX_REDACT];
     int n_redact;
@@ -113,9 +114,9 @@ static void decode_run(uv_work_t *work)
     struct android_rec *ar = work->data;
     struct frame f;
     enum error_code code = ERROR_TOOL_FAILED;
-    bool ok = android_decode_raw(ar->raw, ar->raw_len, &f, &code, &ar->decode_err);
-    free(ar->raw);
+    uint8_t *raw = ar->raw;
     ar->raw = NULL;
+    bool ok = android_decode_raw(raw, ar->raw_len, &f, &code, &ar->decode_err);
     if (!ok)
         return;
     paint(&f, ar->redact, ar->n_redact);
@@ -123,14 +124,24 @@ static void decode_run(uv_work_t *work)
     frame_finish(&f);
 }
 
+static void sample(struct android_rec *ar);
+
 static void sample_over(struct android_rec *ar)
 {
     ar->busy = false;
     ar->stopped = recorder_stopped_reason(ar->rec);
     if (ar->stopped)
         uv_timer_stop(&ar->timer);
-    if (ar->ending)
-        finalise(ar);
+    if (!ar->ending)
+        return;
+    if (ar->last_look) {
+        /* The sample that was on its way began before record_stop. */
+        ar->last_look = false;
+        sample(ar);
+        if (ar->busy)
+            return;
+    }
+    finalise(ar);
 }
 
 static void decode_done(uv_work_t *work, int status)
@@ -148,17 +159,10 @@ static void decode_done(uv_work_t *work, int status)
 static void captured(void *ud, const struct adb_reply *r)
 {
     struct android_rec *ar = ud;
-    if (!r->ok || ar->ending) {
-        /* At the end the last frame is only wanted when record_stop asked
-         * for it; a session that ended has nothing more to show. */
+    /* A session that ended has nothing more to show. */
+    if (!r->ok || (ar->ending && !ar->stop_call)) {
         if (!r->ok)
             warn_once(ar, r->error);
-        else if (ar->stop_call) {
-            ar->raw = adb_reply_take_out(r, &ar->raw_len);
-            ar->work.data = ar;
-            uv_queue_work(ar->app->loop, &ar->work, decode_run, decode_done);
-            return;
-        }
         sample_over(ar);
         return;
     }
@@ -260,11 +264,12 @@ void android_record_stop_op(struct backend_call *bc)
     uv_timer_stop(&ar->timer);
     a->rec = NULL;
     ar->a = NULL;
-    /* One last look, so the recording ends on what the screen shows now. */
-    sample(ar);
     ar->ending = true;
+    /* One last look, so the recording ends on what the screen shows now
+     * (after the sample on its way, if one is). */
+    ar->last_look = true;
     if (!ar->busy)
-        finalise(ar);
+        sample_over(ar);
 }
 
 void android_record_end(struct android *a)

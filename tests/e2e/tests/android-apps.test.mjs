@@ -209,10 +209,15 @@ describe('phone tools on the fake adb server', () => {
     assert.equal(start.fps, 10);
     r = await srv.call('record_start', {});
     assert.match(errorOf(r).message, /already being recorded/);
-    // Wait for the first frame, then change the screen: the last look shows the login app.
+    // The first sample is on its way (the launcher) when the screen changes and
+    // record_stop comes: its last look, after that sample, shows the login app.
+    const release = dev.holdScreencap();
     await until(async () => dev.entries('screencap').length >= 1, ms(10000), 'a first screencap');
     dev.apps.launch(LOGIN);
-    const stop = await srv.ok('record_stop', {});
+    const stopping = srv.ok('record_stop', {});
+    await new Promise((r) => setTimeout(r, 100));
+    release();
+    const stop = await stopping;
     assert.equal(stop.sc.recording, start.recording);
     assert.ok(stop.sc.frames >= 2, `${stop.sc.frames} frames`);
     const link = stop.content.find((c) => c.type === 'resource_link');

@@ -137,7 +137,7 @@ function uiautomator(dev, args, io) {
   return 0;
 }
 
-function screencap(dev, args, io) {
+async function screencap(dev, args, io) {
   let png = false;
   const rest = [];
   for (let i = 0; i < args.length; i++) {
@@ -150,6 +150,8 @@ function screencap(dev, args, io) {
   if (file && file.endsWith('.png')) png = true; // screencap picks PNG from the file name too
   const data = png ? dev.screenshotPng() : dev.screenshotRaw();
   dev.record('screencap', { png, file: file ?? null });
+  // A test's hold on the answer (dev.holdScreencap()): the pixels are taken, the reply waits.
+  if (dev.screencapHold) await dev.screencapHold;
   if (file) {
     if (!dev.fs.write(file, data)) return usage(io, `Error opening file: ${file} (No such file or directory)`);
   } else {

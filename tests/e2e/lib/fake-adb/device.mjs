@@ -144,6 +144,13 @@ export class FakeDevice {
     this.dropPlan = { match, after, then };
   }
 
+  /** Holds every screencap's answer (its pixels already taken) until the returned release() is called. */
+  holdScreencap() {
+    let release;
+    this.screencapHold = new Promise((r) => { release = r; });
+    return () => { this.screencapHold = null; release(); };
+  }
+
   /** Replaces the uiautomator XML (e.g. malformed) until set back to null. */
   setUiXml(xml) { this.uiXmlOverride = xml; }
 
