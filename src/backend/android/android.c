@@ -197,6 +197,17 @@ static void end_if_idle(struct android *a)
     }
 }
 
+void android_hold(struct android *a)
+{
+    a->pending++;
+}
+
+void android_release(struct android *a)
+{
+    a->pending--;
+    end_if_idle(a);
+}
+
 static void android_stop(struct session *s)
 {
     struct android *a = android_of(s);

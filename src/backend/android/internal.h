@@ -54,6 +54,10 @@ void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, u
 /* Write data (borrowed until step) to remote on bc's device (sync: push). */
 void android_push(struct backend_call *bc, const char *remote, const uint8_t *data, size_t len,
                   android_step_fn step);
+/* Work of the session's own on its way (a recording's sample): the session
+ * ends only once every hold is released. Loop thread. */
+void android_hold(struct android *a);
+void android_release(struct android *a);
 /* A failed step answered on bc: the adb error, or a non-zero exit with the
  * command's output. true when it was a failure (bc answered). */
 bool android_step_failed(struct backend_call *bc, const struct adb_reply *r, const char *what);

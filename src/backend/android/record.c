@@ -26,7 +26,9 @@
 struct android_rec {
     struct recorder *rec;
     struct app *app;
-    struct android *a; /* NULL once the session has ended */
+    struct android *a;      /* NULL once the session has ended or record_stop came */
+    struct android *stop_a; /* record_stop's session (kept by its call) */
+    struct android *held;   /* the session kept from ending by the sample on its way */
     struct adb_server srv;
     char *serial;
     uv_timer_t timer;
@@ -159,10 +161,15 @@ static void decode_done(uv_work_t *work, int status)
 static void captured(void *ud, const struct adb_reply *r)
 {
     struct android_rec *ar = ud;
-    /* A session that ended has nothing more to show. */
-    if (!r->ok || (ar->ending && !ar->stop_call)) {
-        if (!r->ok)
-            warn_once(ar, r->error);
+    if (ar->held) {
+        /* The adb part is over: the session may end (the worker pool is
+         * drained at shutdown, open connections are not). */
+        struct android *a = ar->held;
+        ar->held = NULL;
+        android_release(a);
+    }
+    if (!r->ok) {
+        warn_once(ar, r->error);
         sample_over(ar);
         return;
     }
@@ -177,6 +184,9 @@ static void sample(struct android_rec *ar)
         return;
     ar->at_ms = uv_now(ar->app->loop) - ar->started_ms;
     ar->busy = true;
+    ar->held = ar->a ? ar->a : ar->stop_a;
+    if (ar->held)
+        android_hold(ar->held);
     adb_request(ar->app->loop, &ar->srv, ar->serial, "exec:screencap", ADB_EXEC,
                 ANDROID_SHOT_TIMEOUT_MS, ANDROID_MAX_SHOT, captured, ar);
 }
@@ -264,6 +274,7 @@ void android_record_stop_op(struct backend_call *bc)
     uv_timer_stop(&ar->timer);
     a->rec = NULL;
     ar->a = NULL;
+    ar->stop_a = a;
     ar->ending = true;
     /* One last look, so the recording ends on what the screen shows now
      * (after the sample on its way, if one is). */

@@ -2,7 +2,7 @@
 // launch, stop, clear data), buttons, orientation, the radios, URLs and text
 // beyond ASCII through ADBKeyBoard — each one's success and its refusals.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -235,6 +235,18 @@ describe('phone tools on the fake adb server', () => {
     r = await srv.call('record_stop', { session: s.id });
     assert.equal(errorOf(r).code, 'not_found');
     assert.match(errorOf(r).message, new RegExp(`was written when the session ended \\(${uri}\\)`));
+  });
+
+  test('a server that shuts down while a screencap is on its way writes the recording and exits cleanly', needs('android', topts()), async (t) => {
+    const { dev, srv } = await phone(t, { width: 180, height: 400 });
+    const release = dev.holdScreencap();
+    const start = (await srv.ok('record_start', { format: 'gif' })).sc;
+    await until(async () => dev.entries('screencap').length >= 1, ms(10000), 'a first screencap');
+    const closing = srv.close(); // asserts a clean exit (no sanitizer report)
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    await closing;
+    assert.deepEqual(readdirSync(join(srv.dataDir, 'recordings')).filter((f) => f.startsWith(start.recording)), [`${start.recording}.gif`]);
   });
 
   test('app_install copies an APK with sync: and installs it, with progress; missing files and bad APKs refused', needs('android', topts()), async (t) => {
