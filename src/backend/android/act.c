@@ -309,3 +309,42 @@ void android_scroll_op(struct backend_call *bc)
                 cmd);
     free(cmd);
 }
+
+/* A point of drag's from/to, divided by scale and inside the screen; false
+ * when bc was answered. */
+static bool drag_point(struct backend_call *bc, const char *field, int *x, int *y)
+{
+    struct android *a = android_of(bc->session);
+    const json_t *p = json_object_get(bc->args, field);
+    double scale = args_number(bc->args, "scale", 1.0);
+    *x = (int)lround(json_number_value(json_object_get(p, "x")) / scale);
+    *y = (int)lround(json_number_value(json_object_get(p, "y")) / scale);
+    if (*x < a->width && *y < a->height)
+        return true;
+    backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s: (%d,%d) is outside the %dx%d screen",
+                           field, *x, *y, a->width, a->height);
+    return false;
+}
+
+void android_drag_op(struct backend_call *bc)
+{
+    const char *button = args_string(bc->args, "button", "left");
+    if (strcmp(button, "left") != 0) {
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                               "button: touch screens have no %s button; a drag is one finger",
+                               button);
+        return;
+    }
+    int x1, y1, x2, y2;
+    if (!drag_point(bc, "from", &x1, &y1) || !drag_point(bc, "to", &x2, &y2))
+        return;
+    /* A finger down at from, moved to to over duration_ms, lifted: `input
+     * swipe` (the duration keeps it from being a fling). */
+    int ms = (int)args_int(bc->args, "duration_ms", 300);
+    char *cmd = xasprintf("input swipe %d %d %d %d %d", x1, y1, x2, y2, ms);
+    json_t *result = json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}}", "session", bc->session->id,
+                               "from", "x", x1, "y", y1, "to", "x", x2, "y", y2);
+    android_act(bc, result, xasprintf("dragged from %d,%d to %d,%d over %d ms", x1, y1, x2, y2, ms),
+                cmd);
+    free(cmd);
+}

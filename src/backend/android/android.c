@@ -213,6 +213,7 @@ static void android_stop(struct session *s)
     struct android *a = android_of(s);
     a->stopping = true;
     android_record_end(a);
+    android_waits_end(a, a->stop_reason ? a->stop_reason : "the session was stopped");
     end_if_idle(a);
 }
 
@@ -255,6 +256,8 @@ static const struct backend_impl android_impl = {
     .type_text = android_type_text_op,
     .press_key = android_press_key_op,
     .scroll = android_scroll_op,
+    .drag = android_drag_op,
+    .wait_for = android_wait_for_op,
     .open_url = android_open_url_op,
     .press_button = android_press_button_op,
     .app_list = android_app_list_op,

@@ -10,6 +10,7 @@ struct app;
 struct session;
 struct ui_tree;
 struct android_rec;
+struct android_wait;
 struct frame;
 
 /* Timeouts of one adb step (ms): a device answers these in well under a
@@ -35,9 +36,10 @@ struct android {
     int pending;                 /* adb requests in flight */
     bool stopping, ended;        /* stop asked: end once pending is 0 */
     char *stop_reason;
-    struct android_rec *rec;  /* the recording in progress, or NULL */
-    char last_recording[32];  /* id of the recording written when the session ended; "" */
-    struct android_ref *refs; /* the elements of the latest snapshot/find: e1 = refs[0] */
+    struct android_rec *rec;    /* the recording in progress, or NULL */
+    struct android_wait *waits; /* wait_for calls (wait.c) */
+    char last_recording[32];    /* id of the recording written when the session ended; "" */
+    struct android_ref *refs;   /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
 };
 
@@ -71,6 +73,10 @@ void android_click_op(struct backend_call *bc);
 void android_type_text_op(struct backend_call *bc);
 void android_press_key_op(struct backend_call *bc);
 void android_scroll_op(struct backend_call *bc);
+void android_drag_op(struct backend_call *bc);
+/* wait_for (wait.c); waits_end answers the waits of a stopping session. */
+void android_wait_for_op(struct backend_call *bc);
+void android_waits_end(struct android *a, const char *why);
 
 /* Run cmd (a shell line); answer result (stolen) with caption (stolen,
  * freed) once it exits 0, else the device's words. */

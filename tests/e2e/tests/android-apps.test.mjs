@@ -307,4 +307,51 @@ describe('phone tools on the fake adb server', () => {
     assert.equal(e.code, 'denied');
     assert.match(e.message, /may not reach "192\.0\.2\.7".*rules\.android_connect\.hosts/);
   });
+
+  test('wait_for text, regex, gone and stable_ms on uiautomator dumps; timeout, refusals, a session that stops', needs('android', topts()), async (t) => {
+    const { dev, srv, s } = await phone(t);
+    dev.apps.launch(LOGIN);
+    dev.login.username = 'ada';
+    const waiting = srv.ok('wait_for', { text: 'Welcome', timeout_ms: 20000 });
+    const gone = srv.ok('wait_for', { text: 'Sign in to Example', gone: true, timeout_ms: 20000 });
+    await until(async () => dev.entries('uiautomator').length >= 2, ms(10000), 'the waits looking');
+    dev.apps.signIn();
+    let r = (await waiting).sc;
+    assert.deepEqual([r.matched, r.line, r.source], [true, 'Welcome, ada', 'accessibility']);
+    assert.equal(typeof r.elapsed_ms, 'number');
+    assert.equal((await gone).sc.matched, true);
+    r = (await srv.ok('wait_for', { regex: '^Welcome, \\w+$' })).sc;
+    assert.deepEqual([r.matched, r.line], [true, 'Welcome, ada']);
+    r = (await srv.ok('wait_for', { text: 'nowhere', timeout_ms: 300 })).sc;
+    assert.deepEqual([r.matched, r.reason], [false, 'timeout']);
+    r = (await srv.ok('wait_for', { stable_ms: 300, timeout_ms: 20000 })).sc;
+    assert.equal(r.matched, true);
+    for (const [args, code] of [[{ ref: 'e1' }, 'not_supported'], [{ exit: true }, 'not_supported'], [{ text: 'a', regex: 'b' }, 'invalid_argument'], [{ regex: '(' }, 'invalid_argument']]) {
+      assert.equal(errorOf(await srv.call('wait_for', args)).code, code, JSON.stringify(args));
+    }
+    // A wait on a session that is stopped answers at once.
+    const stopped = srv.call('wait_for', { session: s.id, text: 'never', timeout_ms: 60000 });
+    await until(async () => dev.entries('uiautomator').length >= 1 && true, ms(10000), 'looking');
+    await new Promise((res) => setTimeout(res, 300));
+    await srv.ok('session_stop', { session: s.id });
+    assert.equal(errorOf(await stopped).code, 'session_expired');
+  });
+
+  test('a server that shuts down during a wait_for answers it and exits cleanly', needs('android', topts()), async (t) => {
+    const { dev, srv } = await phone(t);
+    const waiting = srv.call('wait_for', { text: 'never', timeout_ms: 60000 }).catch((e) => e);
+    await until(async () => dev.entries('uiautomator').length >= 2, ms(10000), 'the wait looking');
+    await srv.close(); // asserts a clean exit (no sanitizer report)
+    await waiting;
+  });
+
+  test('drag is a one-finger swipe from one point to another', needs('android', topts()), async (t) => {
+    const { dev, srv } = await phone(t);
+    const { sc } = await srv.ok('drag', { from: { x: 100, y: 600 }, to: { x: 100, y: 200 }, duration_ms: 400 });
+    assert.deepEqual([sc.from, sc.to], [{ x: 100, y: 600 }, { x: 100, y: 200 }]);
+    const swipe = dev.entries('swipe').at(-1);
+    assert.deepEqual([swipe.x1, swipe.y1, swipe.x2, swipe.y2, swipe.ms], [100, 600, 100, 200, 400]);
+    assert.equal(errorOf(await srv.call('drag', { from: { x: 1, y: 1 }, to: { x: 5000, y: 1 } })).code, 'invalid_argument');
+    assert.equal(errorOf(await srv.call('drag', { from: { x: 1, y: 1 }, to: { x: 2, y: 2 }, button: 'right' })).code, 'not_supported');
+  });
 });
