@@ -74,6 +74,10 @@ void android_type_text_op(struct backend_call *bc);
 void android_press_key_op(struct backend_call *bc);
 void android_scroll_op(struct backend_call *bc);
 void android_drag_op(struct backend_call *bc);
+/* read_text by OCR (ocr_text.c): why is the fallback's reason (NULL: asked
+ * for). usable: OCR is built and the call's lang installed, else *err. */
+void android_read_ocr(struct backend_call *bc, const char *why);
+bool android_ocr_usable(const struct backend_call *bc, enum error_code *code, char **err);
 /* wait_for (wait.c); waits_end answers the waits of a stopping session. */
 void android_wait_for_op(struct backend_call *bc);
 void android_waits_end(struct android *a, const char *why);

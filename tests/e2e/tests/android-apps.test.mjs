@@ -345,6 +345,24 @@ describe('phone tools on the fake adb server', () => {
     await waiting;
   });
 
+  test('read_text by OCR: asked for, or when uiautomator has no hierarchy; refusals', needs('android', needs('ocr', topts())), async (t) => {
+    const { dev, srv } = await phone(t);
+    dev.apps.launch(LOGIN);
+    let { sc } = await srv.ok('read_text', { ocr: true });
+    assert.equal(sc.source, 'ocr');
+    assert.ok(sc.lines.includes('Username') && sc.lines.includes('Password'), sc.text);
+    assert.equal(sc.fallback, undefined);
+    dev.setUiXml('ERROR: could not get idle state.');
+    sc = (await srv.ok('read_text', {})).sc;
+    assert.equal(sc.source, 'ocr');
+    assert.ok(sc.lines.includes('Username'), sc.text);
+    assert.match(sc.fallback, /^uiautomator gave no window hierarchy: ERROR: could not get idle state\.$/);
+    dev.setUiXml(null);
+    assert.equal((await srv.ok('read_text', {})).sc.source, 'accessibility');
+    assert.equal(errorOf(await srv.call('read_text', { ocr: true, lang: 'no such lang' })).code, 'invalid_argument');
+    assert.equal(errorOf(await srv.call('read_text', { ref: 'e1' })).code, 'not_supported');
+  });
+
   test('drag is a one-finger swipe from one point to another', needs('android', topts()), async (t) => {
     const { dev, srv } = await phone(t);
     const { sc } = await srv.ok('drag', { from: { x: 100, y: 600 }, to: { x: 100, y: 200 }, duration_ms: 400 });
