@@ -177,7 +177,11 @@ static void ime_checked(struct backend_call *bc, const struct adb_reply *r)
         free(why);
         const char *text = args_string(bc->args, "text", "");
         char *b64 = base64_encode((const uint8_t *)text, strlen(text));
-        type_with(bc, xasprintf("am broadcast -a ADB_INPUT_B64 --es msg %s", b64));
+        /* -p: delivered to ADBKeyBoard alone, not to every app that
+         * listens for the action (the text may be a password). */
+        type_with(bc, xasprintf("am broadcast -a ADB_INPUT_B64 -p com.android.adbkeyboard --es "
+                                "msg %s",
+                                b64));
         free(b64);
         return;
     }

@@ -83,9 +83,10 @@ static void finalise(struct android_rec *ar)
         recorder_finish_now(rec, end);
     else
         recorder_finish(rec, end, ar->stop_call ? stop_done : NULL, ar->stop_call);
-    if (uv_is_closing((uv_handle_t *)&ar->timer))
-        rec_closed((uv_handle_t *)&ar->timer);
-    else
+    /* The session is held until here, so the server's final close of every
+     * handle cannot have come first; if it did, ar stays (freeing a
+     * closing handle would be worse). */
+    if (!uv_is_closing((uv_handle_t *)&ar->timer))
         uv_close((uv_handle_t *)&ar->timer, rec_closed);
 }
 
@@ -130,20 +131,25 @@ static void sample(struct android_rec *ar);
 
 static void sample_over(struct android_rec *ar)
 {
+    /* Let the session go last: its end may close every handle (shutdown),
+     * and the file must be on its way and the timer closing by then. */
+    struct android *held = ar->held;
+    ar->held = NULL;
     ar->busy = false;
     ar->stopped = recorder_stopped_reason(ar->rec);
     if (ar->stopped)
         uv_timer_stop(&ar->timer);
-    if (!ar->ending)
-        return;
-    if (ar->last_look) {
-        /* The sample that was on its way began before record_stop. */
-        ar->last_look = false;
-        sample(ar);
-        if (ar->busy)
-            return;
+    if (ar->ending) {
+        if (ar->last_look) {
+            /* The sample that was on its way began before record_stop. */
+            ar->last_look = false;
+            sample(ar);
+        }
+        if (!ar->busy)
+            finalise(ar);
     }
-    finalise(ar);
+    if (held)
+        android_release(held);
 }
 
 static void decode_done(uv_work_t *work, int status)
@@ -161,13 +167,6 @@ static void decode_done(uv_work_t *work, int status)
 static void captured(void *ud, const struct adb_reply *r)
 {
     struct android_rec *ar = ud;
-    if (ar->held) {
-        /* The adb part is over: the session may end (the worker pool is
-         * drained at shutdown, open connections are not). */
-        struct android *a = ar->held;
-        ar->held = NULL;
-        android_release(a);
-    }
     if (!r->ok) {
         warn_once(ar, r->error);
         sample_over(ar);

@@ -69,6 +69,15 @@ static uint64_t elapsed(const struct android_wait *w)
     return uv_now(w->timer.loop) - w->started;
 }
 
+/* Close the timer; w is freed by its callback. A wait answers before its
+ * session may end, so the server's final close of every handle never gets
+ * there first; if it did, w stays (freeing a closing handle would be worse). */
+static void close_timer(struct android_wait *w)
+{
+    if (!uv_is_closing((uv_handle_t *)&w->timer))
+        uv_close((uv_handle_t *)&w->timer, wait_closed);
+}
+
 /* Answer once and let go; the timer's close frees w. */
 static void answer(struct android_wait *w, bool matched, const char *reason)
 {
@@ -86,7 +95,7 @@ static void answer(struct android_wait *w, bool matched, const char *reason)
         json_object_set_new(out, "reason", json_string(reason));
     backend_call_done(bc, out, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
                       (unsigned long long)ms, reason ? ": " : "", reason ? reason : "");
-    uv_close((uv_handle_t *)&w->timer, wait_closed);
+    close_timer(w);
 }
 
 static void fail_wait(struct android_wait *w, enum error_code code, const char *msg)
@@ -97,7 +106,7 @@ static void fail_wait(struct android_wait *w, enum error_code code, const char *
     unlink_wait(w);
     w->bc->cancel = NULL;
     backend_call_fail_code(w->bc, code, "cannot wait: %s", msg);
-    uv_close((uv_handle_t *)&w->timer, wait_closed);
+    close_timer(w);
 }
 
 static uint64_t fnv(const uint8_t *p, size_t n)
@@ -142,11 +151,15 @@ static void poll_soon(struct android_wait *w);
  * answer, which may let the session go. */
 static bool released(struct android_wait *w)
 {
-    android_release(w->a);
-    if (w->a->stopping) {
+    struct android *a = w->a;
+    if (a->stopping) {
+        /* Answer while still held: releasing may end the session and,
+         * at shutdown, everything with it. */
         fail_wait(w, ERROR_SESSION_EXPIRED, "the session ended");
+        android_release(a);
         return false;
     }
+    android_release(a);
     return true;
 }
 

@@ -168,6 +168,7 @@ describe('phone tools on the fake adb server', () => {
     assert.equal(dev.login.username, text);
     assert.ok(!dev.log.some((e) => e.kind === 'shell' && e.argv?.some((a) => a[0] === 'id')));
     assert.equal(dev.entries('ime-text').at(-1).text, text);
+    assert.equal(dev.entries('am-broadcast').at(-1).package, 'com.android.adbkeyboard', 'sent to ADBKeyBoard alone');
 
     const installed = await phone(t, { adbKeyboard: true });
     let r = await installed.srv.call('type_text', { text: 'naïve' });

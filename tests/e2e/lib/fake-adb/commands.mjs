@@ -202,16 +202,19 @@ function am(dev, args, io) {
   }
   if (sub === 'broadcast') {
     let action = null;
+    let pkg = null; // -p: only that package's receivers
     const extras = {};
     for (let i = 0; i < rest.length; i++) {
       if (rest[i] === '-a') action = rest[++i];
+      else if (rest[i] === '-p') pkg = rest[++i];
       else if (rest[i] === '--es') { extras[rest[i + 1]] = rest[i + 2]; i += 2; }
     }
-    dev.record('am-broadcast', { action, args: rest });
+    dev.record('am-broadcast', { action, package: pkg, args: rest });
     const has = Object.keys(extras).length ? ' (has extras)' : '';
     io.out(enc(`Broadcasting: Intent { act=${action} flg=0x400000${has} }\nBroadcast completed: result=0\n`));
     // ADBKeyBoard commits the text of ADB_INPUT_TEXT / ADB_INPUT_B64 when it is the current input method.
-    if (dev.settings.secure.default_input_method === ADB_IME && (action === 'ADB_INPUT_TEXT' || action === 'ADB_INPUT_B64')) {
+    if (dev.settings.secure.default_input_method === ADB_IME && (pkg === null || pkg === 'com.android.adbkeyboard') &&
+      (action === 'ADB_INPUT_TEXT' || action === 'ADB_INPUT_B64')) {
       const msg = extras.msg ?? '';
       const text = action === 'ADB_INPUT_B64' ? Buffer.from(msg, 'base64').toString('utf8') : msg;
       dev.record('ime-text', { text });
