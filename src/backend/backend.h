@@ -66,6 +66,9 @@ struct backend_call {
      * learnt later (mcp/tool.h tool_call_hold); NULL when nobody records.
      * Use backend_call_hold. */
     struct backend_hold *(*hold)(struct backend_call *bc, json_t *fallback);
+    /* Tell the caller how far a long operation got (done of total, a short
+     * message); NULL when nobody listens. Loop thread. */
+    void (*progress)(struct backend_call *bc, double done, double total, const char *message);
 };
 
 /* An open audit record (backend_call_hold); released exactly once. */
@@ -177,6 +180,15 @@ struct backend_impl {
      * (terminals, desktops); otherwise, while a client is subscribed to
      * the session's screen or text, capture is sampled to find out. */
     bool reports_changes;
+    /* Phones (and anything else with apps and hardware buttons). */
+    backend_op press_button; /* {button} */
+    backend_op app_list;     /* {all?} */
+    backend_op app_launch;   /* {app} */
+    backend_op app_stop;     /* {app} */
+    backend_op app_reset;    /* {app}: clear its data */
+    backend_op app_install;  /* {path}: a local file */
+    backend_op orientation;  /* {set?} */
+    backend_op set_network;  /* {wifi?, data?, airplane?} */
 };
 
 /* The backend operation a tool maps to, by the vtable field's offset. */

@@ -81,6 +81,11 @@ static struct backend_hold *hold(struct backend_call *bc, json_t *fallback)
     return &sh->h;
 }
 
+static void progress(struct backend_call *bc, double done, double total, const char *message)
+{
+    tool_call_progress(bc->owner, done, total, message);
+}
+
 void screen_call_bind(struct backend_call *bc, struct tool_call *call,
                       const struct screen_guard *guard)
 {
@@ -92,6 +97,7 @@ void screen_call_bind(struct backend_call *bc, struct tool_call *call,
     bc->caller = tool_call_owner(call);
     bc->note = note;
     bc->hold = hold;
+    bc->progress = progress;
 }
 
 static void cancel(struct tool_call *call)

@@ -4,6 +4,7 @@
 #include "backend/android/internal.h"
 #include "backend/android/perceive.h"
 #include "core/args.h"
+#include "core/base64.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
@@ -36,7 +37,7 @@ static void acted(struct backend_call *bc, const struct adb_reply *r)
     act_free(x);
 }
 
-static void run_act(struct backend_call *bc, json_t *result, char *caption, const char *cmd)
+void android_act(struct backend_call *bc, json_t *result, char *caption, const char *cmd)
 {
     struct act *x = xcalloc(1, sizeof *x);
     x->result = result;
@@ -84,7 +85,7 @@ static void tap(struct backend_call *bc, int x, int y, const char *ref)
                               count == 2   ? " twice"
                               : count == 3 ? " three times"
                                            : "");
-    run_act(bc, result, caption, cmd.data);
+    android_act(bc, result, caption, cmd.data);
     strbuf_finish(&cmd);
 }
 
@@ -156,20 +157,72 @@ void android_click_op(struct backend_call *bc)
     tap(bc, x, y, NULL);
 }
 
+#define ADB_IME "com.android.adbkeyboard/.AdbIME"
+
+static void type_with(struct backend_call *bc, char *typing);
+
+/* Text `input text` cannot type goes through ADBKeyBoard when it is the
+ * current input method: base64 in a broadcast, so no character reaches sh. */
+static void ime_checked(struct backend_call *bc, const struct adb_reply *r)
+{
+    char *why = bc->backend_data;
+    bc->backend_data = NULL;
+    if (android_step_failed(bc, r, "check the input method")) {
+        free(why);
+        return;
+    }
+    const char *out = (const char *)r->out;
+    size_t n = strcspn(out, "\r\n");
+    if (n == strlen(ADB_IME) && strncmp(out, ADB_IME, n) == 0) {
+        free(why);
+        const char *text = args_string(bc->args, "text", "");
+        char *b64 = base64_encode((const uint8_t *)text, strlen(text));
+        /* -p: delivered to ADBKeyBoard alone, not to every app that
+         * listens for the action (the text may be a password). */
+        type_with(bc, xasprintf("am broadcast -a ADB_INPUT_B64 -p com.android.adbkeyboard --es "
+                                "msg %s",
+                                b64));
+        free(b64);
+        return;
+    }
+    bool installed = strstr(out + n, ADB_IME) != NULL;
+    backend_call_fail_code(bc, ERROR_NOT_SUPPORTED, "%s. %s", why,
+                           installed ? "ADBKeyBoard is installed but is not the current input "
+                                       "method: run `adb shell ime enable " ADB_IME
+                                       "` and `adb shell ime set " ADB_IME "`, then type again"
+                                     : "Install ADBKeyBoard (https://github.com/senzhk/"
+                                       "ADBKeyBoard: adb install ADBKeyboard.apk; adb shell ime "
+                                       "enable " ADB_IME "; adb shell ime set " ADB_IME
+                                       "), then type again");
+    free(why);
+}
+
 void android_type_text_op(struct backend_call *bc)
 {
     const char *text = args_string(bc->args, "text", "");
     char *err = NULL;
     char *typing = android_input_text_command(text, &err);
     if (!typing) {
-        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED, "%s", err);
-        free(err);
+        /* The current input method first, then the installed ones. */
+        bc->backend_data = err;
+        android_run(bc, ADB_SHELL_V2, "settings get secure default_input_method; ime list -s",
+                    ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, ime_checked);
         return;
     }
+    type_with(bc, typing);
+}
+
+/* typing (stolen): the command that types the text. */
+static void type_with(struct backend_call *bc, char *typing)
+{
+    const char *text = args_string(bc->args, "text", "");
     const char *ref = args_string(bc->args, "ref", NULL);
     struct strbuf cmd = {0};
+    size_t chars = 0;
+    for (const char *p = text; *p; p++)
+        chars += ((unsigned char)*p & 0xc0) != 0x80;
     json_t *result = json_pack("{s:s, s:I, s:I}", "session", bc->session->id, "bytes",
-                               (json_int_t)strlen(text), "characters", (json_int_t)strlen(text));
+                               (json_int_t)strlen(text), "characters", (json_int_t)chars);
     if (ref) {
         struct android_ref b;
         if (!ref_bounds(bc, ref, &b)) {
@@ -184,9 +237,9 @@ void android_type_text_op(struct backend_call *bc)
     strbuf_puts(&cmd, typing);
     free(typing);
     bool secret = args_bool(bc->args, "secret", false);
-    char *caption = secret ? xasprintf("typed %zu characters (secret)", strlen(text))
-                           : xasprintf("typed %zu characters", strlen(text));
-    run_act(bc, result, caption, cmd.data);
+    char *caption = secret ? xasprintf("typed %zu characters (secret)", chars)
+                           : xasprintf("typed %zu characters", chars);
+    android_act(bc, result, caption, cmd.data);
     strbuf_finish(&cmd);
 }
 
@@ -208,9 +261,9 @@ void android_press_key_op(struct backend_call *bc)
         strbuf_printf(&cmd, " %d", code);
     json_t *result = json_pack("{s:s, s:s, s:i, s:i}", "session", bc->session->id, "key", spec,
                                "repeat", repeat, "keycode", code);
-    run_act(bc, result,
-            xasprintf("pressed %s (KEYCODE %d)%s", spec, code, repeat > 1 ? " repeatedly" : ""),
-            cmd.data);
+    android_act(bc, result,
+                xasprintf("pressed %s (KEYCODE %d)%s", spec, code, repeat > 1 ? " repeatedly" : ""),
+                cmd.data);
     strbuf_finish(&cmd);
 }
 
@@ -255,7 +308,47 @@ void android_scroll_op(struct backend_call *bc)
     char *cmd = xasprintf("input swipe %d %d %d %d 300", x1, y1, x2, y2);
     json_t *result = json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "direction", dir,
                                "amount", amount);
-    run_act(bc, result,
-            xasprintf("scrolled %s by %d (swipe %d,%d → %d,%d)", dir, amount, x1, y1, x2, y2), cmd);
+    android_act(bc, result,
+                xasprintf("scrolled %s by %d (swipe %d,%d → %d,%d)", dir, amount, x1, y1, x2, y2),
+                cmd);
+    free(cmd);
+}
+
+/* A point of drag's from/to, divided by scale and inside the screen; false
+ * when bc was answered. */
+static bool drag_point(struct backend_call *bc, const char *field, int *x, int *y)
+{
+    struct android *a = android_of(bc->session);
+    const json_t *p = json_object_get(bc->args, field);
+    double scale = args_number(bc->args, "scale", 1.0);
+    *x = (int)lround(json_number_value(json_object_get(p, "x")) / scale);
+    *y = (int)lround(json_number_value(json_object_get(p, "y")) / scale);
+    if (*x < a->width && *y < a->height)
+        return true;
+    backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s: (%d,%d) is outside the %dx%d screen",
+                           field, *x, *y, a->width, a->height);
+    return false;
+}
+
+void android_drag_op(struct backend_call *bc)
+{
+    const char *button = args_string(bc->args, "button", "left");
+    if (strcmp(button, "left") != 0) {
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                               "button: touch screens have no %s button; a drag is one finger",
+                               button);
+        return;
+    }
+    int x1, y1, x2, y2;
+    if (!drag_point(bc, "from", &x1, &y1) || !drag_point(bc, "to", &x2, &y2))
+        return;
+    /* A finger down at from, moved to to over duration_ms, lifted: `input
+     * swipe` (the duration keeps it from being a fling). */
+    int ms = (int)args_int(bc->args, "duration_ms", 300);
+    char *cmd = xasprintf("input swipe %d %d %d %d %d", x1, y1, x2, y2, ms);
+    json_t *result = json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}}", "session", bc->session->id,
+                               "from", "x", x1, "y", y1, "to", "x", x2, "y", y2);
+    android_act(bc, result, xasprintf("dragged from %d,%d to %d,%d over %d ms", x1, y1, x2, y2, ms),
+                cmd);
     free(cmd);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DEFAULT_PORT 5037
 
@@ -31,7 +32,8 @@ static bool is_loopback(const char *host)
     return false;
 }
 
-static bool parse_host_port(const char *spec, const char *field, struct adb_server *out, char **err)
+static bool parse_host_port(const char *spec, const char *field, bool remote_ok,
+                            struct adb_server *out, char **err)
 {
     const char *s = strncmp(spec, "tcp:", 4) == 0 ? spec + 4 : spec;
     const char *colon = strrchr(s, ':');
@@ -54,11 +56,19 @@ static bool parse_host_port(const char *spec, const char *field, struct adb_serv
             xasprintf("%s: the port must be a number from 1 to 65535, got \"%.100s\"", field, spec);
         return false;
     }
-    if (!is_loopback(host)) {
+    struct in6_addr any;
+    if (remote_ok && !is_loopback(host) && inet_pton(AF_INET, host, &any) != 1 &&
+        inet_pton(AF_INET6, host, &any) != 1) {
+        *err = xasprintf("%s: a remote adb server is given by its IP address, not \"%s\"", field,
+                         host);
+        return false;
+    }
+    if (!remote_ok && !is_loopback(host)) {
         *err = xasprintf("%s: \"%s\" is not a loopback address; the adb server has no "
                          "authentication, so glovebox only talks to one on this machine "
-                         "(127.0.0.1, ::1, localhost) — reach a remote one through a tunnel "
-                         "(ssh -L 5037:127.0.0.1:5037 HOST)",
+                         "(127.0.0.1, ::1, localhost) unless the policy lists the host in "
+                         "rules.android_connect.hosts (and rules.device_list.hosts); or reach "
+                         "it through a tunnel (ssh -L 5037:127.0.0.1:5037 HOST)",
                          field, host);
         return false;
     }
@@ -67,10 +77,11 @@ static bool parse_host_port(const char *spec, const char *field, struct adb_serv
     return true;
 }
 
-bool adb_server_resolve(const char *spec, const char *field, struct adb_server *out, char **err)
+bool adb_server_resolve(const char *spec, const char *field, bool remote_ok, struct adb_server *out,
+                        char **err)
 {
     if (spec)
-        return parse_host_port(spec, field, out, err);
+        return parse_host_port(spec, field, remote_ok, out, err);
     const char *sock = getenv("ADB_SERVER_SOCKET");
     if (sock && *sock) {
         if (strncmp(sock, "tcp:", 4) != 0) {
@@ -78,7 +89,7 @@ bool adb_server_resolve(const char *spec, const char *field, struct adb_server *
                              sock);
             return false;
         }
-        return parse_host_port(sock, "ADB_SERVER_SOCKET", out, err);
+        return parse_host_port(sock, "ADB_SERVER_SOCKET", false, out, err);
     }
     snprintf(out->host, sizeof out->host, "127.0.0.1");
     out->port = DEFAULT_PORT;
@@ -124,7 +135,14 @@ struct req {
     uint64_t timeout_ms;
     adb_done_fn done;
     void *ud;
-    char *wbuf;       /* the frame being written */
+    char *wbuf; /* the frame being written */
+    /* ADB_SYNC_PUSH: what to send once sync: is open. */
+    const uint8_t *push_data;
+    size_t push_len;
+    char *push_path; /* "remote,mode" */
+    uv_write_t push_write;
+    uint8_t *push_heads; /* the packet headers, 8 bytes each */
+    uv_buf_t *push_bufs;
     struct strbuf in; /* unparsed input */
     size_t want;      /* FAIL message / host payload length */
     struct strbuf out, err;
@@ -157,6 +175,9 @@ static void closed(uv_handle_t *h)
     free(r->serial);
     free(r->request);
     free(r->wbuf);
+    free(r->push_path);
+    free(r->push_heads);
+    free(r->push_bufs);
     free(r->error);
     strbuf_finish(&r->in);
     strbuf_finish(&r->out);
@@ -298,6 +319,78 @@ static void shell_packets(struct req *r)
     strbuf_consume(&r->in, at);
 }
 
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+#define SYNC_CHUNK (64u * 1024) /* adb's SYNC_DATA_MAX */
+
+static void on_push_written(uv_write_t *w, int status)
+{
+    struct req *r = w->data;
+    if (status < 0 && status != UV_ECANCELED)
+        fail(r, ERROR_DEVICE_UNAVAILABLE, true, "cannot send the file to %s: %s", who(r),
+             uv_strerror(status));
+}
+
+/* SEND "path,mode", DATA chunks, DONE mtime: one write of many buffers, the
+ * data itself not copied. */
+static void push_send(struct req *r)
+{
+    size_t chunks = (r->push_len + SYNC_CHUNK - 1) / SYNC_CHUNK;
+    size_t plen = strlen(r->push_path);
+    r->push_heads = xcalloc(chunks + 2, 8);
+    r->push_bufs = xcalloc(2 * chunks + 3, sizeof *r->push_bufs);
+    size_t nb = 0;
+    uint8_t *h = r->push_heads;
+    memcpy(h, "SEND", 4);
+    put_le32(h + 4, (uint32_t)plen);
+    r->push_bufs[nb++] = uv_buf_init((char *)h, 8);
+    r->push_bufs[nb++] = uv_buf_init(r->push_path, (unsigned)plen);
+    for (size_t i = 0; i < chunks; i++) {
+        h += 8;
+        size_t n =
+            r->push_len - i * SYNC_CHUNK < SYNC_CHUNK ? r->push_len - i * SYNC_CHUNK : SYNC_CHUNK;
+        memcpy(h, "DATA", 4);
+        put_le32(h + 4, (uint32_t)n);
+        r->push_bufs[nb++] = uv_buf_init((char *)h, 8);
+        r->push_bufs[nb++] = uv_buf_init((char *)r->push_data + i * SYNC_CHUNK, (unsigned)n);
+    }
+    h += 8;
+    memcpy(h, "DONE", 4);
+    put_le32(h + 4, (uint32_t)time(NULL));
+    r->push_bufs[nb++] = uv_buf_init((char *)h, 8);
+    r->push_write.data = r;
+    int rc = uv_write(&r->push_write, (uv_stream_t *)&r->tcp, r->push_bufs, (unsigned)nb,
+                      on_push_written);
+    if (rc < 0)
+        fail(r, ERROR_DEVICE_UNAVAILABLE, false, "cannot send the file: %s", uv_strerror(rc));
+}
+
+/* The answer to DONE: OKAY + 4 bytes, or FAIL + length + message. */
+static void push_answer(struct req *r)
+{
+    if (r->in.len < 8)
+        return;
+    if (memcmp(r->in.data, "OKAY", 4) == 0) {
+        succeed(r);
+        return;
+    }
+    const uint8_t *p = (const uint8_t *)r->in.data;
+    uint32_t n = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+    if (memcmp(r->in.data, "FAIL", 4) != 0 || n > 4096) {
+        fail(r, ERROR_TOOL_FAILED, false, "%s answered the file with \"%.4s\"", who(r), r->in.data);
+        return;
+    }
+    if (r->in.len < 8 + (size_t)n)
+        return;
+    fail(r, ERROR_TOOL_FAILED, false, "%s refused the file: %.*s", who(r), (int)n, r->in.data + 8);
+}
+
 /* Advance through the steps with what r->in holds. */
 static void parse(struct req *r)
 {
@@ -313,6 +406,8 @@ static void parse(struct req *r)
                     r->step = STEP_TPORT_ID;
                 } else {
                     r->step = r->mode == ADB_HOST ? STEP_HOST_LEN : STEP_BODY;
+                    if (r->mode == ADB_SYNC_PUSH)
+                        push_send(r);
                 }
                 continue;
             }
@@ -368,7 +463,9 @@ static void parse(struct req *r)
                 succeed(r);
             return;
         case STEP_BODY:
-            if (r->mode == ADB_SHELL_V2) {
+            if (r->mode == ADB_SYNC_PUSH) {
+                push_answer(r);
+            } else if (r->mode == ADB_SHELL_V2) {
                 shell_packets(r);
             } else if (r->in.len) {
                 if (keep(r, &r->out, r->in.data, r->in.len))
@@ -381,10 +478,23 @@ static void parse(struct req *r)
     }
 }
 
+/* exec: output is read straight into out (a screencap is 10 MB: no
+ * second copy through in). */
+static bool direct(const struct req *r)
+{
+    return r->step == STEP_BODY && r->mode == ADB_EXEC;
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     struct req *r = h->data;
     (void)suggested;
+    if (direct(r)) {
+        strbuf_reserve(&r->out, 256 * 1024);
+        buf->base = r->out.data + r->out.len;
+        buf->len = r->out.cap - r->out.len - 1;
+        return;
+    }
     strbuf_reserve(&r->in, 64 * 1024);
     buf->base = r->in.data + r->in.len;
     buf->len = r->in.cap - r->in.len - 1; /* the NUL strbuf keeps */
@@ -396,6 +506,15 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     (void)buf;
     if (r->step == STEP_DONE)
         return;
+    if (nread > 0 && direct(r)) {
+        r->out.len += (size_t)nread;
+        r->out.data[r->out.len] = 0;
+        if (r->out.len > r->max_bytes)
+            fail(r, ERROR_TOOL_FAILED, false,
+                 "the answer to \"%.60s\" is larger than %zu bytes; glovebox stopped reading",
+                 r->request, r->max_bytes);
+        return;
+    }
     if (nread > 0) {
         r->in.len += (size_t)nread;
         r->in.data[r->in.len] = 0;
@@ -464,10 +583,36 @@ uint8_t *adb_reply_take_out(const struct adb_reply *reply, size_t *len)
     return (uint8_t *)strbuf_steal(&r->out);
 }
 
+static struct req *request_new(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
+                               const char *request, enum adb_mode mode, uint64_t timeout_ms,
+                               size_t max_bytes, adb_done_fn done, void *ud);
+static void request_start(uv_loop_t *loop, struct req *r);
+
+void adb_push(uv_loop_t *loop, const struct adb_server *srv, const char *serial, const char *remote,
+              unsigned mode, const uint8_t *data, size_t len, uint64_t timeout_ms, adb_done_fn done,
+              void *ud)
+{
+    struct req *r =
+        request_new(loop, srv, serial, "sync:", ADB_SYNC_PUSH, timeout_ms, 4096, done, ud);
+    r->push_data = data;
+    r->push_len = len;
+    r->push_path = xasprintf("%s,%u", remote, mode);
+    request_start(loop, r);
+}
+
 void adb_request(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
                  const char *request, enum adb_mode mode, uint64_t timeout_ms, size_t max_bytes,
                  adb_done_fn done, void *ud)
 {
+    request_start(loop,
+                  request_new(loop, srv, serial, request, mode, timeout_ms, max_bytes, done, ud));
+}
+
+static struct req *request_new(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
+                               const char *request, enum adb_mode mode, uint64_t timeout_ms,
+                               size_t max_bytes, adb_done_fn done, void *ud)
+{
+    (void)loop;
     struct req *r = xcalloc(1, sizeof *r);
     r->srv = *srv;
     r->serial = serial ? xstrdup(serial) : NULL;
@@ -478,10 +623,16 @@ void adb_request(uv_loop_t *loop, const struct adb_server *srv, const char *seri
     r->done = done;
     r->ud = ud;
     r->step = STEP_CONNECT;
+    return r;
+}
+
+static void request_start(uv_loop_t *loop, struct req *r)
+{
+    const struct adb_server *srv = &r->srv;
     uv_tcp_init(loop, &r->tcp);
     uv_timer_init(loop, &r->timer);
     r->tcp.data = r->timer.data = r->connect.data = r;
-    uv_timer_start(&r->timer, on_timeout, timeout_ms, 0);
+    uv_timer_start(&r->timer, on_timeout, r->timeout_ms, 0);
     struct sockaddr_storage addr;
     int rc = strchr(srv->host, ':')
                  ? uv_ip6_addr(srv->host, srv->port, (struct sockaddr_in6 *)&addr)

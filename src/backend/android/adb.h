@@ -18,15 +18,18 @@ struct adb_server {
 
 /* spec "host:port" or "tcp:host:port" (ADB_SERVER_SOCKET's form); NULL: the
  * environment (ADB_SERVER_SOCKET, then ANDROID_ADB_SERVER_PORT), else
- * 127.0.0.1:5037. Only loopback addresses: the adb server has no
- * authentication, anyone who reaches it drives the phones. False with *err
+ * 127.0.0.1:5037. Only loopback addresses unless remote_ok (the policy
+ * lists the host; then spec's host must be an IP address): the adb server
+ * has no authentication, anyone who reaches it drives the phones. False with *err
  * (caller frees) naming field and what was expected. */
-bool adb_server_resolve(const char *spec, const char *field, struct adb_server *out, char **err);
+bool adb_server_resolve(const char *spec, const char *field, bool remote_ok, struct adb_server *out,
+                        char **err);
 
 enum adb_mode {
-    ADB_HOST,     /* host query: OKAY + 4 hex digits of length + payload */
-    ADB_EXEC,     /* exec: service: raw output until the device closes */
-    ADB_SHELL_V2, /* shell,v2,raw: packets, ends with an exit packet */
+    ADB_HOST,      /* host query: OKAY + 4 hex digits of length + payload */
+    ADB_EXEC,      /* exec: service: raw output until the device closes */
+    ADB_SHELL_V2,  /* shell,v2,raw: packets, ends with an exit packet */
+    ADB_SYNC_PUSH, /* sync: SEND of adb_push's data, answered OKAY or FAIL */
 };
 
 struct adb_reply {
@@ -55,3 +58,11 @@ typedef void (*adb_done_fn)(void *ud, const struct adb_reply *reply);
 void adb_request(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
                  const char *request, enum adb_mode mode, uint64_t timeout_ms, size_t max_bytes,
                  adb_done_fn done, void *ud);
+
+/* Write data (len bytes, borrowed until done) to remote (a path on the
+ * device) with mode (e.g. 0644) through the sync: service, as `adb push`
+ * does: SEND, DATA chunks of 64 KiB, DONE; done as for adb_request
+ * (reply->ok once the device said OKAY). */
+void adb_push(uv_loop_t *loop, const struct adb_server *srv, const char *serial, const char *remote,
+              unsigned mode, const uint8_t *data, size_t len, uint64_t timeout_ms, adb_done_fn done,
+              void *ud);

@@ -168,11 +168,12 @@ static void list_failed(void *ud, enum error_code code, const char *err)
     free(f);
 }
 
-void android_list(struct app *app, const char *adb_server, android_listed_fn done, void *ud)
+void android_list(struct app *app, const char *adb_server, bool remote_ok, android_listed_fn done,
+                  void *ud)
 {
     struct listing *l = xcalloc(1, sizeof *l);
     char *err = NULL;
-    if (!adb_server_resolve(adb_server, "adb_server", &l->srv, &err)) {
+    if (!adb_server_resolve(adb_server, "adb_server", remote_ok, &l->srv, &err)) {
         free(l);
         struct list_fail *f = xcalloc(1, sizeof *f);
         f->done = done;
@@ -196,10 +197,23 @@ static void end_if_idle(struct android *a)
     }
 }
 
+void android_hold(struct android *a)
+{
+    a->pending++;
+}
+
+void android_release(struct android *a)
+{
+    a->pending--;
+    end_if_idle(a);
+}
+
 static void android_stop(struct session *s)
 {
     struct android *a = android_of(s);
     a->stopping = true;
+    android_record_end(a);
+    android_waits_end(a, a->stop_reason ? a->stop_reason : "the session was stopped");
     end_if_idle(a);
 }
 
@@ -242,7 +256,54 @@ static const struct backend_impl android_impl = {
     .type_text = android_type_text_op,
     .press_key = android_press_key_op,
     .scroll = android_scroll_op,
+    .drag = android_drag_op,
+    .wait_for = android_wait_for_op,
+    .open_url = android_open_url_op,
+    .press_button = android_press_button_op,
+    .app_list = android_app_list_op,
+    .app_launch = android_app_launch_op,
+    .app_stop = android_app_stop_op,
+    .app_reset = android_app_reset_op,
+    .app_install = android_app_install_op,
+    .orientation = android_orientation_op,
+    .set_network = android_set_network_op,
+    .record_start = android_record_start_op,
+    .record_stop = android_record_stop_op,
 };
+
+char *android_sh_quote(const char *s)
+{
+    struct strbuf sb = {0};
+    strbuf_putc(&sb, '\'');
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            strbuf_puts(&sb, "'\\''");
+        else
+            strbuf_putc(&sb, *p);
+    }
+    strbuf_putc(&sb, '\'');
+    return strbuf_steal(&sb);
+}
+
+void android_set_rotation(struct android *a, int r)
+{
+    a->rotation = r & 3;
+    a->width = a->rotation & 1 ? a->phys_height : a->phys_width;
+    a->height = a->rotation & 1 ? a->phys_width : a->phys_height;
+}
+
+int android_parse_rotation(const char *dump)
+{
+    /* Android 8-13: "SurfaceOrientation: N"; later: a viewport's "orientation=N". */
+    const char *p = strstr(dump, "SurfaceOrientation:");
+    int r = -1;
+    if (p && sscanf(p, "SurfaceOrientation: %d", &r) == 1 && r >= 0 && r <= 3)
+        return r;
+    p = strstr(dump, "orientation=");
+    if (p && sscanf(p, "orientation=%d", &r) == 1 && r >= 0 && r <= 3)
+        return r;
+    return -1;
+}
 
 struct run {
     struct backend_call *bc;
@@ -265,8 +326,7 @@ static void ran(void *ud, const struct adb_reply *r)
     end_if_idle(a);
 }
 
-void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, uint64_t timeout_ms,
-                 size_t max_bytes, android_step_fn step)
+static struct run *run_new(struct backend_call *bc, android_step_fn step)
 {
     struct android *a = android_of(bc->session);
     struct run *run = xcalloc(1, sizeof *run);
@@ -274,6 +334,24 @@ void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, u
     run->a = a;
     run->step = step;
     a->pending++;
+    return run;
+}
+
+void android_push(struct backend_call *bc, const char *remote, const uint8_t *data, size_t len,
+                  android_step_fn step)
+{
+    struct android *a = android_of(bc->session);
+    /* A minute, plus a second per 4 MB: adb over USB 2 moves 20-40 MB/s. */
+    uint64_t timeout = 60000 + len / 4000;
+    adb_push(a->app->loop, &a->srv, a->serial, remote, 0644, data, len, timeout, ran,
+             run_new(bc, step));
+}
+
+void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, uint64_t timeout_ms,
+                 size_t max_bytes, android_step_fn step)
+{
+    struct android *a = android_of(bc->session);
+    struct run *run = run_new(bc, step);
     char *service = xasprintf(mode == ADB_EXEC ? "exec:%s" : "shell,v2,raw:%s", cmd);
     adb_request(a->app->loop, &a->srv, a->serial, service, mode, timeout_ms, max_bytes, ran, run);
     free(service);
@@ -377,7 +455,9 @@ static void probed(void *ud, const struct adb_reply *r)
     }
     const char *out = (const char *)r->out;
     char *size = section(out, 0), *dens = section(out, 1), *version = section(out, 2),
-         *model = section(out, 3);
+         *model = section(out, 3), *orient = section(out, 4);
+    int rot = android_parse_rotation(orient);
+    free(orient);
     int w = 0, h = 0, d = 0;
     parse_size(size, &w, &h);
     parse_density(dens, &d);
@@ -403,16 +483,17 @@ static void probed(void *ud, const struct adb_reply *r)
                              ? json_string_value(json_object_get(c->device, "product"))
                              : "");
     a->version = version;
-    a->width = w;
-    a->height = h;
+    a->phys_width = w;
+    a->phys_height = h;
     a->density = d;
+    android_set_rotation(a, rot < 0 ? 0 : rot);
     struct session_client who = {.owner = c->owner, .shared = c->shared};
     struct session *s = session_add(c->app->sessions, &android_impl, c->name, &who);
     a->session = s;
     s->backend = a;
     session_set_live(s);
     log_info("%s: %s (%s, Android %s, %dx%d at %d dpi) through %s:%d", s->id, a->serial, a->model,
-             a->version, w, h, d, a->srv.host, a->srv.port);
+             a->version, a->width, a->height, d, a->srv.host, a->srv.port);
     c->done(s, 0, NULL, c->ud);
     connecting_free(c);
 }
@@ -475,10 +556,12 @@ static void connect_listed(json_t *out, enum error_code code, const char *err, v
     }
     c->device = json_incref(chosen);
     json_decref(out);
-    adb_request(c->app->loop, &c->srv, json_string_value(json_object_get(c->device, "serial")),
-                "shell,v2,raw:wm size; echo @@; wm density; echo @@; getprop "
-                "ro.build.version.release; echo @@; getprop ro.product.model",
-                ADB_SHELL_V2, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, probed, c);
+    adb_request(
+        c->app->loop, &c->srv, json_string_value(json_object_get(c->device, "serial")),
+        "shell,v2,raw:wm size; echo @@; wm density; echo @@; getprop "
+        "ro.build.version.release; echo @@; getprop ro.product.model; echo @@; dumpsys input "
+        "| grep rientation",
+        ADB_SHELL_V2, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, probed, c);
 }
 
 void android_connect(struct app *app, const struct android_options *o, android_connected_fn done,
@@ -493,9 +576,9 @@ void android_connect(struct app *app, const struct android_options *o, android_c
     c->done = done;
     c->ud = ud;
     char *err = NULL;
-    if (!adb_server_resolve(o->adb_server, "adb_server", &c->srv, &err)) {
+    if (!adb_server_resolve(o->adb_server, "adb_server", o->remote_ok, &c->srv, &err)) {
         /* android_list answers the same error later. */
         free(err);
     }
-    android_list(app, o->adb_server, connect_listed, c);
+    android_list(app, o->adb_server, o->remote_ok, connect_listed, c);
 }

@@ -6,6 +6,7 @@
 #include "core/error_code.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 
 struct app;
 struct session;
@@ -16,6 +17,7 @@ struct android_options {
     const char *serial;     /* NULL: the only device */
     const char *adb_server; /* "host:port"; NULL: the environment, else 127.0.0.1:5037 */
     const char *name;       /* optional session label */
+    bool remote_ok;         /* adb_server may be another machine (the policy lists it) */
     const struct session_client *client;
 };
 
@@ -30,13 +32,27 @@ typedef void (*android_listed_fn)(json_t *out, enum error_code code, const char 
 struct android_api {
     void (*connect)(struct app *app, const struct android_options *o, android_connected_fn done,
                     void *ud);
-    void (*list)(struct app *app, const char *adb_server, android_listed_fn done, void *ud);
+    void (*list)(struct app *app, const char *adb_server, bool remote_ok, android_listed_fn done,
+                 void *ud);
 };
 
 void android_connect(struct app *app, const struct android_options *o, android_connected_fn done,
                      void *ud);
-void android_list(struct app *app, const char *adb_server, android_listed_fn done, void *ud);
+void android_list(struct app *app, const char *adb_server, bool remote_ok, android_listed_fn done,
+                  void *ud);
+struct tool_call;
+/* Whether the policy lets tool reach a remote adb server: it lists hosts
+ * for tool (rules.<tool>.hosts), which the gate has matched adb_server
+ * against. In the executable. */
+bool android_remote_allowed(struct tool_call *call, const char *tool);
 
 /* The tools of this kind (kinds.c lists them). */
 extern const struct tool tool_android_connect;
 extern const struct tool tool_device_list;
+extern const struct tool tool_press_button;
+extern const struct tool tool_app_list;
+extern const struct tool tool_app_stop;
+extern const struct tool tool_app_reset;
+extern const struct tool tool_app_install;
+extern const struct tool tool_orientation;
+extern const struct tool tool_set_network;

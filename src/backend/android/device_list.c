@@ -44,8 +44,10 @@ static void handle(struct tool_call *call)
         return;
     }
     android->list(tool_call_app(call), args_string(tool_call_args(call), "adb_server", NULL),
-                  listed, call);
+                  android_remote_allowed(call, "device_list"), listed, call);
 }
+
+static const struct tool_policy_args policy_args = {.host = "adb_server"};
 
 const struct tool tool_device_list = {
     .name = "device_list",
@@ -56,4 +58,5 @@ const struct tool tool_device_list = {
     .output_schema = tool_device_list_output_schema,
     .annotations = {.read_only = true, .idempotent = true, .open_world = true},
     .handler = handle,
+    .policy_args = &policy_args,
 };

@@ -35,14 +35,10 @@ char *android_input_text_command(const char *text, char **err)
                 for (int i = 1; i <= n && (p[i] & 0xc0) == 0x80; i++)
                     cp = cp << 6 | (p[i] & 0x3f);
             }
-            *err = xasprintf(
-                "text: character %zu (U+%04X) cannot be typed on android yet: `input text` only "
-                "types printable ASCII, tab and newline. For other text, install an input method "
-                "that takes text over adb (e.g. ADBKeyBoard: adb install ADBKeyboard.apk; adb "
-                "shell ime enable com.android.adbkeyboard/.AdbIME; adb shell ime set "
-                "com.android.adbkeyboard/.AdbIME) — glovebox does not drive it yet — or paste "
-                "through the app",
-                chars, cp);
+            *err = xasprintf("text: character %zu (U+%04X) cannot be typed through `input "
+                             "text`, which only types printable ASCII, tab and newline; other "
+                             "text needs the ADBKeyBoard input method selected on the device",
+                             chars, cp);
             return NULL;
         }
     }

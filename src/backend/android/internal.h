@@ -9,6 +9,9 @@
 struct app;
 struct session;
 struct ui_tree;
+struct android_rec;
+struct android_wait;
+struct frame;
 
 /* Timeouts of one adb step (ms): a device answers these in well under a
  * second; a screenshot moves megabytes. */
@@ -16,6 +19,7 @@ struct ui_tree;
 #define ANDROID_SHOT_TIMEOUT_MS 20000
 #define ANDROID_MAX_TEXT        (8u << 20)  /* shell output kept, bytes */
 #define ANDROID_MAX_SHOT        (96u << 20) /* a raw screencap, bytes */
+#define ANDROID_MAX_APK         (1u << 30)  /* app_install's file, bytes */
 
 struct android_ref {
     int x, y, w, h; /* bounds, screen pixels */
@@ -26,11 +30,16 @@ struct android {
     struct app *app;
     struct adb_server srv;
     char *serial, *model, *product, *version;
-    int width, height, density; /* cached at connect: they do not change by themselves */
-    int pending;                /* adb requests in flight */
-    bool stopping, ended;       /* stop asked: end once pending is 0 */
+    int width, height, density;  /* as apps see the screen now (rotated) */
+    int phys_width, phys_height; /* `wm size`, unrotated: cached at connect */
+    int rotation;                /* 0-3 quarter turns: read at connect, kept by orientation */
+    int pending;                 /* adb requests in flight */
+    bool stopping, ended;        /* stop asked: end once pending is 0 */
     char *stop_reason;
-    struct android_ref *refs; /* the elements of the latest snapshot/find: e1 = refs[0] */
+    struct android_rec *rec;    /* the recording in progress, or NULL */
+    struct android_wait *waits; /* wait_for calls (wait.c) */
+    char last_recording[32];    /* id of the recording written when the session ended; "" */
+    struct android_ref *refs;   /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
 };
 
@@ -44,6 +53,13 @@ typedef void (*android_step_fn)(struct backend_call *bc, const struct adb_reply 
  * step has answered. */
 void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, uint64_t timeout_ms,
                  size_t max_bytes, android_step_fn step);
+/* Write data (borrowed until step) to remote on bc's device (sync: push). */
+void android_push(struct backend_call *bc, const char *remote, const uint8_t *data, size_t len,
+                  android_step_fn step);
+/* Work of the session's own on its way (a recording's sample): the session
+ * ends only once every hold is released. Loop thread. */
+void android_hold(struct android *a);
+void android_release(struct android *a);
 /* A failed step answered on bc: the adb error, or a non-zero exit with the
  * command's output. true when it was a failure (bc answered). */
 bool android_step_failed(struct backend_call *bc, const struct adb_reply *r, const char *what);
@@ -57,6 +73,46 @@ void android_click_op(struct backend_call *bc);
 void android_type_text_op(struct backend_call *bc);
 void android_press_key_op(struct backend_call *bc);
 void android_scroll_op(struct backend_call *bc);
+void android_drag_op(struct backend_call *bc);
+/* read_text by OCR (ocr_text.c): why is the fallback's reason (NULL: asked
+ * for). usable: OCR is built and the call's lang installed, else *err. */
+void android_read_ocr(struct backend_call *bc, const char *why);
+bool android_ocr_usable(const struct backend_call *bc, enum error_code *code, char **err);
+/* wait_for (wait.c); waits_end answers the waits of a stopping session. */
+void android_wait_for_op(struct backend_call *bc);
+void android_waits_end(struct android *a, const char *why);
+
+/* Run cmd (a shell line); answer result (stolen) with caption (stolen,
+ * freed) once it exits 0, else the device's words. */
+void android_act(struct backend_call *bc, json_t *result, char *caption, const char *cmd);
+/* s single-quoted for the device's sh ('\'' for a quote); caller frees. */
+char *android_sh_quote(const char *s);
+/* The rotation in a `dumpsys input` (0-3), or -1. */
+int android_parse_rotation(const char *dump);
+/* Rotation r (0-3) applied to the cached screen size. */
+void android_set_rotation(struct android *a, int r);
+
+/* screencap's raw output (stolen: 32-bit pixels become the frame's own
+ * buffer) as an RGBA frame (shot.c); false with *code, *err. */
+bool android_decode_raw(uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
+                        char **err);
+
+/* Recordings through the shared recorder (record.c); end: the session is
+ * ending, write what was recorded. */
+void android_record_start_op(struct backend_call *bc);
+void android_record_stop_op(struct backend_call *bc);
+void android_record_end(struct android *a);
+
+/* Apps and device settings (apps.c, device.c). */
+void android_press_button_op(struct backend_call *bc);
+void android_app_list_op(struct backend_call *bc);
+void android_app_launch_op(struct backend_call *bc);
+void android_app_stop_op(struct backend_call *bc);
+void android_app_reset_op(struct backend_call *bc);
+void android_app_install_op(struct backend_call *bc);
+void android_orientation_op(struct backend_call *bc);
+void android_set_network_op(struct backend_call *bc);
+void android_open_url_op(struct backend_call *bc);
 
 /* `input text` commands that type text literally (input_text.c): NULL with
  * *err (not_supported) when text has characters `input text` cannot type. */

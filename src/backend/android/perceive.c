@@ -227,9 +227,35 @@ void android_find_op(struct backend_call *bc)
     android_run(bc, ADB_SHELL_V2, DUMP_CMD, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, find_dumped);
 }
 
+/* uiautomator had nothing: OCR instead when it can, else false. */
+static bool ocr_instead(struct backend_call *bc, const char *why)
+{
+    char *err = NULL;
+    enum error_code code;
+    if (!android_ocr_usable(bc, &code, &err)) {
+        free(err);
+        return false;
+    }
+    android_read_ocr(bc, why);
+    return true;
+}
+
 static void text_dumped(struct backend_call *bc, const struct adb_reply *r)
 {
     struct ui_tree t;
+    /* A dump that fails on the device (not a device that went away). */
+    if (r->ok && (r->exit_code != 0 || !memmem(r->out, r->out_len, "<hierarchy", 10))) {
+        char *why = xasprintf("uiautomator gave no window hierarchy: %.200s",
+                              r->err_len ? (const char *)r->err : (const char *)r->out);
+        why[strcspn(why, "\r\n")] = 0;
+        char *tail = strstr(why, "UI hierchary dumped to");
+        if (tail)
+            *tail = 0;
+        bool done = ocr_instead(bc, why);
+        free(why);
+        if (done)
+            return;
+    }
     if (!dumped(bc, r, &t))
         return;
     json_t *lines = json_array();
@@ -245,6 +271,11 @@ static void text_dumped(struct backend_call *bc, const struct adb_reply *r)
         strbuf_puts(&sb, s);
     }
     uixml_free(&t);
+    if (json_array_size(lines) == 0 &&
+        ocr_instead(bc, "the window has no text for uiautomator (a game, a canvas, a video)")) {
+        json_decref(lines);
+        return;
+    }
     const char *text = sb.data ? sb.data : "";
     json_t *out = json_pack("{s:s, s:s, s:o, s:s}", "session", bc->session->id, "text", text,
                             "lines", lines, "source", "accessibility");
@@ -254,6 +285,25 @@ static void text_dumped(struct backend_call *bc, const struct adb_reply *r)
 
 void android_read_text_op(struct backend_call *bc)
 {
+    for (const char *const *f = (const char *const[]){"ref", "scrollback", "app", "window", NULL};
+         *f; f++)
+        if (json_object_get(bc->args, *f)) {
+            backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                                   "cannot read text: \"%s\" is not supported on android sessions",
+                                   *f);
+            return;
+        }
+    if (args_bool(bc->args, "ocr", false) || json_object_get(bc->args, "region")) {
+        char *err = NULL;
+        enum error_code code;
+        if (!android_ocr_usable(bc, &code, &err)) {
+            backend_call_fail_code(bc, code, "cannot read text by OCR: %s", err);
+            free(err);
+            return;
+        }
+        android_read_ocr(bc, NULL);
+        return;
+    }
     android_run(bc, ADB_SHELL_V2, DUMP_CMD, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, text_dumped);
 }
 

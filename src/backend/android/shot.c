@@ -20,11 +20,44 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+static bool decode(uint8_t *raw, size_t len, struct frame *f, enum error_code *code, char **err);
+
 /* screencap's raw output: width, height, format (+ colour space on Android
  * 9+: a 16-byte header, else 12), then the pixels. */
-static bool decode_raw(const uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
-                       char **err)
+bool android_decode_raw(uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
+                        char **err)
 {
+    bool ok = decode(raw, len, f, code, err);
+    if (f->rgba != raw)
+        free(raw);
+    return ok;
+}
+
+/* 32-bit pixels become the frame in place: the header moved out, alpha set,
+ * BGRA swapped. No second 10 MB buffer (and its page faults) per shot. */
+static void adopt(uint8_t *raw, size_t header, uint32_t w, uint32_t h, uint32_t fmt,
+                  struct frame *f)
+{
+    size_t n = (size_t)w * h;
+    memmove(raw, raw + header, n * 4);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *p = raw + i * 4;
+        if (fmt == 5) {
+            uint8_t b = p[0];
+            p[0] = p[2];
+            p[2] = b;
+        }
+        p[3] = 255;
+    }
+    f->width = w;
+    f->height = h;
+    f->stride = w * 4;
+    f->rgba = raw;
+}
+
+static bool decode(uint8_t *raw, size_t len, struct frame *f, enum error_code *code, char **err)
+{
+    f->rgba = NULL;
     /* exec: ends at the end of the stream, and the adb server closes it too
      * when the device goes away: output cut short is a device that went. */
     if (len < 12) {
@@ -56,31 +89,23 @@ static bool decode_raw(const uint8_t *raw, size_t len, struct frame *f, enum err
                          fmt);
         return false;
     }
+    if (fmt == 1 || fmt == 2 || fmt == 5) {
+        adopt(raw, header, w, h, fmt, f);
+        return true;
+    }
     frame_alloc(f, w, h);
     const uint8_t *src = raw + header;
     for (uint32_t y = 0; y < h; y++) {
         uint8_t *d = f->rgba + (size_t)y * f->stride;
         const uint8_t *s = src + (size_t)y * w * bpp;
-        if (fmt == 1) {
-            memcpy(d, s, (size_t)w * 4);
-            for (uint32_t x = 0; x < w; x++)
-                d[x * 4 + 3] = 255;
-            continue;
-        }
         for (uint32_t x = 0; x < w; x++, d += 4) {
             if (fmt == 4) {
                 uint16_t v = (uint16_t)(s[x * 2] | s[x * 2 + 1] << 8);
                 d[0] = (uint8_t)((v >> 11) * 255 / 31);
                 d[1] = (uint8_t)(((v >> 5) & 63) * 255 / 63);
                 d[2] = (uint8_t)((v & 31) * 255 / 31);
-            } else if (fmt == 3) {
-                memcpy(d, s + x * 3, 3);
-            } else if (fmt == 5) {
-                d[0] = s[x * 4 + 2];
-                d[1] = s[x * 4 + 1];
-                d[2] = s[x * 4];
             } else {
-                memcpy(d, s + x * 4, 3);
+                memcpy(d, s + x * 3, 3);
             }
             d[3] = 255;
         }
@@ -94,10 +119,9 @@ static bool produce(void *ud, const struct frame_request *rq, struct frame_shot 
 {
     (void)rq;
     struct shot *sh = ud;
-    bool ok = decode_raw(sh->raw, sh->raw_len, &out->frame, &out->fail_code, err);
-    free(sh->raw);
+    uint8_t *raw = sh->raw;
     sh->raw = NULL;
-    return ok;
+    return android_decode_raw(raw, sh->raw_len, &out->frame, &out->fail_code, err);
 }
 
 static void release(void *ud)

@@ -1,4 +1,5 @@
-/* launch_app: start a program inside a desktop session. Compiled into the
+/* launch_app: start a program inside a desktop session, or an app on a
+ * phone ({app}: the session's app_launch operation). Compiled into the
  * executable; the desktop module does the work. */
 #include "backend/backend.h"
 #include "backend/desktop/desktop.h"
@@ -7,6 +8,7 @@
 #include "core/xmalloc.h"
 #include "launch_app.schema.h"
 #include "mcp/confirm.h"
+#include "policy/policy.h"
 #include "session/session.h"
 #include "tools/exec_target.h"
 #include "tools/screen_call.h"
@@ -14,10 +16,43 @@
 
 #include <string.h>
 
+/* {app}: no program runs here, so the commands rule is checked with the app
+ * named /android/<app> (a rule lists "/android/com.example.*"). */
+static void launch_on_phone(struct tool_call *call, const char *app)
+{
+    char *path = xasprintf("/android/%s", app);
+    const char *argv[] = {app, NULL};
+    char *refusal = policy_check_exec(tool_call_app(call)->policy, "launch_app", path, argv);
+    free(path);
+    if (refusal) {
+        tool_call_note(call, "decision", json_string("denied"));
+        tool_call_fail_code(call, ERROR_DENIED, "%s", refusal);
+        free(refusal);
+        return;
+    }
+    screen_call_run(call, BACKEND_OP(app_launch), "launch an app", true);
+}
+
 static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
     char *err = NULL;
+    const char *app = json_string_value(json_object_get(a, "app"));
+    if (app && json_object_get(a, "command")) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "command, app: give command (desktops) or app (phones), not both");
+        return;
+    }
+    if (app) {
+        launch_on_phone(call, app);
+        return;
+    }
+    if (!json_object_get(a, "command")) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "command: required (the program to start on a desktop; on a phone "
+                            "give app)");
+        return;
+    }
     struct session *s = screen_call_resolve(call, &err);
     if (!s) {
         tool_call_fail_code(call, ERROR_NOT_FOUND, "%s", err);
@@ -73,6 +108,13 @@ static void handle(struct tool_call *call)
 
 static bool confirm_phrase(struct strbuf *q, const json_t *args)
 {
+    const json_t *app = json_object_get(args, "app");
+    if (json_is_string(app)) {
+        strbuf_puts(q, "launch the app ");
+        confirm_quote_json(q, app, CONFIRM_QUOTE_MAX);
+        confirm_session_phrase(q, args, "on");
+        return true;
+    }
     const json_t *cmd = json_object_get(args, "command");
     if (!json_is_array(cmd))
         return false;
@@ -89,7 +131,8 @@ const struct tool tool_launch_app = {
     .name = "launch_app",
     .group = "desktop",
     .title = "Launch an app on a desktop",
-    .description = "Starts a program on a desktop session; it ends with the session.",
+    .description = "Starts a program on a desktop session (it ends with the session), or an "
+                   "app on a phone.",
     .input_schema = tool_launch_app_input_schema,
     .output_schema = tool_launch_app_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

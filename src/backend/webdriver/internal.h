@@ -95,6 +95,7 @@ void wd_wait_for_op(struct backend_call *bc);
 void wd_record_start_op(struct backend_call *bc);
 void wd_window_list_op(struct backend_call *bc);
 void wd_browser_logs_op(struct backend_call *bc);
+void wd_press_button_op(struct backend_call *bc);
 void wd_storage_save_op(struct backend_call *bc);
 void wd_storage_load_op(struct backend_call *bc);
 void wd_window_manage_op(struct backend_call *bc);

@@ -446,3 +446,34 @@ void wd_open_url_op(struct backend_call *bc)
     free(shown);
     wd_command(wd_of(bc->session), "POST", "/url", json_pack("{s:s}", "url", url), navigated, p);
 }
+
+/* press_button: a browser's own buttons. */
+void wd_press_button_op(struct backend_call *bc)
+{
+    const char *button = args_string(bc->args, "button", "");
+    json_t *result = json_pack("{s:s, s:s}", "session", bc->session->id, "button", button);
+    if (!strcmp(button, "back") || !strcmp(button, "forward")) {
+        char *path = xasprintf("/%s", button);
+        wd_command(wd_of(bc->session), "POST", path, NULL, acted,
+                   pending_new(bc, result, xasprintf("went %s in %s", button, bc->session->id),
+                               "press the button"));
+        free(path);
+        return;
+    }
+    if (!strcmp(button, "enter")) {
+        json_t *list;
+        char *err = NULL;
+        if (!wd_key_actions("Enter", 1, &list, &err)) {
+            json_decref(result);
+            backend_call_fail(bc, "%s", err);
+            free(err);
+            return;
+        }
+        perform(bc, json_pack("{s:s, s:s, s:o}", "type", "key", "id", "keyboard", "actions", list),
+                result, xasprintf("pressed enter in %s", bc->session->id), "press the button");
+        return;
+    }
+    json_decref(result);
+    backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                           "button: a browser has back, forward and enter, not \"%s\"", button);
+}

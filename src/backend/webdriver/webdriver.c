@@ -624,6 +624,7 @@ static const struct backend_impl webdriver_impl = {
     .record_start = wd_record_start_op,
     .window_list = wd_window_list_op,
     .browser_logs = wd_browser_logs_op,
+    .press_button = wd_press_button_op,
     .storage_save = wd_storage_save_op,
     .storage_load = wd_storage_load_op,
     .window_manage = wd_window_manage_op,

@@ -149,6 +149,23 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
     assert.match(await sh('dumpsys window'), /mCurrentFocus=Window\{\w+ u0 com\.google\.android\.apps\.nexuslauncher\//);
   });
 
+  test('radios, input methods and ADBKeyBoard broadcasts answer as on Android 12+', async () => {
+    assert.equal(await sh('svc wifi disable; settings get global wifi_on'), '0\n');
+    assert.equal(await sh('svc wifi enable; settings get global wifi_on'), '1\n');
+    assert.equal(await sh('cmd connectivity airplane-mode enable; cmd connectivity airplane-mode'), 'enabled\n');
+    await sh('cmd connectivity airplane-mode disable');
+    const unknown = await run('shell', 'cmd connectivity bogus');
+    assert.equal(unknown.code, 255);
+    assert.equal(unknown.stdout.toString(), 'Unknown command: bogus\n');
+    assert.match(await sh('ime list -s'), /^com\.google\.android\.inputmethod\.latin\/com\.android\.inputmethod\.latin\.LatinIME\n$/);
+    const set = await run('shell', 'ime set com.android.adbkeyboard/.AdbIME');
+    assert.equal(set.code, 255);
+    assert.match(set.stderr.toString(), /Unknown input method com\.android\.adbkeyboard\/\.AdbIME cannot be selected/);
+    assert.match(await sh('am broadcast -a ADB_INPUT_B64 --es msg Y2Fmw6k='),
+      /^Broadcasting: Intent \{ act=ADB_INPUT_B64 flg=0x400000 \(has extras\) \}\nBroadcast completed: result=0\n$/);
+    assert.equal(dev.entries('ime-text').length, 0, 'not typed: ADBKeyBoard is not the input method');
+  });
+
   test('rotation through settings swaps the screen; a replaced dump is served as is', async () => {
     try {
       await sh('settings put system user_rotation 1');

@@ -27,7 +27,7 @@ const KIND_TOOLS = {
   terminal: ['terminal_start'],
   desktop: ['desktop_start', 'launch_app'],
   webdriver: ['webdriver_connect', 'open_url'],
-  android: ['android_connect', 'device_list'],
+  android: ['android_connect', 'device_list', 'press_button', 'app_list', 'app_stop', 'app_reset', 'app_install', 'orientation', 'set_network'],
   vnc: ['vnc_connect'],
 };
 // The kinds whose tools the starter policy and the policy below give rules to.
@@ -133,7 +133,8 @@ test('rules for a tool that does not exist, or that takes no rules, are refused 
   const typo = await runCli(['policy', 'check', policyFile('rule-typo.json', { rules: { terminl_start: { commands: ['bash'] } } })], { env });
   assert.equal(typo.code, 2);
   // The tools that take rules, in the order they are registered.
-  const sections = [...presentTools(), ...(builtKinds().has('vnc') ? ['vnc_connect'] : []), ...(builtKinds().has('webdriver') ? ['webdriver_connect', 'open_url'] : []), 'input'];
+  const sections = [...presentTools(), ...(builtKinds().has('vnc') ? ['vnc_connect'] : []), ...(builtKinds().has('webdriver') ? ['webdriver_connect', 'open_url'] : []),
+    ...(builtKinds().has('android') ? ['android_connect', 'device_list'] : []), 'input'];
   const known = `${sections.slice(0, -1).join(', ')} and ${sections.at(-1)}`;
   assert.equal(typo.stderr.includes(`unknown field "rules.terminl_start" (no tool has this name; rules exist for ${known})`), true, typo.stderr);
   const none = await runCli(['policy', 'check', policyFile('rule-none.json', { rules: { screenshot: { hosts: ['x'] } } })], { env });

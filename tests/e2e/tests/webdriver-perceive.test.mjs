@@ -179,6 +179,15 @@ test('wait_for on a page: text and regex that appear, an element that goes, a ti
   await assert.rejects(long, /abort/i);
   assert.match((await srv.ok('read_text', {})).sc.text, /Another page/);
 
+  // The browser's own buttons.
+  await srv.ok('press_button', { button: 'back' });
+  assert.equal((await srv.ok('wait_for', { text: 'Start', timeout_ms: 5000 })).sc.matched, true);
+  await srv.ok('press_button', { button: 'forward' });
+  assert.equal((await srv.ok('wait_for', { text: 'Another page', timeout_ms: 5000 })).sc.matched, true);
+  const home = await srv.call('press_button', { button: 'home' });
+  assert.equal(home.structuredContent.error.code, 'not_supported');
+  assert.match(home.structuredContent.error.message, /back, forward and enter/);
+
   const bad = await srv.call('wait_for', { stable_ms: 100 });
   assert.equal(bad.structuredContent.error.code, 'not_supported');
   const both = await srv.call('wait_for', { text: 'a', ref: 'e1' });

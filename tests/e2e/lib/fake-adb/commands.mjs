@@ -6,6 +6,7 @@ import { keyChar, keyCodeFromString } from './keycodes.mjs';
 import { FakeFs } from './fs.mjs';
 
 const enc = (s) => Buffer.from(s, 'utf8');
+export const ADB_IME = 'com.android.adbkeyboard/.AdbIME';
 
 function usage(io, text, code = 1) {
   io.err(enc(text + '\n'));
@@ -136,7 +137,7 @@ function uiautomator(dev, args, io) {
   return 0;
 }
 
-function screencap(dev, args, io) {
+async function screencap(dev, args, io) {
   let png = false;
   const rest = [];
   for (let i = 0; i < args.length; i++) {
@@ -149,6 +150,8 @@ function screencap(dev, args, io) {
   if (file && file.endsWith('.png')) png = true; // screencap picks PNG from the file name too
   const data = png ? dev.screenshotPng() : dev.screenshotRaw();
   dev.record('screencap', { png, file: file ?? null });
+  // A test's hold on the answer (dev.holdScreencap()): the pixels are taken, the reply waits.
+  if (dev.screencapHold) await dev.screencapHold;
   if (file) {
     if (!dev.fs.write(file, data)) return usage(io, `Error opening file: ${file} (No such file or directory)`);
   } else {
@@ -199,9 +202,24 @@ function am(dev, args, io) {
   }
   if (sub === 'broadcast') {
     let action = null;
-    for (let i = 0; i < rest.length; i++) if (rest[i] === '-a') action = rest[++i];
-    dev.record('am-broadcast', { action, args: rest });
-    io.out(enc(`Broadcasting: Intent { act=${action} flg=0x400000 }\nBroadcast completed: result=0\n`));
+    let pkg = null; // -p: only that package's receivers
+    const extras = {};
+    for (let i = 0; i < rest.length; i++) {
+      if (rest[i] === '-a') action = rest[++i];
+      else if (rest[i] === '-p') pkg = rest[++i];
+      else if (rest[i] === '--es') { extras[rest[i + 1]] = rest[i + 2]; i += 2; }
+    }
+    dev.record('am-broadcast', { action, package: pkg, args: rest });
+    const has = Object.keys(extras).length ? ' (has extras)' : '';
+    io.out(enc(`Broadcasting: Intent { act=${action} flg=0x400000${has} }\nBroadcast completed: result=0\n`));
+    // ADBKeyBoard commits the text of ADB_INPUT_TEXT / ADB_INPUT_B64 when it is the current input method.
+    if (dev.settings.secure.default_input_method === ADB_IME && (pkg === null || pkg === 'com.android.adbkeyboard') &&
+      (action === 'ADB_INPUT_TEXT' || action === 'ADB_INPUT_B64')) {
+      const msg = extras.msg ?? '';
+      const text = action === 'ADB_INPUT_B64' ? Buffer.from(msg, 'base64').toString('utf8') : msg;
+      dev.record('ime-text', { text });
+      dev.apps.type(text);
+    }
     return 0;
   }
   if (sub === 'force-stop' || sub === 'kill') {
@@ -332,6 +350,12 @@ function wm(dev, args, io) {
 
 function settings(dev, args, io) {
   const [op, ns, key, val] = args;
+  if (op === 'put' && !dev.settingsWritable) {
+    // MIUI without "USB debugging (Security settings)" refuses the shell user's writes.
+    io.err(enc(`Exception occurred while executing 'put':\njava.lang.SecurityException: Permission denial: writing to settings requires:android.permission.WRITE_SECURE_SETTINGS\n` +
+      '\tat com.android.providers.settings.SettingsProvider.enforceWritePermission(SettingsProvider.java:2316)\n'));
+    return 255;
+  }
   if (!['system', 'secure', 'global'].includes(ns) || !key) {
     return usage(io, 'usage:  settings [--user <USER_ID> | current] get namespace key\n        settings [--user <USER_ID> | current] put namespace key value', 255);
   }
@@ -413,8 +437,58 @@ function ps(dev, args, io) {
   return 0;
 }
 
+// Android 12+: `svc wifi|data` are a script over `cmd wifi` and `cmd phone`; a
+// device without telephony has no phone service.
+function svc(dev, args, io) {
+  const [what, state] = args;
+  if ((what === 'wifi' || what === 'data') && (state === 'enable' || state === 'disable')) {
+    if (what === 'data' && !dev.telephony) {
+      io.err(enc(`cmd: Can't find service: phone\n`));
+      return 20;
+    }
+    dev.settings.global[what === 'wifi' ? 'wifi_on' : 'mobile_data'] = state === 'enable' ? '1' : '0';
+    dev.record('svc', { what, state });
+    return 0;
+  }
+  io.out(enc('Available commands:\n    help     Show information about the subcommands\n    power    Control the power manager\n' +
+    '    data     Control mobile data connectivity\n    wifi     Control the Wi-Fi manager\n'));
+  return 0;
+}
+
+// `cmd connectivity airplane-mode [enable|disable]` exists from Android 11 (SDK 30);
+// before, ConnectivityService's shell answers the base ShellCommand's "Unknown command".
+function connectivity(dev, args, io) {
+  const [sub, state] = args;
+  if (sub !== 'airplane-mode' || Number(dev.props['ro.build.version.sdk']) < 30) {
+    io.out(enc(`Unknown command: ${sub ?? ''}\n`));
+    return 255;
+  }
+  if (state === undefined) { io.out(enc(dev.settings.global.airplane_mode_on === '1' ? 'enabled\n' : 'disabled\n')); return 0; }
+  if (state !== 'enable' && state !== 'disable') { io.err(enc(`Unsupported argument: ${state}\n`)); return 255; }
+  dev.settings.global.airplane_mode_on = state === 'enable' ? '1' : '0';
+  dev.record('airplane', { state });
+  return 0;
+}
+
+// `ime`: input methods by id; ADBKeyBoard is com.android.adbkeyboard/.AdbIME.
+function ime(dev, args, io) {
+  const [sub, id] = args;
+  const known = dev.inputMethods;
+  if (sub === 'list') { io.out(enc(known.map((m) => m + '\n').join(''))); return 0; }
+  if (sub === 'enable' || sub === 'set') {
+    if (!known.includes(id)) {
+      io.err(enc(`Unknown input method ${id} cannot be ${sub === 'set' ? 'selected' : 'enabled'} for user #0\n`));
+      return 255;
+    }
+    if (sub === 'set') dev.settings.secure.default_input_method = id;
+    io.out(enc(sub === 'set' ? `Input method ${id} selected for user #0\n` : `Input method ${id}: now enabled for user #0\n`));
+    return 0;
+  }
+  return usage(io, 'ime <command>:\n  list [-a] [-s]\n  enable [--user <USER_ID>] <ID>\n  set [--user <USER_ID>] <ID>', 255);
+}
+
 const COMMANDS = {
-  content, ps,
+  content, ps, svc, ime,
   input, uiautomator, screencap, am, pm, monkey, wm, settings, dumpsys, printf,
   echo: (dev, args, io) => {
     const n = args[0] === '-n';
@@ -481,6 +555,7 @@ const COMMANDS = {
     return 0;
   },
   cmd: (dev, args, io) => {
+    if (args[0] === 'connectivity') return connectivity(dev, args.slice(1), io);
     const map = { package: 'pm', activity: 'am', window: 'wm', input: 'input', settings: 'settings' };
     if (args[0] === 'display' && args[1] === 'get-displays') {
       const { width, height } = dev.displaySize();

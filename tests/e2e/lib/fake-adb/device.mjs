@@ -2,7 +2,9 @@
 // files, the apps, and the log of everything received. The server asks it to
 // run shell command lines; tests read and change it through its setters.
 import { FakeApps, defaultPackages } from './app.mjs';
-import { execCommand } from './commands.mjs';
+import { ADB_IME, execCommand } from './commands.mjs';
+
+const LATIN_IME = 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME';
 import { FakeFs } from './fs.mjs';
 import { encodePng } from './png.mjs';
 import { renderScreen } from './render.mjs';
@@ -12,7 +14,8 @@ import { dumpXml } from './uixml.mjs';
 export class FakeDevice {
   /**
    * opts: serial, state ('device' | 'offline' | 'unauthorized'), model, product, device,
-   * width, height, density, release, sdk, rawHeader (16: Android 9+, 12: older).
+   * width, height, density, release, sdk, rawHeader (16: Android 9+, 12: older),
+   * settingsWritable, telephony, adbKeyboard (true | 'selected').
    */
   constructor(opts = {}) {
     this.serial = opts.serial ?? 'emulator-5554';
@@ -39,7 +42,18 @@ export class FakeDevice {
       'ro.sf.lcd_density': String(this.density),
       'ro.build.characteristics': 'phone',
     };
-    this.settings = { system: { user_rotation: '0', accelerometer_rotation: '0' }, secure: {}, global: {} };
+    this.settings = {
+      system: { user_rotation: '0', accelerometer_rotation: '0' },
+      secure: { default_input_method: LATIN_IME },
+      global: { wifi_on: '1', mobile_data: '1', airplane_mode_on: '0' },
+    };
+    /** false: `settings put` is refused as on MIUI without "USB debugging (Security settings)". */
+    this.settingsWritable = opts.settingsWritable ?? true;
+    /** false: no phone service (a tablet or TV): `svc data` fails. */
+    this.telephony = opts.telephony ?? true;
+    /** Installed input methods; adbKeyboard: true adds ADBKeyBoard (selected with adbKeyboard: 'selected'). */
+    this.inputMethods = [LATIN_IME, ...(opts.adbKeyboard ? [ADB_IME] : [])];
+    if (opts.adbKeyboard === 'selected') this.settings.secure.default_input_method = ADB_IME;
     this.fs = new FakeFs();
     this.apps = new FakeApps(defaultPackages());
     /** Every service request and every simple command, in order: {kind, ...}. */
@@ -128,6 +142,13 @@ export class FakeDevice {
   /** Makes the next service call whose text matches `match` (default: any) drop the connection. */
   dropNextCall({ match = null, after = '', then = 'offline' } = {}) {
     this.dropPlan = { match, after, then };
+  }
+
+  /** Holds every screencap's answer (its pixels already taken) until the returned release() is called. */
+  holdScreencap() {
+    let release;
+    this.screencapHold = new Promise((r) => { release = r; });
+    return () => { this.screencapHold = null; release(); };
   }
 
   /** Replaces the uiautomator XML (e.g. malformed) until set back to null. */

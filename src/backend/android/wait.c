@@ -1,0 +1,312 @@
+/* wait_for on a phone: uiautomator dumps one after another (a phone takes
+ * 0.5-2 s per dump, the fake none: at least WAIT_POLL_MS apart), each
+ * parsed and matched on the worker pool (a client's regex never runs on
+ * the loop), until the text or regex shows (or is gone), the window
+ * hierarchy stays the same for stable_ms, the time is up, the client
+ * cancels or the session ends. The session keeps its waits in a list so
+ * that stopping it answers them. */
+#include "backend/android/internal.h"
+#include "backend/android/uixml.h"
+#include "core/app.h"
+#include "core/args.h"
+#include "core/pattern.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WAIT_POLL_MS     250
+#define WAIT_MATCH_LIMIT 1000000 /* PCRE2 steps per line */
+
+struct android_wait {
+    struct android_wait *next; /* the session's list */
+    struct backend_call *bc;
+    struct android *a;
+    uv_timer_t timer;
+    uv_work_t work;
+    char *text;
+    struct pattern *re;
+    bool gone;
+    int stable_ms, timeout_ms;
+    uint64_t started, stable_since;
+    uint64_t last_hash; /* of the previous dump */
+    bool have_hash;
+    atomic_bool cancelled;
+    bool answered;
+    /* One dump on the worker pool. */
+    uint8_t *xml;
+    size_t xml_len;
+    bool found;
+    char *line; /* what matched */
+    uint64_t hash;
+    char *err;
+};
+
+static void unlink_wait(struct android_wait *w)
+{
+    for (struct android_wait **p = &w->a->waits; *p; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            return;
+        }
+}
+
+static void wait_closed(uv_handle_t *h)
+{
+    struct android_wait *w = h->data;
+    free(w->text);
+    free(w->line);
+    free(w->err);
+    free(w->xml);
+    pattern_destroy(w->re);
+    free(w);
+}
+
+static uint64_t elapsed(const struct android_wait *w)
+{
+    return uv_now(w->timer.loop) - w->started;
+}
+
+/* Close the timer; w is freed by its callback. A wait answers before its
+ * session may end, so the server's final close of every handle never gets
+ * there first; if it did, w stays (freeing a closing handle would be worse). */
+static void close_timer(struct android_wait *w)
+{
+    if (!uv_is_closing((uv_handle_t *)&w->timer))
+        uv_close((uv_handle_t *)&w->timer, wait_closed);
+}
+
+/* Answer once and let go; the timer's close frees w. */
+static void answer(struct android_wait *w, bool matched, const char *reason)
+{
+    if (w->answered)
+        return;
+    w->answered = true;
+    unlink_wait(w);
+    struct backend_call *bc = w->bc;
+    bc->cancel = NULL;
+    uint64_t ms = elapsed(w);
+    json_t *out = json_pack("{s:s, s:b, s:I, s:s}", "session", bc->session->id, "matched", matched,
+                            "elapsed_ms", (json_int_t)ms, "source", "accessibility");
+    json_object_set_new(out, "line", w->line && matched ? json_string(w->line) : json_null());
+    if (reason)
+        json_object_set_new(out, "reason", json_string(reason));
+    backend_call_done(bc, out, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
+                      (unsigned long long)ms, reason ? ": " : "", reason ? reason : "");
+    close_timer(w);
+}
+
+static void fail_wait(struct android_wait *w, enum error_code code, const char *msg)
+{
+    if (w->answered)
+        return;
+    w->answered = true;
+    unlink_wait(w);
+    w->bc->cancel = NULL;
+    backend_call_fail_code(w->bc, code, "cannot wait: %s", msg);
+    close_timer(w);
+}
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Worker pool: parse, then look at every node's text or description. */
+static void match_run(uv_work_t *work)
+{
+    struct android_wait *w = work->data;
+    w->hash = fnv(w->xml, w->xml_len);
+    if (w->stable_ms)
+        return;
+    struct ui_tree t;
+    if (!uixml_parse((const char *)w->xml, w->xml_len, &t, &w->err))
+        return;
+    for (size_t i = 0; i < t.n && !w->found && !w->err; i++) {
+        const struct ui_node *u = &t.nodes[i];
+        const char *s[2] = {u->text, u->desc};
+        for (int k = 0; k < 2 && !w->found; k++) {
+            if (!s[k][0])
+                continue;
+            bool hit =
+                w->text ? strstr(s[k], w->text) != NULL
+                        : pattern_match(w->re, s[k], strlen(s[k]), WAIT_MATCH_LIMIT, &w->err) > 0;
+            if (hit) {
+                w->found = true;
+                w->line = xstrdup(s[k]);
+            }
+        }
+    }
+    uixml_free(&t);
+}
+
+static void poll_soon(struct android_wait *w);
+
+/* The dump and its match are over: the session may end again. Before any
+ * answer, which may let the session go. */
+static bool released(struct android_wait *w)
+{
+    struct android *a = w->a;
+    if (a->stopping) {
+        /* Answer while still held: releasing may end the session and,
+         * at shutdown, everything with it. */
+        fail_wait(w, ERROR_SESSION_EXPIRED, "the session ended");
+        android_release(a);
+        return false;
+    }
+    android_release(a);
+    return true;
+}
+
+static void match_done(uv_work_t *work, int status)
+{
+    (void)status;
+    struct android_wait *w = work->data;
+    free(w->xml);
+    w->xml = NULL;
+    if (!released(w))
+        return;
+    if (w->err) {
+        fail_wait(w, ERROR_TOOL_FAILED, w->err);
+        return;
+    }
+    uint64_t now = elapsed(w);
+    if (w->stable_ms) {
+        if (!w->have_hash || w->hash != w->last_hash)
+            w->stable_since = now;
+        w->last_hash = w->hash;
+        w->have_hash = true;
+        if (now - w->stable_since >= (uint64_t)w->stable_ms) {
+            answer(w, true, NULL);
+            return;
+        }
+    } else if (w->found != w->gone) {
+        answer(w, true, NULL);
+        return;
+    }
+    free(w->line);
+    w->line = NULL;
+    w->found = false;
+    poll_soon(w);
+}
+
+static void dumped(struct backend_call *bc, const struct adb_reply *r)
+{
+    struct android_wait *w = bc->backend_data;
+    if (!r->ok || r->exit_code != 0) {
+        char *msg = !r->ok ? xstrdup(r->error)
+                           : xasprintf("uiautomator exited with status %d: %.300s", r->exit_code,
+                                       r->err_len ? (const char *)r->err : (const char *)r->out);
+        if (released(w))
+            fail_wait(w, r->ok ? ERROR_TOOL_FAILED : r->code, msg);
+        free(msg);
+        return;
+    }
+    w->xml = adb_reply_take_out(r, &w->xml_len);
+    w->work.data = w;
+    uv_queue_work(bc->app->loop, &w->work, match_run, match_done);
+}
+
+static void poll_now(uv_timer_t *t)
+{
+    struct android_wait *w = t->data;
+    if (atomic_load(&w->cancelled)) {
+        answer(w, false, "cancelled");
+        return;
+    }
+    /* Held from the dump to its match: a session that stops meanwhile
+     * ends after, and this wait answers first. */
+    android_hold(w->a);
+    android_run(w->bc, ADB_SHELL_V2, "uiautomator dump /dev/tty", ANDROID_TIMEOUT_MS,
+                ANDROID_MAX_TEXT, dumped);
+}
+
+static void poll_soon(struct android_wait *w)
+{
+    if (atomic_load(&w->cancelled)) {
+        answer(w, false, "cancelled");
+        return;
+    }
+    if (elapsed(w) >= (uint64_t)w->timeout_ms) {
+        answer(w, false, "timeout");
+        return;
+    }
+    uv_timer_start(&w->timer, poll_now, WAIT_POLL_MS, 0);
+}
+
+static void cancel(struct backend_call *bc)
+{
+    struct android_wait *w = bc->backend_data;
+    atomic_store(&w->cancelled, true);
+    /* Between dumps: answer now rather than at the next tick. */
+    if (uv_is_active((uv_handle_t *)&w->timer)) {
+        uv_timer_stop(&w->timer);
+        answer(w, false, "cancelled");
+    }
+}
+
+void android_wait_for_op(struct backend_call *bc)
+{
+    struct android *a = android_of(bc->session);
+    for (const char *const *f = (const char *const[]){"ref", "exit", NULL}; *f; f++)
+        if (json_object_get(bc->args, *f)) {
+            backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                                   "cannot wait: \"%s\" is not supported on android sessions "
+                                   "(wait for text, regex or stable_ms)",
+                                   *f);
+            return;
+        }
+    const char *text = args_string(bc->args, "text", NULL);
+    const char *regex = args_string(bc->args, "regex", NULL);
+    int stable = (int)args_int(bc->args, "stable_ms", 0);
+    if ((text != NULL) + (regex != NULL) + (stable > 0) != 1) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot wait: give exactly one of \"text\", \"regex\" or "
+                               "\"stable_ms\" on android sessions");
+        return;
+    }
+    struct pattern *re = NULL;
+    char *err = NULL;
+    if (regex && !(re = pattern_compile("regex", regex, false, &err))) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
+        free(err);
+        return;
+    }
+    struct android_wait *w = xcalloc(1, sizeof *w);
+    w->bc = bc;
+    w->a = a;
+    w->text = text ? xstrdup(text) : NULL;
+    w->re = re;
+    w->gone = args_bool(bc->args, "gone", false);
+    w->stable_ms = stable;
+    w->timeout_ms = (int)args_int(bc->args, "timeout_ms", 10000);
+    uv_timer_init(bc->app->loop, &w->timer);
+    w->timer.data = w;
+    w->started = uv_now(bc->app->loop);
+    w->next = a->waits;
+    a->waits = w;
+    bc->backend_data = w;
+    bc->cancel = cancel;
+    poll_now(&w->timer);
+}
+
+void android_waits_end(struct android *a, const char *why)
+{
+    while (a->waits) {
+        struct android_wait *w = a->waits;
+        if (uv_is_active((uv_handle_t *)&w->timer)) {
+            /* Between dumps: nothing of it is on its way. */
+            uv_timer_stop(&w->timer);
+            fail_wait(w, ERROR_SESSION_EXPIRED, why);
+        } else {
+            /* A dump on its way holds the session; it answers when it is back. */
+            unlink_wait(w);
+            w->next = NULL;
+        }
+    }
+}
