@@ -54,6 +54,11 @@ struct wd {
     /* What calls in flight hear when the session goes. */
     enum error_code abort_code;
     struct frame_recording_slot rec;
+    /* A native app (Appium): a platformName and no browserName. */
+    bool native;
+    char *platform; /* "android", "ios", … lower case; NULL if not said */
+    struct screen_rect *native_refs; /* e1 = [0]: the latest snapshot or find */
+    size_t n_native_refs;
 };
 
 struct wd *wd_of(struct session *s);
@@ -107,6 +112,18 @@ void wd_record_stop_op(struct backend_call *bc);
 typedef void (*wd_target_fn)(struct backend_call *bc, const char *ref,
                              const struct screen_rect *bounds, bool password);
 void wd_target(struct backend_call *bc, bool focus, wd_target_fn fn);
+
+/* Native apps (native.c): the page source as elements, the finger. */
+void wd_native_snapshot(struct backend_call *bc);
+void wd_native_find(struct backend_call *bc);
+void wd_native_read_text(struct backend_call *bc);
+void wd_native_target(struct backend_call *bc, wd_target_fn fn);
+/* Input sources of W3C actions with pointerType touch. */
+json_t *wd_touch(json_t *actions);
+json_t *wd_touch_tap(int x, int y, int count, int hold_ms);
+json_t *wd_touch_swipe(int x, int y, int x2, int y2, int ms);
+json_t *wd_touch_scroll(const char *dir, int amount, int x, int y, int width, int height);
+void wd_app_launch_op(struct backend_call *bc);
 void wd_pointer_op(struct backend_call *bc);
 void wd_key_hold_op(struct backend_call *bc);
 void wd_read_text_op(struct backend_call *bc);

@@ -156,6 +156,19 @@ static void click_at(struct backend_call *bc, int x, int y, const char *ref)
     int b = button_number(button);
     int count = (int)args_int(bc->args, "count", 1);
     int hold = (int)args_int(bc->args, "hold_ms", 0);
+    if (wd_of(bc->session)->native) {
+        /* A finger: count taps (a double tap), hold_ms a long press. */
+        moved(bc, x, y);
+        json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x,
+                                   "y", y, "button", "touch", "count", count);
+        if (ref)
+            json_object_set_new(result, "ref", json_string(ref));
+        perform(bc, wd_touch_tap(x, y, count, hold), result,
+                xasprintf("tapped %s%s%d,%d in %s", ref ? ref : "", ref ? " at " : "at ", x, y,
+                          bc->session->id),
+                "tap");
+        return;
+    }
     json_t *list = json_array();
     json_array_append_new(list, move_to(x, y, 0));
     for (int i = 0; i < count; i++) {
@@ -192,6 +205,13 @@ void wd_scroll_op(struct backend_call *bc)
         dx = amount * WHEEL_STEP;
     /* Without a point: the middle of the window glovebox knows of. */
     int x = coord(bc, "x", w->width / 2), y = coord(bc, "y", w->height / 2);
+    if (w->native) {
+        perform(bc, wd_touch_scroll(dir, amount, x, y, w->width, w->height),
+                json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "direction", dir, "amount",
+                          amount),
+                xasprintf("swiped to scroll %s %d in %s", dir, amount, bc->session->id), "scroll");
+        return;
+    }
     json_t *source = json_pack("{s:s, s:s, s:[{s:s, s:i, s:i, s:i, s:i, s:i, s:s}]}", "type",
                                "wheel", "id", "wheel", "actions", "type", "scroll", "x", x, "y", y,
                                "deltaX", dx, "deltaY", dy, "duration", 0, "origin", "viewport");
@@ -221,6 +241,15 @@ void wd_drag_op(struct backend_call *bc)
     const char *button = args_string(bc->args, "button", "left");
     int b = button_number(button);
     int duration = (int)args_int(bc->args, "duration_ms", 300);
+    if (wd_of(bc->session)->native) {
+        moved(bc, x2, y2);
+        perform(bc, wd_touch_swipe(x, y, x2, y2, duration),
+                json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:s}", "session", bc->session->id,
+                          "from", "x", x, "y", y, "to", "x", x2, "y", y2, "button", "touch"),
+                xasprintf("swiped from %d,%d to %d,%d in %s", x, y, x2, y2, bc->session->id),
+                "drag");
+        return;
+    }
     json_t *list = json_array();
     json_array_append_new(list, move_to(x, y, 0));
     json_array_append_new(list, json_pack("{s:s, s:i}", "type", "pointerDown", "button", b));
@@ -366,13 +395,32 @@ static void type_now(struct wd *w, void *ud, json_t *value, enum error_code code
         "type");
 }
 
-/* A ref focused: type there (its password-ness is known already). */
+static void tapped(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)value;
+    struct backend_call *bc = ud;
+    if (err) {
+        backend_call_fail_code(bc, code, "cannot type: the tap on the field failed: %s", err);
+        return;
+    }
+    type_now(w, bc, json_false(), 0, NULL);
+}
+
+/* A ref focused: type there (its password-ness is known already). In a
+ * native app the field is tapped first, which gives it the focus. */
 static void type_target(struct backend_call *bc, const char *ref, const struct screen_rect *r,
                         bool password)
 {
     (void)ref;
-    (void)r;
-    type_now(wd_of(bc->session), bc, password ? json_true() : json_false(), 0, NULL);
+    struct wd *w = wd_of(bc->session);
+    if (w->native) {
+        wd_command(w, "POST", "/actions",
+                   json_pack("{s:[o]}", "actions",
+                             wd_touch_tap(r->x + r->width / 2, r->y + r->height / 2, 1, 0)),
+                   tapped, bc);
+        return;
+    }
+    type_now(w, bc, password ? json_true() : json_false(), 0, NULL);
 }
 
 void wd_type_text_op(struct backend_call *bc)
@@ -409,6 +457,10 @@ void wd_read_text_op(struct backend_call *bc)
     static const char *const unsupported[] = {"ref", "region", "ocr", "scrollback", NULL};
     if (refuse_fields(bc, "read text", unsupported))
         return;
+    if (wd_of(bc->session)->native) {
+        wd_native_read_text(bc);
+        return;
+    }
     wd_command(wd_of(bc->session), "POST", "/execute/sync",
                json_pack("{s:s, s:[]}", "script",
                          "return document.body ? document.body.innerText : '';", "args"),
@@ -447,10 +499,72 @@ void wd_open_url_op(struct backend_call *bc)
     wd_command(wd_of(bc->session), "POST", "/url", json_pack("{s:s}", "url", url), navigated, p);
 }
 
-/* press_button: a browser's own buttons. */
+/* Android's KeyEvent codes of press_button's buttons (Appium's
+ * press_keycode). */
+static int android_keycode(const char *button)
+{
+    static const struct {
+        const char *name;
+        int code;
+    } codes[] = {{"home", 3},     {"back", 4},       {"forward", 125},    {"app_switch", 187},
+                 {"power", 26},   {"volume_up", 24}, {"volume_down", 25}, {"volume_mute", 164},
+                 {"enter", 66},   {"menu", 82},      {"search", 84},      {"camera", 27},
+                 {"wakeup", 224}, {"sleep", 223}};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (!strcmp(codes[i].name, button))
+            return codes[i].code;
+    return -1;
+}
+
+static void pressed(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    struct pending *p = ud;
+    if (err && (code == ERROR_NOT_SUPPORTED || code == ERROR_NOT_FOUND ||
+                strstr(err, "unknown command") || strstr(err, "not implemented"))) {
+        backend_call_fail_code(p->bc, ERROR_NOT_SUPPORTED,
+                               "cannot press the button: this Appium driver has no way to "
+                               "(%s)",
+                               err);
+        pending_free(p);
+        return;
+    }
+    acted(w, p, value, code, err);
+}
+
+/* press_button: a phone's buttons through Appium; a browser's own. */
 void wd_press_button_op(struct backend_call *bc)
 {
     const char *button = args_string(bc->args, "button", "");
+    struct wd *w = wd_of(bc->session);
+    if (w->native) {
+        json_t *result = json_pack("{s:s, s:s}", "session", bc->session->id, "button", button);
+        struct pending *p = pending_new(
+            bc, result, xasprintf("pressed %s in %s", button, bc->session->id), "press the button");
+        if (w->platform && !strcmp(w->platform, "ios")) {
+            /* XCUITest: home, volumeup, volumedown. */
+            const char *name = !strcmp(button, "home")          ? "home"
+                               : !strcmp(button, "volume_up")   ? "volumeup"
+                               : !strcmp(button, "volume_down") ? "volumedown"
+                                                                : NULL;
+            if (!name) {
+                pending_free(p);
+                backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                                       "button: an iOS device has home, volume_up and "
+                                       "volume_down, not \"%s\"",
+                                       button);
+                return;
+            }
+            wd_command(w, "POST", "/execute/sync",
+                       json_pack("{s:s, s:[{s:s}]}", "script", "mobile: pressButton", "args",
+                                 "name", name),
+                       pressed, p);
+            return;
+        }
+        json_object_set_new(result, "keycode", json_integer(android_keycode(button)));
+        wd_command(w, "POST", "/appium/device/press_keycode",
+                   json_pack("{s:i}", "keycode", android_keycode(button)), pressed, p);
+        return;
+    }
     json_t *result = json_pack("{s:s, s:s}", "session", bc->session->id, "button", button);
     if (!strcmp(button, "back") || !strcmp(button, "forward")) {
         char *path = xasprintf("/%s", button);
@@ -476,4 +590,23 @@ void wd_press_button_op(struct backend_call *bc)
     json_decref(result);
     backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
                            "button: a browser has back, forward and enter, not \"%s\"", button);
+}
+
+/* launch_app {app} on a native session: Appium's activate_app (a package
+ * on Android, a bundle id on iOS). */
+void wd_app_launch_op(struct backend_call *bc)
+{
+    struct wd *w = wd_of(bc->session);
+    const char *app = args_string(bc->args, "app", "");
+    if (!w->native) {
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                               "cannot launch an app: %s is a browser; open_url opens pages",
+                               bc->session->id);
+        return;
+    }
+    json_t *result = json_pack("{s:s, s:s}", "session", bc->session->id, "app", app);
+    wd_command(w, "POST", "/appium/device/activate_app",
+               json_pack("{s:s, s:s}", "appId", app, "bundleId", app), pressed,
+               pending_new(bc, result, xasprintf("launched %s in %s", app, bc->session->id),
+                           "launch the app"));
 }

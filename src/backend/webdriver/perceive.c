@@ -224,6 +224,10 @@ void wd_snapshot_op(struct backend_call *bc)
     static const char *const unsupported[] = {"app", "window", "depth", NULL};
     if (refuse(bc, "take a snapshot", unsupported))
         return;
+    if (wd_of(bc->session)->native) {
+        wd_native_snapshot(bc);
+        return;
+    }
     run_snapshot(bc, (int)args_int(bc->args, "max_nodes", 500),
                  args_bool(bc->args, "include_hidden", false), snapshot_done, bc);
 }
@@ -286,6 +290,10 @@ void wd_find_op(struct backend_call *bc)
         return;
     if (!json_object_get(bc->args, "text") && !json_object_get(bc->args, "role")) {
         backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "find needs \"text\" or \"role\"");
+        return;
+    }
+    if (wd_of(bc->session)->native) {
+        wd_native_find(bc);
         return;
     }
     run_snapshot(bc, FIND_SCAN, false, find_done, bc);
@@ -370,6 +378,10 @@ static void text_found(struct wd *w, void *ud, json_t *value, enum error_code co
 
 void wd_target(struct backend_call *bc, bool focus, wd_target_fn fn)
 {
+    if (wd_of(bc->session)->native) {
+        wd_native_target(bc, fn);
+        return;
+    }
     struct target *t = xcalloc(1, sizeof *t);
     t->bc = bc;
     t->fn = fn;

@@ -107,6 +107,10 @@ static void release(void *ud)
  * glovebox did not size. */
 static void learn_size(struct wd *w, const char *b64)
 {
+    /* A device's screenshot may be in pixels where its actions take points
+     * (iOS): native sessions keep the window's size. */
+    if (w->native)
+        return;
     char head[33];
     size_t n = strnlen(b64, 32);
     if (n < 32)

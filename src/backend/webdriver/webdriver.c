@@ -66,7 +66,8 @@ static enum error_code code_of(const char *error, const char *message)
         return ERROR_INVALID_ARGUMENT;
     if (strcmp(error, "timeout") == 0 || strcmp(error, "script timeout") == 0)
         return ERROR_TIMEOUT;
-    if (strcmp(error, "unsupported operation") == 0)
+    /* Appium's "Method has not yet been implemented" by this driver. */
+    if (strcmp(error, "unsupported operation") == 0 || strcmp(error, "unknown method") == 0)
         return ERROR_NOT_SUPPORTED;
     return ERROR_TOOL_FAILED;
 }
@@ -315,6 +316,8 @@ static void free_wd(struct wd *w)
     free(w->remote_id);
     free(w->browser);
     free(w->tmpdir);
+    free(w->platform);
+    free(w->native_refs);
     json_decref(w->capabilities);
     free(w);
 }
@@ -357,6 +360,8 @@ static json_t *webdriver_describe(struct session *s)
         json_object_set_new(o, "remote_session", json_string(w->remote_id));
     if (w->browser)
         json_object_set_new(o, "browser", json_string(w->browser));
+    if (w->native)
+        json_object_set_new(o, "native_app", json_true());
     if (w->driver_alive)
         json_object_set_new(o, "driver_pid", json_integer(w->driver_pid));
     if (w->width > 0 && w->height > 0) {
@@ -453,6 +458,23 @@ static void attached(struct wd *w, void *ud, json_t *value, enum error_code code
     set_live(w);
 }
 
+static void got_rect(struct wd *w, void *ud, json_t *value, enum error_code code,
+                     const char *err)
+{
+    (void)ud;
+    (void)code;
+    if (w->stopping)
+        return;
+    json_int_t width = json_integer_value(json_object_get(value, "width"));
+    json_int_t height = json_integer_value(json_object_get(value, "height"));
+    /* No size (an old driver): the first screenshot's is used. */
+    if (!err && width > 0 && height > 0 && width <= 16384 && height <= 16384) {
+        w->width = (int)width;
+        w->height = (int)height;
+    }
+    set_live(w);
+}
+
 static void created(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     (void)ud;
@@ -479,6 +501,20 @@ static void created(struct wd *w, void *ud, json_t *value, enum error_code code,
         name = json_string_value(json_object_get(caps, "platformName"));
     if (name)
         w->browser = version ? xasprintf("%s %s", name, version) : xstrdup(name);
+    /* Appium on a phone's own apps, not its browser: elements come from
+     * the page source, the pointer is a finger. */
+    const char *platform = json_string_value(json_object_get(caps, "platformName"));
+    const char *browser = json_string_value(json_object_get(caps, "browserName"));
+    if (platform && *platform && (!browser || !*browser)) {
+        w->native = true;
+        w->platform = xstrdup(platform);
+        for (char *p = w->platform; *p; p++)
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+        /* The device's screen, which points are checked against. */
+        wd_command(w, "GET", "/window/rect", NULL, got_rect, NULL);
+        return;
+    }
     set_live(w);
 }
 
@@ -625,6 +661,7 @@ static const struct backend_impl webdriver_impl = {
     .window_list = wd_window_list_op,
     .browser_logs = wd_browser_logs_op,
     .press_button = wd_press_button_op,
+    .app_launch = wd_app_launch_op,
     .storage_save = wd_storage_save_op,
     .storage_load = wd_storage_load_op,
     .window_manage = wd_window_manage_op,
