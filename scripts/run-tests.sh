@@ -125,13 +125,14 @@ meson test -C build-clang --suite unit --print-errorlogs >"$logs/unit-clang.log"
 tail -n 12 "$logs/unit-clang.log"
 count_meson "unit (clang)" "$logs/unit-clang.log"
 
-# The totals of a TAP log, and for each failed test (the first five) the
+# The totals of a TAP log, and for each failed test or subtest (the first
+# eight) the
 # start of its diagnostic block: CI shows only this output, and a failure
 # seen once on a busy machine must be explainable from it.
 tap_summary() { # $1 = log
   grep -E '^# (tests|pass|fail|skipped)' "$1"
-  awk '/^not ok/ { shown++; lines = 0; on = shown <= 5 }
-       on { if (lines++ < 30) print } /^  \.\.\.$/ { on = 0 }' "$1"
+  awk '/^ *not ok/ { shown++; lines = 0; on = shown <= 8 }
+       on { if (lines++ < 30) print } /^ *\.\.\.$/ { on = 0 }' "$1"
 }
 
 run_e2e() { # $1 = label, $2 = build dir

@@ -31,8 +31,8 @@ describe('2026-07-28 stateless requests (no initialize)', () => {
     assertModernResult(r.result, 'server/discover');
     assert.ok(r.result.supportedVersions.includes(MODERN), `supportedVersions: ${r.result.supportedVersions}`);
     assert.ok(r.result.capabilities.tools);
-    // glovebox-testing registers the conformance suite's prompts.
-    assert.deepEqual(r.result.capabilities.prompts, { listChanged: false });
+    // Prompts: the conformance suite's, and saved recipes, whose list changes.
+    assert.deepEqual(r.result.capabilities.prompts, { listChanged: true });
     assert.equal(typeof r.result.instructions, 'string');
     assert.ok(Number.isInteger(r.result.ttlMs) && r.result.ttlMs >= 0, `ttlMs ${r.result.ttlMs}`);
     assert.ok(['public', 'private'].includes(r.result.cacheScope), `cacheScope ${r.result.cacheScope}`);

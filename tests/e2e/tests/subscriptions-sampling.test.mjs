@@ -175,13 +175,13 @@ describe('questions to the client', () => {
 });
 
 describe('the real glovebox binary', () => {
-  test('offers no prompts or completions, and subscriptions to session resources', opts(), async (t) => {
+  test('offers saved recipes as prompts, no completions, and subscriptions to session resources', opts(), async (t) => {
     const srv = await connectClient(t, { bin: 'glovebox' });
     const caps = srv.client.getServerCapabilities();
-    assert.equal(caps.prompts, undefined);
+    assert.deepEqual(caps.prompts, { listChanged: true });
     assert.equal(caps.completions, undefined);
     assert.equal(caps.resources?.subscribe, true);
-    await assertMcpError(srv.client.listPrompts(), -32601);
+    assert.ok(Array.isArray((await srv.client.listPrompts()).prompts));
     await srv.close();
   });
 });
