@@ -6,6 +6,7 @@
 #include "cli/options.h"
 #include "cli/pidfile.h"
 #include "cli/serve_audit.h"
+#include "cli/serve_sessions.h"
 #include "cli/serve_policy.h"
 #include "core/app.h"
 #include "core/children.h"
@@ -453,6 +454,7 @@ int cli_serve(int argc, char **argv)
     srv.app.sessions = session_registry_create(&srv.app);
     session_registry_configure(srv.app.sessions, srv.shared_sessions, srv.max_sessions,
                                srv.max_per_client);
+    serve_sessions_start(&srv.app);
     children_init(srv.app.loop);
 
     uv_signal_init(srv.app.loop, &srv.sigint);
@@ -496,6 +498,7 @@ int cli_serve(int argc, char **argv)
      * notes (a type_text whose password check did not finish: redacted). */
     tool_calls_release_held();
     serve_audit_finish(&srv.audit, &srv.app);
+    serve_sessions_finish(&srv.app);
     pidfile_remove(srv.pidfile);
     srv.pidfile = NULL;
     children_finish();

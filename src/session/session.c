@@ -24,7 +24,39 @@ struct session_registry {
     int max_total, max_per_client; /* <= 0: no bound */
     void (*all_stopped)(void *ud);
     void *all_stopped_ud;
+    struct {
+        void (*changed)(void *ud, struct session *s);
+        void *ud;
+    } observers[SESSION_MAX_OBSERVERS];
+    int n_observers;
 };
+
+void session_registry_observe(struct session_registry *reg,
+                              void (*changed)(void *ud, struct session *s), void *ud)
+{
+    CHECK(reg->n_observers < SESSION_MAX_OBSERVERS);
+    reg->observers[reg->n_observers].changed = changed;
+    reg->observers[reg->n_observers].ud = ud;
+    reg->n_observers++;
+}
+
+void session_registry_unobserve(struct session_registry *reg,
+                                void (*changed)(void *ud, struct session *s), void *ud)
+{
+    for (int i = 0; i < reg->n_observers; i++) {
+        if (reg->observers[i].changed == changed && reg->observers[i].ud == ud) {
+            reg->observers[i] = reg->observers[--reg->n_observers];
+            return;
+        }
+    }
+}
+
+static void tell_observers(struct session *s)
+{
+    struct session_registry *reg = s->registry;
+    for (int i = 0; i < reg->n_observers; i++)
+        reg->observers[i].changed(reg->observers[i].ud, s);
+}
 
 struct session_registry *session_registry_create(struct app *app)
 {
@@ -175,6 +207,7 @@ struct session *session_add(struct session_registry *reg, const struct backend_i
     s->next = reg->head;
     reg->head = s;
     log_info("session %s starting%s", s->id, s->shared ? " (shared)" : "");
+    tell_observers(s);
     return s;
 }
 
@@ -195,6 +228,7 @@ void session_set_live(struct session *s)
     set_state(s, SESSION_LIVE);
     s->was_live = true;
     log_info("session %s live", s->id);
+    tell_observers(s);
     struct session_waiter *w = s->live_waiters;
     s->live_waiters = NULL;
     run_waiters(s, w);
@@ -401,6 +435,7 @@ void session_ended(struct session *s, const char *reason)
     if (!s->end_reason)
         s->end_reason = xstrdup(reason);
     log_info("session %s ended: %s", s->id, s->end_reason);
+    tell_observers(s);
     /* Calls waiting for a start that failed hear it now (s->was_live false). */
     struct session_waiter *w = s->live_waiters;
     s->live_waiters = NULL;
