@@ -145,12 +145,65 @@ static void session_paths(json_t *paths)
                         json_pack("{s:o, s:o}", "parameters", id_param(), "get", events));
 }
 
+/* Local references ("#/$defs/x") point into the schema they are written
+ * in; inside the document they would point at its root. */
+static void rewrite_refs(json_t *v, const char *prefix)
+{
+    if (json_is_array(v)) {
+        size_t i;
+        json_t *item;
+        json_array_foreach(v, i, item) rewrite_refs(item, prefix);
+        return;
+    }
+    if (!json_is_object(v))
+        return;
+    const char *key;
+    json_t *item;
+    json_object_foreach(v, key, item)
+    {
+        const char *r = json_string_value(item);
+        if (strcmp(key, "$ref") == 0 && r && strncmp(r, "#/$defs/", 8) == 0) {
+            char *to = xasprintf("#/components/schemas/%s_%s", prefix, r + 8);
+            json_object_set_new(v, key, json_string(to));
+            free(to);
+        } else {
+            rewrite_refs(item, prefix);
+        }
+    }
+}
+
+/* A schema of the registry made fit for the document: its $defs go to the
+ * components as <prefix>_<name>. New reference. */
+static json_t *hoist(const json_t *schema, const char *prefix, json_t *components)
+{
+    json_t *s = json_deep_copy(schema);
+    json_object_del(s, "$schema");
+    json_t *defs = json_object_get(s, "$defs");
+    if (defs) {
+        json_incref(defs);
+        json_object_del(s, "$defs");
+        rewrite_refs(defs, prefix);
+        const char *name;
+        json_t *def;
+        json_object_foreach(defs, name, def)
+        {
+            char *key = xasprintf("%s_%s", prefix, name);
+            json_object_set(components, key, def);
+            free(key);
+        }
+        json_decref(defs);
+    }
+    rewrite_refs(s, prefix);
+    return s;
+}
+
 /* The tool's input schema without the session argument (the path names
  * the session). */
-static json_t *arguments_schema(const struct tool_entry *e)
+static json_t *arguments_schema(const struct tool_entry *e, json_t *components)
 {
-    json_t *s = json_deep_copy(e->input_schema);
-    json_object_del(s, "$schema");
+    char *prefix = xasprintf("%s_input", e->tool->name);
+    json_t *s = hoist(e->input_schema, prefix, components);
+    free(prefix);
     json_t *props = json_object_get(s, "properties");
     json_object_del(props, "session");
     json_t *req = json_object_get(s, "required");
@@ -160,14 +213,15 @@ static json_t *arguments_schema(const struct tool_entry *e)
     return s;
 }
 
-static void tool_path(json_t *paths, const struct tool_entry *e)
+static void tool_path(json_t *paths, const struct tool_entry *e, json_t *components)
 {
     const struct tool *tool = e->tool;
     json_t *body = json_pack("{s:s, s:b, s:{s:o, s:{s:s}}}", "type", "object",
                              "additionalProperties", 0, "properties", "arguments",
-                             arguments_schema(e), "correlation_id", "type", "string");
-    json_t *result = e->output_schema ? json_deep_copy(e->output_schema) : json_object();
-    json_object_del(result, "$schema");
+                             arguments_schema(e, components), "correlation_id", "type", "string");
+    char *prefix = xasprintf("%s_output", tool->name);
+    json_t *result = e->output_schema ? hoist(e->output_schema, prefix, components) : json_object();
+    free(prefix);
     json_t *ok =
         json_pack("{s:s, s:[s,s], s:{s:{s:s, s:[s,s]}, s:o, s:o, s:{s:s}, s:{s:s}}}", "type",
                   "object", "required", "status", "correlation_id", "properties", "status", "type",
@@ -194,14 +248,15 @@ static void tool_path(json_t *paths, const struct tool_entry *e)
 json_t *rest_openapi(const struct http_transport *t)
 {
     json_t *paths = json_object();
+    json_t *comps = components();
     session_paths(paths);
     for (size_t i = 0; i < registry_count(); i++)
-        tool_path(paths, registry_at(i));
+        tool_path(paths, registry_at(i), json_object_get(comps, "schemas"));
     json_t *doc = json_pack(
         "{s:s, s:{s:s, s:s, s:s}, s:o, s:o}", "openapi", "3.1.0", "info", "title",
         "glovebox REST API", "version", GLOVEBOX_VERSION, "description",
         "Sessions and tool calls for orchestrators, beside the MCP endpoint /mcp (docs/rest.md)",
-        "paths", paths, "components", components());
+        "paths", paths, "components", comps);
     if (t->opts.token)
         json_object_set_new(doc, "security", json_pack("[{s:[]}]", "bearer"));
     return doc;
