@@ -350,7 +350,12 @@ describe('the session table', () => {
     // Wait until its row is on disk, then kill the server without a chance to clean up.
     const db = join(dir, 'sessions.db');
     for (const until = Date.now() + ms(10000); ; await sleep(50)) {
-      const out = execFileSync('sqlite3', [db, "SELECT state FROM sessions WHERE name = 'before-kill'"], { encoding: 'utf8' });
+      let out = '';
+      try {
+        out = execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, "SELECT state FROM sessions WHERE name = 'before-kill'"], { encoding: 'utf8' });
+      } catch {
+        // the server is writing: look again
+      }
       if (out.trim() === 'live') break;
       assert.ok(Date.now() < until, 'the live session reaches the table');
     }
