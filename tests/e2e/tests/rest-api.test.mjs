@@ -213,6 +213,20 @@ describe('tool calls over /v1', () => {
     const ok = await waitDone;
     assert.equal(ok.at(-1).event, 'completed');
     assert.equal(ok.at(-1).data.payload.result.matched, true);
+    // A tool that reports progress (a fixture of glovebox-testing): 0, 50, 100 of 100.
+    const prog = await sseCall('test_tool_with_progress', {}, 'sse-progress');
+    assert.deepEqual(
+      prog.map((e) => e.event),
+      ['started', 'progress', 'progress', 'progress', 'completed'],
+    );
+    assert.deepEqual(
+      prog.slice(1, 4).map((e) => [e.data.payload.progress, e.data.payload.total]),
+      [
+        [0, 100],
+        [50, 100],
+        [100, 100],
+      ],
+    );
     const bad = await sseCall('press_key', { key: 'no-such-key' }, 'sse-2');
     assert.equal(bad.at(-1).event, 'failed');
     assert.equal(bad.at(-1).data.payload.error.code, 'invalid_argument');
