@@ -146,13 +146,17 @@ struct session_table *session_table_open(uv_loop_t *loop, const char *path, char
     char *dir = xstrdup(path);
     char *slash = strrchr(dir, '/');
     bool ok = true;
+    char *why = NULL;
     if (slash && slash != dir) {
         *slash = '\0';
-        ok = paths_mkdir_p(dir, err);
+        ok = paths_mkdir_p(dir, &why);
     }
     free(dir);
-    if (!ok)
+    if (!ok) {
+        *err = xasprintf("%s: cannot create its directory: %s", path, why);
+        free(why);
         return NULL;
+    }
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
         *err = xasprintf("%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
