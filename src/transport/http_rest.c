@@ -586,6 +586,12 @@ void http_rest_sweep(struct http_transport *t)
                 sess_forget(r, ids[i]);
             continue;
         }
+        if (s->in_use > 0) {
+            /* A call is working on it (a long wait_for, from either front
+             * door): that is activity, and its end starts the clock anew. */
+            rs->last_ms = now;
+            continue;
+        }
         log_info("session %s idle for %d s: ending it", s->id, rs->idle_s);
         char *why = xasprintf("idle_timeout: no call for %d s (idle_s)", rs->idle_s);
         session_stop(s, why);

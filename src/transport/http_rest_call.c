@@ -288,6 +288,8 @@ static void on_send(struct mcp_conn *c, void *stream, json_t *msg, bool final, v
         }
         return;
     }
+    if (call->session[0])
+        rest_touch(call->t, call->session); /* idle time counts from the call's end */
     if (req) {
         req->owner = NULL;
         req->on_detach = NULL;

@@ -149,6 +149,13 @@ describe('sessions over /v1', () => {
     await keeping;
     const still = await callTool(srv.base, kept.id, 'read_text');
     assert.equal(still.status, 200, 'the session kept alive is still there');
+    // A call running longer than idle_s is activity: the session stays.
+    const busy = await startSession(srv.base, { kind: 'terminal', arguments: CAT, idle_s: 1 });
+    const long = await callTool(srv.base, busy.id, 'wait_for', { text: 'never printed', timeout_ms: 3000 });
+    assert.equal(long.status, 200, long.text);
+    assert.equal(long.json.status, 'succeeded', long.text);
+    assert.equal(long.json.result.reason, 'timeout');
+    assert.equal((await callTool(srv.base, busy.id, 'read_text')).status, 200, 'still live after a 3 s call');
     await srv.stop();
   });
 });
