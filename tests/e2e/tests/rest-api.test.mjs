@@ -6,7 +6,8 @@
 // document; one server for /mcp and /v1.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -356,6 +357,55 @@ describe('refusals over /v1', () => {
       }
       assert.ok(i < 50, 'the rate limit answers 429');
     }
+    await srv.stop();
+  });
+});
+
+/** One HTTPS request trusting ca; resolves { status, headers, text } or,
+ * with onData, hands each chunk to it and returns the request (to destroy). */
+function httpsCall(port, ca, method, path, body, headers = {}, onData) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, ca, headers: { 'content-type': 'application/json', ...headers } }, (r) => {
+      let text = '';
+      r.on('data', (d) => {
+        text += d;
+        if (onData) onData(text, req);
+      });
+      r.on('end', () => resolve({ status: r.statusCode, headers: r.headers, text }));
+      r.on('error', () => resolve({ status: r.statusCode, headers: r.headers, text }));
+    });
+    req.on('error', (e) => (onData ? resolve({ aborted: true }) : reject(e)));
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+describe('/v1 over HTTPS', () => {
+  test('sessions, correlation ids, SSE and a hang-up that cancels, through TLS', terminalOpts(), async (t) => {
+    const dir = dataDir(t);
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const ca = readFileSync(cert);
+    const srv = await restServer(t, { dir, args: ['--tls-cert', cert, '--tls-key', key] });
+    const created = await httpsCall(srv.port, ca, 'POST', '/v1/sessions', { kind: 'terminal', arguments: CAT });
+    assert.equal(created.status, 201, created.text);
+    const id = JSON.parse(created.text).id;
+    assert.equal(created.headers.location, `/v1/sessions/${id}`);
+    const read = await httpsCall(srv.port, ca, 'POST', `/v1/sessions/${id}/tools/read_text`, {}, { 'x-correlation-id': 'tls-1' });
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.headers['x-correlation-id'], 'tls-1');
+    assert.equal(JSON.parse(read.text).correlation_id, 'tls-1');
+    const sse = await httpsCall(srv.port, ca, 'POST', `/v1/sessions/${id}/tools/test_tool_with_progress`, {}, { accept: 'text/event-stream' });
+    assert.deepEqual(
+      parseEvents(sse.text).map((e) => e.event),
+      ['started', 'progress', 'progress', 'progress', 'completed'],
+    );
+    await httpsCall(srv.port, ca, 'POST', `/v1/sessions/${id}/tools/wait_for`, { arguments: { text: 'never printed', timeout_ms: 60000 } }, { accept: 'text/event-stream', 'x-correlation-id': 'tls-leaves' }, (text, req) => {
+      if (text.includes('event: started')) req.destroy();
+    });
+    const rows = await auditRowsWhen(dir, (rs) => rs.some((r) => r.notes?.correlation_id === 'tls-leaves'), 'the cancelled call');
+    assert.equal(rows.find((r) => r.notes?.correlation_id === 'tls-leaves').outcome, 'cancelled');
+    assert.equal((await httpsCall(srv.port, ca, 'DELETE', `/v1/sessions/${id}`)).status, 204);
     await srv.stop();
   });
 });
