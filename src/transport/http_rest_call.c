@@ -6,6 +6,7 @@
  * that is what a client that hangs up gets. */
 #define LOG_MODULE "rest"
 #include "core/log.h"
+#include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
@@ -28,9 +29,12 @@ void rest_json(struct http_req *req, int status, json_t *body)
     free(text);
 }
 
+/* message may quote what the client sent (a path, a header), which need
+ * not be UTF-8: jansson would refuse it. */
 static json_t *error_object(enum error_code code, const char *message)
 {
-    return json_pack("{s:{s:s, s:s}}", "error", "code", error_code_name(code), "message", message);
+    return json_pack("{s:{s:s, s:o}}", "error", "code", error_code_name(code), "message",
+                     utf8_json_string(message, strlen(message)));
 }
 
 void rest_fail(struct http_req *req, int status, enum error_code code, const char *fmt, ...)

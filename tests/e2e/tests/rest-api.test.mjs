@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -318,6 +319,18 @@ describe('refusals over /v1', () => {
     assert.equal(wrong.headers.get('allow'), 'GET, POST');
     assertRefused(await api(b, 'GET', '/v1/sessions?state=dead'), 400, 'invalid_argument', /^state:/);
     assertRefused(await api(b, 'POST', '/v1/sessions', { kind: 'terminal' }, { origin: 'https://evil.example' }), 403, 'denied', /Origin/);
+    // A path that is not UTF-8 is named in the message all the same (fuzz_http found the server aborting).
+    const raw = await new Promise((resolve, reject) => {
+      const sock = connect(srv.port, '127.0.0.1', () => sock.end(Buffer.concat([Buffer.from('GET /v1/'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(' HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')])));
+      let text = '';
+      sock.on('data', (d) => (text += d.toString('latin1')));
+      sock.on('end', () => resolve(text));
+      sock.on('error', reject);
+    });
+    assert.match(raw, /^HTTP\/1\.1 404 /);
+    const body = JSON.parse(Buffer.from(raw.slice(raw.indexOf('\r\n\r\n') + 4), 'latin1').toString('utf8'));
+    assert.equal(body.error.code, 'not_found');
+    assert.match(body.error.message, /^no such path: \/v1\/\uFFFD/);
     assert.equal((await api(b, 'GET', `/v1/sessions/${s.id}`)).status, 200, 'the server serves on');
     await srv.stop();
   });
