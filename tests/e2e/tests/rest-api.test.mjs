@@ -187,6 +187,8 @@ describe('tool calls over /v1', () => {
     assert.equal(row.session, s.id);
     assert.equal(row.client.transport, 'rest', 'the front door');
     assert.equal(row.outcome, 'ok');
+    const text = await runCli(['audit', '--data-dir', srv.dir, '--tool', 'read_text']);
+    assert.match(text.stdout, /read_text  allowed  ok .* via rest from 127\.0\.0\.1  correlation_id=job-7\.step:1  /);
     assert.match(srv.stderr(), /\[job-7\.step:1\] read_text terminal-\d+ from 127\.0\.0\.1/);
     assert.match(srv.stderr(), /\[body-cid-2\] read_text terminal-\d+: 200/);
     await srv.stop();
