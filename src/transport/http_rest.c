@@ -65,6 +65,21 @@ static void sess_forget(struct rest *r, const char *id)
     }
 }
 
+/* The session's idle timeout entry, made or found; idle_s set. */
+static struct rest_sess *sess_add(struct rest *r, const char *id, int idle_s)
+{
+    struct rest_sess *rs = sess_find(r, id);
+    if (!rs) {
+        rs = xcalloc(1, sizeof *rs);
+        snprintf(rs->id, sizeof rs->id, "%s", id);
+        rs->next = r->sessions;
+        r->sessions = rs;
+    }
+    rs->idle_s = idle_s;
+    rs->last_ms = uv_now(r->t->app->loop);
+    return rs;
+}
+
 void rest_touch(struct http_transport *t, const char *id)
 {
     struct rest_sess *rs = t->rest ? sess_find(t->rest, id) : NULL;
@@ -157,6 +172,11 @@ static void changed(void *ud, struct session *s)
     }
     if (s->state == SESSION_ENDED)
         sess_forget(r, s->id);
+    /* Every session a REST caller starts gets an idle timeout, also one
+     * whose POST /v1/sessions lost its client, or one started by calling a
+     * start tool on another session; POST /v1/sessions then sets its own. */
+    if (s->state == SESSION_LIVE && s->owner && strcmp(s->owner, SESSION_OWNER_REST) == 0)
+        sess_add(r, s->id, r->t->opts.session_idle_s);
 }
 
 /* Finding sessions. */
@@ -343,12 +363,7 @@ void rest_session_started(struct rest_call *call, const json_t *result, const js
         return;
     }
     json_decref(body);
-    struct rest_sess *rs = xcalloc(1, sizeof *rs);
-    snprintf(rs->id, sizeof rs->id, "%s", s->id);
-    rs->idle_s = call->idle_s;
-    rs->last_ms = uv_now(r->t->app->loop);
-    rs->next = r->sessions;
-    r->sessions = rs;
+    struct rest_sess *rs = sess_add(r, s->id, call->idle_s);
     log_info("session %s started over /v1 (idle_s %d)", s->id, rs->idle_s);
     char *loc = xasprintf("/v1/sessions/%s", s->id);
     http_req_header(call->req, "location", loc);

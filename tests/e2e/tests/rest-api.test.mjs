@@ -162,6 +162,25 @@ describe('sessions over /v1', () => {
   });
 });
 
+test('--session-idle is the default idle_s, also of a session started by a start tool over /v1', terminalOpts(), async (t) => {
+  const srv = await restServer(t, { args: ['--session-idle', '1'] });
+  const first = await startSession(srv.base, { kind: 'terminal', arguments: CAT });
+  assert.equal(first.idle_s, 1);
+  const side = await callTool(srv.base, first.id, 'terminal_start', { ...CAT, name: 'side' });
+  assert.equal(side.status, 200, side.text);
+  const sideId = side.json.result.id;
+  for (const id of [first.id, sideId]) {
+    let r;
+    for (const until = Date.now() + ms(15000); Date.now() < until; await sleep(200)) {
+      r = await api(srv.base, 'GET', `/v1/sessions/${id}`);
+      if (r.json?.state === 'ended') break;
+    }
+    assert.equal(r.json.state, 'ended', `${id} ends when idle: ${r.text}`);
+    assert.match(r.json.end_reason, /^idle_timeout: no call for 1 s/);
+  }
+  await srv.stop();
+});
+
 describe('tool calls over /v1', () => {
   test('correlation ids: given in a header or the body, or made; echoed in header, result, audit row and log', terminalOpts(), async (t) => {
     const srv = await restServer(t);
