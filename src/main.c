@@ -17,6 +17,7 @@ static void usage(FILE *to)
           "  doctor    check what each kind of session needs on this machine\n"
           "  policy    init: write a starter policy; check: explain what a policy allows\n"
           "  audit     print the audit log of tool calls (--since, --tool, --json, --follow)\n"
+          "  recipes   list saved recipes and their runs; recipe run NAME KEY=VALUE...\n"
           "  computer-spec  print the computer-use tool definition for a screen size\n"
           "  stop      pause every input action of the running servers (resume: resume)\n"
           "  resume    let paused servers act again\n"
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
                                : strcmp(cmd, "doctor") == 0        ? cli_doctor
                                : strcmp(cmd, "tools") == 0         ? cli_tools
                                : strcmp(cmd, "audit") == 0         ? cli_audit
+                               : strcmp(cmd, "recipes") == 0       ? cli_recipes
+                               : strcmp(cmd, "recipe") == 0        ? cli_recipe
                                : strcmp(cmd, "computer-spec") == 0 ? cli_computer_spec
                                : strcmp(cmd, "policy") == 0        ? cli_policy
                                : strcmp(cmd, "stop") == 0          ? cli_stop

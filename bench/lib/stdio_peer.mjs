@@ -66,7 +66,11 @@ export class StdioPeer {
         continue;
       }
       const p = msg.id !== undefined ? this.pending.get(msg.id) : undefined;
-      if (!p) continue; // a notification (logging, list changed, …)
+      if (!p) {
+        // A notification (logging, list changed, resources updated, …).
+        if (msg.id === undefined) this.onNotification?.(msg, at);
+        continue;
+      }
       this.pending.delete(msg.id);
       clearTimeout(p.timer);
       p.resolve({ msg, at, bytes: Buffer.byteLength(line) + 1 });

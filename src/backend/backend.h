@@ -56,6 +56,9 @@ struct backend_call {
      * set by the caller, which also frees bc in finish. */
     void *owner;
     void (*finish)(struct backend_call *bc, struct backend_result *r);
+    /* Who asked, as a key (tool_call_owner: an MCP session, a stdio
+     * connection); NULL: a stateless request or no client. Borrowed. */
+    const char *caller;
     /* Record a fact about the call for the audit log ("redacted": the text
      * went into a password field); NULL when nobody records. value stolen. */
     void (*note)(struct backend_call *bc, const char *key, json_t *value);
@@ -146,6 +149,9 @@ struct backend_impl {
     backend_op window_list;
     backend_op window_manage; /* {window, action, x?, y?, width?, height?, force?} */
     backend_op wait_for;
+    /* A shell command typed at the prompt, answered with its output and
+     * exit status: {command, timeout_ms?} (terminals). */
+    backend_op run;
     backend_op find; /* elements by text/role (desktops) */
     backend_op resize;
     backend_op record_start;
@@ -153,6 +159,9 @@ struct backend_impl {
     backend_op clipboard_get; /* {selection} */
     backend_op clipboard_set; /* {selection, text} */
     backend_op open_url;      /* {url}: checked by the tool (scheme, policy hosts) */
+    backend_op browser_logs;  /* {level}: console and failed requests since the last call */
+    backend_op storage_save;  /* {name}: cookies and localStorage to the data folder */
+    backend_op storage_load;  /* {name}: put them back into a page of the same site */
     /* The pointer alone (computer's mouse_move, left_mouse_down/up,
      * cursor_position): {action: "move" | "down" | "up" | "where", x?, y?
      * (screen pixels; down and up move there first when given), button?}
@@ -164,6 +173,10 @@ struct backend_impl {
     backend_op key_hold;
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;
+    /* The backend calls session_changed itself when its screen changes
+     * (terminals, desktops); otherwise, while a client is subscribed to
+     * the session's screen or text, capture is sampled to find out. */
+    bool reports_changes;
 };
 
 /* The backend operation a tool maps to, by the vtable field's offset. */

@@ -95,9 +95,7 @@ static void draw_cursor(struct frame *f, const struct frame_cursor *c, int x0, i
     }
 }
 
-/* Paints the screen rectangle r over (f's corner at x0,y0, unit frame
- * pixels per coordinate); whether any of it was on f. */
-static bool paint(struct frame *f, const struct screen_rect *r, int x0, int y0, double unit)
+bool frames_paint(struct frame *f, const struct screen_rect *r, int x0, int y0, double unit)
 {
     long left = (long)floor((r->x - x0) * unit), top = (long)floor((r->y - y0) * unit);
     long right = (long)ceil(((double)r->x + r->width - x0) * unit);
@@ -165,9 +163,9 @@ static void run(uv_work_t *work)
         draw_cursor(f, &shot.cursor, x0, y0, shot.unit);
     /* After the pointer, so that not even it shows over a password. */
     for (size_t i = 0; i < j->n_redact; i++)
-        j->redacted += paint(f, &j->redact[i], x0, y0, shot.unit);
+        j->redacted += frames_paint(f, &j->redact[i], x0, y0, shot.unit);
     for (int i = 0; i < shot.n_secrets; i++)
-        j->redacted += paint(f, &shot.secrets[i], x0, y0, shot.unit);
+        j->redacted += frames_paint(f, &shot.secrets[i], x0, y0, shot.unit);
 
     uint32_t width = f->width;
     if (j->max_width > 0 && (uint32_t)j->max_width < width)

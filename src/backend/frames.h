@@ -75,6 +75,11 @@ struct frame_source {
  * region, cursor, as) from src, and answers bc. Loop thread. */
 void frames_screenshot(struct backend_call *bc, const struct frame_source *src);
 
+/* Paints the screen rectangle r over in the redaction grey (f's corner at
+ * x0,y0 on the screen, unit frame pixels per coordinate); whether any of it
+ * was on f. Any thread. */
+bool frames_paint(struct frame *f, const struct screen_rect *r, int x0, int y0, double unit);
+
 /* The width a w×h frame is scaled to by default: the long side at most
  * FRAMES_FIT_SIDE (w itself when it already fits). */
 uint32_t frames_fit_width(uint32_t w, uint32_t h);

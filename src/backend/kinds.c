@@ -108,7 +108,7 @@ static const struct backend_requirement android_needs[] = {
 };
 
 #if GLOVEBOX_KIND_TERMINAL
-static const struct tool *const terminal_tools[] = {&tool_terminal_start, NULL};
+static const struct tool *const terminal_tools[] = {&tool_terminal_start, &tool_terminal_run, NULL};
 #define TERMINAL_MODULE .module = "terminal", .tools = terminal_tools
 #else
 #define TERMINAL_MODULE .module = NULL
@@ -122,7 +122,9 @@ static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_la
 #endif
 
 #if GLOVEBOX_KIND_WEBDRIVER
-static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &tool_open_url, NULL};
+static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &tool_open_url,
+                                                     &tool_browser_logs,      &tool_storage_save,
+                                                     &tool_storage_load,      NULL};
 #define WEBDRIVER_MODULE .module = "webdriver", .tools = webdriver_tools
 #else
 #define WEBDRIVER_MODULE .module = NULL
@@ -147,7 +149,7 @@ static const struct backend_kind kinds[] = {
      .summary = "programs in a pseudo-terminal, rendered with libvterm",
      .requirements = terminal_needs,
      .has_option = true,
-     .tool_names = (const char *const[]){"terminal_start", NULL},
+     .tool_names = (const char *const[]){"terminal_start", "terminal_run", NULL},
      TERMINAL_MODULE},
     {.kind = "desktop",
      .summary = "X11 desktops: private Xvfb sandboxes or an existing display",
@@ -165,7 +167,8 @@ static const struct backend_kind kinds[] = {
      .summary = "browsers and devices through WebDriver or Appium",
      .requirements = webdriver_needs,
      .has_option = true,
-     .tool_names = (const char *const[]){"webdriver_connect", "open_url", NULL},
+     .tool_names = (const char *const[]){"webdriver_connect", "open_url", "browser_logs",
+                                         "storage_save", "storage_load", NULL},
      WEBDRIVER_MODULE},
     {.kind = "android",
      .summary = "Android devices and emulators through the adb server",

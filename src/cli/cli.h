@@ -11,6 +11,9 @@ int cli_tools(int argc, char **argv);
 int cli_audit(int argc, char **argv);
 /* glovebox computer-spec: the computer-use tool definition for a screen size. */
 int cli_computer_spec(int argc, char **argv);
+/* glovebox recipes (list recipes and runs) and glovebox recipe run. */
+int cli_recipes(int argc, char **argv);
+int cli_recipe(int argc, char **argv);
 /* glovebox policy init|check. */
 int cli_policy(int argc, char **argv);
 /* Pause / resume running servers (SIGUSR1 / SIGUSR2). */

@@ -6,17 +6,20 @@
 #include "cli/options.h"
 #include "cli/pidfile.h"
 #include "cli/serve_audit.h"
-#include "cli/serve_sessions.h"
 #include "cli/serve_policy.h"
+#include "cli/serve_sessions.h"
 #include "core/app.h"
 #include "core/children.h"
 #include "core/log.h"
 #include "core/paths.h"
 #include "core/xmalloc.h"
+#include "mcp/registry.h"
 #include "mcp/server.h"
 #include "mcp/tool.h"
+#include "mcp/tool_groups.h"
 #include "policy/pause.h"
 #include "session/session.h"
+#include "tools/screen_resources.h"
 #include "tools/tools.h"
 #include "transport/http.h"
 #include "transport/stdio.h"
@@ -48,7 +51,10 @@ struct server {
     char *pidfile;                /* DATA_DIR/serve-<pid>.pid; NULL if not written */
     uv_timer_t deadline;
     bool shared_sessions;             /* --shared-sessions */
+    char *tools;                      /* --tools GROUPS (or GLOVEBOX_TOOLS), or NULL: all */
+    bool output_schemas;              /* --output-schemas */
     int max_sessions, max_per_client; /* --max-sessions, --max-sessions-per-client */
+    int subscribe_interval_ms;        /* --subscribe-interval */
     bool stopping;
     bool finished;
     int exit_code;
@@ -77,11 +83,19 @@ static void usage(FILE *to)
           "  --data-dir DIR       recordings, screenshots, audit log\n"
           "                       (default $XDG_DATA_HOME/glovebox)\n"
           "  --page-size N        items per page in list results (default 100)\n"
+          "  --tools GROUPS       serve only these tool groups (also GLOVEBOX_TOOLS), e.g.\n"
+          "                       default,android or all. default: sessions terminal\n"
+          "                       desktop perception input server; more: windows\n"
+          "                       clipboard recording computer_use vnc webdriver android\n"
+          "  --output-schemas     list each tool's outputSchema in tools/list (default\n"
+          "                       not; also GLOVEBOX_OUTPUT_SCHEMAS=1)\n"
           "  --shared-sessions    every client may list and use every screen session\n"
           "                       (cooperating agents; default: a session is its\n"
           "                       starter's unless started with shared: true)\n"
           "  --max-sessions N     screen sessions running at once (default 128)\n"
           "  --max-sessions-per-client N   per client (default 64)\n"
+          "  --subscribe-interval MS   least time between two resource-updated\n"
+          "                       notifications of one session (default 250)\n"
           "  --log-level LEVEL    debug, info, warning or error (default warning; also\n"
           "                       GLOVEBOX_LOG)\n" SERVE_POLICY_USAGE SERVE_AUDIT_USAGE
           "  -h, --help           show this help\n"
@@ -120,6 +134,8 @@ static void finish(struct server *srv)
     http_options_finish(&srv->http_opts);
     free(srv->token_file);
     srv->token_file = NULL;
+    free(srv->tools);
+    srv->tools = NULL;
     uv_walk(srv->app.loop, close_walk, &srv->deadline);
     /* Unreferenced: when no job is left the loop ends at once. */
     uv_timer_start(&srv->deadline, work_deadline, WORK_GRACE_MS, 0);
@@ -231,6 +247,12 @@ static int parse_args(struct server *srv, int argc, char **argv)
         } else if (strcmp(a, "--shared-sessions") == 0) {
             srv->shared_sessions = true;
             continue;
+        } else if (strcmp(a, "--output-schemas") == 0) {
+            srv->output_schemas = true;
+            continue;
+        } else if (strcmp(a, "--tools") == 0 && v) {
+            free(srv->tools);
+            srv->tools = xstrdup(v);
         } else if ((strcmp(a, "--max-sessions") == 0 ||
                     strcmp(a, "--max-sessions-per-client") == 0) &&
                    v) {
@@ -243,6 +265,16 @@ static int parse_args(struct server *srv, int argc, char **argv)
                 srv->max_sessions = (int)n;
             else
                 srv->max_per_client = (int)n;
+        } else if (strcmp(a, "--subscribe-interval") == 0 && v) {
+            long n;
+            if (!options_parse_int(v, 0, 600000, &n)) {
+                fprintf(stderr,
+                        "glovebox serve: --subscribe-interval expects milliseconds "
+                        "(0..600000), got \"%s\"\n",
+                        v);
+                return EXIT_USAGE;
+            }
+            srv->subscribe_interval_ms = (int)n;
         } else if (strcmp(a, "--http") == 0 && v) {
             char *err = NULL;
             srv->want_http = true;
@@ -326,6 +358,7 @@ static int parse_args(struct server *srv, int argc, char **argv)
                 "--policy",       "--mode",
                 "--audit-db",     "--audit-retention-days",
                 "--max-sessions", "--max-sessions-per-client",
+                "--tools",        "--subscribe-interval",
             };
             bool needs_value = false;
             for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
@@ -421,6 +454,32 @@ static bool start_transports(struct server *srv)
     return true;
 }
 
+/* --tools (else GLOVEBOX_TOOLS) and --output-schemas (GLOVEBOX_OUTPUT_SCHEMAS=1),
+ * before the tools are registered: the registry leaves out the groups not
+ * named. Without either, every group is served and the default set listed. */
+static int choose_tools(struct server *srv)
+{
+    const char *os = getenv("GLOVEBOX_OUTPUT_SCHEMAS");
+    registry_list_output_schemas(srv->output_schemas || (os && strcmp(os, "1") == 0));
+    const char *spec = srv->tools ? srv->tools : getenv("GLOVEBOX_TOOLS");
+    char *err = NULL;
+    if (!spec || !*spec) {
+        /* Nothing chosen: every tool answers a call by name, and tools/list
+         * (what the model reads on every turn) shows the default set. */
+        registry_serve_groups(NULL);
+        registry_list_groups(tool_groups_parse("default", &err));
+        return 0;
+    }
+    char **groups = tool_groups_parse(spec, &err);
+    if (!groups) {
+        fprintf(stderr, "glovebox serve: %s: %s\n", srv->tools ? "--tools" : "GLOVEBOX_TOOLS", err);
+        free(err);
+        return EXIT_USAGE;
+    }
+    registry_serve_groups(groups);
+    return 0;
+}
+
 int cli_serve(int argc, char **argv)
 {
     struct server srv = {0};
@@ -430,11 +489,14 @@ int cli_serve(int argc, char **argv)
     srv.app.page_size = 100;
     srv.max_sessions = SESSION_DEFAULT_MAX_TOTAL;
     srv.max_per_client = SESSION_DEFAULT_MAX_PER_CLIENT;
+    srv.subscribe_interval_ms = SESSION_NOTIFY_DEFAULT_MS;
     srv.app.data_dir = paths_default_data_dir();
     serve_audit_init(&srv.audit);
     int rc = parse_args(&srv, argc, argv);
     if (rc == 0)
         rc = load_token(&srv);
+    if (rc == 0)
+        rc = choose_tools(&srv);
     /* Before the policy: it checks its rules against the tools' facts. */
     tools_register_all();
     cli_register_extra_tools();
@@ -444,6 +506,7 @@ int cli_serve(int argc, char **argv)
         free(srv.app.data_dir);
         http_options_finish(&srv.http_opts);
         free(srv.token_file);
+        free(srv.tools);
         serve_policy_finish(&srv.policy);
         serve_audit_finish(&srv.audit, &srv.app);
         mcp_server_finish();
@@ -454,6 +517,8 @@ int cli_serve(int argc, char **argv)
     srv.app.sessions = session_registry_create(&srv.app);
     session_registry_configure(srv.app.sessions, srv.shared_sessions, srv.max_sessions,
                                srv.max_per_client);
+    session_registry_observe(srv.app.sessions, screen_resources_observer(),
+                             srv.subscribe_interval_ms);
     serve_sessions_start(&srv.app);
     children_init(srv.app.loop);
 

@@ -92,7 +92,7 @@ void serve_sessions_start(struct app *app)
         free(err);
         return;
     }
-    session_registry_observe(app->sessions, changed, app);
+    session_registry_listen(app->sessions, changed, app);
 }
 
 void serve_sessions_finish(struct app *app)

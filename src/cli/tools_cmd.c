@@ -20,6 +20,7 @@ int cli_tools(int argc, char **argv)
         fprintf(stderr, "glovebox tools: unknown option \"%s\" (try --help)\n", argv[i]);
         return EXIT_USAGE;
     }
+    registry_list_output_schemas(true);
     tools_register_all();
     cli_register_extra_tools();
     json_t *arr = json_array();

@@ -265,6 +265,13 @@ struct tool_call_hold {
     struct tool_call_hold *next;
 };
 
+static void (*tap)(const struct tool_call *call, const json_t *result);
+
+void tool_calls_set_tap(void (*fn)(const struct tool_call *call, const json_t *result))
+{
+    tap = fn;
+}
+
 /* Answered calls whose record waits for a hold. */
 static struct tool_call *held_calls;
 
@@ -274,6 +281,7 @@ static void free_call(struct tool_call *call)
     json_decref(call->notes);
     json_decref(call->client);
     json_decref(call->result);
+    json_decref(call->secrets);
     free(call->abort_reason);
     free(call);
 }
@@ -383,10 +391,18 @@ static void finish(struct tool_call *call, json_t *result)
     } else if (call->app->call_observer) {
         call->app->call_observer->finished(call->app->call_observer->ud, call, result);
     }
+    if (tap)
+        tap(call, result);
+    /* The caller of a spawned call reads the answer after it is recorded. */
+    json_t *spawned = call->spawn_done ? json_incref(result) : NULL;
     json_t *msg = jsonrpc_result(call->p.id, result);
     if (call->p.conn)
         ask_forget_for(call->p.conn, &call->p);
     pending_finish(&call->p, msg);
+    if (spawned) {
+        call->spawn_done(call->spawn_ud, spawned, call->notes);
+        json_decref(spawned);
+    }
     if (held) {
         call->p.conn = NULL;
         call->held_next = held_calls;

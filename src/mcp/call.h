@@ -23,6 +23,11 @@ struct tool_call {
     json_t *client;       /* tool_call_client at the answer; owned */
     json_t *result;       /* the answer as sent (a copy); owned */
     struct tool_call *held_prev, *held_next;
+    /* A call made by another tool (tool_call_spawn): told of the answer
+     * instead of the client. */
+    tool_call_spawn_fn spawn_done;
+    void *spawn_ud;
+    json_t *secrets; /* strings the audit log must not show; owned; NULL if none */
 };
 
 struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *entry, json_t *args,
@@ -31,6 +36,11 @@ struct tool_call *tool_call_create(struct mcp_conn *c, const struct tool_entry *
 /* Finish with a result that is not a CallToolResult (a 2026-07-28
  * input_required result); stolen. Frees the call. */
 void tool_call_finish_raw(struct tool_call *call, json_t *result);
+
+/* A created call through schema validation, the gate and confirmation to
+ * its handler, as tools/call does; params are the tools/call params
+ * (borrowed). Finishes or runs the call. */
+void tool_call_admit(struct tool_call *call, const json_t *params);
 
 /* Tools/call after admission (confirm.c): note the decision, run the handler. */
 void tool_call_run(struct tool_call *call, const char *decision);

@@ -49,6 +49,10 @@ struct pending {
     json_t *client_caps; /* owned; 2026-07-28 requests only */
     json_t *client_info; /* owned; 2026-07-28 requests only; may be NULL */
     bool cancelled;
+    /* A call one of glovebox's own tools made (tool_call_spawn): its answer
+     * goes to the caller, never to the client, and the client's ids (in
+     * notifications/cancelled) never name it. */
+    bool internal;
     void (*on_cancel)(struct pending *p);
     struct pending *prev, *next; /* the connection's, or the detached list (server.c) */
     /* Set while its connection is being destroyed: the connection's address,
@@ -156,6 +160,8 @@ void method_subscriptions_listen(struct mcp_conn *c, json_t *id, json_t *params,
                                  const struct request_ctx *rc, void *stream);
 /* Tell the 2026-07-28 listen streams that carry uri that it changed. */
 void listen_resource_updated(const char *uri);
+/* Whether an open subscriptions/listen carries updates of uri. */
+bool listen_watched(const char *uri);
 /* Tell the 2026-07-28 listen streams that asked for toolsListChanged. */
 void listen_tools_list_changed(void);
 

@@ -22,8 +22,9 @@ json_t *server_capabilities(void)
         json_object_set_new(
             caps, "resources",
             json_pack("{s:b, s:b}", "subscribe", resources_subscribable(), "listChanged", 0));
-    if (prompts_count() > 0)
-        json_object_set_new(caps, "prompts", json_pack("{s:b}", "listChanged", 0));
+    if (prompts_any())
+        json_object_set_new(caps, "prompts",
+                            json_pack("{s:b}", "listChanged", prompts_source() != NULL));
     if (completions_available())
         json_object_set_new(caps, "completions", json_object());
     return caps;

@@ -73,7 +73,7 @@ static const char *filter_error(const json_t *filter)
  * refuses the others: who may not read a resource is not told when it
  * changes). The prompt and resource lists do not change while glovebox
  * runs, so those list_changed types are left out. */
-static json_t *honoured_filter(struct app *app, const json_t *filter)
+static json_t *honoured_filter(struct app *app, const char *owner, const json_t *filter)
 {
     json_t *out = json_object();
     if (json_is_true(json_object_get(filter, "toolsListChanged")))
@@ -87,7 +87,7 @@ static json_t *honoured_filter(struct app *app, const json_t *filter)
     json_array_foreach(uris, i, u)
     {
         const struct resource_provider *p = resources_find(json_string_value(u));
-        if (p && p->subscribable && resources_may_watch(app, json_string_value(u)))
+        if (p && p->subscribable && resources_may_watch(app, owner, json_string_value(u)))
             json_array_append(honoured, (json_t *)u);
     }
     json_object_set_new(out, "resourceSubscriptions", honoured);
@@ -114,7 +114,7 @@ void method_subscriptions_listen(struct mcp_conn *c, json_t *id, json_t *params,
     }
     if (!pending_admit(c, stream, id))
         return;
-    json_t *filter = honoured_filter(c->app, asked);
+    json_t *filter = honoured_filter(c->app, mcp_conn_owner(c), asked);
     struct listen *l = xcalloc(1, sizeof *l);
     l->uris = json_object();
     l->tools = json_is_true(json_object_get(filter, "toolsListChanged"));
@@ -142,7 +142,7 @@ void listen_resource_updated(const char *uri)
         if (!l->p.conn || l->p.cancelled || !json_object_get(l->uris, uri))
             continue;
         /* The policy may have narrowed since the listen began. */
-        if (!resources_may_watch(l->p.conn->app, uri))
+        if (!resources_may_watch(l->p.conn->app, mcp_conn_owner(l->p.conn), uri))
             continue;
         conn_send(l->p.conn, l->p.stream,
                   jsonrpc_notification("notifications/resources/updated",
@@ -163,4 +163,12 @@ void listen_tools_list_changed(void)
                                  json_pack("{s:{s:O}}", "_meta", META_SUBSCRIPTION_ID, l->p.id)),
             false);
     }
+}
+
+bool listen_watched(const char *uri)
+{
+    for (struct listen *l = listens; l; l = l->next)
+        if (l->p.conn && !l->p.cancelled && json_object_get(l->uris, uri))
+            return true;
+    return false;
 }

@@ -74,6 +74,9 @@ void method_tools_list(struct mcp_conn *c, json_t *id, json_t *params, const str
         /* Tools the policy denies are left out: the model never sees them. */
         if (gate && !gate->visible(gate->ud, e->tool))
             continue;
+        /* Outside the default set (no --tools given): callable, not listed. */
+        if (!registry_listed(e))
+            continue;
         json_array_append_new(tools, registry_tool_json(e, modern_fields, annotations));
         shown++;
     }
@@ -119,6 +122,18 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     json_t *cid = json_object_get(json_object_get(params, "_meta"), MCP_META_CORRELATION_ID);
     if (json_is_string(cid))
         tool_call_note(call, "correlation_id", json_incref(cid));
+    tool_call_admit(call, params);
+}
+
+void tool_call_admit(struct tool_call *call, const json_t *params)
+{
+    const struct tool_entry *entry = call->entry;
+    const json_t *owned = call->args;
+    if (entry->tool->secrets) {
+        if (!call->secrets)
+            call->secrets = json_array();
+        entry->tool->secrets(owned, call->secrets);
+    }
     char *err = NULL;
     if (!schema_validate(entry->input_schema, owned, &err)) {
         tool_call_note(call, "decision", json_string("invalid"));
@@ -127,7 +142,7 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
         free(err);
         return;
     }
-    const struct mcp_gate *gate = c->app->gate;
+    const struct mcp_gate *gate = call->app->gate;
     struct mcp_verdict v = gate ? gate->admit(gate->ud, entry->tool, owned)
                                 : (struct mcp_verdict){.admission = MCP_ADMIT};
     switch (v.admission) {
@@ -138,6 +153,18 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
         free(v.message);
         return;
     case MCP_CONFIRM:
+        if (call->spawn_done && call->p.modern) {
+            /* A 2026-07-28 request is asked by answering it; a step
+             * inside it has no answer of its own to ask with. */
+            tool_call_note(call, "decision", json_string("denied"));
+            tool_call_fail_code(call, ERROR_DENIED,
+                                "%s needs a person's confirmation (%s), which a step of a "
+                                "2026-07-28 request cannot ask for; use a session "
+                                "(2025-11-25) to be asked, or allow the tool in the policy",
+                                entry->tool->name, v.message ? v.message : "policy");
+            free(v.message);
+            return;
+        }
         log_debug("tools/call %s needs confirmation", entry->tool->name);
         confirm_start(call, params, v.message, v.confirm_timeout_ms);
         return;

@@ -39,3 +39,24 @@ const struct prompt *prompts_at(size_t index);
 const struct prompt *prompts_find(const char *name);
 /* Whether any prompt argument offers completions. */
 bool prompts_complete(void);
+
+/* Prompts that come and go (recipes saved as files: recipe/NAME), listed
+ * after the registered ones. */
+struct prompt_source {
+    /* The prompts now: a new array of {name, title?, description,
+     * arguments: [{name, description, required}]}. */
+    json_t *(*list)(void);
+    /* The prompt called name filled in with args (the client's arguments,
+     * borrowed, an object or NULL): a new {description, messages}. NULL
+     * with *err (malloc'd) for the client; *known false (and no err) when
+     * the source has no such prompt. */
+    json_t *(*get)(const char *name, const json_t *args, bool *known, char **err);
+};
+/* One source at most (a second replaces the first). */
+void prompts_set_source(const struct prompt_source *s);
+const struct prompt_source *prompts_source(void);
+/* Whether the server offers prompts at all (the capability). */
+bool prompts_any(void);
+/* Tell connected clients that prompts/list changed (the source's prompts
+ * did); the capability says listChanged whenever a source is set. */
+void prompts_list_changed(void);

@@ -27,17 +27,22 @@ static json_t *prompt_json(const struct prompt *p)
 void method_prompts_list(struct mcp_conn *c, json_t *id, json_t *params,
                          const struct request_ctx *rc, void *stream)
 {
-    size_t total = prompts_count(), offset;
+    const struct prompt_source *src = prompts_source();
+    json_t *more = src ? src->list() : json_array();
+    size_t fixed = prompts_count(), total = fixed + json_array_size(more), offset;
     char *err = NULL;
     if (!cursor_parse(params, 'p', total, &offset, &err)) {
         reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, err, NULL);
         free(err);
+        json_decref(more);
         return;
     }
     json_t *list = json_array();
     size_t i;
     for (i = offset; i < total && i < offset + (size_t)c->app->page_size; i++)
-        json_array_append_new(list, prompt_json(prompts_at(i)));
+        json_array_append_new(list, i < fixed ? prompt_json(prompts_at(i))
+                                              : json_incref(json_array_get(more, i - fixed)));
+    json_decref(more);
     json_t *result = json_pack("{s:o}", "prompts", list);
     if (i < total)
         json_object_set_new(result, "nextCursor", cursor_make('p', i));
@@ -107,6 +112,29 @@ void method_prompts_get(struct mcp_conn *c, json_t *id, json_t *params,
     /* A NUL inside the name must not select the prompt named by its prefix. */
     bool clean = strlen(json_string_value(name)) == json_string_length(name);
     const struct prompt *p = clean ? prompts_find(json_string_value(name)) : NULL;
+    const struct prompt_source *src = prompts_source();
+    if (!p && clean && src) {
+        bool known = true;
+        char *err = NULL;
+        json_t *description = NULL;
+        json_t *messages =
+            src->get(json_string_value(name), json_object_get(params, "arguments"), &known, &err);
+        if (messages) {
+            /* The source puts its description first: {description, messages}. */
+            description = json_incref(json_object_get(messages, "description"));
+            json_t *m = json_incref(json_object_get(messages, "messages"));
+            json_decref(messages);
+            reply_result(c, stream, id, rc,
+                         json_pack("{s:o, s:o}", "description", description, "messages", m));
+            return;
+        }
+        if (known) {
+            reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, err ? err : "the prompt failed",
+                        NULL);
+            free(err);
+            return;
+        }
+    }
     if (!p) {
         char *msg = xasprintf("Invalid params: unknown prompt %.200s (prompts/list shows the "
                               "prompts)",

@@ -9,6 +9,7 @@
 
 static const struct prompt **prompts;
 static size_t count, cap;
+static const struct prompt_source *source;
 
 void prompts_add(const struct prompt *p)
 {
@@ -28,6 +29,7 @@ void prompts_clear(void)
     free(prompts);
     prompts = NULL;
     count = cap = 0;
+    source = NULL;
 }
 
 size_t prompts_count(void)
@@ -55,4 +57,19 @@ bool prompts_complete(void)
             if (prompts[i]->arguments[j].complete)
                 return true;
     return false;
+}
+
+void prompts_set_source(const struct prompt_source *s)
+{
+    source = s;
+}
+
+const struct prompt_source *prompts_source(void)
+{
+    return source;
+}
+
+bool prompts_any(void)
+{
+    return count > 0 || source;
 }

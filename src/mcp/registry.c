@@ -1,6 +1,7 @@
 #include "mcp/registry.h"
 
 #include "core/xmalloc.h"
+#include "mcp/tool_groups.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,53 @@ struct absent {
 };
 static struct absent *absent;
 static size_t absent_count;
+
+/* serve --tools: the groups served (NULL: all). */
+static char **served_groups;
+/* The groups tools/list shows when no --tools was given (NULL: every group
+ * served): the default set, while the other groups stay callable by name. */
+static char **listed_groups;
+/* serve --output-schemas: list each tool's outputSchema in tools/list. */
+static bool list_output_schemas;
+
+void registry_serve_groups(char **groups)
+{
+    tool_groups_free(served_groups);
+    served_groups = groups && groups[0] ? groups : NULL;
+    if (!served_groups)
+        tool_groups_free(groups);
+}
+
+void registry_list_groups(char **groups)
+{
+    tool_groups_free(listed_groups);
+    listed_groups = groups;
+}
+
+bool registry_listed(const struct tool_entry *e)
+{
+    if (!listed_groups || !e->tool->group)
+        return true;
+    for (char **g = listed_groups; *g; g++)
+        if (strcmp(*g, e->tool->group) == 0)
+            return true;
+    return false;
+}
+
+void registry_list_output_schemas(bool on)
+{
+    list_output_schemas = on;
+}
+
+static bool group_served(const char *group)
+{
+    if (!served_groups || !group)
+        return true;
+    for (char **g = served_groups; *g; g++)
+        if (strcmp(*g, group) == 0)
+            return true;
+    return false;
+}
 
 static json_t *parse_schema(const struct tool *t, const char *text, const char *which)
 {
@@ -72,8 +120,59 @@ static void admit_error_result(json_t *schema)
     json_array_append_new(all, json_pack("{s:o}", "anyOf", either));
 }
 
+/* Keywords that only bound what the server accepts (string lengths,
+ * patterns, array sizes, numeric ranges): tools/list leaves them out, since
+ * every client hands the list to its model and they were a fifth of it. The
+ * server still validates against the whole schema and names the field and
+ * its limit when a call breaks one (docs/tools.md). */
+static const char *const limit_keywords[] = {
+    "minLength", "maxLength", "pattern",          "minItems",         "maxItems",
+    "minimum",   "maximum",   "exclusiveMinimum", "exclusiveMaximum",
+};
+
+static json_t *without_limits(const json_t *schema)
+{
+    if (json_is_array(schema)) {
+        json_t *out = json_array();
+        size_t i;
+        json_t *v;
+        json_array_foreach(schema, i, v) json_array_append_new(out, without_limits(v));
+        return out;
+    }
+    if (!json_is_object(schema))
+        return json_deep_copy(schema);
+    json_t *out = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)schema, k, v)
+    {
+        bool limit = false;
+        for (size_t i = 0; i < sizeof limit_keywords / sizeof limit_keywords[0]; i++)
+            limit |= strcmp(k, limit_keywords[i]) == 0;
+        /* A property called "maximum" is a name, not the keyword. */
+        if (limit && !json_is_object(v))
+            continue;
+        json_object_set_new(out, k, without_limits(v));
+    }
+    return out;
+}
+
 void registry_add(const struct tool *tool)
 {
+    if (tool->group && !tool_group_known(tool->group)) {
+        fprintf(stderr, "glovebox: tool %s: group \"%s\" is not in mcp/tool_groups.c\n", tool->name,
+                tool->group);
+        abort();
+    }
+    if (!group_served(tool->group)) {
+        /* A policy written for every group may still name it. */
+        char *why = xasprintf("a tool of the group \"%s\", which this server does not serve "
+                              "(glovebox serve --tools)",
+                              tool->group);
+        registry_add_absent(tool->name, why);
+        free(why);
+        return;
+    }
     if (registry_find(tool->name)) {
         fprintf(stderr, "glovebox: tool %s registered twice\n", tool->name);
         abort();
@@ -85,6 +184,7 @@ void registry_add(const struct tool *tool)
     struct tool_entry *e = &entries[count++];
     e->tool = tool;
     e->input_schema = parse_schema(tool, tool->input_schema, "input");
+    e->listed_input = without_limits(e->input_schema);
     e->output_schema =
         tool->output_schema ? parse_schema(tool, tool->output_schema, "output") : NULL;
     if (e->output_schema)
@@ -95,6 +195,7 @@ void registry_clear(void)
 {
     for (size_t i = 0; i < count; i++) {
         json_decref(entries[i].input_schema);
+        json_decref(entries[i].listed_input);
         json_decref(entries[i].output_schema);
     }
     free(entries);
@@ -107,6 +208,9 @@ void registry_clear(void)
     free(absent);
     absent = NULL;
     absent_count = 0;
+    registry_serve_groups(NULL);
+    registry_list_groups(NULL);
+    list_output_schemas = false;
 }
 
 void registry_add_absent(const char *name, const char *why)
@@ -154,16 +258,23 @@ json_t *registry_tool_json(const struct tool_entry *e, bool with_title_and_outpu
 {
     const struct tool *t = e->tool;
     json_t *o = json_pack("{s:s, s:s, s:O}", "name", t->name, "description", t->description,
-                          "inputSchema", e->input_schema);
+                          "inputSchema", e->listed_input);
     if (with_title_and_output) {
         json_object_set_new(o, "title", json_string(t->title));
-        if (e->output_schema)
+        /* Listed only on request: clients hand tools/list to the model, and
+         * the output schemas were over a third of it; without one a client
+         * takes structuredContent as it comes (the spec makes it optional). */
+        if (e->output_schema && list_output_schemas)
             json_object_set(o, "outputSchema", e->output_schema);
     }
     if (with_annotations) {
         const struct tool_annotations *a = &t->annotations;
-        json_t *ann = json_pack("{s:s, s:b, s:b}", "title", t->title, "readOnlyHint", a->read_only,
-                                "openWorldHint", a->open_world);
+        json_t *ann =
+            json_pack("{s:b, s:b}", "readOnlyHint", a->read_only, "openWorldHint", a->open_world);
+        /* The tool's own title says it since 2025-06-18; older clients read
+         * it here. */
+        if (!with_title_and_output)
+            json_object_set_new(ann, "title", json_string(t->title));
         /* destructive/idempotent only mean something for tools that write. */
         if (!a->read_only) {
             json_object_set_new(ann, "destructiveHint", json_boolean(a->destructive));

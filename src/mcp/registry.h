@@ -8,7 +8,8 @@
 
 struct tool_entry {
     const struct tool *tool;
-    json_t *input_schema;  /* parsed, owned */
+    json_t *input_schema;  /* parsed, owned: what arguments are validated against */
+    json_t *listed_input;  /* owned: the same without the limits tools/list leaves out */
     json_t *output_schema; /* parsed, owned; NULL if none */
 };
 
@@ -19,6 +20,18 @@ json_t *registry_error_schema(void);
 /* Add a tool. Aborts on an invalid schema or a duplicate name: both are
  * programming errors caught by the first test run. */
 void registry_add(const struct tool *tool);
+/* Serve only the tools of these groups (mcp/tool_groups.h; list stolen,
+ * NULL or empty: every group); call before registering. A tool of another
+ * group is recorded as absent, so calling it answers "unknown tool". */
+void registry_serve_groups(char **groups);
+/* List only the tools of these groups in tools/list (list stolen; NULL:
+ * every tool served); the others are still served to calls by name. */
+void registry_list_groups(char **groups);
+/* Whether tools/list shows e. */
+bool registry_listed(const struct tool_entry *e);
+/* Whether tools/list shows each tool's outputSchema (default not: see
+ * registry_tool_json). Results conform to it either way. */
+void registry_list_output_schemas(bool on);
 void registry_clear(void);
 size_t registry_count(void);
 const struct tool_entry *registry_at(size_t index);

@@ -56,9 +56,11 @@ bool resources_complete(void)
     return false;
 }
 
-bool resources_may_watch(struct app *app, const char *uri)
+bool resources_may_watch(struct app *app, const char *owner, const char *uri)
 {
     const struct resource_provider *p = resources_find(uri);
+    if (p && p->reachable && !p->reachable(app, owner, uri))
+        return false;
     if (!p || !p->permission || !app->gate)
         return true;
     json_t *args = json_object();

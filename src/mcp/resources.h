@@ -37,6 +37,11 @@ struct resource_provider {
      * uri needs no permission. NULL function: no permission needed. The
      * provider names the tool; mcp/ never does. */
     const struct tool *(*permission)(const char *uri, json_t *args);
+    /* Optional, for subscribable providers: whether owner (as in
+     * tool_call_owner) may reach what uri names now; a client is told
+     * nothing about what it may not read (another client's session). NULL:
+     * everyone may. */
+    bool (*reachable)(struct app *app, const char *owner, const char *uri);
 };
 
 void resources_add(const struct resource_provider *p);
@@ -53,9 +58,13 @@ bool resources_complete(void);
  * notifications/resources/updated. Call on the loop thread. */
 void resources_updated(const char *uri);
 
-/* Whether the policy lets clients hear about changes to uri (its
- * permission tool is visible, or it needs none). */
-bool resources_may_watch(struct app *app, const char *uri);
+/* Whether owner may hear about changes to uri: the policy lets it (its
+ * permission tool is visible, or it needs none) and the provider lets owner
+ * reach it. */
+bool resources_may_watch(struct app *app, const char *owner, const char *uri);
+/* Whether any connection is subscribed to uri (resources/subscribe or
+ * subscriptions/listen): providers time notifications only then. */
+bool resources_watched(const char *uri);
 
 struct app *resource_read_app(const struct resource_read *r);
 /* The reader, as tool_call_owner. Borrowed. */

@@ -253,7 +253,7 @@ bool pending_admit(struct mcp_conn *c, void *stream, json_t *id)
 struct pending *pending_find(struct mcp_conn *c, const json_t *id)
 {
     for (struct pending *p = c->pending; p; p = p->next)
-        if (json_equal(p->id, id))
+        if (!p->internal && json_equal(p->id, id))
             return p;
     return NULL;
 }
@@ -273,11 +273,14 @@ void pending_finish(struct pending *p, json_t *msg)
          * MCP_MAX_IN_FLIGHT budget. */
         CHECK(c->in_flight > 0);
         c->in_flight--;
-        if (p->cancelled) {
+        if (p->cancelled || p->internal) {
             json_decref(msg);
             msg = NULL;
         }
-        c->transport.send(c, p->stream, msg, true, c->transport.ud);
+        /* An internal call's stream is its caller's, which ends with the
+         * caller's own answer. */
+        if (!p->internal)
+            c->transport.send(c, p->stream, msg, true, c->transport.ud);
     } else if (p->prev || p->next || detached == p) {
         undetach(p);
     }
@@ -472,9 +475,9 @@ static void dispatch(struct mcp_conn *c, const char *method, json_t *id, json_t 
         method_resources_unsubscribe(c, id, params, &rc, stream);
     else if (strcmp(method, "subscriptions/listen") == 0)
         method_subscriptions_listen(c, id, params, &rc, stream);
-    else if (strcmp(method, "prompts/list") == 0 && prompts_count() > 0)
+    else if (strcmp(method, "prompts/list") == 0 && prompts_any())
         method_prompts_list(c, id, params, &rc, stream);
-    else if (strcmp(method, "prompts/get") == 0 && prompts_count() > 0)
+    else if (strcmp(method, "prompts/get") == 0 && prompts_any())
         method_prompts_get(c, id, params, &rc, stream);
     else if (strcmp(method, "completion/complete") == 0 && completions_available())
         method_completion_complete(c, id, params, &rc, stream);

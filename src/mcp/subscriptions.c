@@ -94,7 +94,16 @@ void method_resources_subscribe(struct mcp_conn *c, json_t *id, json_t *params,
     const char *uri = subscription_uri(c, id, params, rc, stream);
     if (!uri)
         return;
-    if (!resources_may_watch(c->app, uri)) {
+    const struct resource_provider *p = resources_find(uri);
+    if (p->reachable && !p->reachable(c->app, mcp_conn_owner(c), uri)) {
+        char *msg = xasprintf("Invalid params: \"uri\" %.200s names nothing this client can "
+                              "reach (no such session, or another client's)",
+                              uri);
+        reply_error(c, stream, id, JSONRPC_INVALID_PARAMS, msg, json_pack("{s:s}", "uri", uri));
+        free(msg);
+        return;
+    }
+    if (!resources_may_watch(c->app, mcp_conn_owner(c), uri)) {
         char *msg = xasprintf("Denied by policy: reading %.200s is not allowed, so neither is "
                               "hearing about its changes",
                               uri);
@@ -131,7 +140,8 @@ void resources_updated(const char *uri)
     for (size_t i = 0; i < n_subscribers; i++) {
         struct mcp_conn *c = subscribers[i];
         /* The policy may have narrowed since the subscription. */
-        if (!json_object_get(c->subscriptions, uri) || !resources_may_watch(c->app, uri))
+        if (!json_object_get(c->subscriptions, uri) ||
+            !resources_may_watch(c->app, mcp_conn_owner(c), uri))
             continue;
         /* Tied to no request: over HTTP it goes to the session's GET stream. */
         conn_send(
@@ -140,4 +150,12 @@ void resources_updated(const char *uri)
             false);
     }
     listen_resource_updated(uri);
+}
+
+bool resources_watched(const char *uri)
+{
+    for (size_t i = 0; i < n_subscribers; i++)
+        if (json_object_get(subscribers[i]->subscriptions, uri))
+            return true;
+    return listen_watched(uri);
 }

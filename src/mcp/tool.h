@@ -41,6 +41,9 @@ struct tool {
     const char *description;
     const char *input_schema;  /* JSON Schema text, parsed once at start-up */
     const char *output_schema; /* JSON Schema text for structuredContent, or NULL */
+    /* The group `serve --tools` selects it by (one of mcp/tool_groups.c);
+     * NULL only for test fixtures, which are always served. */
+    const char *group;
     struct tool_annotations annotations;
     void (*handler)(struct tool_call *call);
     /* Only ever lowers what the agent may do (set_mode): the policy never
@@ -58,6 +61,12 @@ struct tool {
      * read-only flag; NULL (or the function NULL) for the tool's own alone.
      * Allowing this tool then never allows more than the other one. */
     const struct tool *(*policy_as)(const json_t *args);
+    /* Strings of args the audit log must never show, known before the call
+     * runs (recipe_run: the values of a recipe's secret params), appended to
+     * out (an array); NULL: none beyond what the log redacts by itself.
+     * Asked before validation and the policy, so a refused or declined
+     * call's row hides them too. */
+    void (*secrets)(const json_t *args, json_t *out);
 };
 
 /* The validated arguments (an object, never NULL), borrowed. */
@@ -140,6 +149,41 @@ void tool_call_release(struct tool_call_hold *h, json_t *notes);
  * its open holds (server shutdown, before the audit log closes). The holds
  * stay valid until their holders release them. */
 void tool_calls_release_held(void);
+
+/* Strings of this call's arguments the audit log must never show (the
+ * values of a recipe's secret params): cut out of the recorded arguments,
+ * notes and error text wherever they occur. */
+void tool_call_add_secret(struct tool_call *call, const char *value);
+/* The strings added so far (an array), or NULL; borrowed. */
+const json_t *tool_call_secrets(const struct tool_call *call);
+
+/* Calling another tool on behalf of this call (a recipe's steps), through
+ * exactly the path a client's tools/call takes: schema validation, the
+ * policy's gate (permissions, rate limits, a person's confirmation asked on
+ * this call's connection), the handler, the audit log, a person's pause.
+ * The child acts as this call's client (its sessions, its owner). done runs
+ * once, on the loop, with the CallToolResult (borrowed) and the child's
+ * notes (borrowed: "decision", "error_code"), possibly before
+ * tool_call_spawn returns. args are stolen; notes (stolen, an object, or
+ * NULL) start the child's notes, so its audit row carries them; secrets
+ * (borrowed array of strings, or NULL) are tool_call_add_secret'd. *child is
+ * set before the child runs, so done can clear it. false with *err
+ * (malloc'd) when no call could start: an unknown tool, the client gone,
+ * too many calls in flight on its connection. */
+typedef void (*tool_call_spawn_fn)(void *ud, const json_t *result, const json_t *notes);
+bool tool_call_spawn(struct tool_call *parent, const char *tool, json_t *args, json_t *notes,
+                     const json_t *secrets, tool_call_spawn_fn done, void *ud,
+                     struct tool_call **child, char **err);
+/* Cancel a spawned child as a client's notifications/cancelled would: its
+ * done still runs once. */
+void tool_call_cancel(struct tool_call *child);
+
+/* A listener told of every answered tools/call, after the audit log's
+ * observer: the call (its arguments, owner) and the CallToolResult about to
+ * be sent, both borrowed. Recipes use it to remember what the elements a
+ * snapshot showed were, so a ref can be saved as a locator. One listener;
+ * NULL removes it. Loop thread; must not block. */
+void tool_calls_set_tap(void (*tap)(const struct tool_call *call, const json_t *result));
 
 /* Per-call state a handler may attach (freed by the handler itself). */
 void tool_call_set_data(struct tool_call *call, void *data);

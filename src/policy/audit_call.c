@@ -9,6 +9,7 @@
  * wrong type, say an array, is still a secret). Whatever was replaced is
  * cut out of the error message too, in case it was quoted there. */
 #define LOG_MODULE "audit"
+#include "core/scrub.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
@@ -26,7 +27,7 @@
  * start of that JSON. */
 #define MAX_ARGUMENTS 65536
 
-static const char REDACTED[] = "[redacted]";
+static const char REDACTED[] = SCRUB_REDACTED;
 
 static char *shortened(const char *s, size_t n)
 {
@@ -179,21 +180,6 @@ static void redact(json_t *v, bool secret, json_t *removed)
     }
 }
 
-static char *without(const char *text, const char *secret)
-{
-    size_t n = strlen(secret);
-    struct strbuf sb;
-    strbuf_init(&sb);
-    const char *p = text, *hit;
-    while (n > 0 && (hit = strstr(p, secret))) {
-        strbuf_append(&sb, p, (size_t)(hit - p));
-        strbuf_puts(&sb, REDACTED);
-        p = hit + n;
-    }
-    strbuf_puts(&sb, p);
-    return strbuf_steal(&sb);
-}
-
 static char *string_of(const json_t *v)
 {
     return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
@@ -266,6 +252,15 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
 
     json_t *stored = json_deep_copy(args);
     json_t *removed = json_array();
+    const json_t *secrets = tool_call_secrets(call);
+    json_t *clean_notes = NULL;
+    if (secrets) {
+        scrub_json(stored, secrets);
+        json_array_extend(removed, (json_t *)secrets);
+        clean_notes = json_deep_copy(notes);
+        scrub_json(clean_notes, secrets);
+        notes = clean_notes;
+    }
     redact(stored, is_secret(args, notes), removed);
     shorten_strings(stored);
     t[AUDIT_ARGUMENTS] = json_dumps(stored, JSON_COMPACT);
@@ -294,7 +289,7 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
         size_t i;
         json_array_foreach(removed, i, item)
         {
-            char *clean = without(text, json_string_value(item));
+            char *clean = scrub_text_one(text, json_string_value(item));
             free(text);
             text = clean;
         }
@@ -302,6 +297,7 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
         free(text);
     }
     json_decref(removed);
+    json_decref(clean_notes);
     return row;
 }
 

@@ -1,4 +1,5 @@
 #include "session/session.h"
+#include "session/internal.h"
 
 #define LOG_MODULE "session"
 #include "backend/backend.h"
@@ -16,46 +17,31 @@
 /* Ended sessions kept for "why is it gone" answers. */
 #define MAX_ENDED_KEPT 32
 
-struct session_registry {
-    struct app *app;
-    struct session *head; /* newest first */
-    unsigned next_number;
-    bool share_all;                /* --shared-sessions */
-    int max_total, max_per_client; /* <= 0: no bound */
-    void (*all_stopped)(void *ud);
-    void *all_stopped_ud;
-    struct {
-        void (*changed)(void *ud, struct session *s);
-        void *ud;
-    } observers[SESSION_MAX_OBSERVERS];
-    int n_observers;
-};
-
-void session_registry_observe(struct session_registry *reg,
-                              void (*changed)(void *ud, struct session *s), void *ud)
+void session_registry_listen(struct session_registry *reg,
+                             void (*changed)(void *ud, struct session *s), void *ud)
 {
-    CHECK(reg->n_observers < SESSION_MAX_OBSERVERS);
-    reg->observers[reg->n_observers].changed = changed;
-    reg->observers[reg->n_observers].ud = ud;
-    reg->n_observers++;
+    CHECK(reg->n_listeners < SESSION_MAX_LISTENERS);
+    reg->listeners[reg->n_listeners].changed = changed;
+    reg->listeners[reg->n_listeners].ud = ud;
+    reg->n_listeners++;
 }
 
-void session_registry_unobserve(struct session_registry *reg,
-                                void (*changed)(void *ud, struct session *s), void *ud)
+void session_registry_unlisten(struct session_registry *reg,
+                               void (*changed)(void *ud, struct session *s), void *ud)
 {
-    for (int i = 0; i < reg->n_observers; i++) {
-        if (reg->observers[i].changed == changed && reg->observers[i].ud == ud) {
-            reg->observers[i] = reg->observers[--reg->n_observers];
+    for (int i = 0; i < reg->n_listeners; i++) {
+        if (reg->listeners[i].changed == changed && reg->listeners[i].ud == ud) {
+            reg->listeners[i] = reg->listeners[--reg->n_listeners];
             return;
         }
     }
 }
 
-static void tell_observers(struct session *s)
+static void tell_listeners(struct session *s)
 {
     struct session_registry *reg = s->registry;
-    for (int i = 0; i < reg->n_observers; i++)
-        reg->observers[i].changed(reg->observers[i].ud, s);
+    for (int i = 0; i < reg->n_listeners; i++)
+        reg->listeners[i].changed(reg->listeners[i].ud, s);
 }
 
 struct session_registry *session_registry_create(struct app *app)
@@ -142,6 +128,7 @@ static void free_session(struct session *s)
     free(s->name);
     free(s->end_reason);
     free(s->owner);
+    json_decref(s->events);
     free(s);
 }
 
@@ -207,7 +194,7 @@ struct session *session_add(struct session_registry *reg, const struct backend_i
     s->next = reg->head;
     reg->head = s;
     log_info("session %s starting%s", s->id, s->shared ? " (shared)" : "");
-    tell_observers(s);
+    tell_listeners(s);
     return s;
 }
 
@@ -228,7 +215,7 @@ void session_set_live(struct session *s)
     set_state(s, SESSION_LIVE);
     s->was_live = true;
     log_info("session %s live", s->id);
-    tell_observers(s);
+    tell_listeners(s);
     struct session_waiter *w = s->live_waiters;
     s->live_waiters = NULL;
     run_waiters(s, w);
@@ -435,7 +422,8 @@ void session_ended(struct session *s, const char *reason)
     if (!s->end_reason)
         s->end_reason = xstrdup(reason);
     log_info("session %s ended: %s", s->id, s->end_reason);
-    tell_observers(s);
+    session_event(s, "session_ended", json_pack("{s:s}", "reason", s->end_reason));
+    tell_listeners(s);
     /* Calls waiting for a start that failed hear it now (s->was_live false). */
     struct session_waiter *w = s->live_waiters;
     s->live_waiters = NULL;

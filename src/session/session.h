@@ -50,6 +50,18 @@ struct session {
                                             not pruned (a worker job may still read it) */
     char *owner; /* see struct session_client; NULL: started by a stateless request */
     bool shared; /* started with shared: true */
+    /* What happened to it lately (session_event): an array of {seq, type,
+     * at_ms, …}, oldest first, at most SESSION_EVENTS_MAX; NULL: none yet. */
+    json_t *events;
+    uint64_t events_seq; /* seq of the latest event; 0: none */
+    /* Changes not yet told to the observer (SESSION_CHANGED_* bits) and when
+     * they will be (uv_now ms): see session_changed. */
+    unsigned pending_changes;
+    uint64_t notify_due_ms;
+    /* Sampling a screen that reports no changes (session_observer.sample):
+     * a look in flight, and a hash of the last one (sample_have). */
+    bool sampling, sample_have;
+    uint64_t sample_hash;
     struct session *next;
 };
 
@@ -75,15 +87,16 @@ void session_registry_configure(struct session_registry *reg, bool share_all, in
 /* Whether who may start one more session; false with *err naming the limit. */
 bool session_registry_admit(struct session_registry *reg, const char *owner, char **err);
 
-/* Be told of every change of every session: added (starting), live, ended
- * (s->end_reason set). At most SESSION_MAX_OBSERVERS; runs on the loop and
+/* Be told when any session is added (starting), becomes live and ends
+ * (s->end_reason set): the session table and the REST API's idle timeouts
+ * and event streams. At most SESSION_MAX_LISTENERS; runs on the loop and
  * must not add, stop or free sessions. */
-#define SESSION_MAX_OBSERVERS 4
-void session_registry_observe(struct session_registry *reg,
-                              void (*changed)(void *ud, struct session *s), void *ud);
+#define SESSION_MAX_LISTENERS 4
+void session_registry_listen(struct session_registry *reg,
+                             void (*changed)(void *ud, struct session *s), void *ud);
 /* Stop telling changed(ud, …). */
-void session_registry_unobserve(struct session_registry *reg,
-                                void (*changed)(void *ud, struct session *s), void *ud);
+void session_registry_unlisten(struct session_registry *reg,
+                               void (*changed)(void *ud, struct session *s), void *ud);
 
 /* Register a new session of impl's kind in SESSION_STARTING; the backend
  * then sets s->backend and calls session_set_live once it is ready. name
@@ -129,3 +142,47 @@ json_t *session_to_json(struct session *s);
 /* The live sessions owner may list: "terminal-1, desktop-2" or "none".
  * Caller frees. */
 char *session_registry_live_ids(const struct session_registry *reg, const char *owner);
+
+/* The app reg was created with. */
+struct app *session_registry_app(const struct session_registry *reg);
+
+/* Watching sessions change (session_watch.c), for clients subscribed to a
+ * session's resources. */
+enum {
+    SESSION_CHANGED_SCREEN = 1, /* what the screen shows (pixels, text, cursor) */
+    SESSION_CHANGED_EVENTS = 2, /* a new entry in s->events */
+};
+#define SESSION_EVENTS_MAX 100
+/* The default minimum gap between two notifications of one session. */
+#define SESSION_NOTIFY_DEFAULT_MS 250
+
+struct session_observer {
+    /* Whether anyone listens to these changes of s now: nothing is timed
+     * for changes nobody hears. */
+    bool (*watched)(struct session *s, unsigned what, void *ud);
+    /* The changes of s since the last call (bits), once per burst: at most
+     * one call per session every interval_ms, interval_ms after the first
+     * change it reports. Loop thread. */
+    void (*changed)(struct session *s, unsigned what, void *ud);
+    /* Look at the screen of s, whose backend reports no changes itself
+     * (backend_impl.reports_changes false): called every SESSION_SAMPLE_MS
+     * while s is live and its screen watched, never while a look is in
+     * flight (s->sampling, set and cleared by the observer). */
+    void (*sample)(struct session *s, void *ud);
+    void *ud;
+};
+#define SESSION_SAMPLE_MS 1000
+/* o (borrowed, outlives reg) hears about changes; interval_ms >= 0. */
+void session_registry_observe(struct session_registry *reg, const struct session_observer *o,
+                              int interval_ms);
+/* Whether anyone listens to these changes of s now: a backend that must
+ * look for changes (sample pixels) does so only then. Loop thread. */
+bool session_is_watched(struct session *s, unsigned what);
+/* The backend saw s change (what: SESSION_CHANGED_* bits). Cheap when
+ * nobody watches; call as often as changes happen. Loop thread. */
+void session_changed(struct session *s, unsigned what);
+/* Something happened to s: appends {seq, type, at_ms (ms since the epoch),
+ * …detail} to s->events (detail stolen: an object or NULL) and reports an
+ * events change. type: "program_exited", "session_ended", "window_opened",
+ * "window_closed", "window_focused". Loop thread. */
+void session_event(struct session *s, const char *type, json_t *detail);

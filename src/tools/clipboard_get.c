@@ -11,14 +11,9 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_clipboard_get = {
     .name = "clipboard_get",
+    .group = "clipboard",
     .title = "Read the clipboard",
-    .description =
-        "Returns the text on a desktop session's clipboard (selection \"clipboard\", what "
-        "ctrl+c copies) or primary selection (\"primary\", the last text selected with the "
-        "mouse). The owning program is asked for UTF-8 text (STRING/Latin-1 if it has none); "
-        "an empty clipboard returns text \"\" with empty: true. A program that does not answer "
-        "within 2 s is an error naming its window. owner: true when glovebox itself set it "
-        "(clipboard_set).",
+    .description = "Returns the text on a desktop's clipboard or primary selection.",
     .input_schema = tool_clipboard_get_input_schema,
     .output_schema = tool_clipboard_get_output_schema,
     .annotations = {.read_only = true, .idempotent = true},

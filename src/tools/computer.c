@@ -356,23 +356,12 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_computer = {
     .name = "computer",
+    .group = "computer_use",
     .title = "Computer use",
-    .description =
-        "Runs one action of a model's computer-use tool exactly as the model emits it "
-        "(Anthropic computer_20251124: action = screenshot, zoom, mouse_move, left_click, "
-        "right_click, middle_click, double_click, triple_click, left_click_drag, "
-        "left_mouse_down, left_mouse_up, scroll, type, key, hold_key, wait, cursor_position; "
-        "or OpenAI's computer-use shapes told apart by type: click, double_click, drag, "
-        "keypress, move, scroll, type, wait, screenshot) and answers with a fresh screenshot. "
-        "Coordinates are in the model's space: the screenshot's pixels, scaled so the long "
-        "side is at most 1568 px and the area at most 1.15 megapixels (the result says the "
-        "scale and the display size); zoom shows a region [x0, y0, x1, y1] at full "
-        "resolution. key takes xdotool names (ctrl+s, Return, KP_0, super+l); text on "
-        "clicks and scroll names modifiers held during them. Each action is allowed, "
-        "confirmed and rate-limited as the named tool doing the same (type as type_text, key "
-        "and hold_key as press_key, clicks and mouse actions as click, scroll as scroll, "
-        "left_click_drag as drag, screenshot, zoom, wait and cursor_position as screenshot). "
-        "Terminals take type, key and screenshot.",
+    .description = "Runs one action of a model's computer-use tool as the model emits it "
+                   "(Anthropic computer_20251124 action, or OpenAI type) and answers with a fresh "
+                   "screenshot, in the model's coordinates. Each action is allowed and confirmed "
+                   "as the glovebox tool doing the same.",
     .input_schema = tool_computer_input_schema,
     .output_schema = tool_computer_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},

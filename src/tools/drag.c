@@ -11,11 +11,9 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_drag = {
     .name = "drag",
+    .group = "input",
     .title = "Drag",
-    .description = "Drags on a desktop: presses the button at from, moves the pointer to to in "
-                   "small steps over duration_ms (so toolkits see a real drag), and releases. "
-                   "Coordinates are screen pixels, or a scaled screenshot's pixels when scale "
-                   "is given.",
+    .description = "Drags with a button held from one point to another.",
     .input_schema = tool_drag_input_schema,
     .output_schema = tool_drag_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},

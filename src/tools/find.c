@@ -21,15 +21,10 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_find = {
     .name = "find",
+    .group = "perception",
     .title = "Find elements",
-    .description =
-        "Finds elements on a desktop by text (a substring of the accessible name or value, "
-        "ignoring case; exact: the whole name or value) and/or role (\"push button\", \"text\", "
-        "\"check box\", …). Takes a fresh look at the accessibility tree: matches come with refs "
-        "for click, type_text and read_text, and refs from earlier snapshots stop working. When "
-        "no element matches a text (and no role was given), the screen is read with OCR and the "
-        "matching words are returned with their bounds and confidence (no ref: click them with "
-        "\"text\" or x/y).",
+    .description = "Finds elements by text (in name or value) and/or role, with fresh refs; when "
+                   "nothing matches, OCR words with their bounds.",
     .input_schema = tool_find_input_schema,
     .output_schema = tool_find_output_schema,
     .annotations = {.read_only = true},

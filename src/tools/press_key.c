@@ -26,16 +26,10 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_press_key = {
     .name = "press_key",
+    .group = "input",
     .title = "Press a key",
-    .description = "Presses a key or chord: \"Enter\" (Return), \"Tab\", \"Escape\" (Esc), "
-                   "\"Backspace\", \"Delete\" (Del), \"Up\"/\"Down\"/\"Left\"/\"Right\", "
-                   "\"Home\", \"End\", \"PageUp\", \"PageDown\", \"Insert\", \"F1\"…\"F24\", "
-                   "\"Space\", a single character, and modifiers joined with +: ctrl, alt "
-                   "(option), shift, meta, super (win, cmd), hyper — \"ctrl+c\", \"alt+F4\", "
-                   "\"ctrl+shift+t\", \"super+l\". Terminals: encoded as the program expects "
-                   "(application cursor and keypad modes respected); meta is alt there, and "
-                   "super, hyper and F13-F24 are refused. Desktops: real key events through "
-                   "XTEST, modifiers held as their own keys.",
+    .description = "Presses a key or chord: Enter, Tab, Escape, Backspace, Up, PageDown, F5, a "
+                   "character, with ctrl, alt, shift or super joined by + (ctrl+shift+t).",
     .input_schema = tool_press_key_input_schema,
     .output_schema = tool_press_key_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},

@@ -4,21 +4,34 @@
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static void handle(struct tool_call *call)
 {
+    /* Output since the last read is a stream only terminals have. */
+    if (json_object_get(tool_call_args(call), "since")) {
+        char *err = NULL;
+        struct session *s = screen_call_resolve(call, &err);
+        free(err);
+        if (s && strcmp(s->impl->kind, "terminal") != 0) {
+            tool_call_fail_code(call, ERROR_NOT_SUPPORTED,
+                                "\"since\" reads a terminal's output stream; %s is a %s session "
+                                "(read its screen without \"since\")",
+                                s->id, s->impl->kind);
+            return;
+        }
+    }
     screen_call_run(call, BACKEND_OP(read_text), "read text", false);
 }
 
 const struct tool tool_read_text = {
     .name = "read_text",
+    .group = "perception",
     .title = "Read screen text",
-    .description = "Returns the text on the screen, line by line (trailing blanks trimmed, wide "
-                   "characters once), optionally with the last N scrollback lines, plus the "
-                   "cursor position, the window title and, once the program has exited, its "
-                   "exit status. Works on ended sessions too (their last screen). Desktop "
-                   "sessions: the accessible text of an element (ref) and everything in it, or "
-                   "of every showing element; OCR (Tesseract) with word boxes and confidence "
-                   "when there is no accessible text, for a region, or with ocr: true.",
+    .description =
+        "The screen's text, line by line (terminals: with scrollback, cursor and exit status; also "
+        "after the session ended). Desktops: accessible text of ref or of the screen, else OCR.",
     .input_schema = tool_read_text_input_schema,
     .output_schema = tool_read_text_output_schema,
     .annotations = {.read_only = true},

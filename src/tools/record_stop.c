@@ -12,14 +12,9 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_record_stop = {
     .name = "record_stop",
+    .group = "recording",
     .title = "Stop recording",
-    .description = "Stops the session's recording and writes it to the data directory "
-                   "as the format record_start chose (GIF, animated WebP or WebM video). "
-                   "Returns the "
-                   "frame count, duration, file path and a resource link "
-                   "(glovebox://recording/{id}). The file is written under a temporary name "
-                   "and renamed, so it is never half-written. stopped_reason says which limit "
-                   "ended the recording early (null if none).",
+    .description = "Stops the recording and writes the file; answers its path and a resource link.",
     .input_schema = tool_record_stop_input_schema,
     .output_schema = tool_record_stop_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},

@@ -11,9 +11,9 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_resize = {
     .name = "resize",
+    .group = "sessions",
     .title = "Resize the screen",
-    .description = "Changes the size of a session's screen. Terminals: cols and rows (2–1000); "
-                   "the program receives SIGWINCH.",
+    .description = "Resizes a session's screen (terminals: cols and rows).",
     .input_schema = tool_resize_input_schema,
     .output_schema = tool_resize_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = true},

@@ -89,6 +89,7 @@ void screen_call_bind(struct backend_call *bc, struct tool_call *call,
      * waits for the session or the policy is reloaded meanwhile. */
     bc->guard = guard;
     bc->owner = call;
+    bc->caller = tool_call_owner(call);
     bc->note = note;
     bc->hold = hold;
 }

@@ -40,10 +40,31 @@ static void session_list(struct app *app, const char *owner, json_t *list)
                                               text + strlen("glovebox://"), "title", title,
                                               "mimeType", "text/plain"));
         free(title);
+        char *events = xasprintf(SESSION_PREFIX "%s/events", id);
+        title = xasprintf("%s events", id);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s}", "uri", events, "name",
+                                              events + strlen("glovebox://"), "title", title,
+                                              "mimeType", "application/json"));
+        free(title);
+        free(events);
         free(screen);
         free(text);
     }
     json_decref(sessions);
+}
+
+/* A session's recent events, as JSON: answered at once (they live in the
+ * session, whatever its state). */
+static void events_read(struct resource_read *r, struct session *s, const char *uri)
+{
+    json_t *events = s->events ? json_incref(s->events) : json_array();
+    json_t *doc = json_pack("{s:s, s:s, s:o}", "session", s->id, "state",
+                            s->state == SESSION_ENDED ? "ended" : "running", "events", events);
+    char *text = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    resource_read_done(r, json_pack("[{s:s, s:s, s:s}]", "uri", uri, "mimeType", "application/json",
+                                    "text", text));
+    free(text);
 }
 
 struct session_read {
@@ -104,9 +125,11 @@ static void session_read(struct resource_read *r, const char *uri)
 {
     const char *rest = uri + strlen(SESSION_PREFIX);
     const char *slash = strchr(rest, '/');
-    if (!slash || (strcmp(slash, "/screen") != 0 && strcmp(slash, "/text") != 0)) {
+    if (!slash || (strcmp(slash, "/screen") != 0 && strcmp(slash, "/text") != 0 &&
+                   strcmp(slash, "/events") != 0)) {
         resource_read_not_found(
-            r, "Resource not found: %s (expected " SESSION_PREFIX "{id}/screen or /text)", uri);
+            r, "Resource not found: %s (expected " SESSION_PREFIX "{id}/screen, /text or /events)",
+            uri);
         return;
     }
     char *id = xstrndup(rest, (size_t)(slash - rest));
@@ -117,6 +140,10 @@ static void session_read(struct resource_read *r, const char *uri)
     if (!s) {
         resource_read_not_found(r, "Resource not found: %s", err);
         free(err);
+        return;
+    }
+    if (strcmp(slash, "/events") == 0) {
+        events_read(r, s, uri);
         return;
     }
     bool text = strcmp(slash, "/text") == 0;
@@ -143,29 +170,157 @@ static void session_read(struct resource_read *r, const char *uri)
 }
 
 /* The text view shows what read_text shows, the screen image what
- * screenshot shows: a policy that denies those tools denies these reads. A
- * URI of neither shape still takes read_text's permission, so that even
- * its "not found" answer is gated. */
+ * screenshot shows, the events what window_list shows (window titles and
+ * focus; a program's exit): a policy that denies those tools denies these
+ * reads. A URI of none of these shapes still takes read_text's permission,
+ * so that even its "not found" answer is gated. */
 static const struct tool *session_permission(const char *uri, json_t *args)
 {
     const char *rest = uri + strlen(SESSION_PREFIX);
     const char *slash = strchr(rest, '/');
     json_object_set_new(args, "session",
                         json_stringn(rest, slash ? (size_t)(slash - rest) : strlen(rest)));
-    return slash && strcmp(slash, "/screen") == 0 ? &tool_screenshot : &tool_read_text;
+    if (slash && strcmp(slash, "/screen") == 0)
+        return &tool_screenshot;
+    if (slash && strcmp(slash, "/events") == 0)
+        return &tool_window_list;
+    return &tool_read_text;
+}
+
+/* The session id in a session URI (caller frees). */
+static char *uri_session(const char *uri)
+{
+    const char *rest = uri + strlen(SESSION_PREFIX);
+    const char *slash = strchr(rest, '/');
+    return xstrndup(rest, slash ? (size_t)(slash - rest) : strlen(rest));
+}
+
+/* Only a client that may reach the session hears about its changes. */
+static bool session_reachable(struct app *app, const char *owner, const char *uri)
+{
+    char *id = uri_session(uri);
+    char *err = NULL;
+    struct session *s = session_resolve(app->sessions, owner, id, &err);
+    free(err);
+    free(id);
+    return s != NULL;
 }
 
 static const struct resource_provider session_provider = {
     .uri_template = SESSION_PREFIX "{id}/{view}",
     .prefix = SESSION_PREFIX,
     .name = "session",
-    .description = "A live session's screen: {view} is \"screen\" (a PNG rendered when read) "
-                   "or \"text\" (the screen as text)",
+    .description = "A session: {view} is \"screen\" (a PNG rendered when read), \"text\" "
+                   "(the screen as text) or \"events\" (its recent events as JSON: windows "
+                   "opened, closed and focused, the program's exit, the session's end); each "
+                   "can be subscribed to",
     .mime_type = "image/png",
     .list = session_list,
     .read = session_read,
+    .subscribable = true,
     .permission = session_permission,
+    .reachable = session_reachable,
 };
+
+/* The views of s a change touches, as URIs (up to 3; caller frees each). */
+static int changed_uris(const struct session *s, unsigned what, char *uris[3])
+{
+    int n = 0;
+    if (what & SESSION_CHANGED_SCREEN) {
+        uris[n++] = xasprintf(SESSION_PREFIX "%s/screen", s->id);
+        uris[n++] = xasprintf(SESSION_PREFIX "%s/text", s->id);
+    }
+    if (what & SESSION_CHANGED_EVENTS)
+        uris[n++] = xasprintf(SESSION_PREFIX "%s/events", s->id);
+    return n;
+}
+
+static bool session_watched(struct session *s, unsigned what, void *ud)
+{
+    (void)ud;
+    char *uris[3];
+    int n = changed_uris(s, what, uris);
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        any = any || resources_watched(uris[i]);
+        free(uris[i]);
+    }
+    return any;
+}
+
+static void session_changed_cb(struct session *s, unsigned what, void *ud)
+{
+    (void)ud;
+    char *uris[3];
+    int n = changed_uris(s, what, uris);
+    for (int i = 0; i < n; i++) {
+        resources_updated(uris[i]);
+        free(uris[i]);
+    }
+}
+
+/* A look at a screen that reports no changes of its own (VNC, browsers):
+ * its capture, hashed and compared with the previous look. */
+struct session_sample {
+    struct backend_call bc;
+};
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void sample_finished(struct backend_call *bc, struct backend_result *res)
+{
+    struct session *s = bc->session;
+    CHECK(s->in_use > 0);
+    s->in_use--;
+    s->sampling = false;
+    if (!res->error && res->kind == BACKEND_RESULT_IMAGE && res->bytes) {
+        uint64_t h = fnv1a(res->bytes, res->len);
+        if (s->sample_have && h != s->sample_hash)
+            session_changed(s, SESSION_CHANGED_SCREEN);
+        s->sample_hash = h;
+        s->sample_have = true;
+    }
+    json_decref(res->data);
+    free(res->bytes);
+    free(res->text);
+    free(res->error);
+    free(res->uri);
+    json_decref((json_t *)bc->args);
+    free(bc);
+}
+
+static void session_sample_cb(struct session *s, void *ud)
+{
+    (void)ud;
+    struct session_sample *ss = xcalloc(1, sizeof *ss);
+    ss->bc.session = s;
+    ss->bc.args = json_object();
+    ss->bc.app = session_registry_app(s->registry);
+    /* Only compared, never shown: nothing to paint over. */
+    ss->bc.guard = &screen_guard_none;
+    ss->bc.owner = ss;
+    ss->bc.finish = sample_finished;
+    s->sampling = true;
+    s->in_use++;
+    s->impl->capture(&ss->bc);
+}
+
+static const struct session_observer observer = {
+    .watched = session_watched,
+    .changed = session_changed_cb,
+    .sample = session_sample_cb,
+};
+
+const struct session_observer *screen_resources_observer(void)
+{
+    return &observer;
+}
 
 static void recording_list(struct app *app, const char *owner, json_t *list)
 {

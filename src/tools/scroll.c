@@ -11,10 +11,9 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_scroll = {
     .name = "scroll",
+    .group = "input",
     .title = "Scroll",
-    .description = "Scrolls on a desktop with the mouse wheel: direction up, down, left or "
-                   "right, amount wheel clicks (default 3), at x,y when given (the pointer "
-                   "moves there first), else where the pointer is.",
+    .description = "Turns the mouse wheel (direction, amount) at x,y or where the pointer is.",
     .input_schema = tool_scroll_input_schema,
     .output_schema = tool_scroll_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},

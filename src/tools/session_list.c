@@ -1,6 +1,8 @@
 /* session_list: the screens glovebox is driving. */
+#include "backend/mirror.h"
 #include "core/app.h"
 #include "core/args.h"
+#include "core/strbuf.h"
 #include "session/session.h"
 #include "session_list.schema.h"
 #include "tools/tools.h"
@@ -13,21 +15,28 @@ static void handle(struct tool_call *call)
     bool ended = args_bool(tool_call_args(call), "include_ended", false);
     const char *owner = tool_call_owner(call);
     json_t *list = session_registry_list(app->sessions, owner, ended);
-    char *ids = session_registry_live_ids(app->sessions, owner);
     size_t n = json_array_size(list);
-    tool_call_done(call, json_pack("{s:o}", "sessions", list), "%zu session%s: %s", n,
-                   n == 1 ? "" : "s", ids);
-    free(ids);
+    static const char *const lead[] = {"id", "kind", "state", NULL};
+    static const char *const skip[] = {"age_ms", NULL};
+    struct strbuf sb;
+    strbuf_init(&sb);
+    strbuf_printf(&sb, "%zu session%s", n, n == 1 ? "" : "s");
+    size_t i;
+    json_t *s;
+    json_array_foreach(list, i, s)
+    {
+        strbuf_putc(&sb, '\n');
+        mirror_item(&sb, s, lead, skip);
+    }
+    tool_call_done(call, json_pack("{s:o}", "sessions", list), "%s", sb.data);
+    strbuf_finish(&sb);
 }
 
 const struct tool tool_session_list = {
     .name = "session_list",
+    .group = "sessions",
     .title = "List sessions",
-    .description =
-        "Lists your live sessions (terminals, desktops, remote screens; also those "
-        "other clients started shared) with their id, kind, name, state (starting, "
-        "live, stopping, ended) and kind-specific facts. include_ended also shows recently ended "
-        "sessions and why they ended.",
+    .description = "Lists your sessions: id, kind, name, state.",
     .input_schema = tool_session_list_input_schema,
     .output_schema = tool_session_list_output_schema,
     .annotations = {.read_only = true},

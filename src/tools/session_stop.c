@@ -50,11 +50,10 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_session_stop = {
     .name = "session_stop",
+    .group = "sessions",
     .title = "Stop a session",
-    .description = "Ends a session: the terminal program and its process group, a private "
-                   "desktop and its apps, a remote connection. Answers when everything is "
-                   "released. Sessions glovebox attached to but did not start are only "
-                   "detached.",
+    .description = "Ends a session and everything it started (an attached display or remote "
+                   "session is only detached).",
     .input_schema = tool_session_stop_input_schema,
     .output_schema = tool_session_stop_output_schema,
     .annotations = {.read_only = false, .destructive = true, .idempotent = true},

@@ -42,10 +42,10 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_set_mode = {
     .name = "set_mode",
+    .group = "server",
     .title = "Lower the mode",
-    .description = "Lowers this server's mode: autopilot (the policy alone decides) → assist "
-                   "(every change needs a person's confirmation) → passive (observe only). "
-                   "Raising the mode is refused; only the person can do that.",
+    .description = "Lowers the server's mode: autopilot, then assist (changes need a person's OK), "
+                   "then passive (observe only). Only a person can raise it.",
     .input_schema = tool_set_mode_input_schema,
     .output_schema = tool_set_mode_output_schema,
     .annotations = {.read_only = false, .idempotent = true},

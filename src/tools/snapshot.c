@@ -13,16 +13,12 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_snapshot = {
     .name = "snapshot",
+    .group = "perception",
     .title = "Snapshot the screen",
-    .description = "A structured view of the screen. Terminal sessions: lines, cursor, window "
-                   "title, whether the alternate screen is active (full-screen programs such as "
-                   "vim, less, top), size, and the exit status once the program has ended. "
-                   "Desktop sessions: the accessibility tree as an indented outline and as a "
-                   "list of elements, each with a ref (e1, e2, …) for click, type_text, "
-                   "read_text and wait_for, its role, name, value or text, states (focused, "
-                   "enabled, checked, selected, editable, showing, …) and screen bounds. "
-                   "Unnamed grouping elements with one child are folded away and do not count "
-                   "towards depth. Refs stay valid until the next snapshot or find.",
+    .description =
+        "The screen as structure. Terminals: lines, cursor, title, exit status. Desktops and "
+        "phones: elements with refs (e1, e2, ...) for the other tools, "
+        "with role, name, value, states and bounds; refs last until the next snapshot or find.",
     .input_schema = tool_snapshot_input_schema,
     .output_schema = tool_snapshot_output_schema,
     .annotations = {.read_only = true},

@@ -1,7 +1,9 @@
 /* status: what this server is and can do right now. */
 #include "backend/backend.h"
+#include "backend/mirror.h"
 #include "core/app.h"
 #include "core/pidns.h"
+#include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "policy/audit.h"
 #include "policy/pause.h"
@@ -59,6 +61,26 @@ static void handle(struct tool_call *call)
         strncat(usable, json_string_value(json_object_get(b, "kind")),
                 sizeof usable - strlen(usable) - 1);
     }
+    /* The items behind the counts, for clients that give the model only the
+     * text: each session, and what each kind that cannot run here lacks. */
+    struct strbuf items;
+    strbuf_init(&items);
+    static const char *const lead[] = {"id", "kind", "state", NULL};
+    static const char *const skip[] = {"age_ms", NULL};
+    json_array_foreach(sessions, i, b)
+    {
+        strbuf_puts(&items, "\nsession ");
+        mirror_item(&items, b, lead, skip);
+    }
+    json_array_foreach(backends, i, b)
+    {
+        if (json_is_true(json_object_get(b, "available")))
+            continue;
+        static const char *const kind[] = {"kind", NULL};
+        static const char *const facts[] = {"summary", "available", NULL};
+        strbuf_puts(&items, "\nnot usable here: ");
+        mirror_item(&items, b, kind, facts);
+    }
     json_decref(sessions);
     if (app->http)
         json_object_set_new(out, "http", http_transport_describe(app->http));
@@ -73,26 +95,27 @@ static void handle(struct tool_call *call)
     json_t *paused = pause_describe(app);
     json_object_update(out, paused);
     json_decref(paused);
-    tool_call_done(
-        call, out,
-        "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
-        "here: %s; %s; %s; session processes contained: %s%s%s",
-        GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0, tool_call_protocol_version(call),
-        live, live == 1 ? "" : "s", usable[0] ? usable : "none", policy, audit,
-        mode == PIDNS_NONE ? "no" : pidns_mode_name(mode),
-        pause_active(app) ? "; PAUSED by the person since " : "",
-        pause_active(app) ? json_string_value(json_object_get(out, "paused_since")) : "");
+    tool_call_done(call, out,
+                   "glovebox %s, up %.1f s, protocol %s, %d live session%s; backends usable "
+                   "here: %s; %s; %s; session processes contained: %s%s%s%s",
+                   GLOVEBOX_VERSION, (double)app_uptime_ms(app) / 1000.0,
+                   tool_call_protocol_version(call), live, live == 1 ? "" : "s",
+                   usable[0] ? usable : "none", policy, audit,
+                   mode == PIDNS_NONE ? "no" : pidns_mode_name(mode),
+                   pause_active(app) ? "; PAUSED by the person since " : "",
+                   pause_active(app) ? json_string_value(json_object_get(out, "paused_since")) : "",
+                   items.data ? items.data : "");
+    strbuf_finish(&items);
     free(policy);
     free(audit);
 }
 
 const struct tool tool_status = {
     .name = "status",
+    .group = "server",
     .title = "Server status",
-    .description = "Version, uptime, the protocol version in use, live sessions, which kinds "
-                   "of screen (terminal, desktop, vnc, webdriver, android) this machine can run, "
-                   "with the Debian package for anything missing, the policy, and whether the "
-                   "audit log is being written.",
+    .description = "Version, sessions, which screen kinds this machine can run (and the packages "
+                   "missing), the policy and the audit log.",
     .input_schema = tool_status_input_schema,
     .output_schema = tool_status_output_schema,
     .annotations = {.read_only = true, .open_world = false},

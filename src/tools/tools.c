@@ -3,6 +3,7 @@
 #include "backend/backend.h"
 #include "core/xmalloc.h"
 #include "mcp/registry.h"
+#include "recipe/tools.h"
 #include "tools/screen_resources.h"
 
 #include <stdlib.h>
@@ -47,5 +48,6 @@ void tools_register_all(void)
     registry_add(&tool_record_stop);
     registry_add(&tool_status);
     registry_add(&tool_set_mode);
+    recipe_register();
     screen_resources_register();
 }

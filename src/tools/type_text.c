@@ -23,13 +23,10 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_type_text = {
     .name = "type_text",
+    .group = "input",
     .title = "Type text",
-    .description = "Types UTF-8 text into the session as a person would. Terminals: the bytes go "
-                   "to the program (as a bracketed paste when the program enabled it); newlines "
-                   "are sent as Enter. Use press_key for keys and chords. Large text is written "
-                   "as the program reads it; the call answers when all of it is written. "
-                   "Desktops: any Unicode text is typed as key presses (characters the keyboard "
-                   "lacks through a spare keycode); with ref, the element is focused first.",
+    .description = "Types text as a person would (terminals: newline is Enter). Desktops: focuses "
+                   "ref or window first. Keys and chords: press_key.",
     .input_schema = tool_type_text_input_schema,
     .output_schema = tool_type_text_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},

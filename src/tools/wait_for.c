@@ -29,17 +29,11 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_wait_for = {
     .name = "wait_for",
+    .group = "perception",
     .title = "Wait for the screen",
-    .description = "Waits until text (or a regular expression, PCRE2 syntax) appears on the "
-                   "screen — or, with gone: true, disappears; or until the screen has been "
-                   "still for stable_ms; or, with exit: true, until the program ends. Checked "
-                   "whenever output arrives, not by polling. Answers with matched true/false, "
-                   "the elapsed time and the matching line; a timeout is not an error "
-                   "(matched: false). Desktop sessions: text or regex in the accessible names "
-                   "and values (ignoring case), with OCR of the screen when no accessible "
-                   "element has it; or, with ref, the element of a snapshot still being there "
-                   "(gone: true, until it is not); checked every 250 ms; stable_ms: the screen's "
-                   "pixels unchanged for that long (checked every 50 ms).",
+    .description =
+        "Waits until text or regex appears (gone: disappears), ref exists, the screen is still for "
+        "stable_ms, or the program exits (exit). A timeout answers matched: false, not an error.",
     .input_schema = tool_wait_for_input_schema,
     .output_schema = tool_wait_for_output_schema,
     .annotations = {.read_only = true},

@@ -11,10 +11,9 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_window_list = {
     .name = "window_list",
+    .group = "windows",
     .title = "List windows",
-    .description = "Lists a desktop's top-level windows, top-most first: id, title, application "
-                   "(WM_CLASS), pid, bounds and whether it has the keyboard focus. Use the id "
-                   "or a part of the title as window in window_manage, type_text and press_key.",
+    .description = "Lists a desktop's windows, top-most first: id, title, app, pid, bounds, focus.",
     .input_schema = tool_window_list_input_schema,
     .output_schema = tool_window_list_output_schema,
     .annotations = {.read_only = true},

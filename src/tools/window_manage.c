@@ -28,12 +28,9 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_window_manage = {
     .name = "window_manage",
+    .group = "windows",
     .title = "Manage a window",
-    .description = "Acts on a desktop window named by id (from window_list) or a part of its "
-                   "title: focus (raise and give it the keyboard), move (x, y: new top-left "
-                   "corner), resize (width, height; move and resize both take all four), close "
-                   "(asks the program, as its close button does; force: true disconnects the "
-                   "program from the display instead).",
+    .description = "Focuses, moves, resizes or closes a desktop window (id or part of its title).",
     .input_schema = tool_window_manage_input_schema,
     .output_schema = tool_window_manage_output_schema,
     .annotations = {.read_only = false, .destructive = true, .idempotent = false},

@@ -619,7 +619,7 @@ struct rest *http_rest_create(struct http_transport *t)
     struct rest *r = xcalloc(1, sizeof *r);
     r->t = t;
     if (t->app->sessions)
-        session_registry_observe(t->app->sessions, changed, r);
+        session_registry_listen(t->app->sessions, changed, r);
     return r;
 }
 
@@ -628,7 +628,7 @@ void http_rest_destroy(struct rest *r)
     if (!r)
         return;
     if (r->t->app->sessions)
-        session_registry_unobserve(r->t->app->sessions, changed, r);
+        session_registry_unlisten(r->t->app->sessions, changed, r);
     while (r->watches)
         watch_end(r->watches);
     while (r->sessions)

@@ -7,10 +7,12 @@
 
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
 #include "mcp/registry.h"
+#include "mcp/tool_groups.h"
 #include "tools/tools.h"
 
 static void every_tool_is_well_formed(void **state)
@@ -23,6 +25,9 @@ static void every_tool_is_well_formed(void **state)
         assert_non_null(t->handler);
         assert_true(strlen(t->description) > 20);
         assert_non_null(t->title);
+        /* Every tool states its --tools group (mcp/tool_groups.c). */
+        assert_non_null(t->group);
+        assert_true(tool_group_known(t->group));
         /* Inputs are always objects and refuse arguments they do not know. */
         assert_string_equal(json_string_value(json_object_get(e->input_schema, "type")), "object");
         assert_true(json_is_false(json_object_get(e->input_schema, "additionalProperties")));
@@ -42,6 +47,11 @@ static void tool_json_follows_version(void **state)
     tools_register_all();
     const struct tool_entry *e = registry_find("status");
     assert_non_null(e);
+    json_t *plain = registry_tool_json(e, true, true);
+    assert_null(json_object_get(plain, "outputSchema")); /* only with --output-schemas */
+    assert_null(json_object_get(json_object_get(plain, "annotations"), "title"));
+    json_decref(plain);
+    registry_list_output_schemas(true);
     json_t *full = registry_tool_json(e, true, true);
     assert_non_null(json_object_get(full, "outputSchema"));
     assert_non_null(json_object_get(full, "title"));
@@ -50,8 +60,13 @@ static void tool_json_follows_version(void **state)
     json_t *old = registry_tool_json(e, false, false);
     assert_null(json_object_get(old, "outputSchema"));
     assert_null(json_object_get(old, "annotations"));
+    json_t *mid = registry_tool_json(e, false, true);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(mid, "annotations"), "title")),
+        e->tool->title);
     json_decref(full);
     json_decref(old);
+    json_decref(mid);
     /* Order is registration order, stable across calls. */
     /* The first kind built starts the list with its start tool. */
 #if GLOVEBOX_KIND_TERMINAL
@@ -152,6 +167,92 @@ static void kinds_name_their_tools(void **state)
     registry_clear();
 }
 
+/* tools/list leaves out the limits, which arguments are still checked
+ * against; a property that happens to be called like a keyword stays. */
+static void listed_schemas_leave_out_limits(void **state)
+{
+    (void)state;
+    static const struct tool t = {
+        .name = "limited",
+        .title = "Limited",
+        .description = "a tool whose input has limits",
+        .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+                        "\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3,"
+                        "\"description\":\"d\"},"
+                        "\"s\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"^a\"},"
+                        "\"pattern\":{\"type\":\"array\",\"maxItems\":2}}}",
+        .handler = noop,
+    };
+    registry_add(&t);
+    const struct tool_entry *e = registry_find("limited");
+    json_t *want = json_loads("{\"type\":\"object\",\"additionalProperties\":false,"
+                              "\"properties\":{\"n\":{\"type\":\"integer\",\"description\":"
+                              "\"d\"},\"s\":{\"type\":\"string\"},\"pattern\":{\"type\":"
+                              "\"array\"}}}",
+                              0, NULL);
+    json_t *listed = registry_tool_json(e, true, true);
+    assert_true(json_equal(json_object_get(listed, "inputSchema"), want));
+    assert_int_equal(
+        json_integer_value(json_object_get(
+            json_object_get(json_object_get(e->input_schema, "properties"), "n"), "maximum")),
+        3);
+    json_decref(listed);
+    json_decref(want);
+    registry_clear();
+}
+
+/* serve --tools: only the named groups are registered; the others' tools are
+ * absent, and say which group would serve them. */
+static void groups_select_tools(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    registry_serve_groups(tool_groups_parse("server", &err));
+    tools_register_all();
+    assert_non_null(registry_find("status"));
+    assert_null(registry_find("screenshot"));
+    const char *why = registry_absent_why("screenshot");
+    assert_non_null(why);
+    assert_non_null(strstr(why, "\"perception\""));
+    assert_non_null(strstr(why, "--tools"));
+    registry_clear();
+
+    /* registry_clear forgets the choice: every group again. */
+    tools_register_all();
+    assert_non_null(registry_find("screenshot"));
+    registry_clear();
+
+    char **d = tool_groups_parse(" default , windows,default", &err);
+    assert_non_null(d);
+    size_t n = 0;
+    bool windows = false, perception = false;
+    for (char **g = d; *g; g++, n++) {
+        windows |= strcmp(*g, "windows") == 0;
+        perception |= strcmp(*g, "perception") == 0;
+    }
+    assert_true(windows && perception);
+    size_t count, defaults = 0;
+    const struct tool_group *all = tool_groups(&count);
+    for (size_t i = 0; i < count; i++)
+        defaults += all[i].by_default;
+    assert_int_equal(n, defaults + 1); /* each group once */
+    tool_groups_free(d);
+
+    char **every = tool_groups_parse("all", &err);
+    assert_non_null(every);
+    assert_null(every[0]);
+    tool_groups_free(every);
+
+    assert_null(tool_groups_parse("input,bogus", &err));
+    assert_non_null(strstr(err, "unknown tool group \"bogus\""));
+    assert_non_null(strstr(err, "perception"));
+    free(err);
+    err = NULL;
+    assert_null(tool_groups_parse("input,,server", &err));
+    assert_non_null(strstr(err, "empty tool group"));
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +260,8 @@ int main(void)
         cmocka_unit_test(tool_json_follows_version),
         cmocka_unit_test(output_schemas_admit_errors),
         cmocka_unit_test(kinds_name_their_tools),
+        cmocka_unit_test(listed_schemas_leave_out_limits),
+        cmocka_unit_test(groups_select_tools),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,13 +64,10 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 
 const struct tool tool_android_connect = {
     .name = "android_connect",
+    .group = "android",
     .title = "Connect to an Android device",
-    .description =
-        "Connects to a phone or emulator through the adb server (no adb process per action) and "
-        "returns the session id, serial, model, screen size, density and Android version. "
-        "Without serial: the only device (device_list shows them). Then use snapshot/find for "
-        "elements with refs, click (x/y, ref or text; count 2 double-taps; hold_ms long-presses), "
-        "type_text, press_key, scroll, read_text, screenshot, session_stop.",
+    .description = "Connects to a phone or emulator through adb. Then snapshot and find (refs), "
+                   "click, type_text, press_key, scroll, screenshot.",
     .input_schema = tool_android_connect_input_schema,
     .output_schema = tool_android_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

@@ -49,10 +49,9 @@ static void handle(struct tool_call *call)
 
 const struct tool tool_device_list = {
     .name = "device_list",
+    .group = "android",
     .title = "List Android devices",
-    .description = "Lists the phones and emulators the adb server sees: serial, state (device = "
-                   "usable; offline and unauthorized come with what to do), model and product. "
-                   "Connect to one with android_connect.",
+    .description = "Lists the phones and emulators adb sees: serial, state, model.",
     .input_schema = tool_device_list_input_schema,
     .output_schema = tool_device_list_output_schema,
     .annotations = {.read_only = true, .idempotent = true, .open_world = true},

@@ -7,6 +7,7 @@
 #include "backend/android/perceive.h"
 #include "backend/android/internal.h"
 #include "backend/android/uixml.h"
+#include "backend/mirror.h"
 #include "core/args.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -141,18 +142,7 @@ static bool dumped(struct backend_call *bc, const struct adb_reply *r, struct ui
 
 static void outline_line(struct strbuf *sb, const json_t *e)
 {
-    strbuf_printf(sb, "%s %s \"%s\"", json_string_value(json_object_get(e, "ref")),
-                  json_string_value(json_object_get(e, "role")),
-                  json_string_value(json_object_get(e, "name")));
-    const json_t *states = json_object_get(e, "states");
-    size_t i;
-    const json_t *s;
-    json_array_foreach(states, i, s)
-    {
-        const char *v = json_string_value(s);
-        if (strcmp(v, "enabled") && strcmp(v, "clickable"))
-            strbuf_printf(sb, " [%s]", v);
-    }
+    mirror_element(sb, e);
     strbuf_putc(sb, '\n');
 }
 

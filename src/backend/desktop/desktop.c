@@ -212,6 +212,7 @@ static void end_session(struct desktop *d)
     input_queue_close(d->input_queue);
     d->input_queue = NULL;
     typed_check_close(d);
+    desktop_watch_close(d);
     desktop_record_end(d);
     remove_runtime_dir(d);
     desktop_output_close(d->output);
@@ -239,6 +240,17 @@ static void child_exited(pid_t pid, int status, void *ud)
         if (d->children[i].pid != pid)
             continue;
         d->children[i].alive = false;
+        if (d->children[i].kind == CHILD_APP) {
+            json_t *detail = json_pack("{s:i}", "pid", (int)pid);
+            json_object_set_new(detail, "exit_status",
+                                WIFEXITED(status) ? json_integer(WEXITSTATUS(status))
+                                                  : json_null());
+            if (WIFSIGNALED(status)) {
+                const char *name = sigabbrev_np(WTERMSIG(status));
+                json_object_set_new(detail, "signal", json_sprintf("SIG%s", name ? name : "?"));
+            }
+            session_event(d->session, "program_exited", detail);
+        }
         if (d->children[i].kind == CHILD_XVFB && !d->stopping) {
             log_warn("%s: Xvfb exited (status %d); ending the session", d->session->id, status);
             session_stop(d->session, "its X server (Xvfb) exited");
@@ -270,6 +282,7 @@ static void desktop_stop(struct session *s)
     d->stopping = true;
     /* Before the X server is told to go, so waiting calls hear why. */
     desktop_clipboard_close(d);
+    desktop_watch_close(d);
     if (!live_children(d)) {
         end_session(d);
         return;
@@ -287,6 +300,7 @@ static void desktop_destroy(struct session *s)
     desktop_start_abandon(d);
     desktop_record_end(d);
     desktop_clipboard_close(d);
+    desktop_watch_close(d);
     desktop_output_close(d->output);
     d->output = NULL;
     for (int i = 0; i < d->n_children; i++) {
@@ -410,6 +424,7 @@ static const struct backend_impl desktop_impl = {
     .type_text = desktop_type_op,
     .press_key = desktop_press_key_op,
     .capture = desktop_screenshot_op,
+    .reports_changes = true,
     .clipboard_get = desktop_clipboard_get_op,
     .clipboard_set = desktop_clipboard_set_op,
     .record_start = desktop_record_start_op,

@@ -82,13 +82,11 @@ static const struct tool_policy_args policy_args = {.command = "command", .displ
 
 const struct tool tool_desktop_start = {
     .name = "desktop_start",
+    .group = "desktop",
     .title = "Start a desktop session",
-    .description =
-        "Starts a private X desktop (a new Xvfb with its own D-Bus session and accessibility "
-        "bus), optionally running a program in it, or attaches to an existing X display. Then "
-        "use snapshot/find to see its elements, screenshot for pixels, read_text and wait_for "
-        "for text, launch_app for more programs, session_stop to end it (a private desktop and "
-        "everything in it are stopped; an attached display is left alone).",
+    .description = "Starts a private Linux desktop (Xvfb with its own D-Bus and accessibility "
+                   "bus), optionally running command, or attaches to an X display; launch_app "
+                   "starts more programs.",
     .input_schema = tool_desktop_start_input_schema,
     .output_schema = tool_desktop_start_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

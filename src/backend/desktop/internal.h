@@ -10,6 +10,7 @@
 struct app;
 struct desktop_clipboard;
 struct desktop_output;
+struct desktop_watch;
 struct frame;
 struct input_queue;
 struct perceive;
@@ -60,6 +61,7 @@ struct desktop {
     struct start *start;                 /* while starting (start.c), else NULL */
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
     struct desktop_rec *rec;             /* the recording in progress (recording.c); NULL */
+    struct desktop_watch *watch;         /* windows opened/closed/focused (watch.c); NULL */
     char last_recording[32]; /* id of the recording written when the session ended; "" */
 };
 
@@ -109,6 +111,12 @@ void desktop_screenshot_op(struct backend_call *bc);
 void desktop_record_start_op(struct backend_call *bc);
 void desktop_record_stop_op(struct backend_call *bc);
 void desktop_record_end(struct desktop *d);
+
+/* Events of the session's windows (watch.c): start watching once the
+ * display is up; stop when the session ends (safe if never started, and
+ * more than once). */
+void desktop_watch_open(struct desktop *d);
+void desktop_watch_close(struct desktop *d);
 
 /* clipboard_get / clipboard_set: {selection, text} through X selections. */
 void desktop_clipboard_get_op(struct backend_call *bc);

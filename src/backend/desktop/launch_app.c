@@ -87,9 +87,9 @@ static const struct tool_policy_args policy_args = {.command = "command", .comma
 
 const struct tool tool_launch_app = {
     .name = "launch_app",
+    .group = "desktop",
     .title = "Launch an app on a desktop",
-    .description = "Starts a program inside a desktop session, with that desktop's display and "
-                   "accessibility bus; it ends with the session.",
+    .description = "Starts a program on a desktop session; it ends with the session.",
     .input_schema = tool_launch_app_input_schema,
     .output_schema = tool_launch_app_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

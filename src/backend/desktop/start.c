@@ -172,6 +172,7 @@ static void finish(struct start *st, char *err)
     /* Only now, with the display name, input connection target, grab and
      * accessibility handles in place, may tools reach the backend. */
     session_set_live(s);
+    desktop_watch_open(d);
     st->done(s, NULL, st->ud);
 }
 

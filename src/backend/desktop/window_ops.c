@@ -5,8 +5,10 @@
 #include "backend/desktop/internal.h"
 #include "backend/desktop/windows.h"
 #include "backend/desktop/xinput.h"
+#include "backend/mirror.h"
 #include "core/app.h"
 #include "core/args.h"
+#include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
@@ -152,7 +154,19 @@ static void run(struct input_job *job)
         manage(j, xi);
     } else {
         json_t *list = windows_list(xi);
-        j->text = xasprintf("%zu windows", json_array_size(list));
+        static const char *const lead[] = {"id", "title", NULL};
+        struct strbuf sb;
+        strbuf_init(&sb);
+        strbuf_printf(&sb, "%zu window%s, top-most first", json_array_size(list),
+                      json_array_size(list) == 1 ? "" : "s");
+        size_t i;
+        json_t *w;
+        json_array_foreach(list, i, w)
+        {
+            strbuf_putc(&sb, '\n');
+            mirror_item(&sb, w, lead, NULL);
+        }
+        j->text = strbuf_steal(&sb);
         j->data = json_pack("{s:s, s:i, s:o}", "session", j->bc->session->id, "count",
                             (int)json_array_size(list), "windows", list);
     }

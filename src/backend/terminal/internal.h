@@ -47,7 +47,16 @@ struct terminal {
     struct term_write *writes;
 
     uint64_t last_output_ms; /* uv_now() of the latest output */
+    bool damaged;            /* the screen changed during the current read */
+    bool output_since_input; /* output arrived after the latest typed input */
     struct term_wait *waits;
+    struct term_run *run; /* the terminal_run in progress; NULL: none */
+    /* The program's raw output, newest HISTORY_MAX bytes at most
+     * (history.c); history_end counts every byte ever read. readers:
+     * {caller: offset of its last read}, for read_text since "last". */
+    struct strbuf history;
+    uint64_t history_end;
+    json_t *readers;
     struct term_recording *rec;
 
     bool exited;
@@ -79,6 +88,23 @@ void terminal_wait_op(struct backend_call *bc);
 void terminal_waits_check(struct terminal *t);
 /* Answer every wait: the session is going away. */
 void terminal_waits_abort(struct terminal *t, const char *why);
+
+/* Output history (history.c). */
+/* s[0..n) as text: escape sequences and controls out, CR LF as LF. */
+void terminal_output_clean(const char *s, size_t n, struct strbuf *out);
+void terminal_history_feed(struct terminal *t, const char *data, size_t len);
+/* bc's caller has read everything up to now. */
+void terminal_history_mark(struct terminal *t, const struct backend_call *bc);
+/* read_text {since: "last"}: the output since the caller's last read. */
+void terminal_read_since_op(struct backend_call *bc);
+
+/* terminal_run (run.c). */
+void terminal_run_op(struct backend_call *bc);
+/* Look for the running command's marks in output read from the program. */
+void terminal_run_feed(struct terminal *t, const char *data, size_t len);
+/* Answer the running command (the program exited, the session is going
+ * away) with what it printed so far. */
+void terminal_run_abort(struct terminal *t, const char *why);
 
 /* Rendering (render.c). */
 void terminal_screenshot_op(struct backend_call *bc);

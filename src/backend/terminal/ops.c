@@ -51,6 +51,12 @@ static void add_exit(struct terminal *t, json_t *o)
 void terminal_read_text_op(struct backend_call *bc)
 {
     struct terminal *t = terminal_of(bc->session);
+    if (args_string(bc->args, "since", NULL)) {
+        terminal_read_since_op(bc);
+        return;
+    }
+    /* Whatever is on screen now counts as read for a later since "last". */
+    terminal_history_mark(t, bc);
     int want = (int)args_int(bc->args, "scrollback", 0);
     struct strbuf text;
     strbuf_init(&text);
@@ -214,6 +220,7 @@ void terminal_resize_op(struct backend_call *bc)
     t->rows = rows;
     terminal_waits_check(t);
     terminal_record_changed(t);
+    session_changed(t->session, SESSION_CHANGED_SCREEN);
     backend_call_done(
         bc, json_pack("{s:s, s:i, s:i}", "session", bc->session->id, "cols", cols, "rows", rows),
         "%s is now %dx%d", bc->session->id, cols, rows);

@@ -94,6 +94,8 @@ static void flush_writes(struct terminal *t)
 
 void terminal_write(struct terminal *t, const char *bytes, size_t len)
 {
+    /* Typed input: a prompt on screen now is the one it was typed at. */
+    t->output_since_input = false;
     strbuf_append(&t->outq, bytes, len);
     t->queued += len;
     flush_writes(t);
@@ -215,12 +217,20 @@ static void read_output(struct terminal *t)
         t->feeding = true;
         term_screen_feed(t->screen, buf, total);
         t->feeding = false;
+        terminal_run_feed(t, buf, total);
+        terminal_history_feed(t, buf, total);
+        t->output_since_input = true;
         t->last_output_ms = uv_now(t->app->loop);
         /* Answers libvterm produced while parsing go out now. */
         if (t->outq.len)
             flush_writes(t);
         terminal_waits_check(t);
         terminal_record_changed(t);
+        /* Only output that changed the screen: a still screen tells
+         * subscribers nothing. */
+        if (t->damaged)
+            session_changed(t->session, SESSION_CHANGED_SCREEN);
+        t->damaged = false;
     }
     if (closed && t->poll_open) {
         uv_poll_stop(&t->poll);
@@ -342,6 +352,11 @@ static void finalize(struct terminal *t)
     /* Pending input can no longer be delivered. */
     strbuf_clear(&t->outq);
     flush_writes(t);
+    char *how = terminal_exit_text(t);
+    char *ended = xasprintf("the program %s", how);
+    terminal_run_abort(t, ended);
+    free(ended);
+    free(how);
     terminal_waits_check(t);
     terminal_record_changed(t);
     /* A recording outlives its program, but not glovebox or a session_stop:
@@ -364,6 +379,14 @@ static void child_exited(pid_t pid, int status, void *ud)
     } else {
         t->exit_status = WEXITSTATUS(status);
     }
+    json_t *detail = json_object();
+    json_object_set_new(detail, "exit_status",
+                        t->exit_signal ? json_null() : json_integer(t->exit_status));
+    if (t->exit_signal) {
+        const char *name = sigabbrev_np(t->exit_signal);
+        json_object_set_new(detail, "signal", json_sprintf("SIG%s", name ? name : "?"));
+    }
+    session_event(t->session, "program_exited", detail);
     finalize(t);
 }
 
@@ -394,6 +417,7 @@ static void terminal_stop(struct session *s)
     }
     t->stopping = true;
     terminal_waits_abort(t, "the session is being stopped");
+    terminal_run_abort(t, "the session is being stopped");
     /* Interactive shells ignore SIGTERM but not SIGHUP, which is what a
      * closing terminal sends. */
     kill(-t->pid, SIGHUP);
@@ -416,6 +440,7 @@ static void terminal_destroy(struct session *s)
     pidns_destroy(t->ns);
     t->ns = NULL;
     terminal_waits_abort(t, "the session was removed");
+    terminal_run_abort(t, "the session was removed");
     terminal_record_destroy(t);
     if (t->master >= 0) {
         close(t->master);
@@ -424,6 +449,9 @@ static void terminal_destroy(struct session *s)
     term_screen_destroy(t->screen);
     t->screen = NULL;
     strbuf_finish(&t->outq);
+    strbuf_finish(&t->history);
+    json_decref(t->readers);
+    t->readers = NULL;
     json_decref(t->command);
     t->command = NULL;
     s->backend = NULL;
@@ -451,7 +479,9 @@ static json_t *terminal_describe(struct session *s)
 
 static void screen_changed(void *ud)
 {
-    (void)ud; /* read_output reacts once per batch instead of per feed */
+    /* read_output reacts once per batch instead of per feed. */
+    struct terminal *t = ud;
+    t->damaged = true;
 }
 
 struct session *terminal_start(struct app *app, const struct terminal_options *o, char **err)
@@ -479,6 +509,7 @@ struct session *terminal_start(struct app *app, const struct terminal_options *o
     t->cols = o->cols;
     t->rows = o->rows;
     strbuf_init(&t->outq);
+    strbuf_init(&t->history);
     t->screen = term_screen_create(o->cols, o->rows, o->scrollback);
     term_screen_set_output(t->screen, screen_output, t);
     term_screen_set_damage_cb(t->screen, screen_changed, t);
@@ -520,8 +551,10 @@ static const struct backend_impl terminal_impl = {
     .type_text = terminal_type_text_op,
     .press_key = terminal_press_key_op,
     .wait_for = terminal_wait_op,
+    .run = terminal_run_op,
     .resize = terminal_resize_op,
     .record_start = terminal_record_start_op,
     .record_stop = terminal_record_stop_op,
     .capture = terminal_capture_op,
+    .reports_changes = true,
 };

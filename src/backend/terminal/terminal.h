@@ -36,3 +36,4 @@ struct terminal_api {
 
 /* The tools that start terminal sessions (kinds.c lists them). */
 extern const struct tool tool_terminal_start;
+extern const struct tool tool_terminal_run;

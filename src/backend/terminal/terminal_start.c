@@ -143,11 +143,11 @@ static const struct tool_policy_args policy_args = {
 
 const struct tool tool_terminal_start = {
     .name = "terminal_start",
+    .group = "terminal",
     .title = "Start a terminal session",
-    .description = "Runs a program (default: the user's shell) in a new pseudo-terminal with "
-                   "TERM=xterm-256color and returns the session id, pid and size. Then use "
-                   "type_text/press_key to drive it, read_text/snapshot/screenshot to see it, "
-                   "wait_for to wait for output, session_stop to end it.",
+    .description =
+        "Runs a program (default: your shell) in a new terminal (xterm-256color). Drive it with "
+        "type_text and press_key, read it with read_text, wait for output with wait_for.",
     .input_schema = tool_terminal_start_input_schema,
     .output_schema = tool_terminal_start_output_schema,
     .annotations = {.read_only = false,

@@ -27,6 +27,7 @@ struct term_wait {
     bool gone;
     int stable_ms; /* 0 = no quiet period needed */
     bool want_exit;
+    bool at_cursor; /* the text must end at the cursor, in output after the latest input */
     uint64_t started_ms;
     uv_timer_t timeout, quiet;
     int open_timers; /* freed when both are closed */
@@ -119,11 +120,64 @@ static bool text_on_line(const char *text, const char *line, size_t len, int col
     return padded->data && strstr(padded->data, text) != NULL;
 }
 
+/* The cursor's row up to the cursor: a prompt waiting for input ends
+ * there. Blank cells before the cursor count as spaces (the row comes
+ * trimmed); a wide character counts as one cell. */
+static void line_to_cursor(struct terminal *t, int row, int col, struct strbuf *line)
+{
+    term_screen_append_line(t->screen, row, line);
+    int chars = 0;
+    size_t cut = line->len;
+    for (size_t i = 0; i < line->len; i++) {
+        if (((unsigned char)line->data[i] & 0xC0) == 0x80)
+            continue;
+        if (chars == col) {
+            cut = i;
+            break;
+        }
+        chars++;
+    }
+    line->len = cut;
+    for (int i = chars; i < col; i++)
+        strbuf_putc(line, ' ');
+    if (line->data)
+        line->data[line->len] = '\0';
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* at_cursor: the text/regex on the cursor's row up to the cursor. */
+static int find_at_cursor(struct term_wait *w, struct strbuf *line, char **err)
+{
+    int row, col;
+    bool visible;
+    term_screen_cursor(w->t->screen, &row, &col, &visible);
+    strbuf_clear(line);
+    line_to_cursor(w->t, row, col, line);
+    const char *s = line->data ? line->data : "";
+    if (w->re) {
+        int hit = pattern_match(w->re, s, line->len, CHECK_MATCH_BUDGET, err);
+        return hit < 0 ? -2 : hit ? row : -1;
+    }
+    return ends_with(s, line->len, w->text) ? row : -1;
+}
+
 /* Finds the text/regex on screen. Returns the row, -1 if absent, or -2
  * with *err (caller frees) when the regex is over its match limit; fills
  * line. */
 static int find_on_screen(struct term_wait *w, struct strbuf *line, char **err)
 {
+    if (w->at_cursor) {
+        /* Until the program answers the latest input, what is at the
+         * cursor is the prompt that input was typed at. */
+        if (!w->t->output_since_input)
+            return -1;
+        return find_at_cursor(w, line, err);
+    }
     int cols, rows;
     term_screen_size(w->t->screen, &cols, &rows);
     uint32_t limit = CHECK_MATCH_BUDGET / (uint32_t)(rows > 0 ? rows : 1);
@@ -245,6 +299,15 @@ void terminal_wait_op(struct backend_call *bc)
     w->gone = args_bool(bc->args, "gone", false);
     w->stable_ms = (int)args_int(bc->args, "stable_ms", 0);
     w->want_exit = args_bool(bc->args, "exit", false);
+    w->at_cursor = args_bool(bc->args, "at_cursor", false);
+    if (w->at_cursor && !w->text && !w->re) {
+        pattern_destroy(w->re);
+        free(w);
+        backend_call_fail_code(
+            bc, ERROR_INVALID_ARGUMENT,
+            "\"at_cursor\" needs \"text\" or \"regex\" (the prompt to wait for)");
+        return;
+    }
     if (t->exited && !w->want_exit && !w->text && !w->re && !w->stable_ms) {
         wait_free(w);
         backend_call_fail_code(bc, ERROR_SESSION_EXPIRED, "session %s has ended", bc->session->id);

@@ -65,6 +65,9 @@ struct act {
     int count, hold_ms, duration_ms, amount;
     char *text;
     struct input_key key;
+    int pointer;    /* the pointer op's enum pointer_action */
+    bool down;      /* key_hold: press, else let go */
+    bool mods_only; /* key_hold: modifiers alone */
     /* The answer. */
     json_t *result;
     char *summary;
@@ -88,6 +91,16 @@ static bool send_events(struct act *a, const struct vnc_event *ev, int n)
         a->code = ERROR_DEVICE_UNAVAILABLE;
         return false;
     }
+    /* Where the pointer now is, for the pointer op's "where". */
+    for (int i = n - 1; i >= 0; i--)
+        if (!ev[i].key && !ev[i].cut) {
+            pthread_mutex_lock(&a->v->mu);
+            a->v->pointer_x = ev[i].x;
+            a->v->pointer_y = ev[i].y;
+            a->v->pointer_known = true;
+            pthread_mutex_unlock(&a->v->mu);
+            break;
+        }
     return true;
 }
 
@@ -426,22 +439,31 @@ static uint32_t named_keysym(const struct input_key *k)
     return syms[k->named];
 }
 
+static const struct {
+    unsigned mod;
+    uint32_t keysym;
+} held[] = {
+    {INPUT_MOD_CTRL, KS_CONTROL_L}, {INPUT_MOD_ALT, KS_ALT_L},   {INPUT_MOD_SHIFT, KS_SHIFT_L},
+    {INPUT_MOD_SUPER, KS_SUPER_L},  {INPUT_MOD_META, KS_META_L}, {INPUT_MOD_HYPER, KS_HYPER_L},
+};
+#define N_HELD (sizeof held / sizeof *held)
+
+/* The keysyms of the modifiers in mods, in held's order; their count. */
+static int modifier_keysyms(unsigned mods, uint32_t *out)
+{
+    int m = 0;
+    for (size_t i = 0; i < N_HELD; i++)
+        if (mods & held[i].mod)
+            out[m++] = held[i].keysym;
+    return m;
+}
+
 static void key_run(struct act *a)
 {
-    static const struct {
-        unsigned mod;
-        uint32_t keysym;
-    } held[] = {
-        {INPUT_MOD_CTRL, KS_CONTROL_L}, {INPUT_MOD_ALT, KS_ALT_L},   {INPUT_MOD_SHIFT, KS_SHIFT_L},
-        {INPUT_MOD_SUPER, KS_SUPER_L},  {INPUT_MOD_META, KS_META_L}, {INPUT_MOD_HYPER, KS_HYPER_L},
-    };
-    uint32_t mods[sizeof held / sizeof *held];
-    int m = 0;
-    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
-        if (a->key.mods & held[i].mod)
-            mods[m++] = held[i].keysym;
+    uint32_t mods[N_HELD];
+    int m = modifier_keysyms(a->key.mods, mods);
     uint32_t sym = named_keysym(&a->key);
-    struct vnc_event ev[2 * (sizeof held / sizeof *held) + 2];
+    struct vnc_event ev[2 * N_HELD + 2];
     for (int r = 0; r < a->count; r++) {
         int n = 0;
         for (int i = 0; i < m; i++)
@@ -474,6 +496,121 @@ void vnc_press_key_op(struct backend_call *bc)
     start(a,
           json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "key", spec, "repeat", a->count),
           xasprintf("pressed %s in %s", spec, bc->session->id));
+}
+
+/* ---- the pointer and held keys alone (computer's mouse_move,
+ * left_mouse_down/up, cursor_position, hold_key, modifiers around a click) ---- */
+
+enum pointer_action { POINTER_MOVE, POINTER_DOWN, POINTER_UP, POINTER_WHERE };
+
+static void pointer_run(struct act *a)
+{
+    struct vnc *v = a->v;
+    pthread_mutex_lock(&v->mu);
+    uint8_t buttons = v->buttons_held;
+    if (a->pointer == POINTER_WHERE || a->x < 0) {
+        /* Down and up without a point act where the pointer is. */
+        a->x = v->pointer_x;
+        a->y = v->pointer_y;
+    }
+    bool known = v->pointer_known || a->count != POINTER_WHERE;
+    pthread_mutex_unlock(&v->mu);
+    if (a->pointer == POINTER_DOWN)
+        buttons |= a->button;
+    else if (a->pointer == POINTER_UP)
+        buttons &= (uint8_t)~a->button;
+    if (a->count != POINTER_WHERE) {
+        struct vnc_event ev[2] = {at(a->x, a->y, a->pointer == POINTER_MOVE ? buttons : 0), {0}};
+        int n = 1;
+        if (a->count != POINTER_MOVE) {
+            /* Moved first with the buttons as they were, then the change. */
+            pthread_mutex_lock(&v->mu);
+            ev[0].buttons = v->buttons_held;
+            pthread_mutex_unlock(&v->mu);
+            ev[n++] = at(a->x, a->y, buttons);
+        }
+        if (!send_events(a, ev, n))
+            return;
+        pthread_mutex_lock(&v->mu);
+        v->buttons_held = buttons;
+        pthread_mutex_unlock(&v->mu);
+    }
+    json_object_set_new(a->result, "x", json_integer(a->x));
+    json_object_set_new(a->result, "y", json_integer(a->y));
+    if (!known)
+        json_object_set_new(a->result, "known", json_false());
+    a->summary = known ? xasprintf("the pointer is at %d,%d", a->x, a->y)
+                       : xstrdup("glovebox has not moved the pointer of this vnc session yet (RFB "
+                                 "does not say where it is): 0,0 is a guess");
+}
+
+void vnc_pointer_op(struct backend_call *bc)
+{
+    static const char *const names[] = {"move", "down", "up", "where"};
+    const char *what = args_string(bc->args, "action", "where");
+    int action = POINTER_WHERE;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(what, names[i]) == 0)
+            action = i;
+    if (action != POINTER_WHERE && guarded(bc, "move the pointer"))
+        return;
+    int x = -1, y = -1;
+    if (json_object_get(bc->args, "x") || json_object_get(bc->args, "y")) {
+        if (!point(bc, bc->args, "point", "move the pointer", &x, &y))
+            return;
+    } else if (action == POINTER_MOVE) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "a pointer move needs x and y");
+        return;
+    }
+    struct act *a = act_new(bc, "move the pointer", pointer_run);
+    a->pointer = action;
+    a->x = x;
+    a->y = y;
+    a->button = button_of(bc->args);
+    /* Filled in on the worker: where the pointer ended up. */
+    start(a, json_pack("{s:s}", "session", bc->session->id), NULL);
+}
+
+static void key_hold_run(struct act *a)
+{
+    uint32_t mods[N_HELD];
+    int m = modifier_keysyms(a->key.mods, mods);
+    bool down = a->down;
+    struct vnc_event ev[N_HELD + 1];
+    int n = 0;
+    uint32_t sym = a->mods_only ? 0 : named_keysym(&a->key);
+    if (!down && sym)
+        ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = sym};
+    for (int k = 0; k < m; k++)
+        ev[n++] =
+            (struct vnc_event){.key = true, .down = down, .keysym = mods[down ? k : m - 1 - k]};
+    if (down && sym)
+        ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = sym};
+    send_events(a, ev, n);
+}
+
+void vnc_key_hold_op(struct backend_call *bc)
+{
+    if (guarded(bc, "hold a key"))
+        return;
+    const char *spec = args_string(bc->args, "key", "");
+    bool down = strcmp(args_string(bc->args, "state", "down"), "down") == 0;
+    struct input_key key = {0};
+    char *err = NULL;
+    bool mods_only = input_keys_parse_mods("key", spec, &key.mods, NULL);
+    if (!mods_only && !input_keys_parse("key", spec, &key, &err)) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
+        free(err);
+        return;
+    }
+    struct act *a = act_new(bc, "hold a key", key_hold_run);
+    a->key = key;
+    a->down = down;
+    a->mods_only = mods_only;
+    start(a,
+          json_pack("{s:s, s:s, s:s}", "session", bc->session->id, "key", spec, "state",
+                    down ? "down" : "up"),
+          xasprintf("%s %s", spec, down ? "held down" : "let go"));
 }
 
 /* ---- clipboard: RFB cut text ---- */

@@ -7,6 +7,7 @@
  * framebuffer under mu and post input events, waiting for them to be sent. */
 #pragma once
 #include "backend/backend.h"
+#include "backend/frame_recording.h"
 #include "backend/vnc/vnc.h"
 #include "image/frame.h"
 
@@ -38,6 +39,8 @@ struct vnc {
     int handles_open;
     int timeout_ms;
     bool stopping;
+    bool finishing; /* the end has begun (a recording may still be written) */
+    struct frame_recording_slot rec;
 
     pthread_mutex_t mu;
     pthread_cond_t changed; /* a framebuffer update, or the end */
@@ -54,6 +57,11 @@ struct vnc {
     const char *security; /* "none", "vnc" */
     char *close_reason;   /* why it closed, for the user */
     enum error_code close_code;
+    /* The pointer as glovebox last sent it (RFB never says where it is),
+     * and the buttons a pointer "down" holds. */
+    int pointer_x, pointer_y;
+    bool pointer_known;
+    uint8_t buttons_held;
 
     /* GLib thread only. */
     struct _VncConnection *conn;
@@ -104,6 +112,10 @@ void vnc_drag_op(struct backend_call *bc);
 void vnc_scroll_op(struct backend_call *bc);
 void vnc_type_text_op(struct backend_call *bc);
 void vnc_press_key_op(struct backend_call *bc);
+void vnc_pointer_op(struct backend_call *bc);
+void vnc_record_start_op(struct backend_call *bc);
+void vnc_record_stop_op(struct backend_call *bc);
+void vnc_key_hold_op(struct backend_call *bc);
 void vnc_clipboard_get_op(struct backend_call *bc);
 void vnc_clipboard_set_op(struct backend_call *bc);
 void vnc_read_text_op(struct backend_call *bc);

@@ -35,10 +35,22 @@ static bool is_gone(struct vnc *v)
     return gone;
 }
 
-/* The connection is gone and the session stopping: a connect still
- * waiting hears why, and the session ends. */
+static void ended(void *ud);
+
+/* The connection is gone and the session stopping: a recording under way
+ * is written (its last frame may still be on the worker pool, reading v),
+ * then a connect still waiting hears why, and the session ends. */
 static void finish_end(struct vnc *v)
 {
+    if (v->finishing)
+        return;
+    v->finishing = true;
+    frame_recording_end(&v->rec, ended, v);
+}
+
+static void ended(void *ud)
+{
+    struct vnc *v = ud;
     struct session *s = v->session;
     if (v->connected) {
         pthread_mutex_lock(&v->mu);
@@ -218,6 +230,10 @@ static const struct backend_impl vnc_impl = {
     .scroll = vnc_scroll_op,
     .type_text = vnc_type_text_op,
     .press_key = vnc_press_key_op,
+    .record_start = vnc_record_start_op,
+    .record_stop = vnc_record_stop_op,
+    .pointer = vnc_pointer_op,
+    .key_hold = vnc_key_hold_op,
     .read_text = vnc_read_text_op,
     .wait_for = vnc_wait_for_op,
     .clipboard_get = vnc_clipboard_get_op,

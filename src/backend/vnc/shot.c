@@ -36,6 +36,27 @@ void vnc_screenshot_op(struct backend_call *bc)
                                                  .failure = "cannot take a screenshot"});
 }
 
+/* ---- recordings: the same frames, sampled (backend/frame_recording.h) ---- */
+
+static void record_sample(void *ud, struct frame_recording *fr)
+{
+    frame_recording_sampled(fr, &(struct frame_source){.produce = produce, .ud = ud});
+}
+
+static const struct frame_recording_kind recording = {
+    .kind = "vnc", .default_fps = 5, .max_fps = 30, .sample = record_sample};
+
+void vnc_record_start_op(struct backend_call *bc)
+{
+    struct vnc *v = vnc_of(bc->session);
+    frame_recording_start(&v->rec, bc, &recording, v);
+}
+
+void vnc_record_stop_op(struct backend_call *bc)
+{
+    frame_recording_stop(&vnc_of(bc->session)->rec, bc);
+}
+
 /* ---- OCR ---- */
 
 struct look {

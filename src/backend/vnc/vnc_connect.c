@@ -100,13 +100,10 @@ static const struct tool_policy_args policy_args = {.host = "host"};
 
 const struct tool tool_vnc_connect = {
     .name = "vnc_connect",
+    .group = "vnc",
     .title = "Connect to a remote desktop (VNC)",
-    .description =
-        "Starts a session on a VNC (RFB) server: host, port or display (port 5900 + display), "
-        "password or password_env for VNC authentication (never shown or logged). Then: "
-        "screenshot, click, drag, scroll, type_text, press_key, read_text and wait_for (by "
-        "OCR), clipboard_get/clipboard_set (cut text), session_stop. Security types None and "
-        "VNC authentication.",
+    .description = "Connects to a VNC server (no auth or VNC password). Then screenshot, click, "
+                   "type_text, press_key, read_text (OCR), clipboard.",
     .input_schema = tool_vnc_connect_input_schema,
     .output_schema = tool_vnc_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

@@ -1,9 +1,11 @@
 /* The webdriver backend's shared state; private to src/backend/webdriver/. */
 #pragma once
 #include "backend/backend.h"
+#include "backend/frame_recording.h"
 #include "backend/webdriver/webdriver.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <uv.h>
 
@@ -20,7 +22,14 @@ struct wd {
     char *browser;   /* "chrome 156.0…", NULL if the endpoint did not say */
     bool attached;   /* the remote session existed before (attach): never deleted */
     long timeout_ms; /* every request */
+    /* Farms end idle sessions: a cheap command after this long without
+     * one (ms; 0: never), and when the last request went. */
+    uint64_t keepalive_ms, last_request_ms;
+    bool remote_gone; /* the endpoint ended the remote session: no DELETE */
     int width, height;
+    /* The pointer as glovebox last moved it (WebDriver never says). */
+    int pointer_x, pointer_y;
+    bool pointer_known;
 
     /* A chromedriver glovebox started (owned); pid 0 when none. */
     pid_t driver_pid;
@@ -44,6 +53,7 @@ struct wd {
     bool destroyed;
     /* What calls in flight hear when the session goes. */
     enum error_code abort_code;
+    struct frame_recording_slot rec;
 };
 
 struct wd *wd_of(struct session *s);
@@ -56,6 +66,9 @@ typedef void (*wd_reply_fn)(struct wd *w, void *ud, json_t *value, enum error_co
  * stolen (NULL: none; POSTs get {} then). */
 void wd_command(struct wd *w, const char *method, const char *path, json_t *body, wd_reply_fn fn,
                 void *ud);
+/* wd_command with a time limit of its own (a script that waits). */
+void wd_command_within(struct wd *w, const char *method, const char *path, json_t *body,
+                       long timeout_ms, wd_reply_fn fn, void *ud);
 /* The same on <endpoint><path> (no session), with its own time limit. */
 void wd_request(struct wd *w, const char *method, const char *path, json_t *body, long timeout_ms,
                 wd_reply_fn fn, void *ud);
@@ -75,6 +88,26 @@ void wd_click_op(struct backend_call *bc);
 void wd_type_text_op(struct backend_call *bc);
 void wd_press_key_op(struct backend_call *bc);
 void wd_scroll_op(struct backend_call *bc);
+void wd_drag_op(struct backend_call *bc);
+void wd_snapshot_op(struct backend_call *bc);
+void wd_find_op(struct backend_call *bc);
+void wd_wait_for_op(struct backend_call *bc);
+void wd_record_start_op(struct backend_call *bc);
+void wd_window_list_op(struct backend_call *bc);
+void wd_browser_logs_op(struct backend_call *bc);
+void wd_storage_save_op(struct backend_call *bc);
+void wd_storage_load_op(struct backend_call *bc);
+void wd_window_manage_op(struct backend_call *bc);
+void wd_record_stop_op(struct backend_call *bc);
+/* Where the element of bc's "ref" (or the first with its "text" and
+ * "role") is, brought into view (and focused when focus): fn gets its
+ * bounds in the viewport and whether it is a password field. bc is
+ * answered with not_found when there is none (perceive.c). */
+typedef void (*wd_target_fn)(struct backend_call *bc, const char *ref,
+                             const struct screen_rect *bounds, bool password);
+void wd_target(struct backend_call *bc, bool focus, wd_target_fn fn);
+void wd_pointer_op(struct backend_call *bc);
+void wd_key_hold_op(struct backend_call *bc);
 void wd_read_text_op(struct backend_call *bc);
 void wd_open_url_op(struct backend_call *bc);
 /* The WebDriver key (a one-character string, U+E000…) of a named glovebox
@@ -82,6 +115,9 @@ void wd_open_url_op(struct backend_call *bc);
 const char *wd_key_for(int named);
 /* The key actions of press_key's key (a chord). False with *err. */
 bool wd_key_actions(const char *spec, int repeat, json_t **actions, char **err);
+/* The key actions that hold down (or let go of) spec: modifiers alone
+ * ("shift", "ctrl+alt") or a chord. False with *err. */
+bool wd_key_hold_actions(const char *spec, bool down, json_t **actions, char **err);
 
 /* Connect (webdriver.c). */
 void wd_connect(struct app *app, const struct webdriver_options *o, webdriver_connected_fn done,

@@ -129,3 +129,39 @@ bool wd_key_actions(const char *spec, int repeat, json_t **actions, char **err)
     *actions = list;
     return true;
 }
+
+bool wd_key_hold_actions(const char *spec, bool down, json_t **actions, char **err)
+{
+    struct input_key k = {0};
+    bool mods_only = input_keys_parse_mods("key", spec, &k.mods, NULL);
+    if (!mods_only && !input_keys_parse("key", spec, &k, err))
+        return false;
+    if (k.mods & INPUT_MOD_HYPER) {
+        *err = xstrdup("argument \"key\": webdriver sessions have no hyper modifier (ctrl, "
+                       "shift, alt, super and meta work)");
+        return false;
+    }
+    char ch[8];
+    const char *value = NULL;
+    if (!mods_only && k.named == INPUT_KEY_CHAR) {
+        ch[encode(k.codepoint, ch)] = '\0';
+        value = ch;
+    } else if (!mods_only && !(value = wd_key_for(k.named))) {
+        *err = xasprintf("argument \"key\": \"%s\" has no WebDriver key", spec);
+        return false;
+    }
+    json_t *list = json_array();
+    const char *type = down ? "keyDown" : "keyUp";
+    size_t n = sizeof mods / sizeof *mods;
+    if (!down && value)
+        key(list, type, value);
+    for (size_t i = 0; i < n; i++) {
+        size_t m = down ? i : n - 1 - i;
+        if (k.mods & mods[m].mod)
+            key(list, type, mods[m].key);
+    }
+    if (down && value)
+        key(list, type, value);
+    *actions = list;
+    return true;
+}

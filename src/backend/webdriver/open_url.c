@@ -43,10 +43,9 @@ static const struct tool_policy_args policy_args = {.host = "url"};
 
 const struct tool tool_open_url = {
     .name = "open_url",
+    .group = "webdriver",
     .title = "Open a URL",
-    .description = "Loads an http: or https: page in a browser session (webdriver_connect) and "
-                   "returns the page's title once it has loaded. The policy's hosts rules "
-                   "apply; file:, javascript:, chrome: and other schemes are refused.",
+    .description = "Loads an http(s) URL in a browser session and returns the page title.",
     .input_schema = tool_open_url_input_schema,
     .output_schema = tool_open_url_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

@@ -84,37 +84,96 @@ static int coord(const struct backend_call *bc, const char *key, int fallback)
     return v ? (int)lround(json_number_value(v) / scale) : fallback;
 }
 
+/* The mouse's input source: its state (buttons held) lasts between
+ * commands, which is what lets a pointer "down" and a later "up" pair. */
+static json_t *mouse(json_t *actions)
+{
+    return json_pack("{s:s, s:s, s:{s:s}, s:o}", "type", "pointer", "id", "mouse", "parameters",
+                     "pointerType", "mouse", "actions", actions);
+}
+
+static void moved(struct backend_call *bc, int x, int y)
+{
+    struct wd *w = wd_of(bc->session);
+    w->pointer_x = x;
+    w->pointer_y = y;
+    w->pointer_known = true;
+}
+
+static json_t *move_to(int x, int y, int duration_ms)
+{
+    return json_pack("{s:s, s:i, s:i, s:i, s:s}", "type", "pointerMove", "duration", duration_ms,
+                     "x", x, "y", y, "origin", "viewport");
+}
+
+static int button_number(const char *button)
+{
+    return strcmp(button, "middle") == 0 ? 1 : strcmp(button, "right") == 0 ? 2 : 0;
+}
+
+/* A point of the page, or false after answering bc: the viewport glovebox
+ * knows of bounds it (WebDriver would refuse with a vaguer error). */
+static bool in_view(struct backend_call *bc, const char *field, int x, int y)
+{
+    struct wd *w = wd_of(bc->session);
+    if (x >= 0 && y >= 0 && (!w->width || x < w->width) && (!w->height || y < w->height))
+        return true;
+    backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s %d,%d is outside the %dx%d viewport",
+                           field, x, y, w->width, w->height);
+    return false;
+}
+
+static void click_at(struct backend_call *bc, int x, int y, const char *ref);
+
+/* A ref or text found: the middle of its bounds. */
+static void click_target(struct backend_call *bc, const char *ref, const struct screen_rect *r,
+                         bool password)
+{
+    (void)password;
+    click_at(bc, r->x + r->width / 2, r->y + r->height / 2, ref);
+}
+
 void wd_click_op(struct backend_call *bc)
 {
-    static const char *const unsupported[] = {"ref", "text", "role", "app", "window", NULL};
+    static const char *const unsupported[] = {"app", "window", NULL};
     if (refuse_fields(bc, "click", unsupported))
         return;
-    if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
-        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
-                               "cannot click: arguments \"x\" and \"y\" are required on webdriver "
-                               "sessions");
+    if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
+        wd_target(bc, false, click_target);
         return;
     }
-    int x = coord(bc, "x", 0), y = coord(bc, "y", 0);
+    if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot click: give \"ref\", \"text\", or \"x\" and \"y\"");
+        return;
+    }
+    click_at(bc, coord(bc, "x", 0), coord(bc, "y", 0), NULL);
+}
+
+static void click_at(struct backend_call *bc, int x, int y, const char *ref)
+{
     const char *button = args_string(bc->args, "button", "left");
-    int b = strcmp(button, "middle") == 0 ? 1 : strcmp(button, "right") == 0 ? 2 : 0;
+    int b = button_number(button);
     int count = (int)args_int(bc->args, "count", 1);
     int hold = (int)args_int(bc->args, "hold_ms", 0);
     json_t *list = json_array();
-    json_array_append_new(list, json_pack("{s:s, s:i, s:i, s:i, s:s}", "type", "pointerMove",
-                                          "duration", 0, "x", x, "y", y, "origin", "viewport"));
+    json_array_append_new(list, move_to(x, y, 0));
     for (int i = 0; i < count; i++) {
         json_array_append_new(list, json_pack("{s:s, s:i}", "type", "pointerDown", "button", b));
         if (hold > 0)
             json_array_append_new(list, json_pack("{s:s, s:i}", "type", "pause", "duration", hold));
         json_array_append_new(list, json_pack("{s:s, s:i}", "type", "pointerUp", "button", b));
     }
-    json_t *source = json_pack("{s:s, s:s, s:{s:s}, s:o}", "type", "pointer", "id", "mouse",
-                               "parameters", "pointerType", "mouse", "actions", list);
+    json_t *source = mouse(list);
+    moved(bc, x, y);
     json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x, "y",
                                y, "button", button, "count", count);
+    if (ref)
+        json_object_set_new(result, "ref", json_string(ref));
     perform(bc, source, result,
-            xasprintf("clicked %s at %d,%d in %s", button, x, y, bc->session->id), "click");
+            ref ? xasprintf("clicked %s %s at %d,%d in %s", button, ref, x, y, bc->session->id)
+                : xasprintf("clicked %s at %d,%d in %s", button, x, y, bc->session->id),
+            "click");
 }
 
 void wd_scroll_op(struct backend_call *bc)
@@ -140,6 +199,99 @@ void wd_scroll_op(struct backend_call *bc)
                                "amount", amount);
     perform(bc, source, result, xasprintf("scrolled %s %d in %s", dir, amount, bc->session->id),
             "scroll");
+}
+
+#define DRAG_STEPS 12
+
+void wd_drag_op(struct backend_call *bc)
+{
+    const json_t *from = json_object_get(bc->args, "from"), *to = json_object_get(bc->args, "to");
+    static const char *const unsupported[] = {"ref", NULL};
+    if (json_object_get(from, "ref") || json_object_get(to, "ref")) {
+        refuse_fields(bc, "drag", unsupported);
+        return;
+    }
+    double scale = args_number(bc->args, "scale", 1);
+    int x = (int)lround(json_number_value(json_object_get(from, "x")) / scale);
+    int y = (int)lround(json_number_value(json_object_get(from, "y")) / scale);
+    int x2 = (int)lround(json_number_value(json_object_get(to, "x")) / scale);
+    int y2 = (int)lround(json_number_value(json_object_get(to, "y")) / scale);
+    if (!in_view(bc, "from", x, y) || !in_view(bc, "to", x2, y2))
+        return;
+    const char *button = args_string(bc->args, "button", "left");
+    int b = button_number(button);
+    int duration = (int)args_int(bc->args, "duration_ms", 300);
+    json_t *list = json_array();
+    json_array_append_new(list, move_to(x, y, 0));
+    json_array_append_new(list, json_pack("{s:s, s:i}", "type", "pointerDown", "button", b));
+    /* In steps, so pages that track pointermove see a path. */
+    for (int i = 1; i <= DRAG_STEPS; i++)
+        json_array_append_new(list, move_to(x + (x2 - x) * i / DRAG_STEPS,
+                                            y + (y2 - y) * i / DRAG_STEPS, duration / DRAG_STEPS));
+    json_array_append_new(list, json_pack("{s:s, s:i}", "type", "pointerUp", "button", b));
+    moved(bc, x2, y2);
+    json_t *result = json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:s}", "session", bc->session->id,
+                               "from", "x", x, "y", y, "to", "x", x2, "y", y2, "button", button);
+    perform(bc, mouse(list), result,
+            xasprintf("dragged from %d,%d to %d,%d in %s", x, y, x2, y2, bc->session->id), "drag");
+}
+
+/* The pointer alone: move, press or let go of a button (held between
+ * commands), or where it is. */
+void wd_pointer_op(struct backend_call *bc)
+{
+    struct wd *w = wd_of(bc->session);
+    const char *what = args_string(bc->args, "action", "where");
+    bool has_point = json_object_get(bc->args, "x") && json_object_get(bc->args, "y");
+    int x = has_point ? coord(bc, "x", 0) : w->pointer_x;
+    int y = has_point ? coord(bc, "y", 0) : w->pointer_y;
+    if (strcmp(what, "where") == 0) {
+        json_t *data = json_pack("{s:s, s:i, s:i}", "session", bc->session->id, "x", x, "y", y);
+        if (!w->pointer_known) {
+            json_object_set_new(data, "known", json_false());
+            backend_call_done(bc, data,
+                              "glovebox has not moved the pointer of this webdriver session yet "
+                              "(WebDriver does not say where it is): 0,0 is a guess");
+        } else {
+            backend_call_done(bc, data, "the pointer is at %d,%d", x, y);
+        }
+        return;
+    }
+    if (!has_point && strcmp(what, "move") == 0) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "a pointer move needs x and y");
+        return;
+    }
+    if (has_point && !in_view(bc, "point", x, y))
+        return;
+    json_t *list = json_array();
+    json_array_append_new(list, move_to(x, y, 0));
+    if (strcmp(what, "move") != 0)
+        json_array_append_new(
+            list,
+            json_pack("{s:s, s:i}", "type", strcmp(what, "down") == 0 ? "pointerDown" : "pointerUp",
+                      "button", button_number(args_string(bc->args, "button", "left"))));
+    moved(bc, x, y);
+    perform(bc, mouse(list),
+            json_pack("{s:s, s:i, s:i}", "session", bc->session->id, "x", x, "y", y),
+            xasprintf("the pointer is at %d,%d", x, y), "move the pointer");
+}
+
+void wd_key_hold_op(struct backend_call *bc)
+{
+    const char *spec = args_string(bc->args, "key", "");
+    bool down = strcmp(args_string(bc->args, "state", "down"), "down") == 0;
+    json_t *list;
+    char *err = NULL;
+    if (!wd_key_hold_actions(spec, down, &list, &err)) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "%s", err);
+        free(err);
+        return;
+    }
+    json_t *source = json_pack("{s:s, s:s, s:o}", "type", "key", "id", "keyboard", "actions", list);
+    perform(bc, source,
+            json_pack("{s:s, s:s, s:s}", "session", bc->session->id, "key", spec, "state",
+                      down ? "down" : "up"),
+            xasprintf("%s %s", spec, down ? "held down" : "let go"), "hold a key");
 }
 
 void wd_press_key_op(struct backend_call *bc)
@@ -214,11 +366,24 @@ static void type_now(struct wd *w, void *ud, json_t *value, enum error_code code
         "type");
 }
 
+/* A ref focused: type there (its password-ness is known already). */
+static void type_target(struct backend_call *bc, const char *ref, const struct screen_rect *r,
+                        bool password)
+{
+    (void)ref;
+    (void)r;
+    type_now(wd_of(bc->session), bc, password ? json_true() : json_false(), 0, NULL);
+}
+
 void wd_type_text_op(struct backend_call *bc)
 {
-    static const char *const unsupported[] = {"ref", "window", NULL};
+    static const char *const unsupported[] = {"window", NULL};
     if (refuse_fields(bc, "type", unsupported))
         return;
+    if (json_object_get(bc->args, "ref")) {
+        wd_target(bc, true, type_target);
+        return;
+    }
     wd_command(wd_of(bc->session), "POST", "/execute/sync",
                json_pack("{s:s, s:[]}", "script",
                          "var e=document.activeElement;return !!e&&e.type==='password';", "args"),

@@ -1,6 +1,7 @@
 /* screenshot on webdriver sessions: password fields' places (one script),
  * then the endpoint's PNG of the viewport, decoded on the worker pool and
  * handed to the shared frame pipeline (backend/frames.h). */
+#include "backend/frame_recording.h"
 #include "backend/frames.h"
 #include "backend/webdriver/internal.h"
 
@@ -27,8 +28,9 @@ static const char SECRETS_SCRIPT[] =
     "Math.ceil(b.height*d)+1]);});return r;";
 
 struct shot {
-    struct backend_call *bc;
-    char *b64; /* the endpoint's PNG */
+    struct backend_call *bc;    /* a screenshot's, or */
+    struct frame_recording *fr; /* a recording's sample */
+    char *b64;                  /* the endpoint's PNG */
     struct screen_rect secrets[MAX_SECRETS];
     int n_secrets;
 };
@@ -99,24 +101,64 @@ static void release(void *ud)
     shot_free(ud);
 }
 
+/* The viewport's size, as the endpoint's PNG says it (its IHDR, in the
+ * first 24 bytes): what pointer coordinates are checked against and what
+ * computer's coordinate space is made from, for endpoints whose window
+ * glovebox did not size. */
+static void learn_size(struct wd *w, const char *b64)
+{
+    char head[33];
+    size_t n = strnlen(b64, 32);
+    if (n < 32)
+        return;
+    memcpy(head, b64, 32);
+    head[32] = '\0';
+    size_t len;
+    uint8_t *p = (uint8_t *)base64_decode(head, 32, &len);
+    if (p && len >= 24 && memcmp(p + 12, "IHDR", 4) == 0) {
+        uint32_t width =
+            (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19];
+        uint32_t height =
+            (uint32_t)p[20] << 24 | (uint32_t)p[21] << 16 | (uint32_t)p[22] << 8 | p[23];
+        if (width > 0 && height > 0 && width <= 16384 && height <= 16384) {
+            w->width = (int)width;
+            w->height = (int)height;
+        }
+    }
+    free(p);
+}
+
+/* The shot cannot be taken: the call or the recording hears why. */
+static void shot_failed(struct shot *sh, enum error_code code, const char *err)
+{
+    if (sh->bc)
+        backend_call_fail_code(sh->bc, code, "cannot take a screenshot: %s", err);
+    else
+        frame_recording_failed(sh->fr, err);
+    shot_free(sh);
+}
+
 static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     struct shot *sh = ud;
     if (err) {
-        backend_call_fail_code(sh->bc, code, "cannot take a screenshot: %s", err);
-        shot_free(sh);
+        shot_failed(sh, code, err);
         return;
     }
     if (!json_is_string(value)) {
-        backend_call_fail(sh->bc, "cannot take a screenshot: %s sent no image", w->shown);
-        shot_free(sh);
+        char *msg = xasprintf("%s sent no image", w->shown);
+        shot_failed(sh, ERROR_TOOL_FAILED, msg);
+        free(msg);
         return;
     }
     sh->b64 = xstrdup(json_string_value(value));
-    frames_screenshot(sh->bc, &(struct frame_source){.produce = produce,
-                                                     .release = release,
-                                                     .ud = sh,
-                                                     .failure = "cannot take a screenshot"});
+    learn_size(w, sh->b64);
+    struct frame_source src = {
+        .produce = produce, .release = release, .ud = sh, .failure = "cannot take a screenshot"};
+    if (sh->bc)
+        frames_screenshot(sh->bc, &src);
+    else
+        frame_recording_sampled(sh->fr, &src);
 }
 
 static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code code,
@@ -127,8 +169,7 @@ static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code c
      * that is gone fails here already. */
     if (err && (code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED ||
                 code == ERROR_TIMEOUT)) {
-        backend_call_fail_code(sh->bc, code, "cannot take a screenshot: %s", err);
-        shot_free(sh);
+        shot_failed(sh, code, err);
         return;
     }
     size_t i;
@@ -146,11 +187,39 @@ static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code c
     wd_command(w, "GET", "/screenshot", NULL, got_png, sh);
 }
 
-void wd_screenshot_op(struct backend_call *bc)
+static void take(struct wd *w, struct shot *sh)
 {
-    struct wd *w = wd_of(bc->session);
-    struct shot *sh = xcalloc(1, sizeof *sh);
-    sh->bc = bc;
     wd_command(w, "POST", "/execute/sync",
                json_pack("{s:s, s:[]}", "script", SECRETS_SCRIPT, "args"), got_secrets, sh);
+}
+
+void wd_screenshot_op(struct backend_call *bc)
+{
+    struct shot *sh = xcalloc(1, sizeof *sh);
+    sh->bc = bc;
+    take(wd_of(bc->session), sh);
+}
+
+/* ---- recordings: the same frames, sampled (backend/frame_recording.h) ---- */
+
+static void record_sample(void *ud, struct frame_recording *fr)
+{
+    struct shot *sh = xcalloc(1, sizeof *sh);
+    sh->fr = fr;
+    take(ud, sh);
+}
+
+/* A sample is two WebDriver commands and a PNG decode: a few a second. */
+static const struct frame_recording_kind recording = {
+    .kind = "webdriver", .default_fps = 2, .max_fps = 10, .sample = record_sample};
+
+void wd_record_start_op(struct backend_call *bc)
+{
+    struct wd *w = wd_of(bc->session);
+    frame_recording_start(&w->rec, bc, &recording, w);
+}
+
+void wd_record_stop_op(struct backend_call *bc)
+{
+    frame_recording_stop(&wd_of(bc->session)->rec, bc);
 }

@@ -26,6 +26,8 @@
 #define DELETE_TIMEOUT_MS 5000
 /* A chromedriver that ignores SIGTERM gets SIGKILL after this. */
 #define KILL_AFTER_MS 2000
+/* Farms end sessions idle for 60-300 s: a keep-alive twice a minute. */
+#define KEEPALIVE_DEFAULT_MS 30000
 /* WebDriver error messages carry stack traces: the first part is enough. */
 #define MESSAGE_MAX 300
 
@@ -106,9 +108,21 @@ static void reply(struct cmd *c, const struct wd_http_response *r)
         if (nl)
             *nl = '\0';
         c->fn(w, c->ud, NULL, code, msg);
-        free(msg);
         if (code == ERROR_DEVICE_UNAVAILABLE && w->driver_pid && !w->stopping)
             session_stop(w->session, "the browser is gone");
+        else if (code == ERROR_SESSION_EXPIRED && !w->stopping && w->session->was_live &&
+                 w->session->state == SESSION_LIVE) {
+            /* A farm ended it (idle, or its own time limit): nothing left
+             * to DELETE, and every later call hears session_expired. */
+            w->remote_gone = true;
+            const char *said = m ? m : error;
+            char *why =
+                xasprintf("the endpoint ended remote session %s (%.*s)", w->remote_id,
+                          (int)(strcspn(said, "\n") < 200 ? strcspn(said, "\n") : 200), said);
+            session_stop(w->session, why);
+            free(why);
+        }
+        free(msg);
     } else {
         char *msg = xasprintf("the WebDriver endpoint %s answered HTTP %ld without a WebDriver "
                               "reply (is it a WebDriver server?)",
@@ -139,17 +153,24 @@ void wd_request(struct wd *w, const char *method, const char *path, json_t *body
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     char *url = xasprintf("%s%s", w->base, path);
+    w->last_request_ms = uv_now(w->app->loop);
     wd_http_request(w->http, method, url, text, timeout_ms, http_done, c);
     free(url);
     free(text);
 }
 
+void wd_command_within(struct wd *w, const char *method, const char *path, json_t *body,
+                       long timeout_ms, wd_reply_fn fn, void *ud)
+{
+    char *full = xasprintf("/session/%s%s", w->remote_id, path);
+    wd_request(w, method, full, body, timeout_ms, fn, ud);
+    free(full);
+}
+
 void wd_command(struct wd *w, const char *method, const char *path, json_t *body, wd_reply_fn fn,
                 void *ud)
 {
-    char *full = xasprintf("/session/%s%s", w->remote_id, path);
-    wd_request(w, method, full, body, w->timeout_ms, fn, ud);
-    free(full);
+    wd_command_within(w, method, path, body, w->timeout_ms, fn, ud);
 }
 
 /* ---- the end ---- */
@@ -249,10 +270,18 @@ static void answer_connect(struct wd *w, struct session *s, enum error_code code
         fn(w->connected_ud, s, code, err);
 }
 
+/* A recording's samples use only their own copies: nothing to wait for. */
+static void recording_idle(void *ud)
+{
+    (void)ud;
+}
+
 static void webdriver_stop(struct session *s)
 {
     struct wd *w = wd_of(s);
     w->stopping = true;
+    /* Before the requests are cut off: its sample in flight then ends it. */
+    frame_recording_end(&w->rec, recording_idle, NULL);
     if (w->timer_open)
         uv_timer_stop(&w->timer);
     const char *why = s->end_reason ? s->end_reason : "stopped";
@@ -268,7 +297,7 @@ static void webdriver_stop(struct session *s)
     w->abort_code =
         w->driver_pid && !w->driver_alive ? ERROR_DEVICE_UNAVAILABLE : ERROR_SESSION_EXPIRED;
     wd_http_abort_all(w->http, why);
-    if (w->remote_id && !w->attached && (!w->driver_pid || w->driver_alive)) {
+    if (w->remote_id && !w->attached && !w->remote_gone && (!w->driver_pid || w->driver_alive)) {
         char *path = xasprintf("/session/%s", w->remote_id);
         wd_request(w, "DELETE", path, NULL,
                    w->timeout_ms < DELETE_TIMEOUT_MS ? w->timeout_ms : DELETE_TIMEOUT_MS, deleted,
@@ -330,6 +359,10 @@ static json_t *webdriver_describe(struct session *s)
         json_object_set_new(o, "browser", json_string(w->browser));
     if (w->driver_alive)
         json_object_set_new(o, "driver_pid", json_integer(w->driver_pid));
+    if (w->width > 0 && w->height > 0) {
+        json_object_set_new(o, "width", json_integer(w->width));
+        json_object_set_new(o, "height", json_integer(w->height));
+    }
     return o;
 }
 
@@ -369,11 +402,38 @@ static void driver_exited(pid_t pid, int status, void *ud)
     free(why);
 }
 
+static void kept_alive(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)ud;
+    (void)value;
+    (void)code;
+    /* An ended remote session has ended ours already (reply). */
+    if (err && !w->stopping)
+        log_info("%s: keep-alive: %s", w->session->id, err);
+}
+
+/* Idle for keepalive_ms: one cheap command (GET …/timeouts); otherwise
+ * look again when that much time will have passed since the last one. */
+static void keepalive_tick(uv_timer_t *t)
+{
+    struct wd *w = t->data;
+    if (w->stopping)
+        return;
+    uint64_t idle = uv_now(w->app->loop) - w->last_request_ms;
+    if (idle >= w->keepalive_ms) {
+        wd_command(w, "GET", "/timeouts", NULL, kept_alive, NULL);
+        idle = 0;
+    }
+    uv_timer_start(&w->timer, keepalive_tick, w->keepalive_ms - idle, 0);
+}
+
 static void set_live(struct wd *w)
 {
     json_decref(w->capabilities);
     w->capabilities = NULL;
     session_set_live(w->session);
+    if (w->keepalive_ms && w->timer_open)
+        uv_timer_start(&w->timer, keepalive_tick, w->keepalive_ms, 0);
     log_info("%s: connected to %s (remote session %s)", w->session->id, w->shown, w->remote_id);
     answer_connect(w, w->session, 0, NULL);
 }
@@ -446,6 +506,9 @@ static json_t *new_session_body(struct wd *w)
         json_decref(ours);
         if (!json_object_get(opts, "binary") && wd_driver_chromium())
             json_object_set_new(opts, "binary", json_string(wd_driver_chromium()));
+        /* Everything the console says, for browser_logs. */
+        if (!json_object_get(always, "goog:loggingPrefs"))
+            json_object_set_new(always, "goog:loggingPrefs", json_pack("{s:s}", "browser", "ALL"));
     }
     return json_pack("{s:{s:o, s:[{}]}}", "capabilities", "alwaysMatch", always, "firstMatch");
 }
@@ -504,6 +567,10 @@ void wd_connect(struct app *app, const struct webdriver_options *o, webdriver_co
     w->connected = done;
     w->connected_ud = ud;
     w->timeout_ms = o->timeout_ms;
+    /* The browser glovebox owns has no idle limit of its own. */
+    w->keepalive_ms = o->keepalive_s >= 0 ? (uint64_t)o->keepalive_s * 1000
+                      : o->url            ? KEEPALIVE_DEFAULT_MS
+                                          : 0;
     w->width = o->width;
     w->height = o->height;
     w->capabilities = o->capabilities ? json_deep_copy(o->capabilities) : NULL;
@@ -550,6 +617,19 @@ static const struct backend_impl webdriver_impl = {
     .type_text = wd_type_text_op,
     .press_key = wd_press_key_op,
     .scroll = wd_scroll_op,
+    .drag = wd_drag_op,
+    .snapshot = wd_snapshot_op,
+    .find = wd_find_op,
+    .wait_for = wd_wait_for_op,
+    .record_start = wd_record_start_op,
+    .window_list = wd_window_list_op,
+    .browser_logs = wd_browser_logs_op,
+    .storage_save = wd_storage_save_op,
+    .storage_load = wd_storage_load_op,
+    .window_manage = wd_window_manage_op,
+    .record_stop = wd_record_stop_op,
+    .pointer = wd_pointer_op,
+    .key_hold = wd_key_hold_op,
     .read_text = wd_read_text_op,
     .open_url = wd_open_url_op,
 };

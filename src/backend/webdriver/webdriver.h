@@ -20,6 +20,7 @@ struct webdriver_options {
     const char *attach;         /* an existing remote session id; NULL: create one */
     const char *name;           /* optional session label */
     long timeout_ms;            /* every request to the endpoint */
+    int keepalive_s;            /* a cheap command after this long idle; 0: never; -1: default */
     int width, height;          /* the window of a browser glovebox starts */
     const struct session_client *client;
 };
@@ -39,3 +40,6 @@ struct webdriver_api {
 /* The tools of webdriver sessions (kinds.c lists the one that starts them). */
 extern const struct tool tool_webdriver_connect;
 extern const struct tool tool_open_url;
+extern const struct tool tool_browser_logs;
+extern const struct tool tool_storage_save;
+extern const struct tool tool_storage_load;

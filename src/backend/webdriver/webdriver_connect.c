@@ -61,6 +61,7 @@ static void handle(struct tool_call *call)
         .attach = attach,
         .name = args_string(a, "name", NULL),
         .timeout_ms = (long)args_int(a, "timeout_ms", 60000),
+        .keepalive_s = (int)args_int(a, "keepalive_s", -1),
         .width = (int)args_int(a, "width", 1280),
         .height = (int)args_int(a, "height", 800),
         .client = &who,
@@ -91,14 +92,11 @@ static const struct tool_policy_args policy_args = {.host = "url"};
 
 const struct tool tool_webdriver_connect = {
     .name = "webdriver_connect",
+    .group = "webdriver",
     .title = "Connect to a browser or device (WebDriver)",
-    .description =
-        "Starts a session on a W3C WebDriver endpoint (url: chromedriver, Appium, a Selenium "
-        "grid, a device farm hub; credentials in the URL are never shown) with capabilities, or "
-        "attaches to an existing remote session (attach). Without url, glovebox starts "
-        "chromedriver and a headless Chromium in a private profile, which end with the "
-        "session. Then: open_url, screenshot, click (x, y), type_text, press_key, scroll, "
-        "read_text, session_stop.",
+    .description = "Starts a browser or device session over W3C WebDriver (chromedriver, Appium, a "
+                   "grid or farm; default: a headless Chromium of glovebox's own), or attaches to "
+                   "one. Then open_url, screenshot, click, type_text, read_text.",
     .input_schema = tool_webdriver_connect_input_schema,
     .output_schema = tool_webdriver_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

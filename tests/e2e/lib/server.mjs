@@ -53,6 +53,11 @@ export function serverEnv(extra = {}) {
     // Tests that are not about the permission policy run with every tool
     // allowed; the policy tests pass GLOVEBOX_ALLOW_ALL: '0'.
     GLOVEBOX_ALLOW_ALL: '1',
+    // Every tool group, with its output schema (the SDK client then checks
+    // each structuredContent against it); tools-list-size.test.mjs measures
+    // the defaults.
+    GLOVEBOX_TOOLS: 'all',
+    GLOVEBOX_OUTPUT_SCHEMAS: '1',
     XDG_DATA_HOME: defaultDataHome(),
     ...extra,
   };

@@ -49,12 +49,12 @@ export const PROMPT = 'gb$ ';
  * client. The after hook closes stdin and asserts a clean exit (status 0, no
  * sanitizer report in stderr), then removes the data directory.
  */
-export async function startServer(t, { args = [], env = {} } = {}) {
+export async function startServer(t, { args = [], env = {}, cwd } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'glovebox-data-'));
   let handle;
   try {
     // No t here: connectClient would register a kill that runs before our close.
-    handle = await connectClient(undefined, { args: ['--data-dir', dataDir, ...args], env });
+    handle = await connectClient(undefined, { args: ['--data-dir', dataDir, ...args], env, cwd });
   } catch (e) {
     rmSync(dataDir, { recursive: true, force: true });
     throw e;

@@ -9,7 +9,8 @@ describe('prompts (SDK client)', () => {
   test('initialize advertises prompts and completions', opts(), async (t) => {
     const srv = await connectClient(t);
     const caps = srv.client.getServerCapabilities();
-    assert.deepEqual(caps.prompts, { listChanged: false });
+    // listChanged: saved recipes are prompts, and saving one changes the list.
+    assert.deepEqual(caps.prompts, { listChanged: true });
     assert.deepEqual(caps.completions, {});
     assert.equal(caps.resources?.subscribe, true);
     await srv.close();

@@ -175,12 +175,12 @@ describe('questions to the client', () => {
 });
 
 describe('the real glovebox binary', () => {
-  test('offers no prompts, completions or subscriptions', opts(), async (t) => {
+  test('offers no prompts or completions, and subscriptions to session resources', opts(), async (t) => {
     const srv = await connectClient(t, { bin: 'glovebox' });
     const caps = srv.client.getServerCapabilities();
     assert.equal(caps.prompts, undefined);
     assert.equal(caps.completions, undefined);
-    assert.equal(caps.resources?.subscribe ?? false, false);
+    assert.equal(caps.resources?.subscribe, true);
     await assertMcpError(srv.client.listPrompts(), -32601);
     await srv.close();
   });

@@ -18,10 +18,12 @@ import { ms, startServer, topts } from '../lib/terminal.mjs';
 const PASSWORD = 's3cr3t-Pa55';
 const wdOpts = (extra = {}) => needs('webdriver', topts(extra));
 
-/** A fake W3C hub: basic auth alice:PASSWORD, a request log. */
-async function startHub(t) {
+/** A fake W3C hub: basic auth alice:PASSWORD, a request log; with idleMs,
+ * a session without a request for that long is ended, as farms do. */
+async function startHub(t, { idleMs } = {}) {
   const log = [];
   const sessions = new Set(['existing-1']);
+  const lastSeen = new Map();
   let next = 1;
   const hub = createServer((req, res) => {
     let body = '';
@@ -41,8 +43,14 @@ async function startHub(t) {
       if (!id && req.method === 'POST') {
         const sid = `fake-${next++}`;
         sessions.add(sid);
+        lastSeen.set(sid, Date.now());
         return reply(200, { sessionId: sid, capabilities: { browserName: 'fakefox', browserVersion: '1.0' } });
       }
+      if (idleMs && sessions.has(id) && Date.now() - (lastSeen.get(id) ?? Date.now()) > idleMs) {
+        sessions.delete(id);
+        return reply(404, { error: 'invalid session id', message: `session ${id} timed out after ${idleMs} ms idle\nat the farm` });
+      }
+      lastSeen.set(id, Date.now());
       if (!sessions.has(id)) return reply(404, { error: 'invalid session id', message: `no session ${id}` });
       if (req.method === 'DELETE' && !rest) {
         sessions.delete(id);
@@ -195,5 +203,36 @@ test('the policy: hosts rules apply to webdriver_connect and open_url', wdOpts()
   const other = await call('open_url', { url: 'https://evil.test/' });
   assert.equal(other.structuredContent.error.code, 'denied');
   assert.match(other.content[0].text, /evil\.test/);
+  await srv.close();
+});
+
+test('a farm that ends idle sessions: keepalive_s keeps one alive; without it the session ends as session_expired, with no DELETE', wdOpts({ timeout: ms(60000) }), async (t) => {
+  const hub = await startHub(t, { idleMs: 1500 });
+  const srv = await startServer(t);
+  const url = `http://alice:${PASSWORD}@127.0.0.1:${hub.port}/wd/hub`;
+  const kept = await srv.ok('webdriver_connect', { url, keepalive_s: 1 });
+  const left = await srv.ok('webdriver_connect', { url, keepalive_s: 0 });
+  await new Promise((r) => setTimeout(r, 3500));
+  const pings = hub.log.filter((e) => e.method === 'GET' && e.url === `/wd/hub/session/${kept.sc.remote_session}/timeouts`);
+  assert.ok(pings.length >= 2, `keep-alive requests: ${pings.length}`);
+  assert.equal((await srv.ok('read_text', { session: kept.sc.id })).sc.text, 'text of the fake page');
+  assert.ok(!hub.log.some((e) => e.url.startsWith(`/wd/hub/session/${left.sc.remote_session}/timeouts`)), 'keepalive_s 0 sends none');
+
+  const gone = await srv.call('read_text', { session: left.sc.id });
+  assert.equal(gone.structuredContent.error.code, 'session_expired');
+  const ended = (await srv.ok('session_list', { include_ended: true })).sc.sessions.find((s) => s.id === left.sc.id);
+  assert.equal(ended.state, 'ended');
+  assert.match(ended.end_reason, /the endpoint ended remote session fake-\d+ \(session fake-\d+ timed out after 1500 ms idle\)/);
+  const later = await srv.call('read_text', { session: left.sc.id });
+  assert.equal(later.structuredContent.error.code, 'session_expired');
+  assert.ok(!hub.log.some((e) => e.method === 'DELETE' && e.url.endsWith(left.sc.remote_session)), 'nothing to DELETE');
+
+  // An endpoint without chromedriver's log says so.
+  const logs = await srv.call('browser_logs', { session: kept.sc.id });
+  assert.equal(logs.structuredContent.error.code, 'not_supported');
+  assert.match(logs.structuredContent.error.message, /keeps none/);
+
+  await srv.ok('session_stop', { session: kept.sc.id });
+  assert.ok(hub.log.some((e) => e.method === 'DELETE' && e.url.endsWith(kept.sc.remote_session)));
   await srv.close();
 });

@@ -5,6 +5,7 @@
 #include "core/args.h"
 #define LOG_MODULE "perceive"
 #include "backend/desktop/perceive/tree.h"
+#include "backend/mirror.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -453,22 +454,9 @@ static void find_run(struct job *j)
     struct strbuf sb;
     strbuf_init(&sb);
     strbuf_printf(&sb, "%zu match%s (%s)", n, n == 1 ? "" : "es", source);
-    for (size_t i = 0; i < n && i < 10; i++) {
-        json_t *m = json_array_get(matches, i);
-        json_t *b = json_object_get(m, "bounds");
-        const char *ref = json_string_value(json_object_get(m, "ref"));
-        const char *what = json_string_value(json_object_get(m, "role"));
-        const char *name = json_string_value(json_object_get(m, "name"));
-        if (!name)
-            name = json_string_value(json_object_get(m, "text"));
-        strbuf_printf(&sb, "\n%s%s%s \"%s\"", ref ? ref : "", ref ? " " : "", what ? what : "text",
-                      name ? name : "");
-        if (b)
-            strbuf_printf(&sb, " (%lld,%lld %lldx%lld)",
-                          json_integer_value(json_object_get(b, "x")),
-                          json_integer_value(json_object_get(b, "y")),
-                          json_integer_value(json_object_get(b, "width")),
-                          json_integer_value(json_object_get(b, "height")));
+    for (size_t i = 0; i < n; i++) {
+        strbuf_putc(&sb, '\n');
+        mirror_element(&sb, json_array_get(matches, i));
     }
     j->text = strbuf_steal(&sb);
     j->data = json_pack("{s:s, s:s, s:I, s:o}", "session", j->session, "source", source, "count",

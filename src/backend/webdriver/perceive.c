@@ -1,0 +1,384 @@
+/* What is on a page: snapshot and find with refs, and the point of a ref
+ * (or of an element found by text) for click and type_text. One script,
+ * run in the page, walks the DOM — open shadow roots and same-origin
+ * iframes included — and keeps the meaningful elements: those with a role
+ * (explicit, or implied by the tag: links, buttons, fields, headings,
+ * list items, images with alt text) and those with text of their own. It
+ * stores them under their refs in the page (window.__glovebox_refs), so a
+ * ref lives until the next snapshot or find, or until the page goes. The
+ * value of a password field never leaves the page. */
+#include "backend/webdriver/internal.h"
+
+#include "core/args.h"
+#include "core/strbuf.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Elements a find looks through before it filters. */
+#define FIND_SCAN 5000
+
+/* arguments[0]: the most elements to return; [1]: include hidden ones.
+ * Returns [[ref, role, name, value, states, x, y, width, height, depth]...],
+ * and the number of meaningful elements seen. */
+static const char SNAPSHOT_SCRIPT[] =
+    "var max=arguments[0],hidden=arguments[1],refs=new Map(),out=[],total=0;"
+    "window.__glovebox_refs=refs;"
+    "function clean(s){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,200);}"
+    "function role(e){var r=e.getAttribute('role');if(r)return r.split(' ')[0];var t=e.tagName;"
+    "if(t==='A')return e.hasAttribute('href')?'link':null;"
+    "if(t==='BUTTON'||t==='SUMMARY')return 'button';"
+    "if(t==='INPUT'){var y=(e.type||'text').toLowerCase();"
+    "if(y==='hidden')return null;if(y==='checkbox')return 'checkbox';if(y==='radio')return 'radio';"
+    "if(y==='range')return 'slider';if(/^(submit|button|reset|image)$/.test(y))return 'button';"
+    "return 'textbox';}"
+    "if(t==='TEXTAREA')return 'textbox';if(t==='SELECT')return 'combobox';"
+    "if(t==='OPTION')return 'option';if(/^H[1-6]$/.test(t))return 'heading';"
+    "if(t==='IMG')return e.alt?'img':null;if(t==='LI')return 'listitem';"
+    "if(e.isContentEditable&&(!e.parentElement||!e.parentElement.isContentEditable))"
+    "return 'textbox';return null;}"
+    "function name(e){var l=e.getAttribute('aria-label');if(l)return clean(l);"
+    "var b=e.getAttribute('aria-labelledby');if(b){var s=b.split(/\\s+/).map(function(i){"
+    "var x=e.ownerDocument.getElementById(i);return x?x.textContent:'';}).join(' ');"
+    "if(clean(s))return clean(s);}"
+    "if(e.labels&&e.labels.length)return clean(Array.prototype.map.call(e.labels,"
+    "function(x){return x.innerText;}).join(' '));"
+    "if(e.alt)return clean(e.alt);var t=e.tagName;"
+    "if(t==='INPUT'&&/^(submit|button|reset)$/.test(e.type))return clean(e.value);"
+    "if(t!=='INPUT'&&t!=='TEXTAREA'&&t!=='SELECT'){var x=clean(e.innerText);if(x)return x;}"
+    "return clean(e.getAttribute('title')||e.getAttribute('placeholder'));}"
+    "function own(e){var s='';for(var c=e.firstChild;c;c=c.nextSibling)"
+    "if(c.nodeType===3)s+=c.nodeValue;return clean(s);}"
+    "function value(e,r){if(e.type==='password')return '';"
+    "if(e.tagName==='SELECT')return clean(e.selectedOptions.length?e.selectedOptions[0].text:'');"
+    "if(r==='textbox'||r==='slider'||r==='combobox')return clean(e.isContentEditable?"
+    "e.innerText:e.value);return null;}"
+    "function states(e,r,vis,rc){var s=[];if(e.disabled||e.getAttribute('aria-disabled')==='true')"
+    "s.push('disabled');else s.push('enabled');"
+    "if(e.ownerDocument.activeElement===e)s.push('focused');"
+    "if(e.checked||e.getAttribute('aria-checked')==='true')s.push('checked');"
+    "if(e.selected||e.getAttribute('aria-selected')==='true')s.push('selected');"
+    "var x=e.getAttribute('aria-expanded');if(x)s.push(x==='true'?'expanded':'collapsed');"
+    "if(e.required)s.push('required');if(e.readOnly)s.push('readonly');"
+    "if(r==='textbox'&&!e.readOnly&&!e.disabled)s.push('editable');"
+    "if(e.type==='password')s.push('password');if(!vis)s.push('hidden');"
+    "else if(rc.bottom<0||rc.right<0||rc.top>innerHeight||rc.left>innerWidth)s.push('offscreen');"
+    "return s;}"
+    "function walk(root,dx,dy,depth,named){for(var e=root.firstElementChild;e;"
+    "e=e.nextElementSibling){var t=e.tagName;if(t==='SCRIPT'||t==='STYLE'||t==='NOSCRIPT'||"
+    "t==='TEMPLATE'||t==='HEAD')continue;var cs=getComputedStyle(e);"
+    "if(cs.display==='none'&&!hidden)continue;var r=role(e),txt=r||named?'':own(e),d=depth;"
+    "if(r||txt){var rc=e.getBoundingClientRect(),vis=rc.width>0&&rc.height>0&&"
+    "cs.visibility!=='hidden'&&cs.display!=='none';if(vis||hidden){total++;if(out.length<max){"
+    "var ref='e'+(out.length+1);refs.set(ref,e);out.push([ref,r||'text',r?name(e):txt,"
+    "r?value(e,r):null,states(e,r,vis,rc),Math.round(rc.left+dx),Math.round(rc.top+dy),"
+    "Math.round(rc.width),Math.round(rc.height),depth]);}}d=depth+1;}"
+    "if(t==='IFRAME'){try{var fd=e.contentDocument;if(fd&&fd.body){var "
+    "fr=e.getBoundingClientRect();"
+    "walk(fd.body,dx+fr.left,dy+fr.top,d,false);}}catch(err){}}"
+    "if(e.shadowRoot)walk(e.shadowRoot,dx,dy,d,named);"
+    "walk(e,dx,dy,d,named||/^(link|button|heading|listitem|option|textbox)$/.test(r));}}"
+    "if(document.body)walk(document.body,0,0,0,false);return [out,total];";
+
+/* arguments[0]: a ref. Brings the element into view and returns its
+ * bounds in the top window's viewport, whether it is a password field,
+ * and, with arguments[1], focuses it; or a string saying why not. */
+static const char LOCATE_SCRIPT[] =
+    "var m=window.__glovebox_refs,e=m&&m.get(arguments[0]);"
+    "if(!e||!e.isConnected)return 'gone';"
+    "var r=e.getBoundingClientRect(),w=e.ownerDocument.defaultView;"
+    "if(r.bottom<0||r.right<0||r.top>w.innerHeight||r.left>w.innerWidth){"
+    "e.scrollIntoView({block:'center',inline:'center'});r=e.getBoundingClientRect();}"
+    "if(r.width<=0||r.height<=0)return 'hidden';"
+    "if(arguments[1])e.focus();var x=r.left,y=r.top;"
+    "while(w.frameElement){var f=w.frameElement.getBoundingClientRect();x+=f.left;y+=f.top;"
+    "w=w.parent;}return [Math.round(x),Math.round(y),Math.round(r.width),Math.round(r.height),"
+    "e.type==='password'];";
+
+static json_t *element_json(const json_t *row)
+{
+    json_t *o = json_pack(
+        "{s:O, s:O, s:O, s:O, s:{s:O, s:O, s:O, s:O}, s:O}", "ref", json_array_get(row, 0), "role",
+        json_array_get(row, 1), "name", json_array_get(row, 2), "states", json_array_get(row, 4),
+        "bounds", "x", json_array_get(row, 5), "y", json_array_get(row, 6), "width",
+        json_array_get(row, 7), "height", json_array_get(row, 8), "depth", json_array_get(row, 9));
+    if (!o)
+        return NULL;
+    if (json_is_string(json_array_get(row, 3)))
+        json_object_set(o, "value", json_array_get(row, 3));
+    return o;
+}
+
+/* The script's rows as elements; NULL when the answer is not its shape. */
+static json_t *elements_of(const json_t *value, size_t *total)
+{
+    const json_t *rows = json_array_get(value, 0);
+    if (!json_is_array(rows) || !json_is_integer(json_array_get(value, 1)))
+        return NULL;
+    *total = (size_t)json_integer_value(json_array_get(value, 1));
+    json_t *out = json_array();
+    size_t i;
+    const json_t *row;
+    json_array_foreach(rows, i, row)
+    {
+        json_t *e = json_is_array(row) && json_array_size(row) == 10 ? element_json(row) : NULL;
+        if (!e) {
+            json_decref(out);
+            return NULL;
+        }
+        json_array_append_new(out, e);
+    }
+    return out;
+}
+
+static void outline_line(struct strbuf *sb, const json_t *e)
+{
+    int depth = (int)json_integer_value(json_object_get(e, "depth"));
+    strbuf_printf(sb, "%*s%s %s \"%s\"", depth > 20 ? 40 : 2 * depth, "",
+                  json_string_value(json_object_get(e, "ref")),
+                  json_string_value(json_object_get(e, "role")),
+                  json_string_value(json_object_get(e, "name")));
+    const char *v = json_string_value(json_object_get(e, "value"));
+    if (v && *v)
+        strbuf_printf(sb, " = \"%s\"", v);
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(e, "states"), i, s)
+    {
+        const char *st = json_string_value(s);
+        if (strcmp(st, "enabled") != 0)
+            strbuf_printf(sb, " [%s]", st);
+    }
+    strbuf_putc(sb, '\n');
+}
+
+static void run_snapshot(struct backend_call *bc, int max, bool hidden, wd_reply_fn fn, void *ud)
+{
+    wd_command(wd_of(bc->session), "POST", "/execute/sync",
+               json_pack("{s:s, s:[i, b]}", "script", SNAPSHOT_SCRIPT, "args", max, hidden), fn,
+               ud);
+}
+
+/* The elements of a snapshot's answer, or NULL after answering bc. */
+static json_t *answered_elements(struct backend_call *bc, json_t *value, enum error_code code,
+                                 const char *err, const char *verb, size_t *total)
+{
+    if (err) {
+        backend_call_fail_code(bc, code, "cannot %s: %s", verb, err);
+        return NULL;
+    }
+    json_t *els = elements_of(value, total);
+    if (!els)
+        backend_call_fail(bc, "cannot %s: the page's answer is not a list of elements", verb);
+    return els;
+}
+
+static void snapshot_done(struct wd *w, void *ud, json_t *value, enum error_code code,
+                          const char *err)
+{
+    (void)w;
+    struct backend_call *bc = ud;
+    size_t total;
+    json_t *els = answered_elements(bc, value, code, err, "take a snapshot", &total);
+    if (!els)
+        return;
+    struct strbuf sb;
+    strbuf_init(&sb);
+    size_t i;
+    json_t *e;
+    json_array_foreach(els, i, e) outline_line(&sb, e);
+    size_t n = json_array_size(els);
+    json_t *out = json_pack("{s:s, s:s, s:o, s:I, s:s, s:b}", "session", bc->session->id, "kind",
+                            "webdriver", "elements", els, "count", (json_int_t)n, "outline",
+                            sb.data ? sb.data : "", "truncated", total > n);
+    if (total > n) {
+        char *note = xasprintf("%zu of %zu elements (max_nodes); snapshot a smaller page or raise "
+                               "max_nodes",
+                               n, total);
+        json_object_set_new(out, "truncation", json_string(note));
+        free(note);
+    }
+    backend_call_done(bc, out, "%zu elements%s\n%s", n, total > n ? " (truncated)" : "",
+                      sb.data ? sb.data : "");
+    strbuf_finish(&sb);
+}
+
+static bool refuse(struct backend_call *bc, const char *verb, const char *const *fields)
+{
+    for (const char *const *f = fields; *f; f++)
+        if (json_object_get(bc->args, *f)) {
+            backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                                   "cannot %s: argument \"%s\" is not supported on webdriver "
+                                   "sessions",
+                                   verb, *f);
+            return true;
+        }
+    return false;
+}
+
+void wd_snapshot_op(struct backend_call *bc)
+{
+    static const char *const unsupported[] = {"app", "window", "depth", NULL};
+    if (refuse(bc, "take a snapshot", unsupported))
+        return;
+    run_snapshot(bc, (int)args_int(bc->args, "max_nodes", 500),
+                 args_bool(bc->args, "include_hidden", false), snapshot_done, bc);
+}
+
+/* Whether element e matches text (in its name or value) and role. */
+static bool matches(const json_t *e, const char *text, const char *role, bool exact)
+{
+    if (role && strcasecmp(json_string_value(json_object_get(e, "role")), role) != 0)
+        return false;
+    if (!text)
+        return true;
+    const char *fields[] = {"name", "value"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = json_string_value(json_object_get(e, fields[i]));
+        if (v && (exact ? strcmp(v, text) == 0 : strcasestr(v, text) != NULL))
+            return true;
+    }
+    return false;
+}
+
+static void find_done(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)w;
+    struct backend_call *bc = ud;
+    size_t total;
+    json_t *els = answered_elements(bc, value, code, err, "find", &total);
+    if (!els)
+        return;
+    const char *text = args_string(bc->args, "text", NULL);
+    const char *role = args_string(bc->args, "role", NULL);
+    bool exact = args_bool(bc->args, "exact", false);
+    size_t limit = (size_t)args_int(bc->args, "limit", 20);
+    json_t *found = json_array();
+    struct strbuf sb;
+    strbuf_init(&sb);
+    size_t i;
+    json_t *e;
+    json_array_foreach(els, i, e)
+    {
+        if (json_array_size(found) >= limit)
+            break;
+        if (!matches(e, text, role, exact))
+            continue;
+        json_object_set_new(e, "source", json_string("accessibility"));
+        json_array_append(found, e);
+        outline_line(&sb, e);
+    }
+    json_decref(els);
+    size_t n = json_array_size(found);
+    json_t *out = json_pack("{s:s, s:s, s:I, s:o}", "session", bc->session->id, "source",
+                            "accessibility", "count", (json_int_t)n, "matches", found);
+    backend_call_done(bc, out, "%zu match%s\n%s", n, n == 1 ? "" : "es", sb.data ? sb.data : "");
+    strbuf_finish(&sb);
+}
+
+void wd_find_op(struct backend_call *bc)
+{
+    static const char *const unsupported[] = {"app", "window", "lang", NULL};
+    if (refuse(bc, "find", unsupported))
+        return;
+    if (!json_object_get(bc->args, "text") && !json_object_get(bc->args, "role")) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "find needs \"text\" or \"role\"");
+        return;
+    }
+    run_snapshot(bc, FIND_SCAN, false, find_done, bc);
+}
+
+/* ---- the point of a ref or of a text, for click and type_text ---- */
+
+struct target {
+    struct backend_call *bc;
+    wd_target_fn fn;
+    bool focus;
+    char *ref;
+};
+
+static void located(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)w;
+    struct target *t = ud;
+    struct backend_call *bc = t->bc;
+    if (err) {
+        backend_call_fail_code(bc, code, "cannot find %s: %s", t->ref, err);
+    } else if (json_is_string(value)) {
+        backend_call_fail_code(
+            bc, ERROR_NOT_FOUND, "ref %s is %s: %s", t->ref,
+            strcmp(json_string_value(value), "hidden") == 0 ? "not showing" : "gone",
+            strcmp(json_string_value(value), "hidden") == 0
+                ? "it has no size on the page"
+                : "the page changed or navigated since the snapshot (take a new snapshot or find)");
+    } else if (json_array_size(value) != 5) {
+        backend_call_fail(bc, "cannot find %s: the page's answer is not a position", t->ref);
+    } else {
+        struct screen_rect r = {(int)json_integer_value(json_array_get(value, 0)),
+                                (int)json_integer_value(json_array_get(value, 1)),
+                                (int)json_integer_value(json_array_get(value, 2)),
+                                (int)json_integer_value(json_array_get(value, 3))};
+        t->fn(bc, t->ref, &r, json_is_true(json_array_get(value, 4)));
+    }
+    free(t->ref);
+    free(t);
+}
+
+static void locate(struct target *t)
+{
+    wd_command(wd_of(t->bc->session), "POST", "/execute/sync",
+               json_pack("{s:s, s:[s, b]}", "script", LOCATE_SCRIPT, "args", t->ref, t->focus),
+               located, t);
+}
+
+static void text_found(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)w;
+    struct target *t = ud;
+    struct backend_call *bc = t->bc;
+    size_t total;
+    json_t *els = answered_elements(bc, value, code, err, "find the element", &total);
+    if (!els) {
+        free(t);
+        return;
+    }
+    const char *text = args_string(bc->args, "text", NULL);
+    const char *role = args_string(bc->args, "role", NULL);
+    size_t i;
+    json_t *e;
+    json_array_foreach(els, i, e)
+    {
+        if (matches(e, text, role, args_bool(bc->args, "exact", false))) {
+            t->ref = xstrdup(json_string_value(json_object_get(e, "ref")));
+            break;
+        }
+    }
+    json_decref(els);
+    if (!t->ref) {
+        backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                               "text: no element on the page has the text \"%s\"%s%s; snapshot "
+                               "shows what there is",
+                               text ? text : "", role ? " and role " : "", role ? role : "");
+        free(t);
+        return;
+    }
+    locate(t);
+}
+
+void wd_target(struct backend_call *bc, bool focus, wd_target_fn fn)
+{
+    struct target *t = xcalloc(1, sizeof *t);
+    t->bc = bc;
+    t->fn = fn;
+    t->focus = focus;
+    const char *ref = args_string(bc->args, "ref", NULL);
+    if (ref) {
+        t->ref = xstrdup(ref);
+        locate(t);
+        return;
+    }
+    run_snapshot(bc, FIND_SCAN, false, text_found, t);
+}

@@ -1,0 +1,210 @@
+/* wait_for on webdriver sessions: text or regex on a line of the page's
+ * text, a ref's element showing, or either gone. The page does the
+ * watching: an asynchronous script answers as soon as what it watches
+ * changes (looked at every 50 ms in the page), or after at most LOOK_MS,
+ * and glovebox decides on the answer and asks again until the condition
+ * holds or the time runs out. No timer and no poll traffic while the page
+ * is still; a navigation ends the script, and the next look starts on the
+ * new page. */
+#include "backend/webdriver/internal.h"
+
+#include "core/args.h"
+#include "core/pattern.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <uv.h>
+
+/* The longest one script waits in the page (the endpoint's script time
+ * limit is 30 s by default). */
+#define LOOK_MS 5000
+
+/* arguments: ref (or null), the state last seen (or null), how long to
+ * wait for it to change; the callback. The state is the page's text, or
+ * "1"/"0" for a ref. */
+static const char WATCH_SCRIPT[] =
+    "var ref=arguments[0],last=arguments[1],wait=arguments[2],done=arguments[3];"
+    "function state(){if(ref){var m=window.__glovebox_refs,e=m&&m.get(ref);"
+    "return e&&e.isConnected&&e.getClientRects().length>0?'1':'0';}"
+    "return document.body?document.body.innerText:'';}"
+    "var s=state();if(s!==last||wait<=0){done(s);return;}"
+    "var t0=Date.now(),iv=setInterval(function(){var n=state();"
+    "if(n!==last||Date.now()-t0>=wait){clearInterval(iv);done(n);}},50);";
+
+struct wait {
+    struct backend_call *bc; /* NULL once answered (cancelled) */
+    char *ref, *text;
+    struct pattern *re;
+    bool gone;
+    uint64_t start_ms;
+    int timeout_ms;
+    char *last; /* the state last seen */
+};
+
+static uint64_t now_ms(void)
+{
+    return uv_hrtime() / 1000000;
+}
+
+static void wait_free(struct wait *wt)
+{
+    free(wt->ref);
+    free(wt->text);
+    free(wt->last);
+    pattern_destroy(wt->re);
+    free(wt);
+}
+
+/* The first line of text holding the text or a match of the regex, or NULL. */
+static char *matching_line(struct wait *wt, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *line = xstrndup(p, len);
+        bool hit = false;
+        if (wt->text)
+            hit = strstr(line, wt->text) != NULL;
+        else {
+            char *err = NULL;
+            hit = pattern_match(wt->re, line, len, 0, &err) == 1;
+            free(err);
+        }
+        if (hit)
+            return line;
+        free(line);
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return NULL;
+}
+
+static void answer(struct wait *wt, bool matched, const char *line, const char *reason)
+{
+    struct backend_call *bc = wt->bc;
+    wt->bc = NULL;
+    bc->cancel = NULL;
+    uint64_t elapsed = now_ms() - wt->start_ms;
+    json_t *data = json_pack("{s:s, s:b, s:I, s:s}", "session", bc->session->id, "matched", matched,
+                             "elapsed_ms", (json_int_t)elapsed, "source", "page");
+    json_object_set_new(data, "line", line ? json_string(line) : json_null());
+    if (reason)
+        json_object_set_new(data, "reason", json_string(reason));
+    backend_call_done(bc, data, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
+                      (unsigned long long)elapsed, reason ? ": " : "", reason ? reason : "");
+}
+
+static void look(struct wait *wt);
+
+static void looked(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)w;
+    struct wait *wt = ud;
+    if (!wt->bc) {
+        /* Cancelled while the page watched: answered already. */
+        wait_free(wt);
+        return;
+    }
+    if (err && (code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED ||
+                wt->bc->session->state != SESSION_LIVE)) {
+        struct backend_call *bc = wt->bc;
+        bc->cancel = NULL;
+        backend_call_fail_code(bc, code ? code : ERROR_SESSION_EXPIRED, "cannot wait: %s", err);
+        wait_free(wt);
+        return;
+    }
+    bool matched = false;
+    char *line = NULL;
+    if (!err && json_is_string(value)) {
+        /* Otherwise the page went (a navigation ended the script): look
+         * again, on the page that came. */
+        free(wt->last);
+        wt->last = xstrdup(json_string_value(value));
+        if (wt->ref)
+            matched = (strcmp(wt->last, "1") == 0) != wt->gone;
+        else {
+            line = matching_line(wt, wt->last);
+            matched = (line != NULL) != wt->gone;
+        }
+    }
+    if (matched) {
+        answer(wt, true, wt->gone ? NULL : line, NULL);
+        free(line);
+        wait_free(wt);
+        return;
+    }
+    free(line);
+    if (now_ms() - wt->start_ms >= (uint64_t)wt->timeout_ms) {
+        answer(wt, false, NULL, "timed out");
+        wait_free(wt);
+        return;
+    }
+    look(wt);
+}
+
+static void look(struct wait *wt)
+{
+    uint64_t spent = now_ms() - wt->start_ms;
+    long left = wt->timeout_ms > (long)spent ? wt->timeout_ms - (long)spent : 0;
+    long wait = left < LOOK_MS ? left : LOOK_MS;
+    struct wd *w = wd_of(wt->bc->session);
+    json_t *args = json_pack("[s?, s?, I]", wt->ref, wt->last, (json_int_t)wait);
+    /* The HTTP request outlives the page's wait by the endpoint's own
+     * latency; the session's time limit is the floor. */
+    wd_command_within(w, "POST", "/execute/async",
+                      json_pack("{s:s, s:o}", "script", WATCH_SCRIPT, "args", args),
+                      wait + w->timeout_ms, looked, wt);
+}
+
+static void cancel(struct backend_call *bc)
+{
+    struct wait *wt = bc->backend_data;
+    /* The script in the page ends on its own within LOOK_MS; its answer
+     * then frees wt. */
+    answer(wt, false, NULL, "cancelled");
+}
+
+void wd_wait_for_op(struct backend_call *bc)
+{
+    static const char *const unsupported[] = {"stable_ms", "exit", "lang", NULL};
+    for (const char *const *f = unsupported; *f; f++)
+        if (json_object_get(bc->args, *f)) {
+            backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                                   "cannot wait: argument \"%s\" is not supported on webdriver "
+                                   "sessions",
+                                   *f);
+            return;
+        }
+    const char *text = args_string(bc->args, "text", NULL);
+    const char *regex = args_string(bc->args, "regex", NULL);
+    const char *ref = args_string(bc->args, "ref", NULL);
+    if ((text != NULL) + (regex != NULL) + (ref != NULL) != 1) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot wait: give exactly one of \"text\", \"regex\" or \"ref\" "
+                               "on webdriver sessions");
+        return;
+    }
+    struct pattern *re = NULL;
+    char *err = NULL;
+    if (regex && !(re = pattern_compile("regex", regex, false, &err))) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
+        free(err);
+        return;
+    }
+    struct wait *wt = xcalloc(1, sizeof *wt);
+    wt->bc = bc;
+    wt->text = text ? xstrdup(text) : NULL;
+    wt->ref = ref ? xstrdup(ref) : NULL;
+    wt->re = re;
+    wt->gone = args_bool(bc->args, "gone", false);
+    wt->timeout_ms = (int)args_int(bc->args, "timeout_ms", 10000);
+    wt->start_ms = now_ms();
+    bc->cancel = cancel;
+    bc->backend_data = wt;
+    look(wt);
+}

@@ -1,0 +1,112 @@
+#include "recipe/history_db.h"
+
+#include "core/xmalloc.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char SCHEMA[] =
+    "CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, recipe TEXT NOT NULL, status TEXT "
+    "NOT NULL, started_ms INTEGER NOT NULL, ended_ms INTEGER NOT NULL, params TEXT NOT NULL, "
+    "steps TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS runs_recipe ON runs (recipe, started_ms);";
+
+static bool db_error(sqlite3 *db, const char *what, char **err)
+{
+    *err = xasprintf("%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+    return false;
+}
+
+bool recipe_history_db_insert(const char *path, const char *row_json, char **err)
+{
+    json_t *row = json_loads(row_json, 0, NULL);
+    /* Created private: params may name hosts and files. */
+    int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+    sqlite3 *db = NULL;
+    bool ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_busy_timeout(db, 2000);
+        ok = sqlite3_exec(db, SCHEMA, NULL, NULL, NULL) == SQLITE_OK;
+    }
+    sqlite3_stmt *st = NULL;
+    if (ok)
+        ok = sqlite3_prepare_v2(db,
+                                "INSERT OR REPLACE INTO runs (id, recipe, status, started_ms, "
+                                "ended_ms, params, steps) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                -1, &st, NULL) == SQLITE_OK;
+    if (ok) {
+        char *params = json_dumps(json_object_get(row, "params"), JSON_COMPACT);
+        char *steps = json_dumps(json_object_get(row, "steps"), JSON_COMPACT);
+        sqlite3_bind_text(st, 1, json_string_value(json_object_get(row, "run")), -1,
+                          SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 2, json_string_value(json_object_get(row, "recipe")), -1,
+                          SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, json_string_value(json_object_get(row, "status")), -1,
+                          SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(row, "started_ms")));
+        sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(row, "ended_ms")));
+        sqlite3_bind_text(st, 6, params ? params : "{}", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 7, steps ? steps : "[]", -1, SQLITE_TRANSIENT);
+        ok = sqlite3_step(st) == SQLITE_DONE;
+        free(params);
+        free(steps);
+    }
+    if (!ok)
+        db_error(db, path, err);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    json_decref(row);
+    return ok;
+}
+
+json_t *recipe_history_db_list(const char *path, const char *recipe, int limit, char **err)
+{
+    json_t *out = json_array();
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return out;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    bool ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_busy_timeout(db, 2000);
+        ok = sqlite3_prepare_v2(db,
+                                "SELECT id, recipe, status, started_ms, ended_ms, params, steps "
+                                "FROM runs WHERE ?1 IS NULL OR recipe = ?1 ORDER BY started_ms "
+                                "DESC LIMIT ?2",
+                                -1, &st, NULL) == SQLITE_OK;
+    }
+    if (ok) {
+        if (recipe)
+            sqlite3_bind_text(st, 1, recipe, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(st, 2, limit);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            json_t *params = json_loads((const char *)sqlite3_column_text(st, 5), 0, NULL);
+            json_t *steps = json_loads((const char *)sqlite3_column_text(st, 6), 0, NULL);
+            json_array_append_new(out,
+                                  json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o}", "run",
+                                            (const char *)sqlite3_column_text(st, 0), "recipe",
+                                            (const char *)sqlite3_column_text(st, 1), "status",
+                                            (const char *)sqlite3_column_text(st, 2), "started_ms",
+                                            (json_int_t)sqlite3_column_int64(st, 3), "ended_ms",
+                                            (json_int_t)sqlite3_column_int64(st, 4), "params",
+                                            params ? params : json_object(), "steps",
+                                            steps ? steps : json_array()));
+        }
+        ok = rc == SQLITE_DONE;
+    }
+    if (!ok) {
+        db_error(db, path, err);
+        json_decref(out);
+        out = NULL;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+}

@@ -1,0 +1,329 @@
+// Pages as elements: snapshot and find with refs in a headless Chromium that
+// glovebox owns, and click and type_text by ref or text — into iframes,
+// off-screen list items scrolled into view, password fields whose value
+// never leaves the page. Refs end with the page they were taken on.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { needs } from '../lib/server.mjs';
+import { ms, startServer, topts, until } from '../lib/terminal.mjs';
+
+const haveBrowser = ['/usr/bin/chromium', '/usr/bin/chromedriver'].every((p) => existsSync(p));
+const browserOpts = () =>
+  needs('webdriver', topts({ timeout: ms(120000), ...(haveBrowser ? {} : { skip: 'chromium and chromedriver are not installed' }) }));
+
+const PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
+<h1>Shop <span>today</span></h1>
+<p>Plain words of a paragraph.</p>
+<label for="who">Your name</label><input id="who" value="Ann">
+<input id="secret" type="password" aria-label="Password" value="hunter2-never-shown">
+<button id="buy" onclick="document.getElementById('out').textContent='bought ' + document.getElementById('who').value">Buy now</button>
+<button disabled>Sold out</button>
+<input type="checkbox" id="gift" checked><label for="gift">Gift wrap</label>
+<div style="display:none"><button>Invisible</button></div>
+<div id="out">nothing yet</div>
+<a href="/other">Other page</a>
+<iframe src="/frame" style="position:absolute; left:600px; top:40px; width:300px; height:120px; border:0"></iframe>
+<ul>${Array.from({ length: 200 }, (_, i) => `<li onclick="document.getElementById('out').textContent='picked ${i + 1}'">Row ${i + 1}</li>`).join('')}</ul>
+</body></html>`;
+const FRAME = `<!doctype html><body style="margin:0"><button style="position:absolute; left:20px; top:30px; width:120px; height:40px" onclick="this.textContent='pressed inside'">Inside frame</button></body>`;
+
+async function site(t) {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (req.url === '/frame') return res.end(FRAME);
+    if (req.url === '/other') return res.end('<!doctype html><title>Other</title><p>Another page</p>');
+    res.end(PAGE);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+const byName = (els, role, name) => els.find((e) => e.role === role && e.name === name);
+
+test('snapshot and find on a page; click and type_text by ref and by text, iframes and off-screen rows included', browserOpts(), async (t) => {
+  const url = await site(t);
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url: `${url}/` });
+  await until(async () => /Inside frame/.test(JSON.stringify((await srv.ok('snapshot', {})).sc)), ms(10000), 'the iframe to load');
+
+  const snap = await srv.ok('snapshot', {});
+  const els = snap.sc.elements;
+  assert.equal(snap.sc.kind, 'webdriver');
+  assert.equal(snap.sc.count, els.length);
+  assert.ok(byName(els, 'heading', 'Shop today'), 'the heading, named by its text');
+  assert.ok(els.some((e) => e.role === 'text' && e.name === 'Plain words of a paragraph.'), 'text of its own');
+  const who = byName(els, 'textbox', 'Your name');
+  assert.equal(who.value, 'Ann', 'a field named by its label, with its value');
+  assert.ok(who.states.includes('editable'));
+  const secret = byName(els, 'textbox', 'Password');
+  assert.ok(secret.states.includes('password'));
+  assert.equal(secret.value, '', 'a password field never shows its value');
+  assert.doesNotMatch(JSON.stringify(snap), /hunter2/);
+  assert.ok(byName(els, 'button', 'Sold out').states.includes('disabled'));
+  assert.ok(byName(els, 'checkbox', 'Gift wrap').states.includes('checked'));
+  assert.ok(!els.some((e) => e.name === 'Invisible'), 'display:none is left out');
+  assert.ok(byName(els, 'link', 'Other page'));
+  const inside = byName(els, 'button', 'Inside frame');
+  assert.deepEqual(inside.bounds, { x: 620, y: 70, width: 120, height: 40 }, 'iframe elements in page coordinates');
+  assert.ok(byName(els, 'listitem', 'Row 200').states.includes('offscreen'));
+  assert.match(snap.content[0].text, /heading "Shop today"/);
+  assert.match(snap.content[0].text, /textbox "Your name" = "Ann" \[editable\]/);
+
+  // A budget: the rest is cut, and says so.
+  const small = await srv.ok('snapshot', { max_nodes: 5 });
+  assert.equal(small.sc.count, 5);
+  assert.equal(small.sc.truncated, true);
+  assert.match(small.sc.truncation, /5 of \d+ elements/);
+
+  // Refs act: type into the field (focused by ref), click the button.
+  const again = (await srv.ok('snapshot', {})).sc.elements;
+  await srv.ok('click', { ref: byName(again, 'textbox', 'Your name').ref, count: 3 });
+  await srv.ok('type_text', { ref: byName(again, 'textbox', 'Your name').ref, text: 'Zoë' });
+  const bought = await srv.ok('click', { ref: byName(again, 'button', 'Buy now').ref });
+  assert.equal(bought.sc.ref, byName(again, 'button', 'Buy now').ref);
+  assert.match((await srv.ok('read_text', {})).sc.text, /bought Zoë/);
+  // In the iframe, by ref.
+  await srv.ok('click', { ref: byName(again, 'button', 'Inside frame').ref });
+  await until(async () => /pressed inside/.test(JSON.stringify((await srv.ok('snapshot', {})).sc)), ms(5000), 'the frame button to be pressed');
+
+  // find, then a row far below the fold, scrolled into view and clicked.
+  const found = await srv.ok('find', { text: 'Row 187', exact: true });
+  assert.equal(found.sc.count, 1);
+  assert.equal(found.sc.matches[0].role, 'listitem');
+  await srv.ok('click', { ref: found.sc.matches[0].ref });
+  assert.match((await srv.ok('read_text', {})).sc.text, /picked 187/);
+  const buttons = await srv.ok('find', { role: 'button' });
+  assert.deepEqual(buttons.sc.matches.map((m) => m.name).sort(), ['Buy now', 'Sold out', 'pressed inside'].sort(), 'find looks into iframes too');
+
+  // By text alone.
+  await srv.ok('click', { text: 'Row 3', exact: true });
+  assert.match((await srv.ok('read_text', {})).sc.text, /picked 3/);
+  const none = await srv.call('click', { text: 'No such words' });
+  assert.equal(none.structuredContent.error.code, 'not_found');
+  assert.match(none.structuredContent.error.message, /No such words/);
+
+  // Typing into the password field by ref: the audit keeps no text.
+  const pw = (await srv.ok('find', { text: 'Password' })).sc.matches[0];
+  await srv.ok('type_text', { ref: pw.ref, text: 'typed-secret' });
+  let rows = '';
+  await until(() => {
+    try {
+      rows = execFileSync('sqlite3', ['-readonly', join(srv.dataDir, 'audit.db'), "SELECT arguments FROM calls WHERE tool = 'type_text'"]).toString();
+    } catch { return false; }
+    return (rows.match(/redacted/g) ?? []).length === 1;
+  }, ms(5000), 'the typing into the password field to be audited, redacted');
+  assert.match(rows, /Zoë/, 'typing into an ordinary field is kept');
+  assert.doesNotMatch(rows, /typed-secret/);
+
+  // Refs end with their page.
+  const stale = (await srv.ok('find', { text: 'Other page' })).sc.matches[0].ref;
+  await srv.ok('open_url', { url: `${url}/other` });
+  const gone = await srv.call('click', { ref: stale });
+  assert.equal(gone.structuredContent.error.code, 'not_found');
+  assert.match(gone.structuredContent.error.message, /gone/);
+  const bad = await srv.call('snapshot', { window: 'x' });
+  assert.equal(bad.structuredContent.error.code, 'not_supported');
+  await srv.close();
+});
+
+const LATER = `<!doctype html><title>Later</title><body>
+<button id="go" onclick="setTimeout(function () { var p = document.createElement('p'); p.textContent = 'Order 42 is ready'; document.body.appendChild(p); document.getElementById('spin').remove(); }, 400)">Start</button>
+<div id="spin">Working…</div><a href="/other">Other page</a></body>`;
+
+test('wait_for on a page: text and regex that appear, an element that goes, a timeout, across a navigation, cancelled', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (req.url === '/other') return res.end('<!doctype html><title>Other</title><p>Another page</p>');
+    res.end(LATER);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `${url}/` });
+
+  const spin = (await srv.ok('find', { text: 'Working' })).sc.matches[0].ref;
+  await srv.ok('click', { text: 'Start' });
+  const seen = await srv.ok('wait_for', { regex: 'Order [0-9]+ is ready', timeout_ms: 10000 });
+  assert.equal(seen.sc.matched, true);
+  assert.equal(seen.sc.line, 'Order 42 is ready');
+  assert.ok(Number.isInteger(seen.sc.elapsed_ms));
+  const goneRef = await srv.ok('wait_for', { ref: spin, gone: true, timeout_ms: 5000 });
+  assert.equal(goneRef.sc.matched, true);
+  const goneText = await srv.ok('wait_for', { text: 'Working', gone: true, timeout_ms: 5000 });
+  assert.equal(goneText.sc.matched, true);
+
+  const late = await srv.ok('wait_for', { text: 'never on this page', timeout_ms: 600 });
+  assert.equal(late.sc.matched, false);
+  assert.equal(late.sc.reason, 'timed out');
+  assert.ok(late.sc.elapsed_ms >= 600, `elapsed ${late.sc.elapsed_ms}`);
+
+  // A wait that outlives its page: the next page is watched.
+  const waiting = srv.ok('wait_for', { text: 'Another page', timeout_ms: 15000 });
+  await srv.ok('click', { text: 'Other page' });
+  assert.equal((await waiting).sc.matched, true);
+
+  // A cancelled wait ends at once; the server keeps serving.
+  const ac = new AbortController();
+  const long = srv.client.callTool({ name: 'wait_for', arguments: { text: 'not coming', timeout_ms: 60000 } }, undefined, { signal: ac.signal });
+  await new Promise((r) => setTimeout(r, 300));
+  ac.abort();
+  await assert.rejects(long, /abort/i);
+  assert.match((await srv.ok('read_text', {})).sc.text, /Another page/);
+
+  const bad = await srv.call('wait_for', { stable_ms: 100 });
+  assert.equal(bad.structuredContent.error.code, 'not_supported');
+  const both = await srv.call('wait_for', { text: 'a', ref: 'e1' });
+  assert.equal(both.structuredContent.error.code, 'invalid_argument');
+
+  // The session stopped under a wait: the wait hears at once.
+  const session = (await srv.ok('session_list', {})).sc.sessions.find((s) => s.kind === 'webdriver').id;
+  const orphan = srv.call('wait_for', { text: 'not coming', timeout_ms: 60000 });
+  await new Promise((r) => setTimeout(r, 300));
+  const t0 = Date.now();
+  await srv.ok('session_stop', { session });
+  const ended = await orphan;
+  assert.equal(ended.isError, true);
+  assert.ok(['session_expired', 'device_unavailable'].includes(ended.structuredContent.error.code), JSON.stringify(ended.structuredContent));
+  assert.ok(Date.now() - t0 < ms(10000));
+  await srv.close();
+});
+
+test('tabs: window_list shows every window with title and URL, window_manage focuses and closes them', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (req.url === '/two') return res.end('<!doctype html><title>Second tab</title><p>Page two</p>');
+    res.end(`<!doctype html><title>First tab</title><a href="/two" target="_blank">Open two</a>`);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `${url}/` });
+  await srv.ok('click', { text: 'Open two' });
+  const list = await until(async () => {
+    const l = await srv.ok('window_list', {});
+    return l.sc.count === 2 && l.sc.windows.every((w) => w.title) && l;
+  }, ms(10000), 'the second tab to open');
+  const first = list.sc.windows.find((w) => w.title === 'First tab');
+  const second = list.sc.windows.find((w) => w.title === 'Second tab');
+  assert.equal(first.focused, true, 'commands still go to the first tab');
+  assert.equal(second.url, `${url}/two`);
+  assert.match(list.content[0].text, /\* \S+ "First tab"/);
+
+  // Focus the second by a part of its title: commands go there.
+  const f = await srv.ok('window_manage', { window: 'Second', action: 'focus' });
+  assert.equal(f.sc.window.id, second.id);
+  assert.match((await srv.ok('read_text', {})).sc.text, /Page two/);
+  assert.equal((await srv.ok('window_list', {})).sc.windows.find((w) => w.focused).id, second.id);
+
+  // Close it by id: commands go back to the first.
+  await srv.ok('window_manage', { window: second.id, action: 'close' });
+  const after = await srv.ok('window_list', {});
+  assert.equal(after.sc.count, 1);
+  assert.equal(after.sc.windows[0].title, 'First tab');
+  assert.match((await srv.ok('read_text', {})).sc.text, /Open two/);
+
+  const none = await srv.call('window_manage', { window: 'No such tab', action: 'focus' });
+  assert.equal(none.structuredContent.error.code, 'not_found');
+  await srv.close();
+});
+
+test('browser_logs: console messages, page errors and failed requests since the last call', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    if (req.url === '/missing.js') {
+      res.statusCode = 404;
+      return res.end('no');
+    }
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><title>Logs</title><script src="/missing.js"></script><script>
+console.log('hello from the page'); console.warn('careful now'); console.error('it broke: code 7');
+setTimeout(function () { throw new Error('uncaught in a timer'); }, 10);
+</script><button onclick="console.info('clicked later')">Again</button>`);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `http://127.0.0.1:${server.address().port}/` });
+  let logs;
+  await until(async () => {
+    const r = await srv.ok('browser_logs', {});
+    logs = [...(logs ?? []), ...r.sc.entries];
+    return logs.some((e) => /uncaught in a timer/.test(e.message));
+  }, ms(10000), 'the page error to be logged');
+  const text = logs.map((e) => `${e.level} ${e.source} ${e.message}`).join('\n');
+  assert.match(text, /info console-api .*hello from the page/);
+  assert.match(text, /warning console-api .*careful now/);
+  assert.match(text, /error console-api .*it broke: code 7/);
+  assert.match(text, /error javascript .*uncaught in a timer/);
+  assert.match(text, /error network .*missing\.js.*404/);
+  assert.ok(logs.every((e) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(e.time)), 'ISO times');
+
+  // Each entry once: the next call has only what came since.
+  await srv.ok('click', { text: 'Again' });
+  const next = await srv.ok('browser_logs', { level: 'all' });
+  assert.ok(next.sc.entries.some((e) => /clicked later/.test(e.message)));
+  assert.ok(!next.sc.entries.some((e) => /hello from the page/.test(e.message)));
+  const quiet = await srv.ok('browser_logs', { level: 'error' });
+  assert.equal(quiet.sc.count, 0);
+  await srv.close();
+});
+
+test('storage_save and storage_load: a login survives into a new browser session', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (req.url === '/login') {
+      res.setHeader('set-cookie', ['sid=abc123-secret; Path=/; HttpOnly', 'theme=dark; Path=/']);
+      return res.end('<!doctype html><title>In</title><script>localStorage.setItem("cart", "3 apples")</script><p>logged in</p>');
+    }
+    const sid = /sid=([^;]+)/.exec(req.headers.cookie ?? '');
+    res.end(`<!doctype html><title>Home</title><p>${sid ? 'Welcome back ' + sid[1] : 'Please log in'}</p><p id="cart"></p><script>document.getElementById('cart').textContent = 'cart: ' + (localStorage.getItem('cart') || 'empty')</script>`);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const srv = await startServer(t);
+  const first = await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `${url}/login` });
+  const saved = await srv.ok('storage_save', { name: 'shop-login' });
+  assert.equal(saved.sc.cookies, 2);
+  assert.equal(saved.sc.local_storage, 1);
+  assert.equal(saved.sc.origin, url);
+  assert.doesNotMatch(JSON.stringify(saved), /abc123-secret/, 'values stay out of the result');
+  const { statSync } = await import('node:fs');
+  assert.equal(statSync(saved.sc.path).mode & 0o777, 0o600);
+  await srv.ok('session_stop', { session: first.sc.id });
+
+  // A new browser: logged out, until the storage is loaded on the site.
+  await srv.ok('webdriver_connect', {});
+  await srv.ok('open_url', { url: `${url}/` });
+  assert.match((await srv.ok('read_text', {})).sc.text, /Please log in/);
+  const loaded = await srv.ok('storage_load', { name: 'shop-login' });
+  assert.equal(loaded.sc.cookies, 2);
+  assert.equal(loaded.sc.local_storage, 1);
+  await srv.ok('open_url', { url: `${url}/` });
+  const text = (await srv.ok('read_text', {})).sc.text;
+  assert.match(text, /Welcome back abc123-secret/);
+  assert.match(text, /cart: 3 apples/);
+
+  // Another site, an unknown name, a bad name: clear errors.
+  await srv.ok('open_url', { url: `http://localhost:${server.address().port}/` });
+  const wrong = await srv.call('storage_load', { name: 'shop-login' });
+  assert.equal(wrong.structuredContent.error.code, 'invalid_argument');
+  assert.match(wrong.structuredContent.error.message, /saved from http:\/\/127\.0\.0\.1:\d+, and the page is on http:\/\/localhost/);
+  const none = await srv.call('storage_load', { name: 'nothing-here' });
+  assert.equal(none.structuredContent.error.code, 'not_found');
+  const bad = await srv.call('storage_save', { name: '../etc' });
+  assert.equal(bad.isError, true);
+  await srv.close();
+});
