@@ -141,6 +141,8 @@ static bool parse_request(struct http_req *req, const char *p, size_t n, const c
                 slot = &req->mcp_method;
             else if (kn == 8 && !strncasecmp(p, "mcp-name", kn))
                 slot = &req->mcp_name;
+            else if (kn == 16 && !strncasecmp(p, "x-correlation-id", kn))
+                slot = &req->correlation_id;
             else if (kn == 6 && !strncasecmp(p, "accept", kn))
                 slot = &req->accept;
             else if (kn == 12 && !strncasecmp(p, "content-type", kn))
@@ -158,7 +160,9 @@ static bool parse_request(struct http_req *req, const char *p, size_t n, const c
 
 static void route(struct http_req *req)
 {
-    if (strcmp(req->path, "/sse") == 0 && req->method == HTTP_GET)
+    if (http_rest_path(req->path))
+        http_rest_handle(req);
+    else if (strcmp(req->path, "/sse") == 0 && req->method == HTTP_GET)
         http_legacy_sse(req);
     else if (strcmp(req->path, "/messages") == 0 && req->method == HTTP_POST)
         http_legacy_message(req);
@@ -192,6 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     http_options_defaults(&t.opts);
     uv_timer_init(&loop, &t.reaper);
     t.reaper.data = &t;
+    t.rest = http_rest_create(&t);
 
     struct http_req *open_reqs[MAX_REQUESTS];
     int n_open = 0;
@@ -217,6 +222,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     while (n_open)
         http_req_destroy(open_reqs[--n_open]);
+    http_rest_destroy(t.rest);
+    t.rest = NULL;
     http_sessions_close_all(&t);
     uv_timer_stop(&t.reaper);
     uv_close((uv_handle_t *)&t.reaper, NULL);

@@ -204,6 +204,15 @@ static void print_line(sqlite3_stmt *st)
         fputs(" from ", stdout);
         put_clean(v);
     }
+    /* A REST call's correlation id (docs/rest.md) ties the row to the
+     * orchestrator's job. */
+    json_t *notes = (v = col(st, AUDIT_NOTES)) ? json_loads(v, 0, NULL) : NULL;
+    const char *cid = json_string_value(json_object_get(notes, "correlation_id"));
+    if (cid) {
+        fputs("  correlation_id=", stdout);
+        put_clean(cid);
+    }
+    json_decref(notes);
     fputs("  ", stdout);
     put_clean(col(st, AUDIT_ARGUMENTS));
     if ((v = col(st, AUDIT_ERROR))) {

@@ -7,6 +7,7 @@
 #include "cli/pidfile.h"
 #include "cli/serve_audit.h"
 #include "cli/serve_policy.h"
+#include "cli/serve_sessions.h"
 #include "core/app.h"
 #include "core/children.h"
 #include "core/log.h"
@@ -518,6 +519,7 @@ int cli_serve(int argc, char **argv)
                                srv.max_per_client);
     session_registry_observe(srv.app.sessions, screen_resources_observer(),
                              srv.subscribe_interval_ms);
+    serve_sessions_start(&srv.app);
     children_init(srv.app.loop);
 
     uv_signal_init(srv.app.loop, &srv.sigint);
@@ -561,6 +563,7 @@ int cli_serve(int argc, char **argv)
      * notes (a type_text whose password check did not finish: redacted). */
     tool_calls_release_held();
     serve_audit_finish(&srv.audit, &srv.app);
+    serve_sessions_finish(&srv.app);
     pidfile_remove(srv.pidfile);
     srv.pidfile = NULL;
     children_finish();

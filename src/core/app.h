@@ -28,6 +28,7 @@ struct call_observer {
 };
 struct policy;
 struct audit;
+struct session_table;
 
 struct app {
     uv_loop_t *loop;
@@ -42,6 +43,7 @@ struct app {
     const struct mcp_gate *gate;               /* permission policy; NULL admits everything */
     const struct call_observer *call_observer; /* NULL: nobody listens */
     struct audit *audit;                       /* NULL: no audit log (--no-audit) */
+    struct session_table *session_table;       /* NULL: none could be opened */
     /* When a person paused input (policy/pause.h), in ms since the epoch;
      * 0: not paused. */
     int64_t paused_since_ms;

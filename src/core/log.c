@@ -8,6 +8,13 @@
 
 static enum log_level current = LOG_WARNING;
 
+static _Thread_local const char *context; /* the loop thread's; workers have none */
+
+void log_set_context(const char *ctx)
+{
+    context = ctx;
+}
+
 static const char *const names[] = {"debug", "info", "warning", "error"};
 
 void log_init(void)
@@ -40,8 +47,11 @@ void log_write(enum log_level level, const char *module, const char *fmt, ...)
     struct tm tm;
     gmtime_r(&ts.tv_sec, &tm);
     char line[4096];
-    int n = snprintf(line, sizeof line, "%02d:%02d:%02d.%03ld %s %s: ", tm.tm_hour, tm.tm_min,
-                     tm.tm_sec, ts.tv_nsec / 1000000, names[level], module);
+    /* Worker threads log too; only the loop thread sets a context. */
+    const char *ctx = context;
+    int n = snprintf(line, sizeof line, "%02d:%02d:%02d.%03ld %s %s: %s%s%s", tm.tm_hour, tm.tm_min,
+                     tm.tm_sec, ts.tv_nsec / 1000000, names[level], module, ctx ? "[" : "",
+                     ctx ? ctx : "", ctx ? "] " : "");
     va_list ap;
     va_start(ap, fmt);
     if (n > 0 && (size_t)n < sizeof line)

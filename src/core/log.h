@@ -9,6 +9,10 @@ enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR };
 void log_init(void);
 void log_set_level(enum log_level level);
 bool log_enabled(enum log_level level);
+/* While set (not NULL), every line carries "[ctx] " after its module: the
+ * REST API sets a call's correlation id around the work it does for it.
+ * ctx is borrowed until the next call; loop thread only. */
+void log_set_context(const char *ctx);
 void log_write(enum log_level level, const char *module, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -119,6 +119,9 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     json_t *owned = args && json_is_object(args) ? json_incref(args) : json_object();
     struct tool_call *call = tool_call_create(c, entry, owned, id, stream, rc);
     json_decref(owned);
+    json_t *cid = json_object_get(json_object_get(params, "_meta"), MCP_META_CORRELATION_ID);
+    if (json_is_string(cid))
+        tool_call_note(call, "correlation_id", json_incref(cid));
     tool_call_admit(call, params);
 }
 

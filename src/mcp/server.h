@@ -24,6 +24,11 @@ struct mcp_transport {
     void *ud;
 };
 
+/* A tools/call may carry a correlation id in params._meta under this key:
+ * it is noted on the call ("correlation_id" in its audit row's notes). The
+ * REST API (/v1) sets it on every call it makes. */
+#define MCP_META_CORRELATION_ID "io.glovebox/correlationId"
+
 /* Free the tool registry and resource providers (at exit). */
 void mcp_server_finish(void);
 

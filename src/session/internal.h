@@ -21,4 +21,10 @@ struct session_registry {
     bool notify_timer_init;
     uv_timer_t sample_timer; /* for screens that report no changes */
     bool sample_timer_init;
+    /* session_registry_listen: told of every session's start and end. */
+    struct {
+        void (*changed)(void *ud, struct session *s);
+        void *ud;
+    } listeners[SESSION_MAX_LISTENERS];
+    int n_listeners;
 };

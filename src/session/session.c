@@ -17,6 +17,33 @@
 /* Ended sessions kept for "why is it gone" answers. */
 #define MAX_ENDED_KEPT 32
 
+void session_registry_listen(struct session_registry *reg,
+                             void (*changed)(void *ud, struct session *s), void *ud)
+{
+    CHECK(reg->n_listeners < SESSION_MAX_LISTENERS);
+    reg->listeners[reg->n_listeners].changed = changed;
+    reg->listeners[reg->n_listeners].ud = ud;
+    reg->n_listeners++;
+}
+
+void session_registry_unlisten(struct session_registry *reg,
+                               void (*changed)(void *ud, struct session *s), void *ud)
+{
+    for (int i = 0; i < reg->n_listeners; i++) {
+        if (reg->listeners[i].changed == changed && reg->listeners[i].ud == ud) {
+            reg->listeners[i] = reg->listeners[--reg->n_listeners];
+            return;
+        }
+    }
+}
+
+static void tell_listeners(struct session *s)
+{
+    struct session_registry *reg = s->registry;
+    for (int i = 0; i < reg->n_listeners; i++)
+        reg->listeners[i].changed(reg->listeners[i].ud, s);
+}
+
 struct session_registry *session_registry_create(struct app *app)
 {
     struct session_registry *reg = xcalloc(1, sizeof *reg);
@@ -167,6 +194,7 @@ struct session *session_add(struct session_registry *reg, const struct backend_i
     s->next = reg->head;
     reg->head = s;
     log_info("session %s starting%s", s->id, s->shared ? " (shared)" : "");
+    tell_listeners(s);
     return s;
 }
 
@@ -187,6 +215,7 @@ void session_set_live(struct session *s)
     set_state(s, SESSION_LIVE);
     s->was_live = true;
     log_info("session %s live", s->id);
+    tell_listeners(s);
     struct session_waiter *w = s->live_waiters;
     s->live_waiters = NULL;
     run_waiters(s, w);
@@ -394,6 +423,7 @@ void session_ended(struct session *s, const char *reason)
         s->end_reason = xstrdup(reason);
     log_info("session %s ended: %s", s->id, s->end_reason);
     session_event(s, "session_ended", json_pack("{s:s}", "reason", s->end_reason));
+    tell_listeners(s);
     /* Calls waiting for a start that failed hear it now (s->was_live false). */
     struct session_waiter *w = s->live_waiters;
     s->live_waiters = NULL;

@@ -20,6 +20,10 @@ enum session_state {
     SESSION_ENDED,    /* nothing left running; kept to report why */
 };
 
+/* The owner of sessions started over the REST API (/v1): every holder of
+ * the server's token is the same client there (docs/rest.md). */
+#define SESSION_OWNER_REST "rest"
+
 /* Who starts a session, copied into it by session_add. */
 struct session_client {
     /* The client it belongs to: an MCP session id (HTTP), a stdio
@@ -82,6 +86,17 @@ void session_registry_configure(struct session_registry *reg, bool share_all, in
                                 int max_per_client);
 /* Whether who may start one more session; false with *err naming the limit. */
 bool session_registry_admit(struct session_registry *reg, const char *owner, char **err);
+
+/* Be told when any session is added (starting), becomes live and ends
+ * (s->end_reason set): the session table and the REST API's idle timeouts
+ * and event streams. At most SESSION_MAX_LISTENERS; runs on the loop and
+ * must not add, stop or free sessions. */
+#define SESSION_MAX_LISTENERS 4
+void session_registry_listen(struct session_registry *reg,
+                             void (*changed)(void *ud, struct session *s), void *ud);
+/* Stop telling changed(ud, …). */
+void session_registry_unlisten(struct session_registry *reg,
+                               void (*changed)(void *ud, struct session *s), void *ud);
 
 /* Register a new session of impl's kind in SESSION_STARTING; the backend
  * then sets s->backend and calls session_set_live once it is ready. name

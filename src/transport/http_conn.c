@@ -152,6 +152,8 @@ static const char *reason(int status)
     switch (status) {
     case 200:
         return "OK";
+    case 201:
+        return "Created";
     case 202:
         return "Accepted";
     case 204:
@@ -170,6 +172,8 @@ static const char *reason(int status)
         return "Not Acceptable";
     case 409:
         return "Conflict";
+    case 410:
+        return "Gone";
     case 411:
         return "Length Required";
     case 413:
@@ -186,6 +190,8 @@ static const char *reason(int status)
         return "Internal Server Error";
     case 503:
         return "Service Unavailable";
+    case 504:
+        return "Gateway Timeout";
     default:
         return "Unknown";
     }
@@ -402,6 +408,7 @@ static bool take_header(struct http_req *req, const char *line, size_t n, bool *
         {"last-event-id", offsetof(struct http_req, last_event_id)},
         {"mcp-method", offsetof(struct http_req, mcp_method)},
         {"mcp-name", offsetof(struct http_req, mcp_name)},
+        {"x-correlation-id", offsetof(struct http_req, correlation_id)},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         if (token_eq(line, nlen, known[i].name)) {

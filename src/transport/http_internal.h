@@ -29,7 +29,8 @@ struct http_req {
     /* Headers, copied at arrival (libwebsockets drops them later). */
     char *host, *origin, *authorization, *accept, *content_type;
     char *session_id, *protocol_version, *last_event_id, *mcp_method, *mcp_name;
-    long content_length; /* -1 if absent */
+    char *correlation_id; /* X-Correlation-Id (/v1) */
+    long content_length;  /* -1 if absent */
     struct strbuf body;
     bool discarding;  /* the body is over --max-message: read, dropped, then 413 */
     size_t discarded; /* bytes dropped so far */
@@ -91,6 +92,16 @@ void http_conns_close_all(struct http_transport *t);
 void http_mcp_handle(struct http_req *req);
 void http_legacy_sse(struct http_req *req);
 void http_legacy_message(struct http_req *req);
+/* /v1 (http_rest.c): the REST API for orchestrators. */
+bool http_rest_path(const char *path);
+void http_rest_handle(struct http_req *req);
+/* A refusal on a /v1 path: {"error": {code, message}} (caller frees). */
+char *http_rest_error_body(int status, const char *message);
+struct rest *http_rest_create(struct http_transport *t);
+/* Every second: sessions idle past their idle_s end. */
+void http_rest_sweep(struct http_transport *t);
+/* At shutdown: event streams end. Accepts NULL. */
+void http_rest_destroy(struct rest *r);
 
 /* The guard: false when it already answered (403, 401, 429, 413…). */
 bool http_guard_check(struct http_req *req);
@@ -159,6 +170,7 @@ struct http_transport {
     uv_timer_t reaper; /* runs deferred closes */
     struct mcp_session *doomed;
     struct doomed_conn *doomed_conns;
+    struct rest *rest; /* the /v1 API (http_rest.c) */
     void (*done)(void *ud);
     void *done_ud;
 };

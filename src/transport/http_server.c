@@ -136,6 +136,7 @@ static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
     req->last_event_id = copy_custom(wsi, "last-event-id:");
     req->mcp_method = copy_custom(wsi, "mcp-method:");
     req->mcp_name = copy_custom(wsi, "mcp-name:");
+    req->correlation_id = copy_custom(wsi, "x-correlation-id:");
     char *cl = copy_header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH);
     req->content_length = cl ? strtol(cl, NULL, 10) : -1;
     free(cl);
@@ -167,6 +168,7 @@ void http_req_destroy(struct http_req *req)
     free(req->last_event_id);
     free(req->mcp_method);
     free(req->mcp_name);
+    free(req->correlation_id);
     strbuf_finish(&req->body);
     strbuf_finish(&req->out);
     strbuf_finish(&req->resp_headers);
@@ -211,9 +213,14 @@ void http_req_fail(struct http_req *req, int status, int code, const char *fmt, 
     va_start(ap, fmt);
     char *msg = xvasprintf(fmt, ap);
     va_end(ap);
-    json_t *err = jsonrpc_error(NULL, code, msg, NULL);
-    char *body = json_dumps(err, JSON_COMPACT);
-    json_decref(err);
+    char *body;
+    if (http_rest_path(req->path)) {
+        body = http_rest_error_body(status, msg);
+    } else {
+        json_t *err = jsonrpc_error(NULL, code, msg, NULL);
+        body = json_dumps(err, JSON_COMPACT);
+        json_decref(err);
+    }
     log_info("%s %s from %s: %d %s", req->method == HTTP_POST ? "POST" : "request", req->path,
              req->remote, status, msg);
     http_req_respond(req, status, "application/json", body, strlen(body));
@@ -387,6 +394,8 @@ void http_dispatch(struct http_req *req)
 {
     if (strcmp(req->path, "/mcp") == 0) {
         http_mcp_handle(req);
+    } else if (http_rest_path(req->path)) {
+        http_rest_handle(req);
     } else if (strcmp(req->path, "/sse") == 0) {
         if (req->method == HTTP_GET) {
             http_legacy_sse(req);
@@ -712,6 +721,7 @@ static void on_sweep(uv_timer_t *timer)
     http_sessions_sweep(t, now);
     http_guard_sweep(t, now);
     http_conns_sweep(t, now);
+    http_rest_sweep(t);
     http_listen_resume(t);
 }
 
@@ -799,6 +809,7 @@ struct http_transport *http_transport_start(struct app *app, const struct http_o
         return NULL;
     }
     http_listen_start(t);
+    t->rest = http_rest_create(t);
     uv_timer_init(app->loop, &t->sweep);
     t->sweep.data = t;
     uv_check_init(app->loop, &t->hangups);
@@ -881,6 +892,8 @@ void http_transport_shutdown(struct http_transport *t, void (*done)(void *ud), v
     t->done = done;
     t->done_ud = ud;
     http_listen_stop(t);
+    http_rest_destroy(t->rest);
+    t->rest = NULL;
     http_sessions_close_all(t);
     http_conns_close_all(t);
     lws_context_destroy(t->ctx);

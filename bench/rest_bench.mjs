@@ -1,0 +1,150 @@
+// REST vs /mcp on one server: the same tool call (read_text on one terminal
+// session, started shared over /v1 so both front doors reach it) made by
+// BENCH_REST_CLIENTS (16) clients × BENCH_REST_CALLS (200) sequential calls,
+// once through POST /v1/sessions/{id}/tools/read_text with Node's fetch and
+// once through the official MCP SDK client over Streamable HTTP (/mcp),
+// alternately, BENCH_REST_RUNS (3) times, after BENCH_REST_WARMUP (20)
+// uncounted calls per client. Prints latency p50/p99 and server CPU per
+// call (utime + stime of the server, every thread, from /proc/PID/stat) per
+// front door; the medians over the runs. Never asserts on the figures;
+// exits 1 only if glovebox misbehaves (an error, or a failed call).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+import { formatMs, median, percentile, printComparison, saveResults } from './lib/report.mjs';
+import { gloveboxBinary } from './lib/servers.mjs';
+
+const CLIENTS = Number(process.env.BENCH_REST_CLIENTS ?? 16);
+const CALLS = Number(process.env.BENCH_REST_CALLS ?? 200);
+const WARMUP = Number(process.env.BENCH_REST_WARMUP ?? 20);
+const RUNS = Number(process.env.BENCH_REST_RUNS ?? 3);
+const SETTLE_MS = 300;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(stat[11]) + Number(stat[12])) / 100;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'glovebox-rest-bench-'));
+const port = await freePort();
+const child = spawn(gloveboxBinary(), ['serve', '--http', `127.0.0.1:${port}`, '--rate-limit', '0', '--allow-all', '--data-dir', dataDir], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+});
+let stderr = '';
+child.stderr.on('data', (d) => (stderr += d));
+const base = `http://127.0.0.1:${port}`;
+for (let i = 0; ; i++) {
+  try {
+    await fetch(`${base}/v1/sessions`);
+    break;
+  } catch {
+    if (i > 200) throw new Error(`glovebox did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const started = await fetch(`${base}/v1/sessions`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ kind: 'terminal', arguments: { command: ['cat'] }, shared: true, idle_s: 3600 }),
+});
+const session = (await started.json()).id;
+if (started.status !== 201) throw new Error(`could not start a session: ${started.status} ${stderr}`);
+
+const failures = [];
+
+async function restCall() {
+  const r = await fetch(`${base}/v1/sessions/${session}/tools/read_text`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"arguments":{}}',
+  });
+  const body = await r.json();
+  return r.status === 200 && body.status === 'succeeded';
+}
+
+const mcpClients = await Promise.all(
+  Array.from({ length: CLIENTS }, async () => {
+    const c = new Client({ name: 'rest-bench', version: '1' });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    return c;
+  }),
+);
+
+async function loop(call, n, latencies) {
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    let ok = false;
+    try {
+      ok = await call();
+    } catch (e) {
+      failures.push(String(e));
+    }
+    if (!ok) failures.push('a call failed');
+    if (latencies) latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+}
+
+async function measure(door) {
+  const callers = Array.from({ length: CLIENTS }, (_, i) =>
+    door === 'rest' ? restCall : async () => !(await mcpClients[i].callTool({ name: 'read_text', arguments: { session } })).isError,
+  );
+  await Promise.all(callers.map((c) => loop(c, WARMUP)));
+  const latencies = [];
+  const cpu0 = cpuSeconds(child.pid);
+  await Promise.all(callers.map((c) => loop(c, CALLS, latencies)));
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const cpu = cpuSeconds(child.pid) - cpu0;
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuPerCall: (cpu / (CLIENTS * CALLS)) * 1000 };
+}
+
+const runs = [];
+for (let r = 0; r < RUNS; r++) {
+  const rest = await measure('rest');
+  const mcp = await measure('mcp');
+  console.log(
+    `run ${r + 1}/${RUNS}: p50 REST ${formatMs(rest.p50)}, /mcp ${formatMs(mcp.p50)}; ` +
+      `CPU per call REST ${(rest.cpuPerCall * 1000).toFixed(1)} µs, /mcp ${(mcp.cpuPerCall * 1000).toFixed(1)} µs`,
+  );
+  runs.push({ rest, mcp });
+}
+const med = (side, key) => median(runs.map((x) => x[side][key]));
+const us = (v) => (Number.isFinite(v) ? `${(v * 1000).toFixed(1)} µs` : 'n/a');
+printComparison(
+  `REST vs /mcp: ${CLIENTS} clients × ${CALLS} read_text calls on one terminal, same server (audit on), median of ${RUNS} runs`,
+  ['REST /v1', 'MCP /mcp'],
+  [
+    { metric: 'call latency p50', a: med('rest', 'p50'), b: med('mcp', 'p50'), format: formatMs, target: { ratio: 1.0, text: '≤ 1.0×' } },
+    { metric: 'call latency p99', a: med('rest', 'p99'), b: med('mcp', 'p99'), format: formatMs },
+    { metric: 'server CPU per call (utime+stime)', a: med('rest', 'cpuPerCall'), b: med('mcp', 'cpuPerCall'), format: us },
+  ],
+  'ratio = REST / MCP (lower is better); targets are not asserted.',
+);
+saveResults('rest', { clients: CLIENTS, calls: CALLS, runs });
+
+await Promise.all(mcpClients.map((c) => c.transport.terminateSession().catch(() => {}).then(() => c.close())));
+child.kill('SIGTERM');
+const exit = await new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+rmSync(dataDir, { recursive: true, force: true });
+if (exit.code !== 0) failures.push(`glovebox exited with ${JSON.stringify(exit)}: ${stderr.slice(-2000)}`);
+if (failures.length) {
+  console.error(`glovebox misbehaved: ${failures.length} problem(s), first: ${failures[0]}`);
+  process.exit(1);
+}

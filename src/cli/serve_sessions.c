@@ -1,0 +1,102 @@
+/* Rows of the session table from the registry's sessions. */
+#define LOG_MODULE "serve"
+#include "cli/serve_sessions.h"
+
+#include "backend/backend.h"
+#include "core/app.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+#include "store/audit_db.h"
+#include "store/session_table.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Which front door started it, from the owner the registry keeps. */
+static const char *front_door(const struct session *s)
+{
+    if (!s->owner)
+        return "mcp"; /* a stateless /mcp request */
+    if (strcmp(s->owner, SESSION_OWNER_REST) == 0)
+        return "rest";
+    if (strncmp(s->owner, "connection-", 11) == 0)
+        return "stdio";
+    return "mcp";
+}
+
+static const char *const state_names[] = {"starting", "live", "stopping", "ended"};
+
+/* Where the session's screen is, as describe() tells it, without
+ * credentials. */
+static void endpoint_of(struct session *s, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (!s->impl->describe || !s->backend || !s->was_live || s->state == SESSION_ENDED)
+        return;
+    json_t *d = s->impl->describe(s);
+    static const char *const keys[] = {"url", "endpoint", "display", "serial", "address"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !out[0]; i++) {
+        const char *v = json_string_value(json_object_get(d, keys[i]));
+        if (v)
+            session_table_clean_endpoint(v, out, cap);
+    }
+    json_decref(d);
+}
+
+static void changed(void *ud, struct session *s)
+{
+    struct app *app = ud;
+    struct session_table *t = app->session_table;
+    const struct session_row *old = session_table_find(t, s->id);
+    struct session_row row;
+    int64_t now = audit_now_ms();
+    if (old) {
+        row = *old;
+    } else {
+        memset(&row, 0, sizeof row);
+        snprintf(row.id, sizeof row.id, "%s", s->id);
+        snprintf(row.kind, sizeof row.kind, "%s", s->impl->kind);
+        snprintf(row.name, sizeof row.name, "%s", s->name ? s->name : "");
+        snprintf(row.owner, sizeof row.owner, "%s", front_door(s));
+        row.shared = s->shared;
+        row.created_ms = now;
+    }
+    row.last_activity_ms = now;
+    snprintf(row.state, sizeof row.state, "%s", state_names[s->state]);
+    if (s->state == SESSION_ENDED) {
+        row.ended_ms = now;
+        /* A server that stops ends its sessions the way a killed one's are
+         * found at the next start: server_exit. */
+        snprintf(row.end_reason, sizeof row.end_reason, "%s",
+                 app->shutting_down ? "server_exit"
+                 : s->end_reason    ? s->end_reason
+                                    : "");
+    } else {
+        char ep[sizeof row.endpoint];
+        endpoint_of(s, ep, sizeof ep);
+        if (ep[0])
+            memcpy(row.endpoint, ep, sizeof ep);
+    }
+    session_table_put(t, &row);
+}
+
+void serve_sessions_start(struct app *app)
+{
+    char *err = NULL;
+    char *path = xasprintf("%s/sessions.db", app->data_dir);
+    app->session_table = session_table_open(app->loop, path, &err);
+    free(path);
+    if (!app->session_table) {
+        log_warn("no session table: %s", err);
+        free(err);
+        return;
+    }
+    session_registry_listen(app->sessions, changed, app);
+}
+
+void serve_sessions_finish(struct app *app)
+{
+    session_table_close(app->session_table);
+    app->session_table = NULL;
+}

@@ -1,0 +1,172 @@
+/* The session table: rows reach the database from the worker pool and back
+ * into a new run's list; a run whose server is gone has its open sessions
+ * marked ended (server_exit), a run still alive keeps them; endpoints lose
+ * their credentials. */
+#include "core/xmalloc.h"
+#include "store/session_table.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include <cmocka.h>
+
+static char *dir_make(void)
+{
+    char tmpl[] = "/tmp/gb-sessions-unit-XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    return xstrdup(tmpl);
+}
+
+static void dir_remove(char *dir)
+{
+    const char *names[] = {"sessions.db", "sessions.db-journal"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *p = xasprintf("%s/%s", dir, names[i]);
+        unlink(p);
+        free(p);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
+static struct session_row row(const char *id, const char *state)
+{
+    struct session_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.id, sizeof r.id, "%s", id);
+    snprintf(r.kind, sizeof r.kind, "terminal");
+    snprintf(r.owner, sizeof r.owner, "rest");
+    snprintf(r.state, sizeof r.state, "%s", state);
+    r.created_ms = r.last_activity_ms = 1000;
+    return r;
+}
+
+/* Runs the loop until the table's writes are done. */
+static void drain(uv_loop_t *loop)
+{
+    uv_run(loop, UV_RUN_DEFAULT);
+}
+
+static const json_t *find(const json_t *list, const char *id)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(list, i, v) if (strcmp(json_string_value(json_object_get(v, "id")), id) ==
+                                       0) return v;
+    return NULL;
+}
+
+/* A row written with another run's name (that of a pid that no longer runs,
+ * or of this test's parent, which does). */
+static void put_as_run(const char *path, const char *run, const char *id)
+{
+    char *sql = xasprintf("sqlite3 %s \"INSERT INTO sessions (run, id, kind, name, owner, shared, "
+                          "created_ms, last_activity_ms, state, end_reason, endpoint) VALUES "
+                          "('%s', '%s', 'desktop', '', 'rest', 0, 5, 5, 'live', '', ':99')\"",
+                          path, run, id);
+    assert_int_equal(system(sql), 0);
+    free(sql);
+}
+
+static void test_rows_survive_a_restart(void **state)
+{
+    (void)state;
+    char *dir = dir_make();
+    char *path = xasprintf("%s/sessions.db", dir);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char *err = NULL;
+    struct session_table *t = session_table_open(&loop, path, &err);
+    assert_non_null(t);
+    struct session_row a = row("terminal-1", "live");
+    session_table_put(t, &a);
+    struct session_row b = row("terminal-2", "ended");
+    snprintf(b.end_reason, sizeof b.end_reason, "stopped");
+    b.ended_ms = 2000;
+    session_table_put(t, &b);
+    session_table_touch(t, "terminal-1", 5000);
+    assert_int_equal(session_table_find(t, "terminal-1")->last_activity_ms, 5000);
+    drain(&loop);
+    json_t *ended = session_table_list_ended(t);
+    assert_int_equal(json_array_size(ended), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ended, 0), "id")),
+                        "terminal-2");
+    json_decref(ended);
+    session_table_close(t);
+
+    /* A dead run (pid 2^22+1 never exists: above pid_max's ceiling) and a
+     * living one (our parent). */
+    char dead[64], alive[64];
+    snprintf(dead, sizeof dead, "%d-1", (1 << 22) + 1);
+    snprintf(alive, sizeof alive, "%d-1", (int)getppid());
+    put_as_run(path, dead, "desktop-7");
+    put_as_run(path, alive, "desktop-8");
+
+    t = session_table_open(&loop, path, &err);
+    assert_non_null(t);
+    ended = session_table_list_ended(t);
+    /* terminal-1 was left live by the first run: a run of this very pid
+     * that is not this run is an earlier life of the process's pid (a
+     * container's pid 1 restarted), so over. */
+    const json_t *t1 = find(ended, "terminal-1");
+    assert_non_null(t1);
+    assert_string_equal(json_string_value(json_object_get(t1, "end_reason")), "server_exit");
+    const json_t *d7 = find(ended, "desktop-7");
+    assert_non_null(d7);
+    assert_string_equal(json_string_value(json_object_get(d7, "end_reason")), "server_exit");
+    assert_string_equal(json_string_value(json_object_get(d7, "endpoint")), ":99");
+    assert_null(find(ended, "desktop-8")); /* its server still runs */
+    const json_t *t2 = find(ended, "terminal-2");
+    assert_non_null(t2);
+    assert_string_equal(json_string_value(json_object_get(t2, "end_reason")), "stopped");
+    json_decref(ended);
+    session_table_close(t);
+    uv_loop_close(&loop);
+    free(path);
+    dir_remove(dir);
+}
+
+static void test_endpoints_lose_credentials(void **state)
+{
+    (void)state;
+    char out[160];
+    session_table_clean_endpoint("https://user:secret@hub.example:4444/wd/hub", out, sizeof out);
+    assert_string_equal(out, "https://hub.example:4444/wd/hub");
+    session_table_clean_endpoint("http://127.0.0.1:9515/path@x", out, sizeof out);
+    assert_string_equal(out, "http://127.0.0.1:9515/path@x");
+    session_table_clean_endpoint(":99", out, sizeof out);
+    assert_string_equal(out, ":99");
+    session_table_clean_endpoint("key@device-farm", out, sizeof out);
+    assert_string_equal(out, "device-farm");
+}
+
+static void test_unopenable_table_says_why(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char *err = NULL;
+    struct session_table *t = session_table_open(&loop, "/proc/no/such/sessions.db", &err);
+    assert_null(t);
+    assert_non_null(err);
+    assert_non_null(strstr(err, "/proc/no/such"));
+    free(err);
+    uv_loop_close(&loop);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rows_survive_a_restart),
+        cmocka_unit_test(test_endpoints_lose_credentials),
+        cmocka_unit_test(test_unopenable_table_says_why),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
