@@ -28,13 +28,20 @@ static const char *front_door(const struct session *s)
 static const char *const state_names[] = {"starting", "live", "stopping", "ended"};
 
 /* Where the session's screen is, as describe() tells it, without
- * credentials. */
-static void endpoint_of(struct session *s, char *out, size_t cap)
+ * credentials, and its size in pixels (glovebox computer-spec --session
+ * reads it). */
+static void endpoint_of(struct session *s, char *out, size_t cap, struct session_row *row)
 {
     out[0] = '\0';
     if (!s->impl->describe || !s->backend || !s->was_live || s->state == SESSION_ENDED)
         return;
     json_t *d = s->impl->describe(s);
+    json_int_t w = json_integer_value(json_object_get(d, "width"));
+    json_int_t h = json_integer_value(json_object_get(d, "height"));
+    if (w > 0 && h > 0 && w <= 65535 && h <= 65535) {
+        row->width = (int)w;
+        row->height = (int)h;
+    }
     static const char *const keys[] = {"url", "endpoint", "display", "serial", "address"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !out[0]; i++) {
         const char *v = json_string_value(json_object_get(d, keys[i]));
@@ -74,7 +81,7 @@ static void changed(void *ud, struct session *s)
                                     : "");
     } else {
         char ep[sizeof row.endpoint];
-        endpoint_of(s, ep, sizeof ep);
+        endpoint_of(s, ep, sizeof ep, &row);
         if (ep[0])
             memcpy(row.endpoint, ep, sizeof ep);
     }

@@ -23,12 +23,14 @@ static const char SCHEMA[] = "PRAGMA journal_mode=PERSIST;"
                              "name TEXT, owner TEXT, shared INTEGER NOT NULL,"
                              "created_ms INTEGER NOT NULL, last_activity_ms INTEGER NOT NULL,"
                              "ended_ms INTEGER, state TEXT NOT NULL, end_reason TEXT,"
-                             "endpoint TEXT, PRIMARY KEY (run, id));"
+                             "endpoint TEXT, width INTEGER, height INTEGER,"
+                             "PRIMARY KEY (run, id));"
                              "CREATE INDEX IF NOT EXISTS sessions_created ON sessions(created_ms);";
 
 static const char UPSERT[] =
     "INSERT OR REPLACE INTO sessions (run, id, kind, name, owner, shared, created_ms, "
-    "last_activity_ms, ended_ms, state, end_reason, endpoint) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)";
+    "last_activity_ms, ended_ms, state, end_reason, endpoint, width, height) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 struct entry {
     struct session_row row;
@@ -119,15 +121,17 @@ static void read_row(sqlite3_stmt *st, struct session_row *r)
     copy_text(r->state, sizeof r->state, sqlite3_column_text(st, 9));
     copy_text(r->end_reason, sizeof r->end_reason, sqlite3_column_text(st, 10));
     copy_text(r->endpoint, sizeof r->endpoint, sqlite3_column_text(st, 11));
+    r->width = sqlite3_column_int(st, 12);
+    r->height = sqlite3_column_int(st, 13);
 }
 
 static bool load_old(struct session_table *t, char **err)
 {
     sqlite3_stmt *st = NULL;
-    char sql[256];
+    char sql[384];
     snprintf(sql, sizeof sql,
              "SELECT run, id, kind, name, owner, shared, created_ms, last_activity_ms, ended_ms, "
-             "state, end_reason, endpoint FROM sessions WHERE state = 'ended' "
+             "state, end_reason, endpoint, width, height FROM sessions WHERE state = 'ended' "
              "ORDER BY created_ms DESC LIMIT %d",
              SESSION_TABLE_KEEP);
     if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -177,6 +181,10 @@ struct session_table *session_table_open(uv_loop_t *loop, const char *path, char
         session_table_close(t);
         return NULL;
     }
+    /* A table made before the screen's size was kept gets its columns
+     * (an error only says they are there already). */
+    sqlite3_exec(db, "ALTER TABLE sessions ADD COLUMN width INTEGER", NULL, NULL, NULL);
+    sqlite3_exec(db, "ALTER TABLE sessions ADD COLUMN height INTEGER", NULL, NULL, NULL);
     char *e = NULL;
     if (!sweep_dead_runs(db, &e) || !load_old(t, &e)) {
         *err = xasprintf("%s: %s", path, e);
@@ -216,6 +224,13 @@ static bool write_rows(sqlite3 *db, const struct session_row *rows, size_t n)
         sqlite3_bind_text(st, 10, r->state, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 11, r->end_reason, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 12, r->endpoint, -1, SQLITE_STATIC);
+        if (r->width > 0 && r->height > 0) {
+            sqlite3_bind_int(st, 13, r->width);
+            sqlite3_bind_int(st, 14, r->height);
+        } else {
+            sqlite3_bind_null(st, 13);
+            sqlite3_bind_null(st, 14);
+        }
         ok = sqlite3_step(st) == SQLITE_DONE;
     }
     sqlite3_finalize(st);
@@ -348,6 +363,10 @@ json_t *session_row_json(const struct session_row *r)
         json_object_set_new(o, "end_reason", json_string(r->end_reason));
     if (r->endpoint[0])
         json_object_set_new(o, "endpoint", json_string(r->endpoint));
+    if (r->width > 0 && r->height > 0) {
+        json_object_set_new(o, "width", json_integer(r->width));
+        json_object_set_new(o, "height", json_integer(r->height));
+    }
     return o;
 }
 

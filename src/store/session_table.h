@@ -27,6 +27,7 @@ struct session_row {
     char state[12];           /* "starting", "live", "stopping", "ended" */
     char end_reason[160];     /* how it ended: "server_exit", "idle", the backend's reason… */
     char endpoint[160];       /* display or URL, without credentials; "" when none */
+    int width, height;        /* the screen in pixels when it has one; 0: none */
 };
 
 /* Open (creating) the table at path. Rows of earlier runs whose server is no

@@ -341,3 +341,26 @@ test('glovebox computer-spec prints the tool definition in the model space', asy
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--width needs a number of pixels from 16 to 16384, got wide/);
 });
+
+test('glovebox computer-spec --session reads a running server\'s session from the session table', needs('desktop', topts({ timeout: ms(60000) })), async (t) => {
+  const srv = await startServer(t);
+  const d = await desktop(srv, 1920, 1200);
+  const spec = await until(async () => {
+    const r = await runCli(['computer-spec', '--session', d.id, '--data-dir', srv.dataDir]);
+    return r.code === 0 && r;
+  }, ms(10000), 'the session table to have the desktop');
+  assert.deepEqual(JSON.parse(spec.stdout), { type: 'computer_20251124', name: 'computer', display_width_px: 1356, display_height_px: 848, enable_zoom: true });
+  const term = await srv.ok('terminal_start', { command: ['cat'] });
+  const noPixels = await until(async () => {
+    const r = await runCli(['computer-spec', '--session', term.sc.id, '--data-dir', srv.dataDir]);
+    return r.code === 1 && /no screen in pixels/.test(r.stderr) && r;
+  }, ms(10000), 'a terminal to be refused');
+  assert.equal(noPixels.stdout, '');
+  const none = await runCli(['computer-spec', '--session', 'desktop-99', '--data-dir', srv.dataDir]);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /no live session "desktop-99" in .*sessions\.db/);
+  const both = await runCli(['computer-spec', '--session', d.id, '--width', '100']);
+  assert.equal(both.code, 2);
+  await srv.ok('session_stop', { session: d.id });
+  await until(async () => (await runCli(['computer-spec', '--session', d.id, '--data-dir', srv.dataDir])).code === 1, ms(10000), 'an ended session to be refused');
+});
