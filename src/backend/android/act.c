@@ -66,6 +66,10 @@ static void tap(struct backend_call *bc, int x, int y, const char *ref)
 {
     int count = (int)args_int(bc->args, "count", 1);
     int hold = (int)args_int(bc->args, "hold_ms", 0);
+    struct android *a = android_of(bc->session);
+    a->pointer_x = x;
+    a->pointer_y = y;
+    a->pointer_known = true;
     struct strbuf cmd = {0};
     if (hold > 0) {
         /* A swipe that stays put is a long press. */
@@ -350,5 +354,47 @@ void android_drag_op(struct backend_call *bc)
                                "from", "x", x1, "y", y1, "to", "x", x2, "y", y2);
     android_act(bc, result, xasprintf("dragged from %d,%d to %d,%d over %d ms", x1, y1, x2, y2, ms),
                 cmd);
+    free(cmd);
+}
+
+/* computer's pointer on a touch screen: a finger put down, moved and lifted
+ * (`input motionevent`, Android 11 and later), or where the last touch was.
+ * With no finger down a move only says where the next touch starts: a
+ * touch screen has no pointer hovering. */
+void android_pointer_op(struct backend_call *bc)
+{
+    struct android *a = android_of(bc->session);
+    const char *what = args_string(bc->args, "action", "where");
+    bool has_point = json_object_get(bc->args, "x") && json_object_get(bc->args, "y");
+    int x = has_point ? (int)json_integer_value(json_object_get(bc->args, "x")) : a->pointer_x;
+    int y = has_point ? (int)json_integer_value(json_object_get(bc->args, "y")) : a->pointer_y;
+    if (has_point && (x < 0 || y < 0 || x >= a->width || y >= a->height)) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "point %d,%d is outside the %dx%d screen", x, y, a->width,
+                               a->height);
+        return;
+    }
+    json_t *data = json_pack("{s:s, s:i, s:i}", "session", bc->session->id, "x", x, "y", y);
+    const char *event = NULL;
+    if (!strcmp(what, "down"))
+        event = "DOWN";
+    else if (!strcmp(what, "up"))
+        event = a->finger_down ? "UP" : NULL;
+    else if (!strcmp(what, "move"))
+        event = a->finger_down ? "MOVE" : NULL;
+    if (strcmp(what, "where")) {
+        a->pointer_x = x;
+        a->pointer_y = y;
+        a->pointer_known = true;
+    }
+    if (!event) {
+        if (!a->pointer_known)
+            json_object_set_new(data, "known", json_false());
+        backend_call_done(bc, data, "the last touch is at %d,%d", x, y);
+        return;
+    }
+    a->finger_down = !strcmp(event, "DOWN") || !strcmp(event, "MOVE");
+    char *cmd = xasprintf("input motionevent %s %d %d", event, x, y);
+    android_act(bc, data, xasprintf("touch %s at %d,%d", event, x, y), cmd);
     free(cmd);
 }

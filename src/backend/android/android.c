@@ -253,6 +253,7 @@ static const struct backend_impl android_impl = {
     .find = android_find_op,
     .read_text = android_read_text_op,
     .click = android_click_op,
+    .pointer = android_pointer_op,
     .type_text = android_type_text_op,
     .press_key = android_press_key_op,
     .scroll = android_scroll_op,

@@ -41,6 +41,10 @@ struct android {
     char last_recording[32];    /* id of the recording written when the session ended; "" */
     struct android_ref *refs;   /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
+    /* computer's pointer on a touch screen: where the last touch was (or
+     * where the next one starts), and whether a finger is down. */
+    int pointer_x, pointer_y;
+    bool pointer_known, finger_down;
 };
 
 struct android *android_of(struct session *s);
@@ -66,6 +70,7 @@ bool android_step_failed(struct backend_call *bc, const struct adb_reply *r, con
 
 /* Operations (ops.c, perceive.c, shot.c). */
 void android_screenshot_op(struct backend_call *bc);
+void android_pointer_op(struct backend_call *bc);
 void android_snapshot_op(struct backend_call *bc);
 void android_find_op(struct backend_call *bc);
 void android_read_text_op(struct backend_call *bc);

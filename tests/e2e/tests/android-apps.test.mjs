@@ -80,6 +80,38 @@ describe('phone tools on the fake adb server', () => {
     assert.equal(errorOf(r).code, 'not_found');
   });
 
+  test('computer on a phone: taps, a finger down, moved and lifted (motionevent), swipes, keys; hover-only moves just say where', needs('android', topts()), async (t) => {
+    const { dev, srv, s } = await phone(t);
+    const act = async (args) => (await srv.ok('computer', { session: s.id, ...args })).sc;
+    const shot = await act({ action: 'screenshot' });
+    assert.deepEqual(shot.display, { width: W, height: H });
+    await act({ action: 'left_click', coordinate: [100, 200] });
+    assert.deepEqual(dev.entries('tap').at(-1).x, 100);
+    await act({ action: 'double_click', coordinate: [110, 210] });
+    assert.equal(dev.entries('tap').length, 3);
+    // A move with no finger down sends nothing; down, move and up do.
+    const before = dev.log.length;
+    const moved = await act({ action: 'mouse_move', coordinate: [50, 60] });
+    assert.deepEqual(moved.cursor, { x: 50, y: 60 });
+    assert.equal(dev.entries('motion').length, 0);
+    assert.equal(dev.log.slice(before).filter((e) => ['tap', 'motion', 'swipe'].includes(e.kind)).length, 0);
+    await act({ action: 'left_mouse_down' });
+    await act({ action: 'mouse_move', coordinate: [70, 300] });
+    await act({ action: 'left_mouse_up' });
+    assert.deepEqual(dev.entries('motion').map((e) => [e.action, e.x, e.y]), [['DOWN', 50, 60], ['MOVE', 70, 300], ['UP', 70, 300]]);
+    const pos = await act({ action: 'cursor_position' });
+    assert.deepEqual(pos.position, { x: 70, y: 300 });
+    await act({ action: 'scroll', coordinate: [180, 400], scroll_direction: 'down', scroll_amount: 1 });
+    assert.ok(dev.entries('swipe').length >= 1);
+    await act({ action: 'key', text: 'Return' });
+    assert.equal(dev.entries('key').at(-1).code, 66);
+    // What a phone cannot do is named.
+    const hold = await srv.call('computer', { session: s.id, action: 'hold_key', text: 'shift', duration: 0.1 });
+    assert.equal(errorOf(hold).code, 'not_supported');
+    const out = await srv.call('computer', { session: s.id, action: 'mouse_move', coordinate: [W, 10] });
+    assert.equal(errorOf(out).code, 'invalid_argument');
+  });
+
   test('press_button: home, back and power reach the device as their key codes', needs('android', topts()), async (t) => {
     const { dev, srv } = await phone(t);
     dev.apps.launch(LOGIN);

@@ -103,6 +103,25 @@ function input(dev, args, io) {
       }
       return 0;
     }
+    case 'motionevent': {
+      // Android 11+: one touch event. A DOWN then an UP where it went down
+      // is a tap on what is under it.
+      const action = (rest[0] ?? '').toUpperCase();
+      const [x, y] = rest.slice(1).map(num);
+      if (!['DOWN', 'UP', 'MOVE', 'CANCEL'].includes(action) || x === null || y === null) {
+        return javaException(io, 'motionevent', 'java.lang.IllegalArgumentException', `Unknown motionevent action: ${rest[0] ?? ''}`);
+      }
+      dev.record('motion', { action, x, y });
+      if (action === 'DOWN') dev.touchDown = { x, y };
+      if (action === 'UP' && dev.touchDown) {
+        if (Math.abs(dev.touchDown.x - x) < 8 && Math.abs(dev.touchDown.y - y) < 8) {
+          const { width, height } = dev.displaySize();
+          dev.apps.tap(x, y, width, height);
+        }
+        dev.touchDown = null;
+      }
+      return 0;
+    }
     case 'press':
       dev.record('key', { name: 'DPAD_CENTER', code: 23, flags: '' });
       return 0;
@@ -112,7 +131,8 @@ function input(dev, args, io) {
     default:
       return usage(io, 'Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n\nThe commands and default sources are:\n' +
         '      text <string> (Default: touchscreen)\n      keyevent [--longpress|--doubletap] <key code number or name> ...\n' +
-        '      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)', 255);
+        '      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n' +
+        '      motionevent <DOWN|UP|MOVE|CANCEL> <x> <y> (Default: touchscreen)', 255);
   }
 }
 
