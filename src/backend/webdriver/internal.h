@@ -26,6 +26,7 @@ struct wd {
      * one (ms; 0: never), and when the last request went. */
     uint64_t keepalive_ms, last_request_ms;
     bool remote_gone; /* the endpoint ended the remote session: no DELETE */
+    char *credentials_env; /* the variable the endpoint's credentials came from */
     int width, height;
     /* The pointer as glovebox last moved it (WebDriver never says). */
     int pointer_x, pointer_y;

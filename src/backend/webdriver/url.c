@@ -3,9 +3,11 @@
  * what it shows. */
 #include "backend/webdriver/url.h"
 
+#include "core/strbuf.h"
 #include "core/xmalloc.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -66,4 +68,48 @@ bool wd_url_check_http(const char *field, const char *url, char **err)
         return false;
     }
     return true;
+}
+
+static void encode_part(struct strbuf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            strchr("-._~", c))
+            strbuf_putc(b, (char)c);
+        else
+            strbuf_printf(b, "%%%02X", c);
+    }
+}
+
+char *wd_url_with_env_credentials(const char *field, const char *url, const char *name, char **err)
+{
+    const char *a = authority(url);
+    if (!a) {
+        *err =
+            xasprintf("argument \"%s\" needs \"url\": the endpoint the credentials are for", field);
+        return NULL;
+    }
+    if (memchr(a, '@', strcspn(a, "/?#"))) {
+        *err = xasprintf("argument \"%s\": the url has credentials already; give them in one "
+                         "place",
+                         field);
+        return NULL;
+    }
+    const char *v = getenv(name);
+    const char *colon = v ? strchr(v, ':') : NULL;
+    if (!v || !colon || colon == v) {
+        *err = xasprintf("argument \"%s\": the environment variable %s is %s (expected "
+                         "user:password)",
+                         field, name, v ? "not user:password" : "not set");
+        return NULL;
+    }
+    struct strbuf b;
+    strbuf_init(&b);
+    strbuf_printf(&b, "%.*s", (int)(a - url), url);
+    encode_part(&b, v, (size_t)(colon - v));
+    strbuf_putc(&b, ':');
+    encode_part(&b, colon + 1, strlen(colon + 1));
+    strbuf_printf(&b, "@%s", a);
+    return strbuf_steal(&b);
 }

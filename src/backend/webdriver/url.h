@@ -13,3 +13,10 @@ char *wd_url_display(const char *url);
  * *err (caller frees) naming field, what was given (without userinfo) and
  * what is expected. */
 bool wd_url_check_http(const char *field, const char *url, char **err);
+/* url with the credentials of the environment variable name ("user:password",
+ * percent-encoded into the userinfo) — for endpoints whose credentials stay
+ * out of tool arguments and so out of the audit log. NULL with *err naming
+ * field when the variable is unset, not user:password, or url has
+ * credentials already. Caller frees. */
+char *wd_url_with_env_credentials(const char *field, const char *url, const char *name,
+                                  char **err);

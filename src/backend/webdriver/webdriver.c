@@ -318,6 +318,7 @@ static void free_wd(struct wd *w)
     free(w->tmpdir);
     free(w->platform);
     free(w->native_refs);
+    free(w->credentials_env);
     json_decref(w->capabilities);
     free(w);
 }
@@ -362,6 +363,10 @@ static json_t *webdriver_describe(struct session *s)
         json_object_set_new(o, "browser", json_string(w->browser));
     if (w->native)
         json_object_set_new(o, "native_app", json_true());
+    if (w->attached)
+        json_object_set_new(o, "attached", json_true());
+    if (w->credentials_env)
+        json_object_set_new(o, "credentials_env", json_string(w->credentials_env));
     if (w->driver_alive)
         json_object_set_new(o, "driver_pid", json_integer(w->driver_pid));
     if (w->width > 0 && w->height > 0) {
@@ -458,8 +463,7 @@ static void attached(struct wd *w, void *ud, json_t *value, enum error_code code
     set_live(w);
 }
 
-static void got_rect(struct wd *w, void *ud, json_t *value, enum error_code code,
-                     const char *err)
+static void got_rect(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     (void)ud;
     (void)code;
@@ -603,6 +607,7 @@ void wd_connect(struct app *app, const struct webdriver_options *o, webdriver_co
     w->connected = done;
     w->connected_ud = ud;
     w->timeout_ms = o->timeout_ms;
+    w->credentials_env = o->credentials_env ? xstrdup(o->credentials_env) : NULL;
     /* The browser glovebox owns has no idle limit of its own. */
     w->keepalive_ms = o->keepalive_s >= 0 ? (uint64_t)o->keepalive_s * 1000
                       : o->url            ? KEEPALIVE_DEFAULT_MS

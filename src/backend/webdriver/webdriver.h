@@ -22,6 +22,7 @@ struct webdriver_options {
     long timeout_ms;            /* every request to the endpoint */
     int keepalive_s;            /* a cheap command after this long idle; 0: never; -1: default */
     int width, height;          /* the window of a browser glovebox starts */
+    const char *credentials_env; /* the variable url's credentials came from; NULL: none */
     const struct session_client *client;
 };
 
@@ -35,7 +36,15 @@ struct webdriver_api {
     /* Starts connecting; done runs exactly once, later, on the loop. */
     void (*connect)(struct app *app, const struct webdriver_options *o, webdriver_connected_fn done,
                     void *ud);
+    /* Deletes remote sessions a server that did not stop left behind
+     * (rows of the session table: {endpoint, remote, credentials_env}),
+     * logging what became of each. */
+    void (*sweep)(struct app *app, const json_t *orphans);
 };
+
+/* The same, for the session table's orphans at start-up: loads the module
+ * only when there are some (webdriver_sweep.c, in the executable). */
+void webdriver_sweep_orphans(struct app *app, const json_t *orphans);
 
 /* The tools of webdriver sessions (kinds.c lists the one that starts them). */
 extern const struct tool tool_webdriver_connect;

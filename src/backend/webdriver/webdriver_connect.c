@@ -40,6 +40,22 @@ static void handle(struct tool_call *call)
         free(err);
         return;
     }
+    const char *cred_env = args_string(a, "credentials_env", NULL);
+    char *with_creds = NULL;
+    if (cred_env && url &&
+        !(with_creds = wd_url_with_env_credentials("credentials_env", url, cred_env, &err))) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT, "%s", err);
+        free(err);
+        return;
+    }
+    if (cred_env && !url) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "argument \"credentials_env\" needs \"url\": the endpoint the "
+                            "credentials are for");
+        return;
+    }
+    if (with_creds)
+        url = with_creds;
     if (attach && !url) {
         tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
                             "argument \"attach\" needs \"url\": the endpoint where that session "
@@ -50,11 +66,14 @@ static void handle(struct tool_call *call)
     if (!wd) {
         tool_call_fail_code(call, ERROR_DEVICE_UNAVAILABLE, "cannot connect: %s", err);
         free(err);
+        free(with_creds);
         return;
     }
     struct session_client who;
-    if (!screen_call_admit(call, &who))
+    if (!screen_call_admit(call, &who)) {
+        free(with_creds);
         return;
+    }
     struct webdriver_options o = {
         .url = url,
         .capabilities = json_object_get(a, "capabilities"),
@@ -64,9 +83,11 @@ static void handle(struct tool_call *call)
         .keepalive_s = (int)args_int(a, "keepalive_s", -1),
         .width = (int)args_int(a, "width", 1280),
         .height = (int)args_int(a, "height", 800),
+        .credentials_env = cred_env,
         .client = &who,
     };
     wd->connect(tool_call_app(call), &o, connected, call);
+    free(with_creds);
 }
 
 static bool confirm_phrase(struct strbuf *q, const json_t *args)
