@@ -390,6 +390,21 @@ static void wait_for_op(struct backend_call *bc)
     perceive_wait_for(desktop_of(bc->session)->perceive, bc);
 }
 
+static void element_at_op(struct backend_call *bc)
+{
+    perceive_element_at(desktop_of(bc->session)->perceive, bc);
+}
+
+static void inspect_op(struct backend_call *bc)
+{
+    perceive_inspect(desktop_of(bc->session)->perceive, bc);
+}
+
+static void set_value_op(struct backend_call *bc)
+{
+    perceive_set_value(desktop_of(bc->session)->perceive, bc);
+}
+
 static const struct backend_impl desktop_impl = {
     .kind = "desktop",
     .stop = desktop_stop,
@@ -397,6 +412,9 @@ static const struct backend_impl desktop_impl = {
     .describe = desktop_describe,
     .snapshot = snapshot_op,
     .find = find_op,
+    .element_at = element_at_op,
+    .inspect = inspect_op,
+    .set_value = set_value_op,
     .read_text = read_text_op,
     .wait_for = wait_for_op,
     .screenshot = desktop_screenshot_op,

@@ -75,6 +75,15 @@ void perceive_read_text(struct perceive *p, struct backend_call *bc);
 /* wait_for: {text? | regex? | ref?, gone?, timeout_ms?}. */
 void perceive_wait_for(struct perceive *p, struct backend_call *bc);
 
+/* element_at: {x, y} (screen pixels): the deepest element there, with its
+ * window and path, each with a ref added to the latest snapshot (earlier
+ * refs keep working). */
+void perceive_element_at(struct perceive *p, struct backend_call *bc);
+/* inspect: {ref}: the element looked at again, with everything known. */
+void perceive_inspect(struct perceive *p, struct backend_call *bc);
+/* set_value: {ref, value}: AT-SPI Value.CurrentValue, read back. */
+void perceive_set_value(struct perceive *p, struct backend_call *bc);
+
 /* Where an element is, for an action the desktop performs itself. */
 struct perceive_target {
     int x, y;        /* the element's centre, screen pixels */

@@ -1,0 +1,85 @@
+// One element looked at closely on a desktop: element_at (the element under
+// a point), inspect (everything known about a ref) and set_value (a
+// slider), on zenity dialogs, through the official SDK.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
+import { ms, startServer, tempDir, desktopOpts as topts } from '../lib/terminal.mjs';
+import { textOf } from '../lib/server.mjs';
+
+function centre(b) {
+  return { x: b.x + Math.floor(b.width / 2), y: b.y + Math.floor(b.height / 2) };
+}
+
+test('element_at names the button under a point, inspect tells all about it, and its ref clicks', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  const out = await launchShell(srv, session, dir, 'entry', `zenity --entry --title Who --text 'Your name'`);
+  await srv.ok('wait_for', { session, text: 'Your name', timeout_ms: ms(15000) });
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const ok = element(snap.sc, 'push button', 'OK');
+  const entry = element(snap.sc, 'text');
+
+  const at = await srv.ok('element_at', { session, ...centre(ok.bounds) });
+  assert.equal(at.sc.role, 'push button');
+  assert.equal(at.sc.name, 'OK');
+  assert.equal(at.sc.app, 'zenity');
+  assert.equal(at.sc.window, 'Who');
+  assert.ok(at.sc.actions.map((a) => a.toLowerCase()).includes('click'), JSON.stringify(at.sc.actions));
+  assert.ok(at.sc.states.includes('enabled') && at.sc.states.includes('showing'), JSON.stringify(at.sc.states));
+  assert.deepEqual(at.sc.bounds, ok.bounds);
+  // The path runs from the window down to the button.
+  assert.equal(at.sc.path[0].role, 'dialog');
+  assert.equal(at.sc.path[0].name, 'Who');
+  assert.equal(at.sc.path.at(-1).ref, at.sc.ref);
+  // An element the snapshot already had keeps its ref.
+  assert.equal(at.sc.ref, ok.ref);
+  assert.match(textOf(at), /push button "OK"/);
+  assert.match(textOf(at), /app "zenity", window "Who"/);
+
+  // The text field: editable, its value read live.
+  await srv.ok('type_text', { session, ref: entry.ref, text: 'Ada' });
+  const field = await srv.ok('element_at', { session, ...centre(entry.bounds) });
+  assert.equal(field.sc.role, 'text');
+  assert.equal(field.sc.editable, true);
+  assert.equal(field.sc.value, 'Ada');
+  const again = await srv.ok('inspect', { session, ref: field.sc.ref });
+  assert.equal(again.sc.value, 'Ada');
+  assert.ok(again.sc.states.includes('editable'));
+  assert.equal(again.sc.window, 'Who');
+
+  // Refs handed out before element_at still work; the new ref clicks.
+  const label = await srv.ok('inspect', { session, ref: element(snap.sc, 'label', 'Your name').ref });
+  assert.equal(label.sc.name, 'Your name');
+  await srv.ok('click', { session, ref: at.sc.ref });
+  assert.equal(await outputOf(out), 'Ada\nstatus=0\n');
+});
+
+test('element_at and inspect say clearly when nothing is there', topts(), async (t) => {
+  const srv = await startServer(t);
+  const session = await startDesktop(srv);
+  await srv.err('element_at', { session, x: 5, y: 5 }, /no accessible element at 5,5/);
+  await srv.err('inspect', { session, ref: 'e1' }, /no snapshot has been taken/);
+  await srv.err('inspect', { session, ref: 'x1' }, /ref/);
+  await srv.err('element_at', { session, y: 5 }, /x/);
+});
+
+test('set_value moves a zenity scale, and refuses what is out of range or not a value', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  const out = await launchShell(srv, session, dir, 'scale', `zenity --scale --title Volume --text Level --min-value 0 --max-value 100 --value 10`);
+  await srv.ok('wait_for', { session, text: 'Level', timeout_ms: ms(15000) });
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const slider = element(snap.sc, 'slider');
+  const set = await srv.ok('set_value', { session, ref: slider.ref, value: 42 });
+  assert.equal(set.sc.range.current, 42);
+  assert.equal(set.sc.range.maximum, 100);
+  assert.equal(set.sc.value, '42');
+  await srv.err('set_value', { session, ref: slider.ref, value: 500 }, /out of range for e\d+: 0 to 100/);
+  await srv.err('set_value', { session, ref: element(snap.sc, 'push button', 'OK').ref, value: 1 }, /has no value to set/);
+  await srv.ok('click', { session, text: 'OK', role: 'push button' });
+  assert.equal(await outputOf(out), '42\nstatus=0\n');
+});
