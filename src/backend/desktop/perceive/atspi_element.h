@@ -15,6 +15,9 @@ struct atspi_element {
     int n_actions;
     bool has_range; /* Value interface: current, minimum, maximum, step */
     double current, minimum, maximum, step;
+    /* Only name, role and bounds were asked (an element above the one
+     * looked at): states, value and actions are not known. */
+    bool partial;
 };
 
 /* An element and the elements above it, from its top-level window down to

@@ -32,13 +32,15 @@ static void copy_facts(struct atspi_node *to, const struct atspi_node *from)
 
 /* The element's index in the latest snapshot, added when it is not there
  * and brought up to date when it is. */
-static int adopt_one(struct perceive *p, const struct atspi_node *n, int parent, int depth)
+static int adopt_one(struct perceive *p, const struct atspi_element *e, int parent, int depth)
 {
+    const struct atspi_node *n = &e->node;
     struct atspi_tree *t = &p->last;
     for (int i = 0; i < t->count; i++)
         if (strcmp(t->nodes[i].path, n->path) == 0 &&
             strcmp(t->nodes[i].bus_name, n->bus_name) == 0) {
-            copy_facts(&t->nodes[i], n);
+            if (!e->partial)
+                copy_facts(&t->nodes[i], n);
             return i;
         }
     t->nodes = xrealloc(t->nodes, (size_t)(t->count + 1) * sizeof *t->nodes);
@@ -67,7 +69,7 @@ static void adopt_chain(struct perceive *p, const struct atspi_chain *c, int *re
     }
     int parent = -1;
     for (int i = 0; i < c->n; i++) {
-        parent = adopt_one(p, &c->chain[i].node, parent, i);
+        parent = adopt_one(p, &c->chain[i], parent, i);
         refs[i] = p->first_ref + parent;
     }
 }
