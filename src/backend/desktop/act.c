@@ -66,6 +66,9 @@ struct act {
     char *err;
     enum error_code err_code; /* of err: tool_failed unless said */
     atomic_bool stop;         /* the call was cancelled (or a person paused input) */
+    /* Instead of answering bc: a step of a longer operation (scroll_to). */
+    desktop_input_done on_done;
+    void *ud;
 };
 
 static void sleep_ms(int ms)
@@ -545,7 +548,15 @@ static void act_done(struct input_job *job, bool dropped)
                                  : NULL;
     if (dropped)
         stopped(a, "the session ended");
-    if (a->err) {
+    if (a->on_done) {
+        desktop_input_done fn = a->on_done;
+        void *ud = a->ud;
+        char *err = a->err;
+        a->err = NULL;
+        free_act(a);
+        fn(ud, err);
+        free(err);
+    } else if (a->err) {
         backend_call_fail_code(a->bc, a->err_code, "%s", a->err);
         free_act(a);
     } else if (a->kind == ACT_TYPE && json_object_get(a->target, "ref")) {
@@ -690,6 +701,23 @@ static void scroll_op(struct backend_call *bc)
             return;
         a->has_point = true;
     }
+    queue(a);
+}
+
+void desktop_wheel(struct backend_call *bc, int x, int y, const char *direction, int clicks,
+                   desktop_input_done done, void *ud)
+{
+    struct act *a = act_new(bc, ACT_SCROLL);
+    a->scroll_button = strcmp(direction, "up") == 0     ? 4
+                       : strcmp(direction, "down") == 0 ? 5
+                       : strcmp(direction, "left") == 0 ? 6
+                                                        : 7;
+    a->amount = clicks;
+    a->x = x;
+    a->y = y;
+    a->has_point = true;
+    a->on_done = done;
+    a->ud = ud;
     queue(a);
 }
 

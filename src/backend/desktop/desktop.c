@@ -421,6 +421,7 @@ static const struct backend_impl desktop_impl = {
     .click = desktop_click_op,
     .drag = desktop_drag_op,
     .scroll = desktop_scroll_op,
+    .scroll_to = desktop_scroll_to_op,
     .pointer = desktop_pointer_op,
     .key_hold = desktop_key_hold_op,
     .window_list = desktop_window_list_op,

@@ -89,6 +89,15 @@ void desktop_drag_op(struct backend_call *bc);
 void desktop_scroll_op(struct backend_call *bc);
 void desktop_type_op(struct backend_call *bc);
 void desktop_press_key_op(struct backend_call *bc);
+/* A step of a longer operation: err NULL when it was done, else why not
+ * (borrowed). Loop thread. */
+typedef void (*desktop_input_done)(void *ud, const char *err);
+/* Wheel clicks at x,y (screen pixels) in direction ("up", "down", "left",
+ * "right"), as bc (its guard, its cancellation); done() instead of an answer. */
+void desktop_wheel(struct backend_call *bc, int x, int y, const char *direction, int clicks,
+                   desktop_input_done done, void *ud);
+/* scroll_to (scroll_to.c). */
+void desktop_scroll_to_op(struct backend_call *bc);
 /* The pointer alone and keys held (backend.h pointer, key_hold). */
 void desktop_pointer_op(struct backend_call *bc);
 void desktop_key_hold_op(struct backend_call *bc);

@@ -83,3 +83,40 @@ test('set_value moves a zenity scale, and refuses what is out of range or not a 
   await srv.ok('click', { session, text: 'OK', role: 'push button' });
   assert.equal(await outputOf(out), '42\nstatus=0\n');
 });
+
+test('scroll_to brings a row of a 300-row zenity list into view, and says when the list ends first', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  const rows = Array.from({ length: 300 }, (_, i) => `'Row ${i + 1}'`).join(' ');
+  const out = await launchShell(srv, session, dir, 'list', `zenity --list --title Pick --text 'Pick one' --column Item --height 400 ${rows}`);
+  await srv.ok('wait_for', { session, text: 'Row 1', timeout_ms: ms(15000) });
+  // Row 240 is far below the fold: GTK lists it, placed outside the scroll pane.
+  const before = await srv.ok('snapshot', { session, app: 'zenity', max_nodes: 2000 });
+  const pane = element(before.sc, 'scroll pane');
+  const hidden = element(before.sc, 'table cell', 'Row 240').bounds;
+  assert.ok(hidden.y < pane.bounds.y || hidden.y > pane.bounds.y + pane.bounds.height, JSON.stringify(hidden));
+
+  const r = await srv.ok('scroll_to', { session, text: 'Row 240', exact: true });
+  assert.ok(r.sc.scrolls > 0, JSON.stringify(r.sc));
+  assert.equal(r.sc.name, 'Row 240');
+  assert.match(textOf(r), /"Row 240" shows at/);
+  const mid = r.sc.bounds.y + r.sc.bounds.height / 2;
+  assert.ok(mid >= pane.bounds.y && mid < pane.bounds.y + pane.bounds.height, `${JSON.stringify(r.sc.bounds)} outside ${JSON.stringify(pane.bounds)}`);
+
+  // Already in view: no scroll at all.
+  const again = await srv.ok('scroll_to', { session, text: 'Row 240', exact: true });
+  assert.equal(again.sc.scrolls, 0);
+
+  await srv.err('scroll_to', { session, text: 'Row 999' }, /reached the bottom end of the .* scrollable area after \d+ scrolls without seeing Row 999/);
+  await srv.err('scroll_to', { session, text: 'Row 1', exact: true, max_scrolls: 2, direction: 'down' }, /still does not show after 2 scrolls|reached the bottom/);
+  const up = await srv.ok('scroll_to', { session, text: 'Row 3', exact: true, direction: 'up' });
+  assert.ok(up.sc.scrolls > 0);
+
+  // The row's ref selects it; OK prints it.
+  const row = await srv.ok('scroll_to', { session, text: 'Row 240', exact: true });
+  await srv.ok('click', { session, x: row.sc.bounds.x + 5, y: row.sc.bounds.y + Math.floor(row.sc.bounds.height / 2) });
+  await srv.ok('click', { session, text: 'OK', role: 'push button' });
+  assert.equal(await outputOf(out), 'Row 240\nstatus=0\n');
+  await srv.err('scroll_to', { session }, /scroll_to needs "text", "ref" or "role"/);
+});

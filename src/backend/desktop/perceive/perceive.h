@@ -24,6 +24,9 @@
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error_code.h"
 
 struct backend_call;
 struct frame;
@@ -83,6 +86,28 @@ void perceive_element_at(struct perceive *p, struct backend_call *bc);
 void perceive_inspect(struct perceive *p, struct backend_call *bc);
 /* set_value: {ref, value}: AT-SPI Value.CurrentValue, read back. */
 void perceive_set_value(struct perceive *p, struct backend_call *bc);
+
+/* scroll_to's look: whether the element named by {ref | text, role?,
+ * exact?, app?, window?} shows (inside the scrollable area, when there is
+ * one), and where that area is. */
+struct perceive_located;
+typedef void (*perceive_located_fn)(struct backend_call *bc, struct perceive_located *l);
+struct perceive_located {
+    bool found;
+    char ref[24];                /* found: its ref (the same ref, or a new one) */
+    char role[64], name[256];    /* found by text or role */
+    struct perceive_rect bounds; /* found: where it is */
+    bool have_pane;              /* a scrollable area was seen */
+    struct perceive_rect pane;
+    int was_y;          /* ref: its top when last seen, -1 unknown */
+    uint64_t signature; /* of what shows in the area: unchanged = its end */
+    char *error;        /* the look failed (stale ref, no bus); the callee frees it after then */
+    enum error_code code;
+    perceive_located_fn then; /* the callee's */
+};
+/* l is the caller's, filled and handed to then() on the loop thread. */
+void perceive_locate(struct perceive *p, struct backend_call *bc, struct perceive_located *l,
+                     perceive_located_fn then);
 
 /* Where an element is, for an action the desktop performs itself. */
 struct perceive_target {
