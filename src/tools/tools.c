@@ -41,6 +41,7 @@ void tools_register_all(void)
     registry_add(&tool_drag);
     registry_add(&tool_scroll);
     registry_add(&tool_scroll_to);
+    registry_add(&tool_hover);
     registry_add(&tool_set_value);
     registry_add(&tool_computer);
     registry_add(&tool_window_manage);

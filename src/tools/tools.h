@@ -24,6 +24,7 @@ extern const struct tool tool_drag;
 extern const struct tool tool_scroll;
 extern const struct tool tool_set_value;
 extern const struct tool tool_scroll_to;
+extern const struct tool tool_hover;
 extern const struct tool tool_computer;
 extern const struct tool tool_window_manage;
 extern const struct tool tool_clipboard_get;

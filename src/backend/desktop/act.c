@@ -55,7 +55,9 @@ struct act {
     struct input_key key;
     json_t *target; /* the element acted on, for the answer */
     size_t chars;
-    bool secret; /* typed into a password field: kept out of the audit log */
+    unsigned click_mods; /* click: INPUT_MOD_* held around the click */
+    int delay_ms;        /* type_text: pause after each character (delay_ms, wpm) */
+    bool secret;         /* typed into a password field: kept out of the audit log */
     /* type_text: control characters (Tab, Enter) may move the focus as they
      * are typed, so the focus is asked about before each run of text, here;
      * plain text is asked about after typing, off the call's path
@@ -129,9 +131,32 @@ static void stopped(struct act *a, const char *what)
     a->err = xasprintf("stopped before it was done: %s", what);
 }
 
+/* The keysym held for each modifier, in the order they go down. */
+static const struct {
+    unsigned mod;
+    uint32_t keysym;
+} mod_keys[] = {
+    {INPUT_MOD_CTRL, XK_Control_L}, {INPUT_MOD_ALT, XK_Alt_L},   {INPUT_MOD_SHIFT, XK_Shift_L},
+    {INPUT_MOD_SUPER, XK_Super_L},  {INPUT_MOD_META, XK_Meta_L}, {INPUT_MOD_HYPER, XK_Hyper_L},
+};
+#define N_MOD_KEYS (sizeof mod_keys / sizeof *mod_keys)
+
+/* Modifiers down (in order) or up (the other way round). */
+static bool hold_mods(struct xinput *xi, unsigned mods, bool down, char **err)
+{
+    for (size_t k = 0; k < N_MOD_KEYS; k++) {
+        size_t i = down ? k : N_MOD_KEYS - 1 - k;
+        if ((mods & mod_keys[i].mod) && !hold(xi, mod_keys[i].keysym, down, err))
+            return false;
+    }
+    return true;
+}
+
 static void click_at(struct act *a, struct xinput *xi)
 {
     xinput_move(xi, a->x, a->y);
+    if (a->click_mods && !hold_mods(xi, a->click_mods, true, &a->err))
+        return;
     for (int i = 0; i < a->count; i++) {
         xinput_button(xi, a->button, true);
         bool held = true;
@@ -143,9 +168,14 @@ static void click_at(struct act *a, struct xinput *xi)
         xinput_button(xi, a->button, false);
         if (!held) {
             stopped(a, "the button was released early");
-            return;
+            break;
         }
     }
+    /* Nor a modifier. */
+    char *err = NULL;
+    if (a->click_mods && !hold_mods(xi, a->click_mods, false, &err) && !a->err)
+        a->err = err, err = NULL;
+    free(err);
 }
 
 static void drag(struct act *a, struct xinput *xi)
@@ -239,6 +269,15 @@ static void type(struct act *a, struct xinput *xi)
         a->chars++;
         s += len;
         n -= len;
+        /* Paced: each key reaches the program before the pause. */
+        if (a->delay_ms > 0 && xinput_sync(xi, &a->err) && !wait_unless_stopped(a, a->delay_ms)) {
+            char what[64];
+            snprintf(what, sizeof what, "typed %zu characters", a->chars);
+            stopped(a, what);
+            return;
+        }
+        if (a->err)
+            return;
     }
 }
 
@@ -316,14 +355,6 @@ static void pointer_act(struct act *a, struct xinput *xi)
 /* Modifiers (in order) then the key go down; up, the other way round. */
 static void key_hold(struct act *a, struct xinput *xi)
 {
-    static const struct {
-        unsigned mod;
-        uint32_t keysym;
-    } mods[] = {
-        {INPUT_MOD_CTRL, XK_Control_L}, {INPUT_MOD_ALT, XK_Alt_L},   {INPUT_MOD_SHIFT, XK_Shift_L},
-        {INPUT_MOD_SUPER, XK_Super_L},  {INPUT_MOD_META, XK_Meta_L}, {INPUT_MOD_HYPER, XK_Hyper_L},
-    };
-    size_t n = sizeof mods / sizeof *mods;
     uint8_t code = 0;
     bool shift = false;
     if (!a->mods_only && !xinput_keycode(xi, named_keysym(&a->key), &code, &shift, &a->err))
@@ -332,11 +363,8 @@ static void key_hold(struct act *a, struct xinput *xi)
         a->key.mods |= INPUT_MOD_SHIFT;
     if (!a->down && code)
         xinput_key(xi, code, false);
-    for (size_t k = 0; k < n; k++) {
-        size_t i = a->down ? k : n - 1 - k;
-        if ((a->key.mods & mods[i].mod) && !hold(xi, mods[i].keysym, a->down, &a->err))
-            return;
-    }
+    if (!hold_mods(xi, a->key.mods, a->down, &a->err))
+        return;
     if (a->down && code)
         xinput_key(xi, code, true);
 }
@@ -628,6 +656,18 @@ static bool point(struct act *a, const json_t *args, const char *xkey, const cha
     return true;
 }
 
+/* click's "modifiers": ["ctrl", "shift", …] into INPUT_MOD_* bits. */
+static unsigned parse_mods(const json_t *args)
+{
+    unsigned mods = 0, m;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(args, "modifiers"), i,
+                       v) if (input_keys_parse_mods("modifiers", json_string_value(v), &m, NULL))
+        mods |= m;
+    return mods;
+}
+
 static int parse_button(const json_t *args)
 {
     const char *b = args_string(args, "button", "left");
@@ -647,6 +687,7 @@ static void click_then(struct backend_call *bc, const struct perceive_target *t)
     a->x = t->x;
     a->y = t->y;
     a->button = parse_button(bc->args);
+    a->click_mods = parse_mods(bc->args);
     a->count = (int)args_int(bc->args, "count", 1);
     a->hold_ms = (int)args_int(bc->args, "hold_ms", 0);
     queue(a);
@@ -658,7 +699,10 @@ static void click_op(struct backend_call *bc)
     if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
         /* With windows the policy blocks, the click goes through the
          * pointer, whose window is checked, not the element's action. */
-        perceive_click(d->perceive, bc, bc->guard->input_allowed != NULL, click_then);
+        perceive_click(d->perceive, bc,
+                       bc->guard->input_allowed != NULL ||
+                           json_array_size(json_object_get(bc->args, "modifiers")) > 0,
+                       click_then);
         return;
     }
     struct act *a = act_new(bc, ACT_CLICK);
@@ -671,20 +715,71 @@ static void click_op(struct backend_call *bc)
     if (!point(a, bc->args, "x", "y", &a->x, &a->y))
         return;
     a->button = parse_button(bc->args);
+    a->click_mods = parse_mods(bc->args);
     a->count = (int)args_int(bc->args, "count", 1);
     a->hold_ms = (int)args_int(bc->args, "hold_ms", 0);
     queue(a);
 }
 
+static void drag_step(struct backend_call *bc, const struct perceive_target *t);
+
+/* The ends of a drag given as refs are looked up one after the other;
+ * the act waits in bc->backend_data meanwhile. */
+static void drag_next(struct act *a)
+{
+    const json_t *args = a->bc->args;
+    a->bc->backend_data = a;
+    if (!a->has_point && json_object_get(args, "from_ref")) {
+        perceive_centre(a->d->perceive, a->bc, args_string(args, "from_ref", ""), drag_step);
+        return;
+    }
+    if (a->to_x < 0 && json_object_get(args, "to_ref")) {
+        perceive_centre(a->d->perceive, a->bc, args_string(args, "to_ref", ""), drag_step);
+        return;
+    }
+    a->bc->backend_data = NULL;
+    queue(a);
+}
+
+static void drag_step(struct backend_call *bc, const struct perceive_target *t)
+{
+    struct act *a = bc->backend_data;
+    bc->backend_data = NULL;
+    if (!t) {
+        free_act(a);
+        return;
+    }
+    if (!a->has_point) {
+        a->x = t->x, a->y = t->y, a->has_point = true;
+    } else {
+        a->to_x = t->x, a->to_y = t->y;
+    }
+    drag_next(a);
+}
+
 static void drag_op(struct backend_call *bc)
 {
     struct act *a = act_new(bc, ACT_DRAG);
-    if (!point(a, json_object_get(bc->args, "from"), "x", "y", &a->x, &a->y) ||
-        !point(a, json_object_get(bc->args, "to"), "x", "y", &a->to_x, &a->to_y))
+    const json_t *from = json_object_get(bc->args, "from"), *to = json_object_get(bc->args, "to");
+    bool from_ref = json_object_get(bc->args, "from_ref"),
+         to_ref = json_object_get(bc->args, "to_ref");
+    if (!from == !from_ref || !to == !to_ref) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "give one start (\"from\" {x, y} or \"from_ref\") and one end "
+                               "(\"to\" {x, y} or \"to_ref\")");
+        free_act(a);
         return;
+    }
+    if (from && !point(a, from, "x", "y", &a->x, &a->y))
+        return;
+    if (to && !point(a, to, "x", "y", &a->to_x, &a->to_y))
+        return;
+    a->has_point = from != NULL; /* here: the start is known */
+    if (to_ref)
+        a->to_x = -1;
     a->button = parse_button(bc->args);
     a->duration_ms = (int)args_int(bc->args, "duration_ms", 300);
-    queue(a);
+    drag_next(a);
 }
 
 static void scroll_op(struct backend_call *bc)
@@ -721,6 +816,16 @@ void desktop_wheel(struct backend_call *bc, int x, int y, const char *direction,
     queue(a);
 }
 
+/* The pause after each typed character: delay_ms, or a words-per-minute
+ * pace (a word being five characters, as typists count). */
+static int type_delay(const json_t *args)
+{
+    if (json_object_get(args, "delay_ms"))
+        return (int)args_int(args, "delay_ms", 0);
+    int wpm = (int)args_int(args, "wpm", 0);
+    return wpm > 0 ? 12000 / wpm : 0;
+}
+
 static void type_then(struct backend_call *bc, const struct perceive_target *t)
 {
     /* Whatever goes into a password field stays out of the audit log. */
@@ -729,6 +834,7 @@ static void type_then(struct backend_call *bc, const struct perceive_target *t)
     struct act *a = act_new(bc, ACT_TYPE);
     a->target = perceive_target_json(t);
     a->text = xstrdup(args_string(bc->args, "text", ""));
+    a->delay_ms = type_delay(bc->args);
     a->click_first = !t->done;
     a->secret = t->secret;
     a->x = t->x;
@@ -745,6 +851,7 @@ static void type_op(struct backend_call *bc)
     }
     struct act *a = act_new(bc, ACT_TYPE);
     a->text = xstrdup(args_string(bc->args, "text", ""));
+    a->delay_ms = type_delay(bc->args);
     queue(a);
 }
 
@@ -782,6 +889,45 @@ static void pointer_op(struct backend_call *bc)
     }
     a->button = parse_button(bc->args);
     queue(a);
+}
+
+static void hover_then(struct backend_call *bc, const struct perceive_target *t)
+{
+    struct act *a = act_new(bc, ACT_POINTER);
+    a->target = perceive_target_json(t);
+    a->pointer = POINTER_MOVE;
+    a->x = t->x;
+    a->y = t->y;
+    a->has_point = true;
+    queue(a);
+}
+
+/* hover: the pointer to x,y or to an element's centre, nothing pressed
+ * (tooltips, menus that open on hover). */
+static void hover_op(struct backend_call *bc)
+{
+    if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
+        perceive_click(desktop_of(bc->session)->perceive, bc, true, hover_then);
+        return;
+    }
+    struct act *a = act_new(bc, ACT_POINTER);
+    if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
+        backend_call_fail_code(
+            bc, ERROR_INVALID_ARGUMENT,
+            "give x and y, or ref (from snapshot or find), or text to hover over");
+        free_act(a);
+        return;
+    }
+    if (!point(a, bc->args, "x", "y", &a->x, &a->y))
+        return;
+    a->pointer = POINTER_MOVE;
+    a->has_point = true;
+    queue(a);
+}
+
+void desktop_hover_op(struct backend_call *bc)
+{
+    typed_check_run(desktop_of(bc->session), bc, hover_op, FENCE_MOVE);
 }
 
 static void key_hold_op(struct backend_call *bc)

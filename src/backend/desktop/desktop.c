@@ -422,6 +422,7 @@ static const struct backend_impl desktop_impl = {
     .drag = desktop_drag_op,
     .scroll = desktop_scroll_op,
     .scroll_to = desktop_scroll_to_op,
+    .hover = desktop_hover_op,
     .pointer = desktop_pointer_op,
     .key_hold = desktop_key_hold_op,
     .window_list = desktop_window_list_op,

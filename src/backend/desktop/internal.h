@@ -96,6 +96,8 @@ typedef void (*desktop_input_done)(void *ud, const char *err);
  * "right"), as bc (its guard, its cancellation); done() instead of an answer. */
 void desktop_wheel(struct backend_call *bc, int x, int y, const char *direction, int clicks,
                    desktop_input_done done, void *ud);
+/* hover: {x, y | ref | text}: the pointer moved there. */
+void desktop_hover_op(struct backend_call *bc);
 /* scroll_to (scroll_to.c). */
 void desktop_scroll_to_op(struct backend_call *bc);
 /* The pointer alone and keys held (backend.h pointer, key_hold). */

@@ -1,6 +1,7 @@
 /* scroll_to's look at the screen: is the element showing yet, and where is
  * the scrollable area to turn the wheel over? One fresh walk of showing
  * elements per look; the desktop scrolls between looks (scroll_to.c). */
+#include "backend/backend.h"
 #include "backend/desktop/perceive/internal.h"
 #include "backend/desktop/perceive/tree.h"
 #include "core/args.h"
@@ -146,5 +147,46 @@ void perceive_locate(struct perceive *p, struct backend_call *bc, struct perceiv
     j->ud = l;
     l->then = then;
     j->after = located;
+    job_queue(j);
+}
+
+/* An element's centre, by ref (drag from_ref / to_ref). */
+static void centre_run(struct job *j)
+{
+    const char *ref = j->ud;
+    const struct atspi_node *n = perceive_ref(j, ref);
+    if (!n)
+        return;
+    if (n->w <= 0 || n->h <= 0) {
+        job_fail_code(j, ERROR_INVALID_ARGUMENT, "%s has no position on the screen", ref);
+        return;
+    }
+    j->has_target = true;
+    j->target.x = n->x + n->w / 2;
+    j->target.y = n->y + n->h / 2;
+    j->target.by = "pointer";
+    snprintf(j->target_ref, sizeof j->target_ref, "%s", ref);
+}
+
+static void centred(struct job *j)
+{
+    if (j->error) {
+        backend_call_fail_code(j->bc, j->code, "%s", j->error);
+        j->then(j->bc, NULL);
+    } else {
+        j->target.ref = j->target_ref;
+        j->then(j->bc, &j->target);
+    }
+    free(j->error);
+    free(j);
+}
+
+void perceive_centre(struct perceive *p, struct backend_call *bc, const char *ref,
+                     perceive_then then)
+{
+    struct job *j = job_new(p, bc, centre_run);
+    j->ud = (void *)ref;
+    j->then = then;
+    j->after = centred;
     job_queue(j);
 }

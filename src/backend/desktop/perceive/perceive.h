@@ -129,6 +129,11 @@ typedef void (*perceive_then)(struct backend_call *bc, const struct perceive_tar
  * see where the click lands). Errors answer bc directly. */
 void perceive_click(struct perceive *p, struct backend_call *bc, bool pointer_only,
                     perceive_then then);
+/* The centre of the element ref (borrowed until then() runs) names, for
+ * the pointer; then() gets it with done false, or NULL once bc has been
+ * answered with why not (a stale ref): the caller then only lets go. */
+void perceive_centre(struct perceive *p, struct backend_call *bc, const char *ref,
+                     perceive_then then);
 /* type_text with {ref}: focus the element, then then() types (clicking the
  * centre first when done is false). */
 void perceive_focus(struct perceive *p, struct backend_call *bc, perceive_then then);

@@ -1,0 +1,85 @@
+// Pointer and keyboard extras on desktops (issue 23): click with modifiers
+// held, hover, drag between elements, and typing at a set pace — each
+// checked by what the application did.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
+import { ms, startServer, tempDir, desktopOpts as topts } from '../lib/terminal.mjs';
+
+const mid = (b) => ({ x: b.x + Math.floor(b.width / 2), y: b.y + Math.floor(b.height / 2) });
+
+test('click with modifiers ["ctrl"] adds a row to a multiple-choice list', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  const out = await launchShell(srv, session, dir, 'multi', `zenity --list --multiple --title Many --text Pick --column Item Apple Banana Cherry`);
+  await srv.ok('wait_for', { session, text: 'Cherry', timeout_ms: ms(15000) });
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  await srv.ok('click', { session, ...mid(element(snap.sc, 'table cell', 'Apple').bounds) });
+  await srv.ok('click', { session, ...mid(element(snap.sc, 'table cell', 'Cherry').bounds), modifiers: ['ctrl'] });
+  await srv.ok('click', { session, text: 'OK', role: 'push button' });
+  assert.equal(await outputOf(out), 'Apple|Cherry\nstatus=0\n');
+  await srv.err('click', { session, x: 1, y: 1, modifiers: ['hyperdrive'] }, /modifiers/);
+});
+
+test('hover puts the pointer on an element without pressing it', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  const out = await launchShell(srv, session, dir, 'q', `zenity --question --text 'Hover here?'`);
+  await srv.ok('wait_for', { session, text: 'Hover here?', timeout_ms: ms(15000) });
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const yes = element(snap.sc, 'push button', 'Yes');
+  const h = await srv.ok('hover', { session, ref: yes.ref });
+  assert.deepEqual({ x: h.sc.x, y: h.sc.y }, mid(yes.bounds));
+  const where = await srv.ok('computer', { session, action: 'cursor_position' });
+  assert.match(JSON.stringify(where.sc), new RegExp(`"x":${mid(yes.bounds).x},"y":${mid(yes.bounds).y}`));
+  // GTK shows the hover as the button's "prelight" — and nothing was pressed.
+  await srv.ok('hover', { session, x: 3, y: 3 });
+  await srv.err('hover', { session }, /give x and y, or ref/);
+  await srv.ok('click', { session, text: 'No', role: 'push button' });
+  assert.equal(await outputOf(out), 'status=1\n');
+});
+
+test('drag from a point to an element, and from an element to a point, moves a scale', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  const out = await launchShell(srv, session, dir, 'scale', `zenity --scale --text Level --min-value 0 --max-value 100 --value 0`);
+  await srv.ok('wait_for', { session, text: 'Level', timeout_ms: ms(15000) });
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const slider = element(snap.sc, 'slider');
+  const b = slider.bounds;
+  await srv.ok('drag', { session, from_ref: slider.ref, to: { x: b.x + b.width + 40, y: mid(b).y } });
+  assert.equal((await srv.ok('inspect', { session, ref: slider.ref })).sc.range.current, 100);
+  const d = await srv.ok('drag', { session, from: { x: b.x + 12, y: mid(b).y }, to_ref: slider.ref });
+  assert.deepEqual(d.sc.to, mid(b));
+  const now = (await srv.ok('inspect', { session, ref: slider.ref })).sc.range.current;
+  assert.ok(now > 20 && now < 80, `the middle of the scale gave ${now}`);
+  await srv.err('drag', { session, from_ref: slider.ref }, /give one start .* and one end/);
+  await srv.err('drag', { session, from_ref: 'e99999', to: { x: 1, y: 1 } }, /e99999 is unknown/);
+  await srv.ok('click', { session, text: 'OK', role: 'push button' });
+  assert.match(await outputOf(out), /^\d+\nstatus=0\n$/);
+});
+
+test('type_text delay_ms paces the keys: at least 50 ms a character', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  await launchShell(srv, session, dir, 'entry', `zenity --entry --text Slowly`);
+  await srv.ok('wait_for', { session, text: 'Slowly', timeout_ms: ms(15000) });
+  const field = element((await srv.ok('snapshot', { session, app: 'zenity' })).sc, 'text');
+  const text = 'pacedkeys!';
+  const t0 = performance.now();
+  await srv.ok('type_text', { session, ref: field.ref, text, delay_ms: 50 });
+  const took = performance.now() - t0;
+  assert.ok(took >= 50 * text.length, `${text.length} characters took ${took.toFixed(0)} ms`);
+  assert.equal((await srv.ok('read_text', { session, ref: field.ref })).sc.text, text);
+  // wpm 600 = 20 ms a character.
+  const t1 = performance.now();
+  await srv.ok('type_text', { session, ref: field.ref, text: '12345', wpm: 600 });
+  assert.ok(performance.now() - t1 >= 100);
+  const term = await srv.start({ command: ['sleep', '30'] });
+  await srv.err('type_text', { session: term.id, text: 'x', delay_ms: 10 }, /typing pace \(delay_ms, wpm\) is for desktops/);
+});
