@@ -55,6 +55,7 @@ struct act {
     struct input_key key;
     json_t *target; /* the element acted on, for the answer */
     size_t chars;
+    bool restore_focus;  /* restore_focus: focus and active window put back after */
     unsigned click_mods; /* click: INPUT_MOD_* held around the click */
     int delay_ms;        /* type_text: pause after each character (delay_ms, wpm) */
     bool secret;         /* typed into a password field: kept out of the audit log */
@@ -415,6 +416,9 @@ static void act_run(struct input_job *job)
     }
     if (!xinput_lock(xi, &a->err))
         return;
+    struct windows_focus_saved saved;
+    if (a->restore_focus)
+        windows_focus_save(xi, &saved);
     const char *window = args_string(a->bc->args, "window", NULL);
     uint32_t win;
     bool focused = a->click_first;
@@ -480,6 +484,14 @@ static void act_run(struct input_job *job)
     }
     if (!a->err)
         xinput_sync(xi, &a->err);
+    if (a->restore_focus) {
+        /* After the program has had the input: events still queued would
+         * otherwise reach the window given the focus back. */
+        windows_focus_restore(xi, &saved);
+        char *ignored = NULL;
+        xinput_sync(xi, &ignored);
+        free(ignored);
+    }
     /* Plain text went somewhere: what had the focus is asked about after
      * the answer (typed_check.h). */
     a->check_after =
@@ -632,6 +644,8 @@ static struct act *act_new(struct backend_call *bc, enum act_kind kind)
     a->button = 1;
     a->count = 1;
     a->repeat = 1;
+    a->restore_focus = (kind == ACT_CLICK || kind == ACT_TYPE || kind == ACT_KEY) &&
+                       args_bool(bc->args, "restore_focus", false);
     return a;
 }
 
@@ -699,9 +713,13 @@ static void click_op(struct backend_call *bc)
     if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
         /* With windows the policy blocks, the click goes through the
          * pointer, whose window is checked, not the element's action. */
+        /* Through the pointer too with modifiers (an action knows none)
+         * and with restore_focus (an application's own focusing is not
+         * undone by putting the X focus back). */
         perceive_click(d->perceive, bc,
                        bc->guard->input_allowed != NULL ||
-                           json_array_size(json_object_get(bc->args, "modifiers")) > 0,
+                           json_array_size(json_object_get(bc->args, "modifiers")) > 0 ||
+                           args_bool(bc->args, "restore_focus", false),
                        click_then);
         return;
     }
@@ -846,7 +864,12 @@ static void type_op(struct backend_call *bc)
 {
     struct desktop *d = desktop_of(bc->session);
     if (json_object_get(bc->args, "ref")) {
-        perceive_focus(d->perceive, bc, type_then);
+        /* restore_focus: a click at the element, not its own focusing
+         * (GTK raises the window), so the focus can be put back. */
+        if (args_bool(bc->args, "restore_focus", false))
+            perceive_click(d->perceive, bc, true, type_then);
+        else
+            perceive_focus(d->perceive, bc, type_then);
         return;
     }
     struct act *a = act_new(bc, ACT_TYPE);

@@ -293,6 +293,41 @@ void windows_focus(struct xinput *xi, uint32_t win)
     xcb_set_input_focus(c, XCB_INPUT_FOCUS_PARENT, win, XCB_CURRENT_TIME);
 }
 
+void windows_focus_save(struct xinput *xi, struct windows_focus_saved *out)
+{
+    xcb_connection_t *c = xinput_connection(xi);
+    struct atoms a = atoms_of(c);
+    memset(out, 0, sizeof *out);
+    if (a.active && has_prop(c, xinput_root(xi), a.client_list)) {
+        int len = 0;
+        char *v = property(c, xinput_root(xi), a.active, XCB_ATOM_WINDOW, &len);
+        if (v && len >= 4)
+            memcpy(&out->active, v, 4);
+        free(v);
+    }
+    xcb_get_input_focus_reply_t *f = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
+    if (f) {
+        out->focus = f->focus;
+        out->revert = f->revert_to;
+    } else {
+        out->focus = XCB_INPUT_FOCUS_POINTER_ROOT;
+        out->revert = XCB_INPUT_FOCUS_POINTER_ROOT;
+    }
+    free(f);
+}
+
+void windows_focus_restore(struct xinput *xi, const struct windows_focus_saved *s)
+{
+    xcb_connection_t *c = xinput_connection(xi);
+    struct atoms a = atoms_of(c);
+    if (s->active)
+        client_message(c, xinput_root(xi), s->active, a.active, 2, XCB_CURRENT_TIME,
+                       XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY);
+    /* A focus window that has gone away since is an error the server
+     * reports asynchronously; nothing is left to put back then. */
+    xcb_set_input_focus(c, s->revert, s->focus, XCB_CURRENT_TIME);
+}
+
 void windows_configure(struct xinput *xi, uint32_t win, int x, int y, int width, int height)
 {
     uint16_t mask = 0;

@@ -83,3 +83,36 @@ test('type_text delay_ms paces the keys: at least 50 ms a character', topts(), a
   const term = await srv.start({ command: ['sleep', '30'] });
   await srv.err('type_text', { session: term.id, text: 'x', delay_ms: 10 }, /typing pace \(delay_ms, wpm\) is for desktops/);
 });
+
+test('restore_focus puts the keyboard focus back after typing into another window', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  const outA = await launchShell(srv, session, dir, 'a', `zenity --entry --title Alpha --text 'First field'`);
+  await srv.ok('wait_for', { session, text: 'First field', timeout_ms: ms(15000) });
+  const outB = await launchShell(srv, session, dir, 'b', `zenity --entry --title Beta --text 'Second field'`);
+  await srv.ok('wait_for', { session, text: 'Second field', timeout_ms: ms(15000) });
+  // Beta may open on top of Alpha: move it aside.
+  await srv.ok('window_manage', { session, window: 'Beta', action: 'move', x: 700, y: 400 });
+  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const fields = snap.sc.elements.filter((e) => e.role === 'text');
+  assert.equal(fields.length, 2);
+  const inWindow = (title) => {
+    const win = element(snap.sc, 'dialog', title);
+    return fields.find((f) => f.bounds.x >= win.bounds.x && f.bounds.x < win.bounds.x + win.bounds.width && f.bounds.y >= win.bounds.y && f.bounds.y < win.bounds.y + win.bounds.height);
+  };
+  const a = inWindow('Alpha'), b = inWindow('Beta');
+  assert.ok(a && b, JSON.stringify(fields));
+  await srv.ok('type_text', { session, ref: a.ref, text: 'one' });
+  // Into Beta, and the focus goes back to Alpha: the next keys land there.
+  await srv.ok('type_text', { session, ref: b.ref, text: 'two', restore_focus: true });
+  // A click in Beta's field with restore_focus: the keys still go to Alpha
+  // (under a window manager the click itself would have activated Beta).
+  await srv.ok('click', { session, x: b.bounds.x + 5, y: b.bounds.y + 5, restore_focus: true });
+  await srv.ok('type_text', { session, text: '+three' });
+  await srv.ok('press_key', { session, key: 'Enter' });
+  assert.equal(await outputOf(outA), 'one+three\nstatus=0\n');
+  assert.equal((await srv.ok('read_text', { session, ref: b.ref })).sc.text, 'two');
+  await srv.ok('press_key', { session, key: 'Enter', window: 'Beta' });
+  assert.equal(await outputOf(outB), 'two\nstatus=0\n');
+});
