@@ -215,6 +215,9 @@ static void scroll(struct act *a, struct xinput *xi)
  * reach a field the program has not yet shown as focused: the password
  * check then asks again for up to FOCUS_SETTLE_MS while the answer is no. */
 #define RECENT_INPUT_MS 1000
+/* restore_focus: how long a window manager gets to react to the input
+ * before the focus is put back, and (three times this) to carry it out. */
+#define RESTORE_WM_MS   150
 #define FOCUS_SETTLE_MS 200
 
 static bool is_control(uint32_t cp)
@@ -485,12 +488,16 @@ static void act_run(struct input_job *job)
     if (!a->err)
         xinput_sync(xi, &a->err);
     if (a->restore_focus) {
-        /* After the program has had the input: events still queued would
-         * otherwise reach the window given the focus back. */
+        /* After the program has had the input (events still queued would
+         * otherwise reach the window given the focus back), and after the
+         * window manager has reacted to it: it focuses a clicked window on
+         * its own time, which would undo the restoring. */
+        windows_focus_settle(xi, &saved, RESTORE_WM_MS);
         windows_focus_restore(xi, &saved);
         char *ignored = NULL;
         xinput_sync(xi, &ignored);
         free(ignored);
+        windows_focus_wait(xi, &saved, RESTORE_WM_MS * 3);
     }
     /* Plain text went somewhere: what had the focus is asked about after
      * the answer (typed_check.h). */

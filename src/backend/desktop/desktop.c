@@ -190,6 +190,7 @@ static void free_desktop(struct desktop *d)
     xinput_destroy(d->input);
     xgrab_destroy(d->grab);
     free(d->bus);
+    free(d->wm_note);
     free(d);
 }
 
@@ -319,9 +320,16 @@ static json_t *desktop_describe(struct session *s)
                                 json_integer(d->children[i].pid));
     json_t *pids = json_array();
     for (int i = 0; i < d->n_children; i++)
-        if (d->children[i].alive && d->children[i].kind == CHILD_APP)
+        if (d->children[i].alive && d->children[i].kind == CHILD_APP &&
+            d->children[i].pid != d->wm_pid)
             json_array_append_new(pids, json_integer(d->children[i].pid));
     json_object_set_new(o, "app_pids", pids);
+    /* The window manager is the desktop's, not one of the programs. */
+    if (d->wm_pid)
+        json_object_set_new(o, "window_manager",
+                            json_pack("{s:s, s:i}", "program", "openbox", "pid", (int)d->wm_pid));
+    else if (d->wm_note)
+        json_object_set_new(o, "window_manager_note", json_string(d->wm_note));
     return o;
 }
 

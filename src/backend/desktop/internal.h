@@ -60,10 +60,18 @@ struct desktop {
     struct start *start;                 /* while starting (start.c), else NULL */
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
     struct desktop_rec *rec;             /* the recording in progress (recording.c); NULL */
+    pid_t wm_pid;                        /* the window manager (wm.c); 0 for none */
+    char *wm_note;                       /* why there is none though one was asked for; NULL */
     char last_recording[32]; /* id of the recording written when the session ended; "" */
 };
 
 struct desktop *desktop_of(struct session *s);
+/* The window manager of a private desktop (wm.c): openbox with glovebox's
+ * own settings. false (logged, d->wm_note says why) when it cannot start. */
+#define WM_WAIT_MS 3000
+bool desktop_wm_start(struct desktop *d);
+/* Whether a window manager manages the screen now (_NET_SUPPORTING_WM_CHECK). */
+bool desktop_wm_ready(struct desktop *d);
 /* The desktop is being destroyed while it was still starting (only at
  * exit): let go of the start-up state. */
 void desktop_start_abandon(struct desktop *d);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <xcb/xcb.h>
 
 #define MAX_WINDOWS 512
@@ -326,6 +327,44 @@ void windows_focus_restore(struct xinput *xi, const struct windows_focus_saved *
     /* A focus window that has gone away since is an error the server
      * reports asynchronously; nothing is left to put back then. */
     xcb_set_input_focus(c, s->revert, s->focus, XCB_CURRENT_TIME);
+}
+
+static uint32_t active_now(xcb_connection_t *c, xcb_window_t root, xcb_atom_t active)
+{
+    int len = 0;
+    uint32_t w = 0;
+    char *v = property(c, root, active, XCB_ATOM_WINDOW, &len);
+    if (v && len >= 4)
+        memcpy(&w, v, 4);
+    free(v);
+    return w;
+}
+
+/* Polls the active window every 10 ms for up to ms, until it is (or, with
+ * differ, is not) s's. */
+static void poll_active(struct xinput *xi, const struct windows_focus_saved *s, int ms, bool differ)
+{
+    if (!s->active)
+        return;
+    xcb_connection_t *c = xinput_connection(xi);
+    struct atoms a = atoms_of(c);
+    for (int waited = 0; waited < ms; waited += 10) {
+        bool same = active_now(c, xinput_root(xi), a.active) == s->active;
+        if (same != differ)
+            return;
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void windows_focus_settle(struct xinput *xi, const struct windows_focus_saved *s, int ms)
+{
+    poll_active(xi, s, ms, true);
+}
+
+void windows_focus_wait(struct xinput *xi, const struct windows_focus_saved *s, int ms)
+{
+    poll_active(xi, s, ms, false);
 }
 
 void windows_configure(struct xinput *xi, uint32_t win, int x, int y, int width, int height)

@@ -4,10 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { ms, startServer, tempDir, desktopOpts as topts } from '../lib/terminal.mjs';
+import { launchShell, element, outputOf, settledSnapshot, startDesktop } from '../lib/desktop.mjs';
+import { ms, startServer, tempDir, until, desktopOpts as topts } from '../lib/terminal.mjs';
 
 const mid = (b) => ({ x: b.x + Math.floor(b.width / 2), y: b.y + Math.floor(b.height / 2) });
+
+const settled = (srv, session) => settledSnapshot(srv, session);
 
 test('click with modifiers ["ctrl"] adds a row to a multiple-choice list', topts(), async (t) => {
   const srv = await startServer(t);
@@ -15,7 +17,7 @@ test('click with modifiers ["ctrl"] adds a row to a multiple-choice list', topts
   const session = await startDesktop(srv);
   const out = await launchShell(srv, session, dir, 'multi', `zenity --list --multiple --title Many --text Pick --column Item Apple Banana Cherry`);
   await srv.ok('wait_for', { session, text: 'Cherry', timeout_ms: ms(15000) });
-  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const snap = await settled(srv, session);
   await srv.ok('click', { session, ...mid(element(snap.sc, 'table cell', 'Apple').bounds) });
   await srv.ok('click', { session, ...mid(element(snap.sc, 'table cell', 'Cherry').bounds), modifiers: ['ctrl'] });
   await srv.ok('click', { session, text: 'OK', role: 'push button' });
@@ -29,7 +31,7 @@ test('hover puts the pointer on an element without pressing it', topts(), async 
   const session = await startDesktop(srv);
   const out = await launchShell(srv, session, dir, 'q', `zenity --question --text 'Hover here?'`);
   await srv.ok('wait_for', { session, text: 'Hover here?', timeout_ms: ms(15000) });
-  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const snap = await settled(srv, session);
   const yes = element(snap.sc, 'push button', 'Yes');
   const h = await srv.ok('hover', { session, ref: yes.ref });
   assert.deepEqual({ x: h.sc.x, y: h.sc.y }, mid(yes.bounds));
@@ -48,7 +50,7 @@ test('drag from a point to an element, and from an element to a point, moves a s
   const session = await startDesktop(srv);
   const out = await launchShell(srv, session, dir, 'scale', `zenity --scale --text Level --min-value 0 --max-value 100 --value 0`);
   await srv.ok('wait_for', { session, text: 'Level', timeout_ms: ms(15000) });
-  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const snap = await settled(srv, session);
   const slider = element(snap.sc, 'slider');
   const b = slider.bounds;
   await srv.ok('drag', { session, from_ref: slider.ref, to: { x: b.x + b.width + 40, y: mid(b).y } });
@@ -92,9 +94,9 @@ test('restore_focus puts the keyboard focus back after typing into another windo
   await srv.ok('wait_for', { session, text: 'First field', timeout_ms: ms(15000) });
   const outB = await launchShell(srv, session, dir, 'b', `zenity --entry --title Beta --text 'Second field'`);
   await srv.ok('wait_for', { session, text: 'Second field', timeout_ms: ms(15000) });
-  // Beta may open on top of Alpha: move it aside.
-  await srv.ok('window_manage', { session, window: 'Beta', action: 'move', x: 700, y: 400 });
-  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  // Beta opens centred, over Alpha: move it well aside (restoring raises Alpha).
+  await srv.ok('window_manage', { session, window: 'Beta', action: 'move', x: 920, y: 560 });
+  const snap = await settled(srv, session);
   const fields = snap.sc.elements.filter((e) => e.role === 'text');
   assert.equal(fields.length, 2);
   const inWindow = (title) => {
@@ -115,4 +117,34 @@ test('restore_focus puts the keyboard focus back after typing into another windo
   assert.equal((await srv.ok('read_text', { session, ref: b.ref })).sc.text, 'two');
   await srv.ok('press_key', { session, key: 'Enter', window: 'Beta' });
   assert.equal(await outputOf(outB), 'two\nstatus=0\n');
+});
+
+test('a private desktop runs a window manager by default, and none with window_manager: false', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const started = (await srv.ok('desktop_start', {})).sc;
+  assert.equal(started.window_manager.program, 'openbox');
+  assert.ok(!started.app_pids.includes(started.window_manager.pid));
+  await launchShell(srv, started.id, dir, 'one', `zenity --entry --title One --text 'First'`);
+  await srv.ok('wait_for', { session: started.id, text: 'First', timeout_ms: ms(15000) });
+  await launchShell(srv, started.id, dir, 'two', `zenity --entry --title Two --text 'Second'`);
+  await srv.ok('wait_for', { session: started.id, text: 'Second', timeout_ms: ms(15000) });
+  // Both open centred, one over the other: move the second aside.
+  await srv.ok('window_manage', { session: started.id, window: 'Two', action: 'move', x: 800, y: 450 });
+  // The newest window is the active one, framed by the window manager.
+  const focused = async () => (await srv.ok('window_list', { session: started.id })).sc.windows.find((w) => w.focused)?.title;
+  await until(async () => (await focused()) === 'Two', ms(5000), 'the new window to be focused');
+  // A click in the other window activates it, as on a person's desktop...
+  const snap = await settledSnapshot(srv, started.id);
+  const one = element(snap.sc, 'dialog', 'One').bounds;
+  await srv.ok('click', { session: started.id, x: one.x + 5, y: one.y + 5 });
+  await until(async () => (await focused()) === 'One', ms(5000), 'the clicked window to be focused');
+  // ...unless restore_focus puts the active window back.
+  const two = element((await settledSnapshot(srv, started.id)).sc, 'dialog', 'Two').bounds;
+  await srv.ok('click', { session: started.id, x: two.x + 5, y: two.y + 5, restore_focus: true });
+  assert.equal(await focused(), 'One');
+
+  const bare = (await srv.ok('desktop_start', { window_manager: false })).sc;
+  assert.equal(bare.window_manager, undefined);
+  await srv.err('desktop_start', { display: bare.display, window_manager: true }, /window_manager is for private desktops/);
 });
