@@ -6,6 +6,7 @@
 #include "backend/desktop/desktop.h"
 
 #include "backend/backend.h"
+#include "backend/desktop/exit_wait.h"
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/leftovers.h"
@@ -15,6 +16,7 @@
 #include "backend/desktop/xgrab.h"
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
+#include "core/args.h"
 #include "core/child_env.h"
 #include "core/children.h"
 #include "core/locale_env.h"
@@ -141,7 +143,7 @@ void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
         kill(-pid, SIGCONT);
     }
     forget_exited(d);
-    if (d->n_children == DESKTOP_MAX_CHILDREN) {
+    if (d->n_children == DESKTOP_MAX_CHILDREN + 1) {
         /* Not tracked: end it rather than leave it unowned (desktop_launch
          * refuses before this can happen to a program a client asked for). */
         kill(-pid, SIGKILL);
@@ -205,6 +207,7 @@ static void timer_closed(uv_handle_t *h)
 /* Everything glovebox started is gone: the session has ended. */
 static void end_session(struct desktop *d)
 {
+    desktop_exit_waits_end(d);
     leftovers_forget(d);
     if (!d->owned)
         xinput_restore(d->input);
@@ -240,6 +243,10 @@ static void child_exited(pid_t pid, int status, void *ud)
         if (d->children[i].pid != pid)
             continue;
         d->children[i].alive = false;
+        if (d->children[i].kind == CHILD_APP && pid == d->wm_pid)
+            d->wm_pid = 0;
+        else if (d->children[i].kind == CHILD_APP)
+            desktop_exit_note(d, pid, status);
         if (d->children[i].kind == CHILD_XVFB && !d->stopping) {
             log_warn("%s: Xvfb exited (status %d); ending the session", d->session->id, status);
             session_stop(d->session, "its X server (Xvfb) exited");
@@ -345,7 +352,8 @@ int desktop_launch(struct session *s, const char *const *argv, char **err)
                                 * absent when attached). */
                                d->runtime_dir ? "XDG_RUNTIME_DIR" : NULL, d->runtime_dir, NULL};
     forget_exited(d);
-    if (d->n_children == DESKTOP_MAX_CHILDREN) {
+    /* The window manager is the desktop's own, not one of the programs. */
+    if (d->n_children == DESKTOP_MAX_CHILDREN + (d->wm_pid ? 1 : 0)) {
         *err = xasprintf("this desktop already runs %d programs (with its X server and bus); "
                          "end some before starting more",
                          DESKTOP_MAX_CHILDREN);
@@ -355,6 +363,7 @@ int desktop_launch(struct session *s, const char *const *argv, char **err)
     if (pid < 0)
         return -1;
     desktop_watch(d, pid, CHILD_APP);
+    d->last_app_pid = pid;
     log_info("%s: started %s (pid %d)", s->id, argv[0], (int)pid);
     return pid;
 }
@@ -395,6 +404,10 @@ static void read_text_op(struct backend_call *bc)
 
 static void wait_for_op(struct backend_call *bc)
 {
+    if (args_bool(bc->args, "exit", false)) {
+        desktop_wait_exit_op(bc);
+        return;
+    }
     perceive_wait_for(desktop_of(bc->session)->perceive, bc);
 }
 

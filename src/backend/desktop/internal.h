@@ -29,6 +29,14 @@ struct desktop_child {
     bool alive;
 };
 
+/* A program that ended, for wait_for {exit} asked afterwards. */
+struct desktop_exited {
+    pid_t pid;
+    int status; /* wait status */
+};
+#define DESKTOP_EXITED_KEPT 16
+struct exit_waiter;
+
 struct desktop {
     struct app *app;
     struct session *session;
@@ -45,7 +53,7 @@ struct desktop {
     /* Every process the session starts lives here (core/pidns.h); NULL when
      * containment is off, and once the session has ended. */
     struct pidns *ns;
-    struct desktop_child children[DESKTOP_MAX_CHILDREN];
+    struct desktop_child children[DESKTOP_MAX_CHILDREN + 1]; /* + the window manager */
     int n_children;
     uv_timer_t kill_timer;
     bool kill_timer_open; /* until its close callback has run */
@@ -60,9 +68,13 @@ struct desktop {
     struct start *start;                 /* while starting (start.c), else NULL */
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
     struct desktop_rec *rec;             /* the recording in progress (recording.c); NULL */
-    pid_t wm_pid;                        /* the window manager (wm.c); 0 for none */
-    char *wm_note;                       /* why there is none though one was asked for; NULL */
-    char last_recording[32]; /* id of the recording written when the session ended; "" */
+    pid_t last_app_pid;                  /* the program started last (not the window manager); 0 */
+    struct desktop_exited exited[DESKTOP_EXITED_KEPT]; /* ring of the last that ended */
+    unsigned next_exited;
+    struct exit_waiter *exit_waiters; /* wait_for {exit} calls (exit_wait.c) */
+    pid_t wm_pid;                     /* the window manager (wm.c); 0 for none */
+    char *wm_note;                    /* why there is none though one was asked for; NULL */
+    char last_recording[32];          /* id of the recording written when the session ended; "" */
 };
 
 struct desktop *desktop_of(struct session *s);

@@ -1,11 +1,13 @@
 /* scroll_to: look (perceive_locate), and while the element does not show,
  * turn the wheel over the scrollable area and look again, until it shows,
  * the area stops moving (its end), or max_scrolls is spent. */
+#define LOG_MODULE "desktop"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/perceive/perceive.h"
 #include "backend/desktop/typed_check.h"
 #include "core/app.h"
 #include "core/args.h"
+#include "core/log.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
@@ -13,6 +15,10 @@
 #include <string.h>
 
 #define WHEEL_CLICKS 3
+#define MAX_CLICKS   30
+/* Each turn moves the content by about this part of the area, so nothing
+ * passes by unseen between looks. */
+#define TURN_SHARE 0.8
 /* A toolkit redraws after a wheel turn on its next frame; one look at an
  * unchanged list is taken again after this, before calling it the end. */
 #define SETTLE_MS       40
@@ -25,6 +31,7 @@ struct scroll_to {
     uv_timer_t timer;
     const char *direction;
     int scrolls, max_scrolls;
+    int clicks; /* per turn: 3, then what moves the content TURN_SHARE of the area */
     uint64_t last_signature;
     bool looked_again; /* the list seemed still once: looked again after a pause */
     bool stop;         /* cancelled */
@@ -155,11 +162,19 @@ static void looked(struct backend_call *bc, struct perceive_located *l)
     }
     s->looked_again = false;
     s->last_signature = l->signature;
+    log_debug("scroll_to: look %d: moved %d by %d px, %d clicks, anchor %s y %d", s->scrolls,
+              l->moved, l->moved_px, s->clicks, l->anchor_path, l->anchor_y);
+    /* Learn the toolkit's step from the last turn. */
+    if (l->moved && l->moved_px > 0 && s->scrolls > 0) {
+        double per_click = (double)l->moved_px / s->clicks;
+        int want = (int)(TURN_SHARE * l->pane.h / per_click);
+        s->clicks = want < 1 ? 1 : want > MAX_CLICKS ? MAX_CLICKS : want;
+    }
     /* A ref seen before says which way it lies. */
     if (!json_object_get(bc->args, "direction") && l->was_y >= 0 && s->scrolls == 0)
         s->direction = l->was_y < l->pane.y ? "up" : "down";
-    desktop_wheel(bc, l->pane.x + l->pane.w / 2, l->pane.y + l->pane.h / 2, s->direction,
-                  WHEEL_CLICKS, wheeled, s);
+    desktop_wheel(bc, l->pane.x + l->pane.w / 2, l->pane.y + l->pane.h / 2, s->direction, s->clicks,
+                  wheeled, s);
 }
 
 static void step(struct scroll_to *s)
@@ -182,6 +197,7 @@ static void scroll_to_op(struct backend_call *bc)
     s->perceive = d->perceive;
     s->direction = args_string(bc->args, "direction", "down");
     s->max_scrolls = (int)args_int(bc->args, "max_scrolls", 50);
+    s->clicks = WHEEL_CLICKS;
     uv_timer_init(d->app->loop, &s->timer);
     s->timer.data = s;
     own_cancel(s);

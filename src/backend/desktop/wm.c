@@ -87,6 +87,7 @@ bool desktop_wm_start(struct desktop *d)
         int pid = desktop_launch(d->session, argv, &err);
         if (pid > 0)
             d->wm_pid = pid;
+        d->last_app_pid = 0; /* not a program to wait for */
     } else {
         err = xasprintf("cannot write %s: %s", rc, strerror(errno));
     }

@@ -372,6 +372,15 @@ bool xinput_focus_default(struct xinput *xi)
         xcb_get_input_focus_reply(xi->c, xcb_get_input_focus(xi->c), NULL);
     bool nobody = !f || f->focus == XCB_NONE || f->focus == XCB_INPUT_FOCUS_POINTER_ROOT ||
                   f->focus == xi->root;
+    if (!nobody) {
+        /* A window manager with nothing to focus parks the focus on a
+         * hidden window of its own (openbox's InputOnly one): nobody. */
+        xcb_get_window_attributes_reply_t *a = xcb_get_window_attributes_reply(
+            xi->c, xcb_get_window_attributes(xi->c, f->focus), NULL);
+        nobody = !a || a->map_state != XCB_MAP_STATE_VIEWABLE ||
+                 a->_class == XCB_WINDOW_CLASS_INPUT_ONLY;
+        free(a);
+    }
     free(f);
     if (!nobody)
         return false;

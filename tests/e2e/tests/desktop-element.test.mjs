@@ -110,8 +110,9 @@ test('scroll_to brings a row of a 300-row zenity list into view, and says when t
 
   await srv.err('scroll_to', { session, text: 'Row 999' }, /reached the bottom end of the .* scrollable area after \d+ scrolls without seeing Row 999/);
   await srv.err('scroll_to', { session, text: 'Row 1', exact: true, max_scrolls: 2, direction: 'down' }, /still does not show after 2 scrolls|reached the bottom/);
-  const up = await srv.ok('scroll_to', { session, text: 'Row 3', exact: true, direction: 'up' });
+  const up = await srv.ok('scroll_to', { session, text: 'Row 230', exact: true, direction: 'up' });
   assert.ok(up.sc.scrolls > 0);
+  assert.equal(up.sc.direction, 'up');
 
   // The row's ref selects it; OK prints it.
   const row = await srv.ok('scroll_to', { session, text: 'Row 240', exact: true });

@@ -148,3 +148,25 @@ test('a private desktop runs a window manager by default, and none with window_m
   assert.equal(bare.window_manager, undefined);
   await srv.err('desktop_start', { display: bare.display, window_manager: true }, /window_manager is for private desktops/);
 });
+
+test('wait_for {exit} waits for a program started in the desktop, with its status and its output in the log', topts(), async (t) => {
+  const srv = await startServer(t);
+  const started = (await srv.ok('desktop_start', { command: ['sh', '-c', 'sleep 0.3; echo finished-now; exit 3'] })).sc;
+  const done = await srv.ok('wait_for', { session: started.id, exit: true, timeout_ms: ms(10000) });
+  assert.equal(done.sc.matched, true);
+  assert.equal(done.sc.exit_status, 3);
+  assert.equal(done.sc.pid, started.app_pids[0]);
+  const { readFileSync } = await import('node:fs');
+  assert.match(readFileSync(done.sc.log, 'utf8'), /finished-now/);
+  // Asked again after it ended: answered at once from what was kept.
+  assert.equal((await srv.ok('wait_for', { session: started.id, exit: true, pid: done.sc.pid })).sc.exit_status, 3);
+
+  const slow = (await srv.ok('launch_app', { session: started.id, command: ['sleep', '30'] })).sc.pid;
+  const still = await srv.ok('wait_for', { session: started.id, exit: true, timeout_ms: 200 });
+  assert.equal(still.sc.matched, false);
+  assert.equal(still.sc.pid, slow);
+  const quick = (await srv.ok('launch_app', { session: started.id, command: ['sh', '-c', 'sleep 0.2'] })).sc.pid;
+  const q = await srv.ok('wait_for', { session: started.id, exit: true, pid: quick, timeout_ms: ms(10000) });
+  assert.equal(q.sc.exit_status, 0);
+  await srv.err('wait_for', { session: started.id, exit: true, pid: 1 }, /pid 1 is not a program of/);
+});

@@ -97,6 +97,37 @@ static void locate_run(struct job *j)
         l->pane = (struct perceive_rect){pane->x, pane->y, pane->w, pane->h};
     }
     l->signature = signature(&t, pane);
+    /* How far the content moved: the anchor of the last look, found again
+     * inside the area. Then a new anchor for the next: the last element
+     * inside the area (scrolling down moves it up, still in view). */
+    l->moved = false;
+    for (int i = 0; i < t.count && l->anchor_path[0]; i++) {
+        const struct atspi_node *n = &t.nodes[i];
+        if (strcmp(n->path, l->anchor_path) == 0 && strcmp(n->bus_name, l->anchor_bus) == 0 &&
+            inside(n, pane)) {
+            l->moved = true;
+            l->moved_px = abs(n->y - l->anchor_y);
+        }
+    }
+    /* The lowest leaf in the area: a row, not a header that stays put. */
+    l->anchor_path[0] = '\0';
+    bool *parent = xcalloc((size_t)t.count + 1, sizeof *parent);
+    for (int i = 0; i < t.count; i++)
+        if (t.nodes[i].parent >= 0)
+            parent[t.nodes[i].parent] = true;
+    int best = -1;
+    for (int i = 0; i < t.count; i++) {
+        const struct atspi_node *n = &t.nodes[i];
+        if (!parent[i] && n != pane && inside(n, pane) && strlen(n->path) < sizeof l->anchor_path &&
+            strlen(n->bus_name) < sizeof l->anchor_bus && (best < 0 || n->y > t.nodes[best].y))
+            best = i;
+    }
+    free(parent);
+    if (best >= 0) {
+        snprintf(l->anchor_path, sizeof l->anchor_path, "%s", t.nodes[best].path);
+        snprintf(l->anchor_bus, sizeof l->anchor_bus, "%s", t.nodes[best].bus_name);
+        l->anchor_y = t.nodes[best].y;
+    }
     int found = -1;
     for (int i = 0; i < t.count && found < 0; i++) {
         const struct atspi_node *n = &t.nodes[i];
@@ -142,7 +173,15 @@ void perceive_locate(struct perceive *p, struct backend_call *bc, struct perceiv
                      perceive_located_fn then)
 {
     struct job *j = job_new(p, bc, locate_run);
+    /* The anchor stays from the look before. */
+    char bus[sizeof l->anchor_bus], path[sizeof l->anchor_path];
+    int y = l->anchor_y;
+    memcpy(bus, l->anchor_bus, sizeof bus);
+    memcpy(path, l->anchor_path, sizeof path);
     memset(l, 0, sizeof *l);
+    memcpy(l->anchor_bus, bus, sizeof bus);
+    memcpy(l->anchor_path, path, sizeof path);
+    l->anchor_y = y;
     l->was_y = -1;
     j->ud = l;
     l->then = then;

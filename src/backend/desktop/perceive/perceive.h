@@ -101,7 +101,14 @@ struct perceive_located {
     struct perceive_rect pane;
     int was_y;          /* ref: its top when last seen, -1 unknown */
     uint64_t signature; /* of what shows in the area: unchanged = its end */
-    char *error;        /* the look failed (stale ref, no bus); the callee frees it after then */
+    /* How far the content moved since the look before (anchor: an element
+     * seen then, looked for now; kept in l between looks): moved_px is
+     * valid when moved is set. */
+    char anchor_bus[64], anchor_path[160];
+    int anchor_y;
+    bool moved;
+    int moved_px;
+    char *error; /* the look failed (stale ref, no bus); the callee frees it after then */
     enum error_code code;
     perceive_located_fn then; /* the callee's */
 };
