@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
-import { ms, startServer, tempDir, desktopOpts as topts } from '../lib/terminal.mjs';
-import { textOf } from '../lib/server.mjs';
+import { ms, startServer, tempDir, until, desktopOpts as topts } from '../lib/terminal.mjs';
+import { needs, textOf } from '../lib/server.mjs';
 
 function centre(b) {
   return { x: b.x + Math.floor(b.width / 2), y: b.y + Math.floor(b.height / 2) };
@@ -120,4 +120,22 @@ test('scroll_to brings a row of a 300-row zenity list into view, and says when t
   await srv.ok('click', { session, text: 'OK', role: 'push button' });
   assert.equal(await outputOf(out), 'Row 240\nstatus=0\n');
   await srv.err('scroll_to', { session }, /scroll_to needs "text", "ref" or "role"/);
+});
+
+test('find by text without an accessible match reads the screen again once it changed (OCR reused only for the same pixels)', needs('ocr', topts()), async (t) => {
+  const srv = await startServer(t);
+  if (!srv) return;
+  // xterm exposes no accessibility tree: text is found by OCR alone.
+  const session = (await srv.ok('desktop_start', { command: ['xterm', '-fa', 'DejaVu Sans Mono', '-fs', '16', '-geometry', '60x10+0+0', '-e', 'sh'] })).sc.id;
+  await until(async () => (await srv.ok('window_list', { session })).sc.windows.length > 0, ms(15000), 'the xterm window');
+  await srv.ok('wait_for', { session, stable_ms: 300, timeout_ms: ms(10000) });
+  await srv.ok('type_text', { session, text: 'echo alphaword\n' });
+  await until(async () => (await srv.ok('find', { session, text: 'alphaword' })).sc.count >= 2, ms(10000), 'alphaword on screen');
+  const before = await srv.ok('find', { session, text: 'bravoword' });
+  assert.equal(before.sc.source, 'ocr');
+  assert.equal(before.sc.count, 0);
+  const again = await srv.ok('find', { session, text: 'bravoword' });
+  assert.equal(again.sc.count, 0);
+  await srv.ok('type_text', { session, text: 'echo bravoword\n' });
+  await until(async () => (await srv.ok('find', { session, text: 'bravoword' })).sc.count >= 2, ms(10000), 'bravoword once the screen changed');
 });
