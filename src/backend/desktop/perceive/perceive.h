@@ -75,7 +75,7 @@ void perceive_snapshot(struct perceive *p, struct backend_call *bc);
 void perceive_find(struct perceive *p, struct backend_call *bc);
 /* read_text: {ref? | region?, lang?, ocr?}. */
 void perceive_read_text(struct perceive *p, struct backend_call *bc);
-/* wait_for: {text? | regex? | ref?, gone?, timeout_ms?}. */
+/* wait_for: {text? | regex? | ref?, gone?, timeout_ms?} (exit: the desktop, exit_wait.c). */
 void perceive_wait_for(struct perceive *p, struct backend_call *bc);
 
 /* element_at: {x, y} (screen pixels): the deepest element there, with its
