@@ -82,6 +82,19 @@ test('type_text delay_ms paces the keys: at least 50 ms a character', topts(), a
   const t1 = performance.now();
   await srv.ok('type_text', { session, ref: field.ref, text: '12345', wpm: 600 });
   assert.ok(performance.now() - t1 >= 100);
+  // Cancelled midway: the rest is never typed.
+  const field2 = element((await srv.ok('snapshot', { session, app: 'zenity' })).sc, 'text');
+  await srv.ok('press_key', { session, key: 'ctrl+a' });
+  await srv.ok('press_key', { session, key: 'BackSpace' });
+  const ac = new AbortController();
+  const slow = srv.call('type_text', { session, ref: field2.ref, text: 'abcdefghijklmnopqrst', delay_ms: 100 }, { signal: ac.signal });
+  await new Promise((r) => setTimeout(r, 500));
+  ac.abort();
+  await assert.rejects(slow);
+  // Longer than the whole text would have taken (20 × 100 ms).
+  await new Promise((r) => setTimeout(r, 2500));
+  const left = (await srv.ok('read_text', { session, ref: field2.ref })).sc.text;
+  assert.ok(left.length > 0 && left.length < 20 && 'abcdefghijklmnopqrst'.startsWith(left), `typed ${JSON.stringify(left)}`);
   const term = await srv.start({ command: ['sleep', '30'] });
   await srv.err('type_text', { session: term.id, text: 'x', delay_ms: 10 }, /typing pace \(delay_ms, wpm\) is for desktops/);
 });
