@@ -44,11 +44,16 @@ static void closed(uv_handle_t *h)
     free(h->data);
 }
 
+/* After the answer (bc is gone then): s goes once its timer has closed. */
 static void finish(struct scroll_to *s)
 {
-    s->bc->cancel = NULL;
-    s->bc->backend_data = NULL;
     uv_close((uv_handle_t *)&s->timer, closed);
+}
+
+static void disown(struct backend_call *bc)
+{
+    bc->cancel = NULL;
+    bc->backend_data = NULL;
 }
 
 static void cancel(struct backend_call *bc)
@@ -77,12 +82,13 @@ static void timer_fired(uv_timer_t *t)
 static void wheeled(void *ud, const char *err)
 {
     struct scroll_to *s = ud;
-    own_cancel(s);
     if (err) {
+        disown(s->bc);
         backend_call_fail(s->bc, "cannot scroll: %s", err);
         finish(s);
         return;
     }
+    own_cancel(s);
     s->scrolls++;
     uv_timer_start(&s->timer, timer_fired, SETTLE_MS, 0);
 }
@@ -108,10 +114,10 @@ static void answer_found(struct scroll_to *s)
 static void looked(struct backend_call *bc, struct perceive_located *l)
 {
     struct scroll_to *s = bc->backend_data;
+    /* Answered below, or owned again before going on. */
+    disown(bc);
     if (l->error) {
         backend_call_fail_code(bc, l->code, "%s", l->error);
-        free(l->error);
-        l->error = NULL;
         finish(s);
         return;
     }
@@ -138,6 +144,7 @@ static void looked(struct backend_call *bc, struct perceive_located *l)
     if (still && !s->looked_again) {
         /* Maybe only slow to redraw: one more look after a pause. */
         s->looked_again = true;
+        own_cancel(s);
         uv_timer_start(&s->timer, timer_fired, SETTLE_AGAIN_MS, 0);
         return;
     }

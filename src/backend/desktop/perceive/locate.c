@@ -210,8 +210,9 @@ static void centre_run(struct job *j)
 static void centred(struct job *j)
 {
     if (j->error) {
-        backend_call_fail_code(j->bc, j->code, "%s", j->error);
+        /* The caller lets go of its state first: the answer ends bc. */
         j->then(j->bc, NULL);
+        backend_call_fail_code(j->bc, j->code, "%s", j->error);
     } else {
         j->target.ref = j->target_ref;
         j->then(j->bc, &j->target);

@@ -137,8 +137,9 @@ typedef void (*perceive_then)(struct backend_call *bc, const struct perceive_tar
 void perceive_click(struct perceive *p, struct backend_call *bc, bool pointer_only,
                     perceive_then then);
 /* The centre of the element ref (borrowed until then() runs) names, for
- * the pointer; then() gets it with done false, or NULL once bc has been
- * answered with why not (a stale ref): the caller then only lets go. */
+ * the pointer; then() gets it with done false, or NULL when it cannot be
+ * had (a stale ref): the caller then only lets go of its state, without
+ * answering, and bc is answered with why right after. */
 void perceive_centre(struct perceive *p, struct backend_call *bc, const char *ref,
                      perceive_then then);
 /* type_text with {ref}: focus the element, then then() types (clicking the
