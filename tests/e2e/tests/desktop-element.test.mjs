@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
+import { launchShell, element, outputOf, settledSnapshot, startDesktop } from '../lib/desktop.mjs';
 import { ms, startServer, tempDir, until, desktopOpts as topts } from '../lib/terminal.mjs';
 import { needs, textOf } from '../lib/server.mjs';
 
@@ -138,4 +138,21 @@ test('find by text without an accessible match reads the screen again once it ch
   assert.equal(again.sc.count, 0);
   await srv.ok('type_text', { session, text: 'echo bravoword\n' });
   await until(async () => (await srv.ok('find', { session, text: 'bravoword' })).sc.count >= 2, ms(10000), 'bravoword once the screen changed');
+});
+
+test('element_at sees a window opened since its last answer at the same point', topts(), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t);
+  const session = await startDesktop(srv);
+  await launchShell(srv, session, dir, 'first', `zenity --entry --title First --text 'First here'`);
+  await srv.ok('wait_for', { session, text: 'First here', timeout_ms: ms(15000) });
+  const first = element((await settledSnapshot(srv, session)).sc, 'dialog', 'First').bounds;
+  const point = centre(first);
+  assert.equal((await srv.ok('element_at', { session, ...point })).sc.window, 'First');
+  assert.equal((await srv.ok('element_at', { session, ...point })).sc.window, 'First');
+  // A second dialog opens centred, over the first.
+  await launchShell(srv, session, dir, 'second', `zenity --entry --title Second --text 'Second here'`);
+  await srv.ok('wait_for', { session, text: 'Second here', timeout_ms: ms(15000) });
+  await settledSnapshot(srv, session);
+  assert.equal((await srv.ok('element_at', { session, ...point })).sc.window, 'Second');
 });

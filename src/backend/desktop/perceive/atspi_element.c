@@ -433,28 +433,47 @@ static int window_at(struct win *w, int n, int x, int y)
 /* Every application's top-level windows, with their state, interfaces and
  * (for the showing ones with a Component) extents: three rounds for the
  * whole desktop. */
-static int list_windows(GDBusConnection *bus, GVariant *apps, struct win **out)
+/* What the last element_at learnt of the desktop's windows: the
+ * registry's applications and each one's top-level windows, as answered. */
+struct atspi_hint {
+    GVariant *apps;
+    GVariant *kids[MAX_APPS];
+    int napps;
+};
+
+struct atspi_hint *atspi_hint_create(void)
 {
-    GVariant *kids[MAX_APPS] = {0};
-    char *app_dest[MAX_APPS];
-    int napps = 0;
-    struct batch b;
-    batch_begin(&b, bus);
-    GVariantIter *it;
-    const char *dest, *path;
-    g_variant_get(apps, "(a(so))", &it);
-    while (napps < MAX_APPS && g_variant_iter_next(it, "(&s&o)", &dest, &path)) {
-        app_dest[napps] = xstrdup(dest);
-        batch_call(&b, dest, path, acc_iface, "GetChildren", NULL, "(a(so))", &kids[napps]);
-        napps++;
-    }
-    g_variant_iter_free(it);
-    batch_wait(&b);
+    return xcalloc(1, sizeof(struct atspi_hint));
+}
+
+static void hint_clear(struct atspi_hint *h)
+{
+    if (h->apps)
+        g_variant_unref(h->apps);
+    for (int i = 0; i < h->napps; i++)
+        if (h->kids[i])
+            g_variant_unref(h->kids[i]);
+    memset(h, 0, sizeof *h);
+}
+
+void atspi_hint_destroy(struct atspi_hint *h)
+{
+    if (!h)
+        return;
+    hint_clear(h);
+    free(h);
+}
+
+/* The windows the applications' answers name. */
+static int windows_from(GVariant *const *kids, int napps, struct win **out)
+{
     struct win *w = NULL;
     int n = 0;
     for (int i = 0; i < napps; i++) {
         if (!kids[i])
             continue;
+        GVariantIter *it;
+        const char *dest, *path;
         g_variant_get(kids[i], "(a(so))", &it);
         while (g_variant_iter_next(it, "(&s&o)", &dest, &path)) {
             if (!*dest || strcmp(path, NULL_PATH) == 0)
@@ -464,26 +483,95 @@ static int list_windows(GDBusConnection *bus, GVariant *apps, struct win **out)
             n++;
         }
         g_variant_iter_free(it);
-        g_variant_unref(kids[i]);
     }
-    for (int i = 0; i < napps; i++)
-        free(app_dest[i]);
-    /* Top-level windows have a Component in every toolkit: their extents
-     * are asked with their state, in one round. */
+    *out = w;
+    return n;
+}
+
+/* Top-level windows have a Component in every toolkit: their extents are
+ * asked with their state, in one round (answered by b's next wait). */
+static void ask_windows(struct batch *b, struct win *w, int n)
+{
     for (int i = 0; i < n; i++) {
-        batch_call(&b, w[i].dest, w[i].path, acc_iface, "GetState", NULL, "(au)", &w[i].state);
-        batch_call(&b, w[i].dest, w[i].path, "org.a11y.atspi.Component", "GetExtents",
+        batch_call(b, w[i].dest, w[i].path, acc_iface, "GetState", NULL, "(au)", &w[i].state);
+        batch_call(b, w[i].dest, w[i].path, "org.a11y.atspi.Component", "GetExtents",
                    g_variant_new("(u)", 0u), "((iiii))", &w[i].extents);
     }
-    batch_wait(&b);
+}
+
+static void drop_hidden(struct win *w, int n)
+{
     for (int i = 0; i < n; i++)
         if (w[i].extents && !ATSPI_HAS(states_of(w[i].state), ATSPI_STATE_SHOWING)) {
             g_variant_unref(w[i].extents);
             w[i].extents = NULL;
         }
+}
+
+/* Asks each application of apps for its windows (kept in h), then the
+ * windows for their state and extents: two rounds. */
+static int list_windows(GDBusConnection *bus, GVariant *apps, struct atspi_hint *h,
+                        struct win **out)
+{
+    hint_clear(h);
+    h->apps = g_variant_ref(apps);
+    struct batch b;
+    batch_begin(&b, bus);
+    GVariantIter *it;
+    const char *dest, *path;
+    g_variant_get(apps, "(a(so))", &it);
+    while (h->napps < MAX_APPS && g_variant_iter_next(it, "(&s&o)", &dest, &path)) {
+        batch_call(&b, dest, path, acc_iface, "GetChildren", NULL, "(a(so))", &h->kids[h->napps]);
+        h->napps++;
+    }
+    g_variant_iter_free(it);
+    batch_wait(&b);
+    int n = windows_from(h->kids, h->napps, out);
+    ask_windows(&b, *out, n);
     batch_end(&b);
-    *out = w;
+    drop_hidden(*out, n);
     return n;
+}
+
+static void windows_free(struct win *w, int n);
+
+/* The windows as the hint has them, asked for their state and extents in
+ * the same round as the registry and the applications are asked again:
+ * when those answer as the hint does, nothing opened or closed and the
+ * windows' answers are current. false (nothing kept; *apps_now the
+ * registry's answer, or NULL) otherwise. */
+static bool windows_by_hint(GDBusConnection *bus, struct atspi_hint *h, GVariant **apps_now,
+                            struct win **out, int *n)
+{
+    GVariant *kids_now[MAX_APPS] = {0};
+    struct batch b;
+    batch_begin(&b, bus);
+    batch_call(&b, "org.a11y.atspi.Registry", ROOT_PATH, acc_iface, "GetChildren", NULL, "(a(so))",
+               apps_now);
+    GVariantIter *it;
+    const char *dest, *path;
+    int i = 0;
+    g_variant_get(h->apps, "(a(so))", &it);
+    while (i < h->napps && g_variant_iter_next(it, "(&s&o)", &dest, &path))
+        batch_call(&b, dest, path, acc_iface, "GetChildren", NULL, "(a(so))", &kids_now[i++]);
+    g_variant_iter_free(it);
+    *n = windows_from(h->kids, h->napps, out);
+    ask_windows(&b, *out, *n);
+    batch_end(&b);
+    bool same = *apps_now && g_variant_equal(*apps_now, h->apps);
+    for (int k = 0; k < h->napps; k++) {
+        same = same && kids_now[k] && h->kids[k] && g_variant_equal(kids_now[k], h->kids[k]);
+        if (kids_now[k])
+            g_variant_unref(kids_now[k]);
+    }
+    if (!same) {
+        windows_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return false;
+    }
+    drop_hidden(*out, *n);
+    return true;
 }
 
 static void windows_free(struct win *w, int n)
@@ -499,27 +587,35 @@ static void windows_free(struct win *w, int n)
     free(w);
 }
 
-bool atspi_element_at(struct atspi *a, int x, int y, struct atspi_chain *out, char **err)
+bool atspi_element_at(struct atspi *a, struct atspi_hint *hint, int x, int y,
+                      struct atspi_chain *out, char **err)
 {
     GDBusConnection *bus = atspi_bus(a);
     memset(out, 0, sizeof *out);
     *err = NULL;
+    struct win *w = NULL;
+    int nw = 0;
+    GVariant *apps = NULL;
     GError *e = NULL;
-    GVariant *apps = call_sync(bus, "org.a11y.atspi.Registry", ROOT_PATH, acc_iface, "GetChildren",
-                               NULL, "(a(so))", &e);
-    if (!apps) {
-        bool absent = e && (g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
-                            g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN));
-        if (absent) { /* no application registered: nothing accessible anywhere */
-            g_error_free(e);
+    if (!hint->apps || !windows_by_hint(bus, hint, &apps, &w, &nw)) {
+        if (!apps)
+            apps = call_sync(bus, "org.a11y.atspi.Registry", ROOT_PATH, acc_iface, "GetChildren",
+                             NULL, "(a(so))", &e);
+        if (!apps) {
+            hint_clear(hint);
+            bool absent = e && (g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
+                                g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN));
+            if (absent) { /* no application registered: nothing accessible anywhere */
+                g_error_free(e);
+                return false;
+            }
+            *err = gerror_msg(e, "the accessibility registry did not answer");
             return false;
         }
-        *err = gerror_msg(e, "the accessibility registry did not answer");
-        return false;
+        nw = list_windows(bus, apps, hint, &w);
     }
-    struct win *w;
-    int nw = list_windows(bus, apps, &w);
-    g_variant_unref(apps);
+    if (apps)
+        g_variant_unref(apps);
     int at = window_at(w, nw, x, y);
     if (at < 0) {
         windows_free(w, nw);

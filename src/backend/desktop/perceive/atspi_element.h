@@ -22,6 +22,8 @@ struct atspi_element {
 
 /* An element and the elements above it, from its top-level window down to
  * it (chain[n - 1] is the element). app: its application's name. */
+struct atspi_hint;
+
 struct atspi_chain {
     struct atspi_element *chain;
     int n;
@@ -33,7 +35,13 @@ void atspi_chain_finish(struct atspi_chain *c);
  * that holds the point (the active one first, else the one whose
  * application registered last: the one most likely on top). false with
  * *err NULL when no window is there; with *err set when the bus failed. */
-bool atspi_element_at(struct atspi *a, int x, int y, struct atspi_chain *out, char **err);
+bool atspi_element_at(struct atspi *a, struct atspi_hint *hint, int x, int y,
+                      struct atspi_chain *out, char **err);
+/* What element_at keeps between calls on one connection: the windows it
+ * found, asked about again in one round with the registry, whose answers
+ * say whether they are still all there is. */
+struct atspi_hint *atspi_hint_create(void);
+void atspi_hint_destroy(struct atspi_hint *h);
 /* The element bus_name/path as it is now, with its window and the path down
  * from it. false with *err (the element is gone, its application does not
  * answer). */

@@ -176,7 +176,9 @@ static void element_at_run(struct job *j)
         return;
     struct atspi_chain c;
     char *err = NULL;
-    if (!atspi_element_at(a, x, y, &c, &err)) {
+    if (!j->p->element_hint)
+        j->p->element_hint = atspi_hint_create();
+    if (!atspi_element_at(a, j->p->element_hint, x, y, &c, &err)) {
         if (err) {
             job_fail(j, "cannot ask the accessibility tree: %s", err);
             free(err);

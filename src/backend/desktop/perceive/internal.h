@@ -12,11 +12,12 @@
 struct perceive {
     char *bus_address;
     struct perceive_host host;
-    uv_mutex_t lock;        /* held by the running job: one operation at a time */
-    struct atspi *atspi;    /* connected on first use; dropped when it stops answering */
-    struct atspi_tree last; /* the latest snapshot, which refs point into */
-    int first_ref;          /* ref number of last.nodes[0] */
-    int next_ref;           /* the next snapshot's first ref */
+    uv_mutex_t lock;                 /* held by the running job: one operation at a time */
+    struct atspi *atspi;             /* connected on first use; dropped when it stops answering */
+    struct atspi_tree last;          /* the latest snapshot, which refs point into */
+    struct atspi_hint *element_hint; /* element_at's windows (atspi_element.h); NULL */
+    int first_ref;                   /* ref number of last.nodes[0] */
+    int next_ref;                    /* the next snapshot's first ref */
     bool have_snapshot;
     /* The input thread's own connection, for asking whether the focus is
      * a password field as text is typed, without waiting for p->lock. */

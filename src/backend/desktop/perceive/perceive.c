@@ -1,3 +1,4 @@
+#include "backend/desktop/perceive/atspi_element.h"
 #include "backend/desktop/perceive/internal.h"
 
 #include "backend/backend.h"
@@ -36,6 +37,7 @@ void perceive_destroy(struct perceive *p)
     uv_mutex_destroy(&p->focus_lock);
     atspi_tree_finish(&p->last);
     ocr_cache_finish(p);
+    atspi_hint_destroy(p->element_hint);
     uv_mutex_destroy(&p->lock);
     uv_mutex_destroy(&p->secrets_lock);
     free(p->bus_address);
