@@ -12,8 +12,7 @@ static void handle(struct tool_call *call)
 const struct tool tool_element_at = {
     .name = "element_at",
     .title = "Element at a point",
-    .description = "Desktop: the deepest accessible element at x,y, with everything inspect gives "
-                   "and a ref for other tools.",
+    .description = "Desktop: the element at x,y, as inspect tells it, with a ref.",
     .input_schema = tool_element_at_input_schema,
     .output_schema = tool_element_at_output_schema,
     .annotations = {.read_only = true},

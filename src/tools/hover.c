@@ -12,8 +12,7 @@ static void handle(struct tool_call *call)
 const struct tool tool_hover = {
     .name = "hover",
     .title = "Hover",
-    .description = "Desktop: moves the pointer to x,y or to an element's centre (ref, or text) "
-                   "without pressing anything, for tooltips and hover menus.",
+    .description = "Desktop: moves the pointer to x,y or an element (ref, text), pressing nothing.",
     .input_schema = tool_hover_input_schema,
     .output_schema = tool_hover_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = true},

@@ -12,9 +12,8 @@ static void handle(struct tool_call *call)
 const struct tool tool_inspect = {
     .name = "inspect",
     .title = "Inspect an element",
-    .description = "Desktop: everything known about the element ref names, read live: role, name, "
-                   "value, description, states, actions, bounds, range, app, window and its path "
-                   "from the window (with refs).",
+    .description = "Desktop: all about one element, read live: role, name, value, states, actions, "
+                   "bounds, range, app, window, path.",
     .input_schema = tool_inspect_input_schema,
     .output_schema = tool_inspect_output_schema,
     .annotations = {.read_only = true},

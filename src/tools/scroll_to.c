@@ -12,10 +12,8 @@ static void handle(struct tool_call *call)
 const struct tool tool_scroll_to = {
     .name = "scroll_to",
     .title = "Scroll to an element",
-    .description =
-        "Desktop: turns the mouse wheel over the scrollable area until the element (text, "
-        "ref or role) shows; answers its ref, bounds and the scrolls it took. Fails at "
-        "the list's end or after max_scrolls.",
+    .description = "Desktop: scrolls until the element (text, ref, role) shows; answers its ref, "
+                   "bounds and scrolls. Fails at the end or after max_scrolls.",
     .input_schema = tool_scroll_to_input_schema,
     .output_schema = tool_scroll_to_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},

@@ -12,8 +12,7 @@ static void handle(struct tool_call *call)
 const struct tool tool_set_value = {
     .name = "set_value",
     .title = "Set a value",
-    .description = "Desktop: sets a slider, spin button or scroll bar (ref) to value, as assistive "
-                   "technology does; answers the value the application kept.",
+    .description = "Desktop: sets a slider or spin button (AT-SPI Value); answers the value kept.",
     .input_schema = tool_set_value_input_schema,
     .output_schema = tool_set_value_output_schema,
     .annotations = {.read_only = false, .destructive = false, .idempotent = true},
