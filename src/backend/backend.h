@@ -156,6 +156,11 @@ struct backend_impl {
      * exit status: {command, timeout_ms?} (terminals). */
     backend_op run;
     backend_op find; /* elements by text/role (desktops) */
+    backend_op element_at; /* {x, y}: the element at a point (desktops) */
+    backend_op inspect;    /* {ref}: everything known about one element */
+    backend_op set_value;  /* {ref, value}: a slider's or spin button's value */
+    backend_op scroll_to;  /* {text | ref | role, direction?, max_scrolls?} */
+    backend_op hover;      /* {x, y | ref}: the pointer moved there, nothing pressed */
     backend_op resize;
     backend_op record_start;
     backend_op record_stop;

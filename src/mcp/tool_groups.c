@@ -10,10 +10,10 @@
  * client hands the whole tool list to its model on every turn (docs/tools.md
  * gives its size); the others are one word away. */
 static const struct tool_group groups[] = {
-    {"sessions", true},   {"terminal", true},      {"desktop", true},  {"perception", true},
-    {"input", true},      {"server", true},        {"windows", false}, {"clipboard", false},
-    {"recording", false}, {"computer_use", false}, {"vnc", false},     {"webdriver", false},
-    {"android", false},   {"recipes", false},
+    {"sessions", true},   {"terminal", true},      {"desktop", true},   {"perception", true},
+    {"input", true},      {"server", true},        {"windows", false},  {"clipboard", false},
+    {"recording", false}, {"computer_use", false}, {"vnc", false},      {"webdriver", false},
+    {"android", false},   {"recipes", false},      {"elements", false},
 };
 
 const struct tool_group *tool_groups(size_t *count)

@@ -33,12 +33,17 @@ void tools_register_all(void)
     registry_add(&tool_snapshot);
     registry_add(&tool_read_text);
     registry_add(&tool_find);
+    registry_add(&tool_element_at);
+    registry_add(&tool_inspect);
     registry_add(&tool_window_list);
     registry_add(&tool_type_text);
     registry_add(&tool_press_key);
     registry_add(&tool_click);
     registry_add(&tool_drag);
     registry_add(&tool_scroll);
+    registry_add(&tool_scroll_to);
+    registry_add(&tool_hover);
+    registry_add(&tool_set_value);
     registry_add(&tool_computer);
     registry_add(&tool_window_manage);
     registry_add(&tool_clipboard_get);

@@ -13,6 +13,8 @@ extern const struct tool tool_screenshot;
 extern const struct tool tool_snapshot;
 extern const struct tool tool_read_text;
 extern const struct tool tool_find;
+extern const struct tool tool_element_at;
+extern const struct tool tool_inspect;
 extern const struct tool tool_window_list;
 /* act */
 extern const struct tool tool_type_text;
@@ -20,6 +22,9 @@ extern const struct tool tool_press_key;
 extern const struct tool tool_click;
 extern const struct tool tool_drag;
 extern const struct tool tool_scroll;
+extern const struct tool tool_set_value;
+extern const struct tool tool_scroll_to;
+extern const struct tool tool_hover;
 extern const struct tool tool_computer;
 extern const struct tool tool_window_manage;
 extern const struct tool tool_clipboard_get;

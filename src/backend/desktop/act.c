@@ -55,7 +55,10 @@ struct act {
     struct input_key key;
     json_t *target; /* the element acted on, for the answer */
     size_t chars;
-    bool secret; /* typed into a password field: kept out of the audit log */
+    bool restore_focus;  /* restore_focus: focus and active window put back after */
+    unsigned click_mods; /* click: INPUT_MOD_* held around the click */
+    int delay_ms;        /* type_text: pause after each character (delay_ms, wpm) */
+    bool secret;         /* typed into a password field: kept out of the audit log */
     /* type_text: control characters (Tab, Enter) may move the focus as they
      * are typed, so the focus is asked about before each run of text, here;
      * plain text is asked about after typing, off the call's path
@@ -66,6 +69,9 @@ struct act {
     char *err;
     enum error_code err_code; /* of err: tool_failed unless said */
     atomic_bool stop;         /* the call was cancelled (or a person paused input) */
+    /* Instead of answering bc: a step of a longer operation (scroll_to). */
+    desktop_input_done on_done;
+    void *ud;
 };
 
 static void sleep_ms(int ms)
@@ -126,9 +132,32 @@ static void stopped(struct act *a, const char *what)
     a->err = xasprintf("stopped before it was done: %s", what);
 }
 
+/* The keysym held for each modifier, in the order they go down. */
+static const struct {
+    unsigned mod;
+    uint32_t keysym;
+} mod_keys[] = {
+    {INPUT_MOD_CTRL, XK_Control_L}, {INPUT_MOD_ALT, XK_Alt_L},   {INPUT_MOD_SHIFT, XK_Shift_L},
+    {INPUT_MOD_SUPER, XK_Super_L},  {INPUT_MOD_META, XK_Meta_L}, {INPUT_MOD_HYPER, XK_Hyper_L},
+};
+#define N_MOD_KEYS (sizeof mod_keys / sizeof *mod_keys)
+
+/* Modifiers down (in order) or up (the other way round). */
+static bool hold_mods(struct xinput *xi, unsigned mods, bool down, char **err)
+{
+    for (size_t k = 0; k < N_MOD_KEYS; k++) {
+        size_t i = down ? k : N_MOD_KEYS - 1 - k;
+        if ((mods & mod_keys[i].mod) && !hold(xi, mod_keys[i].keysym, down, err))
+            return false;
+    }
+    return true;
+}
+
 static void click_at(struct act *a, struct xinput *xi)
 {
     xinput_move(xi, a->x, a->y);
+    if (a->click_mods && !hold_mods(xi, a->click_mods, true, &a->err))
+        return;
     for (int i = 0; i < a->count; i++) {
         xinput_button(xi, a->button, true);
         bool held = true;
@@ -140,9 +169,14 @@ static void click_at(struct act *a, struct xinput *xi)
         xinput_button(xi, a->button, false);
         if (!held) {
             stopped(a, "the button was released early");
-            return;
+            break;
         }
     }
+    /* Nor a modifier. */
+    char *err = NULL;
+    if (a->click_mods && !hold_mods(xi, a->click_mods, false, &err) && !a->err)
+        a->err = err, err = NULL;
+    free(err);
 }
 
 static void drag(struct act *a, struct xinput *xi)
@@ -181,6 +215,9 @@ static void scroll(struct act *a, struct xinput *xi)
  * reach a field the program has not yet shown as focused: the password
  * check then asks again for up to FOCUS_SETTLE_MS while the answer is no. */
 #define RECENT_INPUT_MS 1000
+/* restore_focus: how long a window manager gets to react to the input
+ * before the focus is put back, and (three times this) to carry it out. */
+#define RESTORE_WM_MS   150
 #define FOCUS_SETTLE_MS 200
 
 static bool is_control(uint32_t cp)
@@ -236,6 +273,15 @@ static void type(struct act *a, struct xinput *xi)
         a->chars++;
         s += len;
         n -= len;
+        /* Paced: each key reaches the program before the pause. */
+        if (a->delay_ms > 0 && xinput_sync(xi, &a->err) && !wait_unless_stopped(a, a->delay_ms)) {
+            char what[64];
+            snprintf(what, sizeof what, "typed %zu characters", a->chars);
+            stopped(a, what);
+            return;
+        }
+        if (a->err)
+            return;
     }
 }
 
@@ -313,14 +359,6 @@ static void pointer_act(struct act *a, struct xinput *xi)
 /* Modifiers (in order) then the key go down; up, the other way round. */
 static void key_hold(struct act *a, struct xinput *xi)
 {
-    static const struct {
-        unsigned mod;
-        uint32_t keysym;
-    } mods[] = {
-        {INPUT_MOD_CTRL, XK_Control_L}, {INPUT_MOD_ALT, XK_Alt_L},   {INPUT_MOD_SHIFT, XK_Shift_L},
-        {INPUT_MOD_SUPER, XK_Super_L},  {INPUT_MOD_META, XK_Meta_L}, {INPUT_MOD_HYPER, XK_Hyper_L},
-    };
-    size_t n = sizeof mods / sizeof *mods;
     uint8_t code = 0;
     bool shift = false;
     if (!a->mods_only && !xinput_keycode(xi, named_keysym(&a->key), &code, &shift, &a->err))
@@ -329,11 +367,8 @@ static void key_hold(struct act *a, struct xinput *xi)
         a->key.mods |= INPUT_MOD_SHIFT;
     if (!a->down && code)
         xinput_key(xi, code, false);
-    for (size_t k = 0; k < n; k++) {
-        size_t i = a->down ? k : n - 1 - k;
-        if ((a->key.mods & mods[i].mod) && !hold(xi, mods[i].keysym, a->down, &a->err))
-            return;
-    }
+    if (!hold_mods(xi, a->key.mods, a->down, &a->err))
+        return;
     if (a->down && code)
         xinput_key(xi, code, true);
 }
@@ -384,6 +419,9 @@ static void act_run(struct input_job *job)
     }
     if (!xinput_lock(xi, &a->err))
         return;
+    struct windows_focus_saved saved;
+    if (a->restore_focus)
+        windows_focus_save(xi, &saved);
     const char *window = args_string(a->bc->args, "window", NULL);
     uint32_t win;
     bool focused = a->click_first;
@@ -449,6 +487,18 @@ static void act_run(struct input_job *job)
     }
     if (!a->err)
         xinput_sync(xi, &a->err);
+    if (a->restore_focus) {
+        /* After the program has had the input (events still queued would
+         * otherwise reach the window given the focus back), and after the
+         * window manager has reacted to it: it focuses a clicked window on
+         * its own time, which would undo the restoring. */
+        windows_focus_settle(xi, &saved, RESTORE_WM_MS);
+        windows_focus_restore(xi, &saved);
+        char *ignored = NULL;
+        xinput_sync(xi, &ignored);
+        free(ignored);
+        windows_focus_wait(xi, &saved, RESTORE_WM_MS * 3);
+    }
     /* Plain text went somewhere: what had the focus is asked about after
      * the answer (typed_check.h). */
     a->check_after =
@@ -545,7 +595,15 @@ static void act_done(struct input_job *job, bool dropped)
                                  : NULL;
     if (dropped)
         stopped(a, "the session ended");
-    if (a->err) {
+    if (a->on_done) {
+        desktop_input_done fn = a->on_done;
+        void *ud = a->ud;
+        char *err = a->err;
+        a->err = NULL;
+        free_act(a);
+        fn(ud, err);
+        free(err);
+    } else if (a->err) {
         backend_call_fail_code(a->bc, a->err_code, "%s", a->err);
         free_act(a);
     } else if (a->kind == ACT_TYPE && json_object_get(a->target, "ref")) {
@@ -593,6 +651,8 @@ static struct act *act_new(struct backend_call *bc, enum act_kind kind)
     a->button = 1;
     a->count = 1;
     a->repeat = 1;
+    a->restore_focus = (kind == ACT_CLICK || kind == ACT_TYPE || kind == ACT_KEY) &&
+                       args_bool(bc->args, "restore_focus", false);
     return a;
 }
 
@@ -617,6 +677,18 @@ static bool point(struct act *a, const json_t *args, const char *xkey, const cha
     return true;
 }
 
+/* click's "modifiers": ["ctrl", "shift", …] into INPUT_MOD_* bits. */
+static unsigned parse_mods(const json_t *args)
+{
+    unsigned mods = 0, m;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(args, "modifiers"), i,
+                       v) if (input_keys_parse_mods("modifiers", json_string_value(v), &m, NULL))
+        mods |= m;
+    return mods;
+}
+
 static int parse_button(const json_t *args)
 {
     const char *b = args_string(args, "button", "left");
@@ -636,6 +708,7 @@ static void click_then(struct backend_call *bc, const struct perceive_target *t)
     a->x = t->x;
     a->y = t->y;
     a->button = parse_button(bc->args);
+    a->click_mods = parse_mods(bc->args);
     a->count = (int)args_int(bc->args, "count", 1);
     a->hold_ms = (int)args_int(bc->args, "hold_ms", 0);
     queue(a);
@@ -647,7 +720,14 @@ static void click_op(struct backend_call *bc)
     if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
         /* With windows the policy blocks, the click goes through the
          * pointer, whose window is checked, not the element's action. */
-        perceive_click(d->perceive, bc, bc->guard->input_allowed != NULL, click_then);
+        /* Through the pointer too with modifiers (an action knows none)
+         * and with restore_focus (an application's own focusing is not
+         * undone by putting the X focus back). */
+        perceive_click(d->perceive, bc,
+                       bc->guard->input_allowed != NULL ||
+                           json_array_size(json_object_get(bc->args, "modifiers")) > 0 ||
+                           args_bool(bc->args, "restore_focus", false),
+                       click_then);
         return;
     }
     struct act *a = act_new(bc, ACT_CLICK);
@@ -660,20 +740,71 @@ static void click_op(struct backend_call *bc)
     if (!point(a, bc->args, "x", "y", &a->x, &a->y))
         return;
     a->button = parse_button(bc->args);
+    a->click_mods = parse_mods(bc->args);
     a->count = (int)args_int(bc->args, "count", 1);
     a->hold_ms = (int)args_int(bc->args, "hold_ms", 0);
     queue(a);
 }
 
+static void drag_step(struct backend_call *bc, const struct perceive_target *t);
+
+/* The ends of a drag given as refs are looked up one after the other;
+ * the act waits in bc->backend_data meanwhile. */
+static void drag_next(struct act *a)
+{
+    const json_t *args = a->bc->args;
+    a->bc->backend_data = a;
+    if (!a->has_point && json_object_get(args, "from_ref")) {
+        perceive_centre(a->d->perceive, a->bc, args_string(args, "from_ref", ""), drag_step);
+        return;
+    }
+    if (a->to_x < 0 && json_object_get(args, "to_ref")) {
+        perceive_centre(a->d->perceive, a->bc, args_string(args, "to_ref", ""), drag_step);
+        return;
+    }
+    a->bc->backend_data = NULL;
+    queue(a);
+}
+
+static void drag_step(struct backend_call *bc, const struct perceive_target *t)
+{
+    struct act *a = bc->backend_data;
+    bc->backend_data = NULL;
+    if (!t) {
+        free_act(a);
+        return;
+    }
+    if (!a->has_point) {
+        a->x = t->x, a->y = t->y, a->has_point = true;
+    } else {
+        a->to_x = t->x, a->to_y = t->y;
+    }
+    drag_next(a);
+}
+
 static void drag_op(struct backend_call *bc)
 {
     struct act *a = act_new(bc, ACT_DRAG);
-    if (!point(a, json_object_get(bc->args, "from"), "x", "y", &a->x, &a->y) ||
-        !point(a, json_object_get(bc->args, "to"), "x", "y", &a->to_x, &a->to_y))
+    const json_t *from = json_object_get(bc->args, "from"), *to = json_object_get(bc->args, "to");
+    bool from_ref = json_object_get(bc->args, "from_ref"),
+         to_ref = json_object_get(bc->args, "to_ref");
+    if (!from == !from_ref || !to == !to_ref) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "give one start (\"from\" {x, y} or \"from_ref\") and one end "
+                               "(\"to\" {x, y} or \"to_ref\")");
+        free_act(a);
         return;
+    }
+    if (from && !point(a, from, "x", "y", &a->x, &a->y))
+        return;
+    if (to && !point(a, to, "x", "y", &a->to_x, &a->to_y))
+        return;
+    a->has_point = from != NULL; /* here: the start is known */
+    if (to_ref)
+        a->to_x = -1;
     a->button = parse_button(bc->args);
     a->duration_ms = (int)args_int(bc->args, "duration_ms", 300);
-    queue(a);
+    drag_next(a);
 }
 
 static void scroll_op(struct backend_call *bc)
@@ -693,6 +824,33 @@ static void scroll_op(struct backend_call *bc)
     queue(a);
 }
 
+void desktop_wheel(struct backend_call *bc, int x, int y, const char *direction, int clicks,
+                   desktop_input_done done, void *ud)
+{
+    struct act *a = act_new(bc, ACT_SCROLL);
+    a->scroll_button = strcmp(direction, "up") == 0     ? 4
+                       : strcmp(direction, "down") == 0 ? 5
+                       : strcmp(direction, "left") == 0 ? 6
+                                                        : 7;
+    a->amount = clicks;
+    a->x = x;
+    a->y = y;
+    a->has_point = true;
+    a->on_done = done;
+    a->ud = ud;
+    queue(a);
+}
+
+/* The pause after each typed character: delay_ms, or a words-per-minute
+ * pace (a word being five characters, as typists count). */
+static int type_delay(const json_t *args)
+{
+    if (json_object_get(args, "delay_ms"))
+        return (int)args_int(args, "delay_ms", 0);
+    int wpm = (int)args_int(args, "wpm", 0);
+    return wpm > 0 ? 12000 / wpm : 0;
+}
+
 static void type_then(struct backend_call *bc, const struct perceive_target *t)
 {
     /* Whatever goes into a password field stays out of the audit log. */
@@ -701,6 +859,7 @@ static void type_then(struct backend_call *bc, const struct perceive_target *t)
     struct act *a = act_new(bc, ACT_TYPE);
     a->target = perceive_target_json(t);
     a->text = xstrdup(args_string(bc->args, "text", ""));
+    a->delay_ms = type_delay(bc->args);
     a->click_first = !t->done;
     a->secret = t->secret;
     a->x = t->x;
@@ -712,11 +871,17 @@ static void type_op(struct backend_call *bc)
 {
     struct desktop *d = desktop_of(bc->session);
     if (json_object_get(bc->args, "ref")) {
-        perceive_focus(d->perceive, bc, type_then);
+        /* restore_focus: a click at the element, not its own focusing
+         * (GTK raises the window), so the focus can be put back. */
+        if (args_bool(bc->args, "restore_focus", false))
+            perceive_click(d->perceive, bc, true, type_then);
+        else
+            perceive_focus(d->perceive, bc, type_then);
         return;
     }
     struct act *a = act_new(bc, ACT_TYPE);
     a->text = xstrdup(args_string(bc->args, "text", ""));
+    a->delay_ms = type_delay(bc->args);
     queue(a);
 }
 
@@ -754,6 +919,45 @@ static void pointer_op(struct backend_call *bc)
     }
     a->button = parse_button(bc->args);
     queue(a);
+}
+
+static void hover_then(struct backend_call *bc, const struct perceive_target *t)
+{
+    struct act *a = act_new(bc, ACT_POINTER);
+    a->target = perceive_target_json(t);
+    a->pointer = POINTER_MOVE;
+    a->x = t->x;
+    a->y = t->y;
+    a->has_point = true;
+    queue(a);
+}
+
+/* hover: the pointer to x,y or to an element's centre, nothing pressed
+ * (tooltips, menus that open on hover). */
+static void hover_op(struct backend_call *bc)
+{
+    if (json_object_get(bc->args, "ref") || json_object_get(bc->args, "text")) {
+        perceive_click(desktop_of(bc->session)->perceive, bc, true, hover_then);
+        return;
+    }
+    struct act *a = act_new(bc, ACT_POINTER);
+    if (!json_object_get(bc->args, "x") || !json_object_get(bc->args, "y")) {
+        backend_call_fail_code(
+            bc, ERROR_INVALID_ARGUMENT,
+            "give x and y, or ref (from snapshot or find), or text to hover over");
+        free_act(a);
+        return;
+    }
+    if (!point(a, bc->args, "x", "y", &a->x, &a->y))
+        return;
+    a->pointer = POINTER_MOVE;
+    a->has_point = true;
+    queue(a);
+}
+
+void desktop_hover_op(struct backend_call *bc)
+{
+    typed_check_run(desktop_of(bc->session), bc, hover_op, FENCE_MOVE);
 }
 
 static void key_hold_op(struct backend_call *bc)

@@ -6,6 +6,7 @@
 #include "backend/desktop/desktop.h"
 
 #include "backend/backend.h"
+#include "backend/desktop/exit_wait.h"
 #include "backend/desktop/input_queue.h"
 #include "backend/desktop/internal.h"
 #include "backend/desktop/leftovers.h"
@@ -15,6 +16,7 @@
 #include "backend/desktop/xgrab.h"
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
+#include "core/args.h"
 #include "core/child_env.h"
 #include "core/children.h"
 #include "core/locale_env.h"
@@ -141,7 +143,7 @@ void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
         kill(-pid, SIGCONT);
     }
     forget_exited(d);
-    if (d->n_children == DESKTOP_MAX_CHILDREN) {
+    if (d->n_children == DESKTOP_MAX_CHILDREN + 1) {
         /* Not tracked: end it rather than leave it unowned (desktop_launch
          * refuses before this can happen to a program a client asked for). */
         kill(-pid, SIGKILL);
@@ -190,6 +192,7 @@ static void free_desktop(struct desktop *d)
     xinput_destroy(d->input);
     xgrab_destroy(d->grab);
     free(d->bus);
+    free(d->wm_note);
     free(d);
 }
 
@@ -204,6 +207,7 @@ static void timer_closed(uv_handle_t *h)
 /* Everything glovebox started is gone: the session has ended. */
 static void end_session(struct desktop *d)
 {
+    desktop_exit_waits_end(d);
     leftovers_forget(d);
     if (!d->owned)
         xinput_restore(d->input);
@@ -240,7 +244,10 @@ static void child_exited(pid_t pid, int status, void *ud)
         if (d->children[i].pid != pid)
             continue;
         d->children[i].alive = false;
-        if (d->children[i].kind == CHILD_APP) {
+        if (d->children[i].kind == CHILD_APP && pid == d->wm_pid) {
+            d->wm_pid = 0;
+        } else if (d->children[i].kind == CHILD_APP) {
+            desktop_exit_note(d, pid, status);
             json_t *detail = json_pack("{s:i}", "pid", (int)pid);
             json_object_set_new(detail, "exit_status",
                                 WIFEXITED(status) ? json_integer(WEXITSTATUS(status))
@@ -333,9 +340,16 @@ static json_t *desktop_describe(struct session *s)
                                 json_integer(d->children[i].pid));
     json_t *pids = json_array();
     for (int i = 0; i < d->n_children; i++)
-        if (d->children[i].alive && d->children[i].kind == CHILD_APP)
+        if (d->children[i].alive && d->children[i].kind == CHILD_APP &&
+            d->children[i].pid != d->wm_pid)
             json_array_append_new(pids, json_integer(d->children[i].pid));
     json_object_set_new(o, "app_pids", pids);
+    /* The window manager is the desktop's, not one of the programs. */
+    if (d->wm_pid)
+        json_object_set_new(o, "window_manager",
+                            json_pack("{s:s, s:i}", "program", "openbox", "pid", (int)d->wm_pid));
+    else if (d->wm_note)
+        json_object_set_new(o, "window_manager_note", json_string(d->wm_note));
     return o;
 }
 
@@ -351,7 +365,8 @@ int desktop_launch(struct session *s, const char *const *argv, char **err)
                                 * absent when attached). */
                                d->runtime_dir ? "XDG_RUNTIME_DIR" : NULL, d->runtime_dir, NULL};
     forget_exited(d);
-    if (d->n_children == DESKTOP_MAX_CHILDREN) {
+    /* The window manager is the desktop's own, not one of the programs. */
+    if (d->n_children == DESKTOP_MAX_CHILDREN + (d->wm_pid ? 1 : 0)) {
         *err = xasprintf("this desktop already runs %d programs (with its X server and bus); "
                          "end some before starting more",
                          DESKTOP_MAX_CHILDREN);
@@ -361,6 +376,7 @@ int desktop_launch(struct session *s, const char *const *argv, char **err)
     if (pid < 0)
         return -1;
     desktop_watch(d, pid, CHILD_APP);
+    d->last_app_pid = pid;
     log_info("%s: started %s (pid %d)", s->id, argv[0], (int)pid);
     return pid;
 }
@@ -401,7 +417,26 @@ static void read_text_op(struct backend_call *bc)
 
 static void wait_for_op(struct backend_call *bc)
 {
+    if (args_bool(bc->args, "exit", false)) {
+        desktop_wait_exit_op(bc);
+        return;
+    }
     perceive_wait_for(desktop_of(bc->session)->perceive, bc);
+}
+
+static void element_at_op(struct backend_call *bc)
+{
+    perceive_element_at(desktop_of(bc->session)->perceive, bc);
+}
+
+static void inspect_op(struct backend_call *bc)
+{
+    perceive_inspect(desktop_of(bc->session)->perceive, bc);
+}
+
+static void set_value_op(struct backend_call *bc)
+{
+    perceive_set_value(desktop_of(bc->session)->perceive, bc);
 }
 
 static const struct backend_impl desktop_impl = {
@@ -411,12 +446,17 @@ static const struct backend_impl desktop_impl = {
     .describe = desktop_describe,
     .snapshot = snapshot_op,
     .find = find_op,
+    .element_at = element_at_op,
+    .inspect = inspect_op,
+    .set_value = set_value_op,
     .read_text = read_text_op,
     .wait_for = wait_for_op,
     .screenshot = desktop_screenshot_op,
     .click = desktop_click_op,
     .drag = desktop_drag_op,
     .scroll = desktop_scroll_op,
+    .scroll_to = desktop_scroll_to_op,
+    .hover = desktop_hover_op,
     .pointer = desktop_pointer_op,
     .key_hold = desktop_key_hold_op,
     .window_list = desktop_window_list_op,

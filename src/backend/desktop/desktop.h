@@ -16,6 +16,7 @@ struct desktop_options {
     const char *const *command;          /* argv started inside (NULL-terminated), or NULL */
     const char *name;                    /* session label, or NULL */
     const struct session_client *client; /* who it belongs to (session_add); read at once */
+    bool window_manager; /* private desktops: start openbox (wm.c) before the command */
 };
 
 /* Called once a desktop is up (s) or could not start (s NULL, err says why:

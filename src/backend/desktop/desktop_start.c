@@ -63,7 +63,17 @@ static void handle(struct tool_call *call)
         .command = argv,
         .name = args_string(a, "name", NULL),
         .client = &who,
+        .window_manager = args_bool(a, "window_manager", true),
     };
+    if (o.display && json_object_get(a, "window_manager")) {
+        free(program);
+        free(argv);
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "window_manager is for private desktops; an existing display (%s) "
+                            "keeps its own",
+                            o.display);
+        return;
+    }
     if (o.display && json_object_get(a, "width")) {
         free(program);
         free(argv);

@@ -30,6 +30,14 @@ struct desktop_child {
     bool alive;
 };
 
+/* A program that ended, for wait_for {exit} asked afterwards. */
+struct desktop_exited {
+    pid_t pid;
+    int status; /* wait status */
+};
+#define DESKTOP_EXITED_KEPT 16
+struct exit_waiter;
+
 struct desktop {
     struct app *app;
     struct session *session;
@@ -46,7 +54,7 @@ struct desktop {
     /* Every process the session starts lives here (core/pidns.h); NULL when
      * containment is off, and once the session has ended. */
     struct pidns *ns;
-    struct desktop_child children[DESKTOP_MAX_CHILDREN];
+    struct desktop_child children[DESKTOP_MAX_CHILDREN + 1]; /* + the window manager */
     int n_children;
     uv_timer_t kill_timer;
     bool kill_timer_open; /* until its close callback has run */
@@ -62,10 +70,22 @@ struct desktop {
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
     struct desktop_rec *rec;             /* the recording in progress (recording.c); NULL */
     struct desktop_watch *watch;         /* windows opened/closed/focused (watch.c); NULL */
-    char last_recording[32]; /* id of the recording written when the session ended; "" */
+    pid_t last_app_pid;                  /* the program started last (not the window manager); 0 */
+    struct desktop_exited exited[DESKTOP_EXITED_KEPT]; /* ring of the last that ended */
+    unsigned next_exited;
+    struct exit_waiter *exit_waiters; /* wait_for {exit} calls (exit_wait.c) */
+    pid_t wm_pid;                     /* the window manager (wm.c); 0 for none */
+    char *wm_note;                    /* why there is none though one was asked for; NULL */
+    char last_recording[32];          /* id of the recording written when the session ended; "" */
 };
 
 struct desktop *desktop_of(struct session *s);
+/* The window manager of a private desktop (wm.c): openbox with glovebox's
+ * own settings. false (logged, d->wm_note says why) when it cannot start. */
+#define WM_WAIT_MS 3000
+bool desktop_wm_start(struct desktop *d);
+/* Whether a window manager manages the screen now (_NET_SUPPORTING_WM_CHECK). */
+bool desktop_wm_ready(struct desktop *d);
 /* The desktop is being destroyed while it was still starting (only at
  * exit): let go of the start-up state. */
 void desktop_start_abandon(struct desktop *d);
@@ -91,6 +111,17 @@ void desktop_drag_op(struct backend_call *bc);
 void desktop_scroll_op(struct backend_call *bc);
 void desktop_type_op(struct backend_call *bc);
 void desktop_press_key_op(struct backend_call *bc);
+/* A step of a longer operation: err NULL when it was done, else why not
+ * (borrowed). Loop thread. */
+typedef void (*desktop_input_done)(void *ud, const char *err);
+/* Wheel clicks at x,y (screen pixels) in direction ("up", "down", "left",
+ * "right"), as bc (its guard, its cancellation); done() instead of an answer. */
+void desktop_wheel(struct backend_call *bc, int x, int y, const char *direction, int clicks,
+                   desktop_input_done done, void *ud);
+/* hover: {x, y | ref | text}: the pointer moved there. */
+void desktop_hover_op(struct backend_call *bc);
+/* scroll_to (scroll_to.c). */
+void desktop_scroll_to_op(struct backend_call *bc);
 /* The pointer alone and keys held (backend.h pointer, key_hold). */
 void desktop_pointer_op(struct backend_call *bc);
 void desktop_key_hold_op(struct backend_call *bc);

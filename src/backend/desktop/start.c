@@ -44,6 +44,8 @@ struct start {
     bool abandoned;
     char line[512];
     size_t used;
+    bool wm;           /* start a window manager once the bus is up */
+    uint64_t wm_until; /* uv_now when waiting for it ends */
 };
 
 /* Display names glovebox accepts: ":N" or ":N.S" (a local server). */
@@ -229,6 +231,30 @@ static char *spawn_bus(struct start *st, int *fd)
     return NULL;
 }
 
+static void wm_poll(uv_timer_t *t)
+{
+    struct start *st = t->data;
+    bool up = desktop_wm_ready(st->d);
+    if (!up && uv_now(t->loop) < st->wm_until)
+        return;
+    if (!up)
+        log_warn("%s: the window manager did not come up within %d ms; going on without",
+                 st->d->session->id, WM_WAIT_MS);
+    finish(st, NULL);
+}
+
+/* The window manager, and a wait until it manages the screen, so the
+ * command's first window is placed and focused by it. false: none is
+ * started (not installed: noted, the desktop goes on without). */
+static bool start_wm(struct start *st)
+{
+    if (!desktop_wm_start(st->d))
+        return false;
+    st->wm_until = uv_now(st->d->app->loop) + WM_WAIT_MS;
+    uv_timer_start(&st->timer, wm_poll, 20, 20);
+    return true;
+}
+
 static void got_line(struct start *st)
 {
     struct desktop *d = st->d;
@@ -248,7 +274,8 @@ static void got_line(struct start *st)
             return;
     } else {
         d->bus = xstrdup(st->line);
-        probe_display(d->display, &d->width, &d->height, &err);
+        if (probe_display(d->display, &d->width, &d->height, &err) && st->wm && start_wm(st))
+            return;
     }
     finish(st, err);
 }
@@ -335,6 +362,7 @@ void desktop_start(struct app *app, const struct desktop_options *o, desktop_sta
     st->done = done;
     st->ud = ud;
     st->fds[0] = st->fds[1] = -1;
+    st->wm = o->window_manager;
     size_t n = 0;
     while (o->command && o->command[n])
         n++;

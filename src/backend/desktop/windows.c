@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <xcb/xcb.h>
 
 #define MAX_WINDOWS 512
@@ -291,6 +292,79 @@ void windows_focus(struct xinput *xi, uint32_t win)
     uint32_t above = XCB_STACK_MODE_ABOVE;
     xcb_configure_window(c, win, XCB_CONFIG_WINDOW_STACK_MODE, &above);
     xcb_set_input_focus(c, XCB_INPUT_FOCUS_PARENT, win, XCB_CURRENT_TIME);
+}
+
+void windows_focus_save(struct xinput *xi, struct windows_focus_saved *out)
+{
+    xcb_connection_t *c = xinput_connection(xi);
+    struct atoms a = atoms_of(c);
+    memset(out, 0, sizeof *out);
+    if (a.active && has_prop(c, xinput_root(xi), a.client_list)) {
+        int len = 0;
+        char *v = property(c, xinput_root(xi), a.active, XCB_ATOM_WINDOW, &len);
+        if (v && len >= 4)
+            memcpy(&out->active, v, 4);
+        free(v);
+    }
+    xcb_get_input_focus_reply_t *f = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
+    if (f) {
+        out->focus = f->focus;
+        out->revert = f->revert_to;
+    } else {
+        out->focus = XCB_INPUT_FOCUS_POINTER_ROOT;
+        out->revert = XCB_INPUT_FOCUS_POINTER_ROOT;
+    }
+    free(f);
+}
+
+void windows_focus_restore(struct xinput *xi, const struct windows_focus_saved *s)
+{
+    xcb_connection_t *c = xinput_connection(xi);
+    struct atoms a = atoms_of(c);
+    if (s->active)
+        client_message(c, xinput_root(xi), s->active, a.active, 2, XCB_CURRENT_TIME,
+                       XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY);
+    /* A focus window that has gone away since is an error the server
+     * reports asynchronously; nothing is left to put back then. */
+    xcb_set_input_focus(c, s->revert, s->focus, XCB_CURRENT_TIME);
+}
+
+static uint32_t active_now(xcb_connection_t *c, xcb_window_t root, xcb_atom_t active)
+{
+    int len = 0;
+    uint32_t w = 0;
+    char *v = property(c, root, active, XCB_ATOM_WINDOW, &len);
+    if (v && len >= 4)
+        memcpy(&w, v, 4);
+    free(v);
+    return w;
+}
+
+/* Polls the active window every 10 ms for up to ms, until it is (or, with
+ * differ, is not) s's. */
+static void poll_active(struct xinput *xi, const struct windows_focus_saved *s, int ms, bool differ)
+{
+    if (!s->active)
+        return;
+    xcb_connection_t *c = xinput_connection(xi);
+    struct atoms a = atoms_of(c);
+    for (int waited = 0; waited < ms; waited += 10) {
+        bool same = active_now(c, xinput_root(xi), a.active) == s->active;
+        if (same != differ)
+            return;
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void windows_focus_settle(struct xinput *xi, const struct windows_focus_saved *s, int ms)
+{
+    poll_active(xi, s, ms, true);
+}
+
+void windows_focus_wait(struct xinput *xi, const struct windows_focus_saved *s, int ms)
+{
+    poll_active(xi, s, ms, false);
 }
 
 void windows_configure(struct xinput *xi, uint32_t win, int x, int y, int width, int height)

@@ -295,11 +295,47 @@ static bool focusable(struct xinput *xi, xcb_window_t w, xcb_get_geometry_reply_
     return *geom != NULL;
 }
 
+static bool has_wm_state(struct xinput *xi, xcb_window_t w, xcb_atom_t wm_state)
+{
+    xcb_get_property_reply_t *p = xcb_get_property_reply(
+        xi->c, xcb_get_property(xi->c, 0, w, wm_state, XCB_ATOM_ANY, 0, 1), NULL);
+    bool has = p && p->type != XCB_NONE;
+    free(p);
+    return has;
+}
+
+/* The program's own window inside w: w itself without a window manager;
+ * under one, w is its frame and the client (the window with WM_STATE) is
+ * a child or grandchild. w when none is found. */
+static xcb_window_t client_of(struct xinput *xi, xcb_window_t w, xcb_atom_t wm_state, int depth)
+{
+    if (!wm_state || has_wm_state(xi, w, wm_state))
+        return w;
+    if (depth >= 3)
+        return XCB_NONE;
+    xcb_query_tree_reply_t *t = xcb_query_tree_reply(xi->c, xcb_query_tree(xi->c, w), NULL);
+    xcb_window_t found = XCB_NONE;
+    if (t) {
+        xcb_window_t *kids = xcb_query_tree_children(t);
+        for (int i = 0; i < xcb_query_tree_children_length(t) && !found; i++)
+            found = client_of(xi, kids[i], wm_state, depth + 1);
+        free(t);
+    }
+    return found;
+}
+
 static void give_focus(struct xinput *xi, xcb_window_t w)
 {
     uint32_t above = XCB_STACK_MODE_ABOVE;
     xcb_configure_window(xi->c, w, XCB_CONFIG_WINDOW_STACK_MODE, &above);
-    xcb_set_input_focus(xi->c, XCB_INPUT_FOCUS_PARENT, w, XCB_CURRENT_TIME);
+    /* Under a window manager w is a frame, which takes no keys: the focus
+     * goes to the program's window inside. */
+    static const char name[] = "WM_STATE";
+    xcb_intern_atom_reply_t *a =
+        xcb_intern_atom_reply(xi->c, xcb_intern_atom(xi->c, 1, sizeof name - 1, name), NULL);
+    xcb_window_t client = client_of(xi, w, a ? a->atom : XCB_NONE, 0);
+    free(a);
+    xcb_set_input_focus(xi->c, XCB_INPUT_FOCUS_PARENT, client ? client : w, XCB_CURRENT_TIME);
 }
 
 /* The top-most focusable child of the root containing x,y (any when x < 0). */
@@ -336,6 +372,15 @@ bool xinput_focus_default(struct xinput *xi)
         xcb_get_input_focus_reply(xi->c, xcb_get_input_focus(xi->c), NULL);
     bool nobody = !f || f->focus == XCB_NONE || f->focus == XCB_INPUT_FOCUS_POINTER_ROOT ||
                   f->focus == xi->root;
+    if (!nobody) {
+        /* A window manager with nothing to focus parks the focus on a
+         * hidden window of its own (openbox's InputOnly one): nobody. */
+        xcb_get_window_attributes_reply_t *a = xcb_get_window_attributes_reply(
+            xi->c, xcb_get_window_attributes(xi->c, f->focus), NULL);
+        nobody = !a || a->map_state != XCB_MAP_STATE_VIEWABLE ||
+                 a->_class == XCB_WINDOW_CLASS_INPUT_ONLY;
+        free(a);
+    }
     free(f);
     if (!nobody)
         return false;

@@ -134,6 +134,12 @@ void terminal_snapshot_op(struct backend_call *bc)
 void terminal_type_text_op(struct backend_call *bc)
 {
     struct terminal *t = terminal_of(bc->session);
+    if (json_object_get(bc->args, "delay_ms") || json_object_get(bc->args, "wpm")) {
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                               "typing pace (delay_ms, wpm) is for desktops: a terminal takes "
+                               "the text at once");
+        return;
+    }
     const char *text = args_string(bc->args, "text", "");
     size_t len = strlen(text);
     /* Newlines that end the text are Enter pressed after the paste: inside

@@ -39,3 +39,20 @@ export function element(sc, role, name) {
   assert.ok(e, `no ${role} ${name ?? ''} in ${JSON.stringify(list).slice(0, 1500)}`);
   return e;
 }
+
+/**
+ * A snapshot once the application's windows have stopped moving: a window
+ * manager frames and places a new window a moment after it appears, so
+ * bounds read at once may be a title bar's height off.
+ */
+export async function settledSnapshot(srv, session, args = { app: 'zenity' }) {
+  let prev = '';
+  for (let i = 0; i < 50; i++) {
+    const snap = await srv.ok('snapshot', { session, ...args });
+    const where = JSON.stringify(snap.sc.elements.map((e) => e.bounds));
+    if (where === prev) return snap;
+    prev = where;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the windows kept moving for 5 s');
+}

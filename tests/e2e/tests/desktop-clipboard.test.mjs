@@ -249,8 +249,8 @@ test('session_stop while glovebox owns the clipboard: nothing left running, the 
   await srv.ok('clipboard_set', { session, text: 'owned at the end' });
   await srv.ok('clipboard_set', { session, selection: 'primary', text: 'this too' });
   const started = childrenOf(srv.pid);
-  // The session's programs and the init of its PID namespace (containment.md); no clipboard helper.
-  const expected = ['Xvfb', 'dbus-daemon'];
+  // The session's programs, its window manager and the init of its PID namespace (containment.md); no clipboard helper.
+  const expected = ['Xvfb', 'dbus-daemon', 'openbox'];
   if (started.some((p) => p.comm === 'glovebox-pidns')) expected.push('glovebox-pidns');
   assert.deepEqual(started.map((p) => p.comm).sort(), expected.sort(), 'no helper process for the clipboard');
   await srv.ok('session_stop', { session });

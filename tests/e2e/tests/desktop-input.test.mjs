@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { launchShell, element, outputOf, startDesktop } from '../lib/desktop.mjs';
+import { launchShell, element, outputOf, settledSnapshot, startDesktop } from '../lib/desktop.mjs';
 import { decodePng, imageOf, ms, pixel, startServer, tempDir, desktopOpts as topts, until } from '../lib/terminal.mjs';
 import { needs } from '../lib/server.mjs';
 
@@ -18,7 +18,7 @@ async function dialog(t, line, text, name = 'dialog') {
   const session = await startDesktop(srv);
   const out = await launchShell(srv, session, dir, name, line);
   await srv.ok('wait_for', { session, text, timeout_ms: ms(15000) });
-  const snap = await srv.ok('snapshot', { session, app: 'zenity' });
+  const snap = await settledSnapshot(srv, session);
   return { srv, session, out, snap: snap.sc };
 }
 

@@ -13,7 +13,9 @@ import { needs } from '../lib/server.mjs';
 async function twoDialogs(t) {
   const srv = await startServer(t);
   const dir = tempDir(t, 'glovebox-windows-');
-  const session = await startDesktop(srv);
+  // Exact geometry, as the programs set it: no window manager framing and
+  // placing the windows (its frame would offset them by its border and title).
+  const session = await startDesktop(srv, { window_manager: false });
   const first = await launchShell(srv, session, dir, 'first', `zenity --entry --title First --text 'First one'`);
   await srv.ok('wait_for', { session, text: 'First one', timeout_ms: ms(15000) });
   const second = await launchShell(srv, session, dir, 'second', `zenity --entry --title Second --text 'Second one'`);
@@ -81,7 +83,7 @@ test('a resize the program refuses is reported as the size the window kept, with
   const srv = await startServer(t);
   // A window that resizes itself back to at least 400x300 (tests/fixtures).
   const program = join(process.env.GLOVEBOX_BUILD, 'x-min-size-window');
-  const session = (await srv.ok('desktop_start', { command: [program] })).sc.id;
+  const session = (await srv.ok('desktop_start', { command: [program], window_manager: false })).sc.id;
   let win;
   await until(async () => (win = (await srv.ok('window_list', { session })).sc.windows.find((w) => w.title === 'Stubborn')), ms(10000), 'the window');
   const r = (await srv.ok('window_manage', { session, window: 'Stubborn', action: 'resize', width: 200, height: 350 })).sc;

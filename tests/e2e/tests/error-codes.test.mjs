@@ -217,7 +217,7 @@ test("denied: a person's pause stops a call in flight and refuses the next, each
   await srv.close();
 });
 
-test('a desktop answers with codes too: unknown window and ref, a point off the screen, exit on a desktop, an ended desktop', needs('desktop', opts({ timeout: ms(90000) })), async (t) => {
+test('a desktop answers with codes too: unknown window and ref, a point off the screen, exit on a desktop with no program, an ended desktop', needs('desktop', opts({ timeout: ms(90000) })), async (t) => {
   const srv = await validatingClient(t);
   const started = await srv.client.callTool({ name: 'desktop_start', arguments: { width: 640, height: 480 } }, undefined, { timeout: ms(60000) });
   assert.ok(!started.isError, textOf(started));
@@ -228,8 +228,10 @@ test('a desktop answers with codes too: unknown window and ref, a point off the 
   assert.match(ref, /^ref e999 is unknown: no snapshot has been taken/);
   const off = await failsWith(srv, 'click', { session, x: 5000, y: 5 }, 'invalid_argument');
   assert.match(off, /^x,y = 5000,5 is off the screen: .* is 640x480 pixels/);
-  const exit = await failsWith(srv, 'wait_for', { session, exit: true }, 'not_supported');
-  assert.match(exit, /"exit" is for terminal sessions/);
+  const exit = await failsWith(srv, 'wait_for', { session, exit: true }, 'invalid_argument');
+  assert.match(exit, /no program has been started in .* to wait for/);
+  const pid = await failsWith(srv, 'wait_for', { session, exit: true, pid: 1 }, 'not_found');
+  assert.match(pid, /pid 1 is not a program of/);
   await srv.client.callTool({ name: 'session_stop', arguments: { session } });
   const typed = await failsWith(srv, 'type_text', { session, text: 'x' }, 'session_expired');
   assert.match(typed, new RegExp(`^cannot type: session ${session} has ended`));

@@ -118,6 +118,11 @@ struct atspi *atspi_connect(const char *session_bus_address, int timeout_ms, cha
     return a;
 }
 
+GDBusConnection *atspi_bus(struct atspi *a)
+{
+    return a->bus;
+}
+
 void atspi_destroy(struct atspi *a)
 {
     if (!a)

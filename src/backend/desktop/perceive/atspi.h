@@ -67,6 +67,9 @@ struct atspi_walk_opts {
  * (caller frees) when either bus does not answer within timeout_ms. */
 struct atspi *atspi_connect(const char *session_bus_address, int timeout_ms, char **err);
 void atspi_destroy(struct atspi *a);
+/* The connection to the accessibility bus (a GDBusConnection), for the
+ * other atspi_*.c files. */
+struct _GDBusConnection *atspi_bus(struct atspi *a);
 
 /* Walk the tree. false with *err when the registry does not answer; an
  * application that stops answering midway is skipped and noted in

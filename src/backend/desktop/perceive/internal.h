@@ -12,17 +12,28 @@
 struct perceive {
     char *bus_address;
     struct perceive_host host;
-    uv_mutex_t lock;        /* held by the running job: one operation at a time */
-    struct atspi *atspi;    /* connected on first use; dropped when it stops answering */
-    struct atspi_tree last; /* the latest snapshot, which refs point into */
-    int first_ref;          /* ref number of last.nodes[0] */
-    int next_ref;           /* the next snapshot's first ref */
+    uv_mutex_t lock;                 /* held by the running job: one operation at a time */
+    struct atspi *atspi;             /* connected on first use; dropped when it stops answering */
+    struct atspi_tree last;          /* the latest snapshot, which refs point into */
+    struct atspi_hint *element_hint; /* element_at's windows (atspi_element.h); NULL */
+    int first_ref;                   /* ref number of last.nodes[0] */
+    int next_ref;                    /* the next snapshot's first ref */
     bool have_snapshot;
     /* The input thread's own connection, for asking whether the focus is
      * a password field as text is typed, without waiting for p->lock. */
     uv_mutex_t focus_lock;
     struct atspi *focus_atspi;
     uint64_t focus_retry_ms; /* no accessibility bus: not asked again before (hrtime ms) */
+    /* The last recognition, reused while the pixels it read are the same
+     * (ocr_cache.c): a find or click by text that no element has costs a
+     * capture and a hash instead of Tesseract again. */
+    struct {
+        bool valid;
+        uint64_t hash;
+        int x, y, w, h;
+        char lang[64];
+        struct ocr_result result;
+    } ocr_cache;
     /* Password fields seen by the latest walks, for screenshots to hide. */
     uv_mutex_t secrets_lock;
     struct perceive_rect secrets[PERCEIVE_MAX_SECRETS];
@@ -86,3 +97,11 @@ bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang, i
  * Returns a JSON array of {text, bounds, confidence, source:"ocr"}. */
 json_t *perceive_ocr_matches(const struct ocr_result *r, const char *text, bool exact, int limit);
 json_t *perceive_bounds_json(int x, int y, int w, int h);
+/* The cached recognition of this rectangle of these pixels, copied into
+ * out; false when there is none (ocr_cache.c). p->lock held. */
+bool ocr_cache_get(struct perceive *p, const struct frame *f, int x, int y, int w, int h,
+                   const char *lang, struct ocr_result *out);
+/* Remember r (copied) as the recognition of that rectangle of f. */
+void ocr_cache_put(struct perceive *p, const struct frame *f, int x, int y, int w, int h,
+                   const char *lang, const struct ocr_result *r);
+void ocr_cache_finish(struct perceive *p);

@@ -1,3 +1,4 @@
+#include "backend/desktop/perceive/atspi_element.h"
 #include "backend/desktop/perceive/internal.h"
 
 #include "backend/backend.h"
@@ -36,6 +37,8 @@ void perceive_destroy(struct perceive *p)
     atspi_destroy(p->focus_atspi);
     uv_mutex_destroy(&p->focus_lock);
     atspi_tree_finish(&p->last);
+    ocr_cache_finish(p);
+    atspi_hint_destroy(p->element_hint);
     uv_mutex_destroy(&p->lock);
     uv_mutex_destroy(&p->secrets_lock);
     free(p->bus_address);
@@ -345,7 +348,14 @@ bool perceive_ocr(struct job *j, int x, int y, int w, int h, const char *lang, i
         free(err);
         return false;
     }
+    if (ocr_cache_get(p, &f, x, y, w, h, lang, out)) {
+        frame_finish(&f);
+        return true;
+    }
     bool ok = ocr_recognize(&f, x, y, w, h, lang, deadline_ms, out, &err);
+    /* A recognition cut short by its deadline is not the whole answer. */
+    if (ok && deadline_ms <= 0)
+        ocr_cache_put(p, &f, x, y, w, h, lang, out);
     frame_finish(&f);
     if (!ok) {
         job_fail(j, "%s", err);

@@ -24,6 +24,9 @@
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error_code.h"
 
 struct backend_call;
 struct frame;
@@ -72,8 +75,46 @@ void perceive_snapshot(struct perceive *p, struct backend_call *bc);
 void perceive_find(struct perceive *p, struct backend_call *bc);
 /* read_text: {ref? | region?, lang?, ocr?}. */
 void perceive_read_text(struct perceive *p, struct backend_call *bc);
-/* wait_for: {text? | regex? | ref?, gone?, timeout_ms?}. */
+/* wait_for: {text? | regex? | ref?, gone?, timeout_ms?} (exit: the desktop, exit_wait.c). */
 void perceive_wait_for(struct perceive *p, struct backend_call *bc);
+
+/* element_at: {x, y} (screen pixels): the deepest element there, with its
+ * window and path, each with a ref added to the latest snapshot (earlier
+ * refs keep working). */
+void perceive_element_at(struct perceive *p, struct backend_call *bc);
+/* inspect: {ref}: the element looked at again, with everything known. */
+void perceive_inspect(struct perceive *p, struct backend_call *bc);
+/* set_value: {ref, value}: AT-SPI Value.CurrentValue, read back. */
+void perceive_set_value(struct perceive *p, struct backend_call *bc);
+
+/* scroll_to's look: whether the element named by {ref | text, role?,
+ * exact?, app?, window?} shows (inside the scrollable area, when there is
+ * one), and where that area is. */
+struct perceive_located;
+typedef void (*perceive_located_fn)(struct backend_call *bc, struct perceive_located *l);
+struct perceive_located {
+    bool found;
+    char ref[24];                /* found: its ref (the same ref, or a new one) */
+    char role[64], name[256];    /* found by text or role */
+    struct perceive_rect bounds; /* found: where it is */
+    bool have_pane;              /* a scrollable area was seen */
+    struct perceive_rect pane;
+    int was_y;          /* ref: its top when last seen, -1 unknown */
+    uint64_t signature; /* of what shows in the area: unchanged = its end */
+    /* How far the content moved since the look before (anchor: an element
+     * seen then, looked for now; kept in l between looks): moved_px is
+     * valid when moved is set. */
+    char anchor_bus[64], anchor_path[160];
+    int anchor_y;
+    bool moved;
+    int moved_px;
+    char *error; /* the look failed (stale ref, no bus); the callee frees it after then */
+    enum error_code code;
+    perceive_located_fn then; /* the callee's */
+};
+/* l is the caller's, filled and handed to then() on the loop thread. */
+void perceive_locate(struct perceive *p, struct backend_call *bc, struct perceive_located *l,
+                     perceive_located_fn then);
 
 /* Where an element is, for an action the desktop performs itself. */
 struct perceive_target {
@@ -95,6 +136,12 @@ typedef void (*perceive_then)(struct backend_call *bc, const struct perceive_tar
  * see where the click lands). Errors answer bc directly. */
 void perceive_click(struct perceive *p, struct backend_call *bc, bool pointer_only,
                     perceive_then then);
+/* The centre of the element ref (borrowed until then() runs) names, for
+ * the pointer; then() gets it with done false, or NULL when it cannot be
+ * had (a stale ref): the caller then only lets go of its state, without
+ * answering, and bc is answered with why right after. */
+void perceive_centre(struct perceive *p, struct backend_call *bc, const char *ref,
+                     perceive_then then);
 /* type_text with {ref}: focus the element, then then() types (clicking the
  * centre first when done is false). */
 void perceive_focus(struct perceive *p, struct backend_call *bc, perceive_then then);

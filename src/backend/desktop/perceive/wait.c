@@ -293,12 +293,6 @@ static void cancel(struct backend_call *bc)
 void perceive_wait_for(struct perceive *p, struct backend_call *bc)
 {
     const json_t *a = bc->args;
-    if (args_bool(a, "exit", false)) {
-        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
-                               "wait_for on desktops waits for \"text\", \"regex\", \"ref\" or "
-                               "\"stable_ms\"; \"exit\" is for terminal sessions");
-        return;
-    }
     const char *regex = args_string(a, "regex", NULL);
     const char *text = args_string(a, "text", NULL);
     int stable_ms = (int)args_int(a, "stable_ms", 0);
