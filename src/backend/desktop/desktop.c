@@ -410,6 +410,7 @@ static const struct backend_impl desktop_impl = {
     .type_text = desktop_type_op,
     .press_key = desktop_press_key_op,
     .capture = desktop_screenshot_op,
+    .view_frames = desktop_view_frames,
     .clipboard_get = desktop_clipboard_get_op,
     .clipboard_set = desktop_clipboard_set_op,
     .record_start = desktop_record_start_op,

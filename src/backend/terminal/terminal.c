@@ -11,6 +11,7 @@
 #include "core/pidns.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "viewer/viewer.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -215,6 +216,7 @@ static void read_output(struct terminal *t)
         t->feeding = true;
         term_screen_feed(t->screen, buf, total);
         t->feeding = false;
+        viewer_session_output(t->session, buf, total);
         t->last_output_ms = uv_now(t->app->loop);
         /* Answers libvterm produced while parsing go out now. */
         if (t->outq.len)
@@ -524,4 +526,5 @@ static const struct backend_impl terminal_impl = {
     .record_start = terminal_record_start_op,
     .record_stop = terminal_record_stop_op,
     .capture = terminal_capture_op,
+    .view_replay = terminal_view_replay,
 };
