@@ -4,8 +4,9 @@
 // Every update is acknowledged once drawn; the server sends a page at most
 // two updates ahead of its acknowledgements.
 export class DeskView {
-  constructor(canvas, ack) {
+  constructor(canvas, ack, onSize) {
     this.canvas = canvas;
+    this.onSize = onSize;
     this.ctx = canvas.getContext('2d');
     this.ack = ack;
     this.chain = Promise.resolve();
@@ -32,6 +33,7 @@ export class DeskView {
       if (this.canvas.width !== width || this.canvas.height !== height) {
         this.canvas.width = width;
         this.canvas.height = height;
+        this.onSize(width, height);
       }
       bitmaps.forEach((b, i) => { this.ctx.drawImage(b, rects[i].x, rects[i].y); b.close(); });
       this.frames++;

@@ -3,10 +3,12 @@
 // Plain ES modules, no framework.
 import { TermView } from '/view/term.js';
 import { DeskView } from '/view/desk.js';
+import { OverlayLayer } from '/view/overlay.js';
 
 const PROTOCOL = 'glovebox.view.v1';
 const $ = id => document.getElementById(id);
-const state = { ws: null, role: null, watching: null, view: null, sessions: [], closedFor: null };
+const overlays = new OverlayLayer(document.getElementById('overlay'));
+const state = { overlays, ws: null, role: null, watching: null, view: null, sessions: [], closedFor: null };
 window.gbView = state; // for tests and the bench
 
 function setState(s, text) {
@@ -60,6 +62,7 @@ function send(obj) {
 }
 
 function clearView() {
+  overlays.cleared();
   if (state.view && state.view.dispose) state.view.dispose();
   state.view = null;
   $('term').hidden = true;
@@ -87,7 +90,12 @@ function onJson(m) {
     break;
   case 'sessions':
     state.sessions = m.sessions;
+    state.paused = m.paused;
     $('paused').hidden = !m.paused;
+    $('mode').hidden = !m.mode;
+    $('mode').textContent = m.mode || '';
+    $('stop').hidden = m.paused || !(state.role === 'approve' || state.role === 'control');
+    $('resume').hidden = !m.paused || state.role !== 'control';
     renderSessions();
     if (!state.watching && !state.wanted) message(m.sessions.length ? 'Choose a session.' : 'No sessions yet.');
     break;
@@ -98,14 +106,25 @@ function onJson(m) {
     if (m.kind === 'terminal') {
       $('term').hidden = false;
       state.view = new TermView($('term'));
+      overlays.setSize($('term').clientWidth, $('term').clientHeight);
     } else {
       $('desk').hidden = false;
-      state.view = new DeskView($('desk'), seq => send({ type: 'ack', seq }));
+      state.view = new DeskView($('desk'), seq => send({ type: 'ack', seq }),
+                                (w, h) => overlays.setSize(w, h));
     }
     renderSessions();
     break;
   case 'screen':
-    if (state.view instanceof TermView) state.view.resize(m.cols, m.rows);
+    if (state.view instanceof TermView) {
+      state.view.resize(m.cols, m.rows);
+      overlays.setSize($('term').clientWidth, $('term').clientHeight);
+    }
+    break;
+  case 'overlay':
+    if (m.session !== state.watching) break;
+    if (m.event === 'created') overlays.created(m.overlays);
+    else if (m.event === 'removed') overlays.removed(m.ids);
+    else if (m.event === 'cleared') overlays.cleared();
     break;
   case 'ended':
     message(`${m.session} ended: ${m.reason}`);
@@ -152,5 +171,8 @@ function connect() {
     setTimeout(() => { setState('starting', 'connecting…'); connect(); }, 1000);
   };
 }
+
+$('stop').addEventListener('click', () => send({ type: 'stop' }));
+$('resume').addEventListener('click', () => send({ type: 'resume' }));
 
 if (await exchange()) connect();

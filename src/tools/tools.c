@@ -47,5 +47,8 @@ void tools_register_all(void)
     registry_add(&tool_record_stop);
     registry_add(&tool_status);
     registry_add(&tool_set_mode);
+    registry_add(&tool_overlay_draw);
+    registry_add(&tool_overlay_remove);
+    registry_add(&tool_overlay_clear);
     screen_resources_register();
 }

@@ -5,8 +5,11 @@
 #include "backend/backend.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
+#include "policy/pause.h"
+#include "policy/policy.h"
 #include "session/session.h"
 #include "viewer/internal.h"
+#include "viewer/overlay.h"
 #include "viewer/ws.h"
 
 #include <stdlib.h>
@@ -59,8 +62,10 @@ static void send_list(struct view_client *c)
             json_object_set_new(o, "name", json_string(s->name));
         json_array_append_new(arr, o);
     }
-    json_t *msg = json_pack("{s:s, s:o, s:b}", "type", "sessions", "sessions", arr, "paused",
-                            c->v->app->paused_since_ms != 0);
+    struct app *app = c->v->app;
+    json_t *msg = json_pack("{s:s, s:o, s:b, s:s?}", "type", "sessions", "sessions", arr, "paused",
+                            app->paused_since_ms != 0, "mode",
+                            app->policy ? policy_mode_name(policy_mode(app->policy)) : NULL);
     char *text = json_dumps(msg, JSON_COMPACT);
     json_decref(msg);
     if (c->last_list && strcmp(c->last_list, text) == 0) {
@@ -111,6 +116,7 @@ static void watch(struct view_client *c, const char *id)
         viewer_client_send_json(c, json_pack("{s:s, s:s, s:s}", "type", "watching", "session",
                                              s->id, "kind", s->impl->kind));
         viewer_send_replay(c, s);
+        overlay_send_current(c);
         return;
     }
     char *err = NULL;
@@ -125,7 +131,9 @@ static void watch(struct view_client *c, const char *id)
         c->watching[0] = '\0';
         send_error(c, err);
         free(err);
+        return;
     }
+    overlay_send_current(c);
 }
 
 static void on_message(struct ws *ws, bool text, const char *data, size_t len, void *ud)
@@ -147,12 +155,25 @@ static void on_message(struct ws *ws, bool text, const char *data, size_t len, v
         watch(c, json_string_value(json_object_get(m, "session")));
     } else if (strcmp(type, "unwatch") == 0) {
         stop_watching(c);
+    } else if (strcmp(type, "stop") == 0 || strcmp(type, "resume") == 0) {
+        bool stop = type[0] == 's';
+        /* Stopping only ever takes power away: approve may; resuming gives
+         * it back: control only. */
+        if (c->grant.role < (stop ? VIEW_APPROVE : VIEW_CONTROL)) {
+            send_error(c, stop ? "stop: this link may only watch (role approve or control can stop)"
+                               : "resume: only a control link can resume");
+        } else {
+            log_info("viewer link %s (%s): %s", c->grant.link_id, view_role_name(c->grant.role),
+                     stop ? "stopped input (paused)" : "resumed input");
+            pause_set(c->v->app, stop);
+            viewer_clients_sweep(c->v); /* every page shows it now */
+        }
     } else if (strcmp(type, "ack") == 0) {
         json_t *seq = json_object_get(m, "seq");
         if (json_is_integer(seq))
             viewer_feed_ack(c, (uint32_t)json_integer_value(seq));
     } else {
-        send_error(c, "unknown message type (expected watch, unwatch or ack)");
+        send_error(c, "unknown message type (expected watch, unwatch, ack, stop or resume)");
     }
     json_decref(m);
 }
@@ -203,6 +224,7 @@ void viewer_client_open(struct viewer *v, int fd, const char *key, const char *i
 
 void viewer_clients_sweep(struct viewer *v)
 {
+    overlay_sweep(v);
     for (struct view_client *c = v->clients; c; c = c->next) {
         if (ws_closing(c->ws))
             continue;

@@ -8,6 +8,7 @@
 #include "session/session.h"
 #include "transport/http.h"
 #include "viewer/internal.h"
+#include "viewer/overlay.h"
 #include "viewer/ws.h"
 
 #include <fcntl.h>
@@ -102,6 +103,7 @@ void viewer_shutdown(struct viewer *v)
     }
     viewer_clients_close_all(v);
     viewer_feeds_close_all(v);
+    overlay_finish();
     v->closing++;
     uv_timer_stop(&v->sweep);
     uv_close((uv_handle_t *)&v->sweep, sweep_closed);

@@ -231,3 +231,47 @@ test('viewer: a desktop is drawn on the canvas and follows changes; a still scre
   const after = await page.evaluate(() => window.gbView.view.bytes);
   assert.equal(after, before, 'a still screen sends 0 bytes');
 });
+
+test('viewer: overlays appear in the page above the desktop, never in screenshots; removed, cleared, limited', needs('desktop', topts()), async (t) => {
+  const { srv, base } = await startViewerServer(t);
+  const desk = (await srv.ok('desktop_start', { width: 640, height: 480 })).sc.id;
+  await srv.ok('launch_app', { session: desk, command: ['xsetroot', '-solid', '#0000ff'] });
+  const { link } = await makeLink(srv, ['--session', desk]);
+  const browser = await launchBrowser(t);
+  const page = await browser.newPage();
+  await page.goto(link);
+  await waitInPage(page, () => { const v = window.gbView.view; if (!v || !v.frames) return false; const p = v.pixel(320, 240); return p[2] > 200 && p[0] < 50; }, null, 'the blue desktop');
+  const drawn = await srv.ok('overlay_draw', { session: desk, shapes: [
+    { kind: 'highlight', x: 100, y: 100, width: 200, height: 100, color: '#ff0000', opacity: 1 },
+    { kind: 'label', x: 20, y: 20, text: 'click here' },
+  ], ttl_ms: 60000 });
+  assert.equal(drawn.sc.ids.length, 2);
+  await waitInPage(page, (n) => window.gbView.overlays.ids().length === n, 2, 'both overlays in the page');
+  assert.equal(await page.textContent('#overlay text'), 'click here');
+  // The agent's own screenshot has no overlay: the screen is still blue there.
+  const shot = await srv.ok('screenshot', { session: desk });
+  const { decodePng, pixel } = await import('../lib/terminal.mjs');
+  const png = decodePng(shot.content.find((c) => c.type === 'image').data);
+  const [r, , b] = pixel(png, 150, 150);
+  assert.ok(b > 200 && r < 50, `screenshot pixel under the overlay is the screen's blue, got ${r},${b}`);
+  // Nor is it in the canvas (the page's copy of the screen).
+  const cp = await page.evaluate(() => window.gbView.view.pixel(150, 150));
+  assert.ok(cp[2] > 200 && cp[0] < 50, `canvas pixel ${cp}`);
+
+  await srv.ok('overlay_remove', { session: desk, ids: [drawn.sc.ids[0]] });
+  await waitInPage(page, (id) => !window.gbView.overlays.ids().includes(id), drawn.sc.ids[0], 'the removed overlay to go');
+  await srv.ok('overlay_clear', { session: desk });
+  await waitInPage(page, () => window.gbView.overlays.ids().length === 0, null, 'cleared');
+
+  // A short ttl ends by itself.
+  await srv.ok('overlay_draw', { session: desk, shapes: [{ kind: 'point', x: 5, y: 5 }], ttl_ms: 300 });
+  await waitInPage(page, () => window.gbView.overlays.ids().length === 0, null, 'the expired overlay to go');
+
+  // Limits, with errors naming them.
+  const many = Array.from({ length: 65 }, () => ({ kind: 'point', x: 1, y: 1 }));
+  await srv.err('overlay_draw', { session: desk, shapes: many }, /maxItems|at most 64/);
+  const burst = await Promise.all(Array.from({ length: 60 }, () => srv.call('overlay_clear', { session: desk })));
+  const limited = burst.filter((r) => r.isError);
+  assert.ok(limited.length > 0, 'a burst of 60 changes is limited');
+  assert.match(limited[0].content[0].text, /at most 20 a second/);
+});
