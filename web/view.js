@@ -150,7 +150,12 @@ function connect() {
   const ws = new WebSocket(url, PROTOCOL);
   ws.binaryType = 'arraybuffer';
   state.ws = ws;
-  ws.onmessage = e => (typeof e.data === 'string' ? onJson(JSON.parse(e.data)) : onBinary(e.data));
+  ws.onmessage = e => {
+    // Bytes received, for the bench ("0 bytes for a still screen").
+    state.rxBytes = (state.rxBytes || 0) + (typeof e.data === 'string' ? e.data.length : e.data.byteLength);
+    if (typeof e.data === 'string') onJson(JSON.parse(e.data));
+    else onBinary(e.data);
+  };
   ws.onclose = e => {
     state.closedFor = e.reason || null;
     if (document.body.dataset.state === 'starting') {

@@ -6,7 +6,7 @@
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
-#include "transport/http.h"
+#include "transport/http_internal.h"
 #include "viewer/internal.h"
 #include "viewer/overlay.h"
 #include "viewer/ws.h"
@@ -79,6 +79,8 @@ static void maybe_free(struct viewer *v)
     if (v->closing || v->clients || v->feeds)
         return;
     viewer_grants_finish(v);
+    /* The transport waits for this before it frees itself (viewer_busy). */
+    v->t->viewer = NULL;
     free(v);
 }
 
@@ -111,7 +113,7 @@ void viewer_shutdown(struct viewer *v)
 
 bool viewer_busy(const struct viewer *v)
 {
-    return v && v->shut;
+    return v != NULL;
 }
 
 void viewer_release(struct viewer *v)

@@ -18,7 +18,8 @@ struct viewer *viewer_create(struct app *app, struct http_transport *t);
 /* Closes every viewer; the memory goes once the handles are closed (see
  * viewer_busy). Accepts NULL. */
 void viewer_shutdown(struct viewer *v);
-/* Whether handles are still closing. Accepts NULL. */
+/* Whether it still exists (handles closing after viewer_shutdown); it
+ * clears the transport's pointer when it goes. Accepts NULL. */
 bool viewer_busy(const struct viewer *v);
 
 /* Routing hook of the HTTP server: true when req's path is the viewer's
