@@ -275,3 +275,50 @@ test('viewer: overlays appear in the page above the desktop, never in screenshot
   assert.ok(limited.length > 0, 'a burst of 60 changes is limited');
   assert.match(limited[0].content[0].text, /at most 20 a second/);
 });
+
+test('viewer: a page that does not acknowledge gets at most two desktop updates, then catches up', needs('desktop', topts()), async (t) => {
+  const { srv, base } = await startViewerServer(t);
+  const desk = (await srv.ok('desktop_start', { width: 320, height: 240 })).sc.id;
+  // The screen keeps changing.
+  await srv.ok('launch_app', { session: desk, command: ['sh', '-c', 'while :; do xsetroot -solid "#ff0000"; sleep 0.05; xsetroot -solid "#00ff00"; sleep 0.05; done'] });
+  const { link } = await makeLink(srv, ['--session', desk]);
+  const cookie = (await exchange(base, link)).cookie.split(';')[0];
+  const ws = await rawWs(base, cookie);
+  await sleep(200);
+  ws.sock.write(frame(1, Buffer.from(JSON.stringify({ type: 'watch', session: desk }))));
+  const updates = () => ws.frames.filter((f) => f.op === 2 && f.payload[0] === 1);
+  const end = Date.now() + ms(10000);
+  while (updates().length < 2 && Date.now() < end) await sleep(50);
+  assert.equal(updates().length, 2, 'two updates before any acknowledgement');
+  await sleep(1000); // many changes meanwhile
+  assert.equal(updates().length, 2, 'no more until acknowledged');
+  const seq = updates()[1].payload.readUInt32BE(1);
+  ws.sock.write(frame(1, Buffer.from(JSON.stringify({ type: 'ack', seq }))));
+  const end2 = Date.now() + ms(10000);
+  while (updates().length < 3 && Date.now() < end2) await sleep(50);
+  assert.equal(updates().length, 3, 'one more after one acknowledgement');
+  ws.sock.end();
+});
+
+test('viewer: the page shows the mode and paused state; Stop pauses input (approve), watch links have no Stop', topts(), async (t) => {
+  const { srv } = await startViewerServer(t);
+  const browser = await launchBrowser(t);
+  const watcher = await browser.newPage();
+  await watcher.goto((await makeLink(srv, ['--role', 'watch'])).link);
+  await waitInPage(watcher, () => document.body.dataset.state === 'connected', null, 'the watch page');
+  assert.equal(await watcher.isVisible('#stop'), false, 'a watch link has no Stop');
+  const approver = await browser.newPage();
+  await approver.goto((await makeLink(srv, ['--role', 'approve'])).link);
+  await waitInPage(approver, () => !document.getElementById('stop').hidden, null, 'the Stop button');
+  assert.match(await approver.textContent('#mode'), /^(passive|assist|autopilot)$/);
+  await approver.click('#stop');
+  await waitInPage(watcher, () => !document.getElementById('paused').hidden, null, 'every page to show paused');
+  const st = await srv.ok('status', {});
+  assert.equal(JSON.stringify(st.sc).includes('"paused":true'), true, JSON.stringify(st.sc).slice(0, 300));
+  assert.equal(await approver.isVisible('#resume'), false, 'only control links resume');
+  const controller = await browser.newPage();
+  await controller.goto((await makeLink(srv, ['--role', 'control'])).link);
+  await waitInPage(controller, () => !document.getElementById('resume').hidden, null, 'the Resume button');
+  await controller.click('#resume');
+  await waitInPage(watcher, () => document.getElementById('paused').hidden, null, 'every page to show resumed');
+});
