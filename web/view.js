@@ -61,6 +61,10 @@ function send(obj) {
   if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(obj));
 }
 
+function clearCards() {
+  $('cards').replaceChildren();
+}
+
 function clearView() {
   overlays.cleared();
   if (state.view && state.view.dispose) state.view.dispose();
@@ -78,6 +82,7 @@ function watch(id) {
 function onJson(m) {
   switch (m.type) {
   case 'hello':
+    clearCards();
     state.role = m.role;
     $('role').textContent = m.role + (m.session ? ` · ${m.session}` : '');
     setState('connected', 'live');
@@ -136,7 +141,39 @@ function onJson(m) {
   case 'error':
     message(m.message);
     break;
+  case 'card':
+    showCard(m);
+    break;
+  case 'card_gone':
+    document.querySelector(`.card[data-card="${CSS.escape(m.id)}"]`)?.remove();
+    break;
   }
+}
+
+// A confirmation the policy asks for: approve and control links answer it;
+// watch links see it without buttons.
+function showCard(m) {
+  const div = document.createElement('div');
+  div.className = 'card';
+  div.dataset.card = m.id;
+  const q = document.createElement('p');
+  q.className = 'q';
+  q.textContent = m.question; // text only: never markup from the agent
+  const why = document.createElement('p');
+  why.className = 'why';
+  why.textContent = `glovebox asks because ${m.why}. No answer in ${Math.round(m.expires_in_ms / 1000)} s counts as no.`;
+  div.append(q, why);
+  if (state.role === 'approve' || state.role === 'control') {
+    for (const [label, approve] of [['Approve', true], ['Decline', false]]) {
+      const b = document.createElement('button');
+      b.className = approve ? 'approve' : 'decline';
+      b.textContent = label;
+      b.addEventListener('click', () => send({ type: 'answer', id: m.id, approve }));
+      div.append(b);
+    }
+  }
+  $('cards').append(div);
+  setTimeout(() => div.remove(), m.expires_in_ms + 1000);
 }
 
 function onBinary(buf) {

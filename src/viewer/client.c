@@ -168,12 +168,16 @@ static void on_message(struct ws *ws, bool text, const char *data, size_t len, v
             pause_set(c->v->app, stop);
             viewer_clients_sweep(c->v); /* every page shows it now */
         }
+    } else if (strcmp(type, "answer") == 0) {
+        viewer_card_answer(c, json_string_value(json_object_get(m, "id")),
+                           json_is_true(json_object_get(m, "approve")));
     } else if (strcmp(type, "ack") == 0) {
         json_t *seq = json_object_get(m, "seq");
         if (json_is_integer(seq))
             viewer_feed_ack(c, (uint32_t)json_integer_value(seq));
     } else {
-        send_error(c, "unknown message type (expected watch, unwatch, ack, stop or resume)");
+        send_error(c,
+                   "unknown message type (expected watch, unwatch, ack, answer, stop or resume)");
     }
     json_decref(m);
 }
@@ -220,6 +224,7 @@ void viewer_client_open(struct viewer *v, int fd, const char *key, const char *i
                                       view_role_name(g->role), "session", g->session, "expires_in",
                                       (json_int_t)(g->expires - (int64_t)time(NULL))));
     send_list(c);
+    viewer_cards_send(c);
 }
 
 void viewer_clients_sweep(struct viewer *v)

@@ -99,6 +99,14 @@ void viewer_feeds_close_all(struct viewer *v);
 /* The session with this id (any state), or NULL. */
 struct session *viewer_session_find(struct viewer *v, const char *id);
 
+/* Approval cards (cards.c). */
+void viewer_cards_start(struct viewer *v);
+void viewer_cards_stop(void);
+/* Send c every open question. */
+void viewer_cards_send(struct view_client *c);
+/* c answered question id. */
+void viewer_card_answer(struct view_client *c, const char *id, bool yes);
+
 /* Page assets (assets.c, generated). */
 struct view_asset {
     const char *path; /* "/view/view.js" */

@@ -73,7 +73,8 @@ static json_t *to_json(const struct overlay *o, uint64_t now)
 {
     json_t *j = json_deep_copy(o->shape);
     json_object_set_new(j, "id", json_string(o->id));
-    json_object_set_new(j, "show_in_ms", json_integer(o->show_ms > now ? (json_int_t)(o->show_ms - now) : 0));
+    json_object_set_new(j, "show_in_ms",
+                        json_integer(o->show_ms > now ? (json_int_t)(o->show_ms - now) : 0));
     json_object_set_new(j, "expires_in_ms",
                         json_integer(o->expire_ms > now ? (json_int_t)(o->expire_ms - now) : 0));
     return j;
@@ -135,8 +136,8 @@ static int drop(const char *session, const json_t *ids, bool all, uint64_t expir
             bool listed = false;
             size_t i;
             json_t *v;
-            json_array_foreach(ids, i, v) listed |= json_is_string(v) &&
-                                                     strcmp(json_string_value(v), o->id) == 0;
+            json_array_foreach(ids, i, v) listed |=
+                json_is_string(v) && strcmp(json_string_value(v), o->id) == 0;
             match = ids ? listed : o->expire_ms <= expire_before;
         }
         if (match) {
@@ -153,8 +154,8 @@ static int drop(const char *session, const json_t *ids, bool all, uint64_t expir
         broadcast(session, json_pack("{s:s, s:s, s:s}", "type", "overlay", "event", "cleared",
                                      "session", session));
     else if (n)
-        broadcast(session, json_pack("{s:s, s:s, s:s, s:O}", "type", "overlay", "event",
-                                     "removed", "session", session, "ids", gone));
+        broadcast(session, json_pack("{s:s, s:s, s:s, s:O}", "type", "overlay", "event", "removed",
+                                     "session", session, "ids", gone));
     json_decref(gone);
     return n;
 }

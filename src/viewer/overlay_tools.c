@@ -45,8 +45,8 @@ static void draw(struct tool_call *call)
     }
     size_t n = json_array_size(ids);
     tool_call_done(call, json_pack("{s:s, s:o}", "session", s->id, "ids", ids),
-                   "drew %zu overlay%s on %s (shown in the live viewer only)", n,
-                   n == 1 ? "" : "s", s->id);
+                   "drew %zu overlay%s on %s (shown in the live viewer only)", n, n == 1 ? "" : "s",
+                   s->id);
 }
 
 static void finish(struct tool_call *call, struct session *s, int n, enum error_code code,

@@ -71,6 +71,7 @@ struct viewer *viewer_create(struct app *app, struct http_transport *t)
     uv_timer_start(&v->sweep, on_sweep, 1000, 1000);
     uv_unref((uv_handle_t *)&v->sweep);
     viewer_the = v;
+    viewer_cards_start(v);
     return v;
 }
 
@@ -98,6 +99,7 @@ void viewer_shutdown(struct viewer *v)
     v->shut = true;
     if (viewer_the == v)
         viewer_the = NULL;
+    viewer_cards_stop();
     if (v->url_file) {
         unlink(v->url_file);
         free(v->url_file);

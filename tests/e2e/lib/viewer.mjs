@@ -17,9 +17,9 @@ export const browserOpts = (extra = {}) =>
   existsSync(CHROMIUM) ? extra : { ...extra, skip: `no browser at ${CHROMIUM} (apt-get install chromium)` };
 
 /** A server serving stdio (srv.ok…) and HTTP; resolves { srv, base }. */
-export async function startViewerServer(t, { args = [] } = {}) {
+export async function startViewerServer(t, { args = [], env = {} } = {}) {
   const port = await freePort();
-  const srv = await startServer(t, { args: ['--stdio', '--http', `127.0.0.1:${port}`, ...args] });
+  const srv = await startServer(t, { args: ['--stdio', '--http', `127.0.0.1:${port}`, ...args], env });
   const urlFile = join(srv.dataDir, 'viewer', `serve-${srv.pid}.url`);
   const end = Date.now() + ms(10000);
   while (!existsSync(urlFile)) {

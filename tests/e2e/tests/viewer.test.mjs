@@ -322,3 +322,48 @@ test('viewer: the page shows the mode and paused state; Stop pauses input (appro
   await controller.click('#resume');
   await waitInPage(watcher, () => document.getElementById('paused').hidden, null, 'every page to show resumed');
 });
+
+test('viewer: approval cards answer confirmations for a client without elicitation: approve, decline, timeout; watch pages have no buttons', needs('terminal', topts()), async (t) => {
+  const dir = tempDir(t, 'glovebox-viewer-');
+  const policy = join(dir, 'assist.json');
+  writeFileSync(policy, JSON.stringify({ mode: 'assist', allow: ['*'], confirm_timeout_s: 3 }));
+  const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') };
+  const { srv } = await startViewerServer(t, { args: ['--policy', policy], env });
+  const browser = await launchBrowser(t);
+  const approver = await browser.newPage();
+  await approver.goto((await makeLink(srv, ['--role', 'approve'])).link);
+  await waitInPage(approver, () => document.body.dataset.state === 'connected', null, 'the approve page');
+  const watcher = await browser.newPage();
+  await watcher.goto((await makeLink(srv, ['--role', 'watch'])).link);
+  await waitInPage(watcher, () => document.body.dataset.state === 'connected', null, 'the watch page');
+  assert.match(await approver.textContent('#mode'), /assist/);
+
+  // Approve: the call runs.
+  const first = srv.call('terminal_start', { command: ['bash', '--norc', '--noprofile'] });
+  await approver.waitForSelector('.card button.approve', { timeout: ms(15000) });
+  assert.match(await approver.textContent('.card .q'), /^Allow the agent to start a terminal running "bash" "--norc" "--noprofile"\?/);
+  await watcher.waitForSelector('.card', { timeout: ms(15000) });
+  assert.equal(await watcher.locator('.card button').count(), 0, 'a watch page sees the card without buttons');
+  await approver.click('.card button.approve');
+  const started = await first;
+  assert.ok(!started.isError, JSON.stringify(started).slice(0, 300));
+  await waitInPage(watcher, () => document.querySelectorAll('.card').length === 0, null, 'the card to go from every page');
+
+  // Decline: it does not run.
+  const second = srv.call('session_stop', { session: started.structuredContent.id });
+  await approver.waitForSelector('.card button.decline', { timeout: ms(15000) });
+  await approver.click('.card button.decline');
+  const declined = await second;
+  assert.equal(declined.isError, true);
+  assert.match(declined.content[0].text, /Declined: the person said no/);
+
+  // No answer: declined when the policy's confirm_timeout_s runs out.
+  const third = await srv.call('session_stop', { session: started.structuredContent.id });
+  assert.equal(third.isError, true);
+  assert.match(third.content[0].text, /did not answer within 3 s/);
+  await waitInPage(approver, () => document.querySelectorAll('.card').length === 0, null, 'the timed-out card to go');
+
+  // The audit log says who approved.
+  const audit = await runCli(['audit', '--data-dir', srv.dataDir, '--json']);
+  assert.match(audit.stdout, /viewer link [0-9a-f]{16} \(approve\)/);
+});
