@@ -367,3 +367,50 @@ test('viewer: approval cards answer confirmations for a client without elicitati
   const audit = await runCli(['audit', '--data-dir', srv.dataDir, '--json']);
   assert.match(audit.stdout, /viewer link [0-9a-f]{16} \(approve\)/);
 });
+
+test('viewer: the first answer wins: a page approves while the client is still being asked (its question is withdrawn)', needs('terminal', topts()), async (t) => {
+  const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const { connectClient } = await import('../lib/server.mjs');
+  const { mkdtempSync, existsSync: ex, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = tempDir(t, 'glovebox-viewer-');
+  const dataDir = mkdtempSync(join(tmpdir(), 'glovebox-data-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const policy = join(dir, 'assist.json');
+  writeFileSync(policy, JSON.stringify({ mode: 'assist', allow: ['*'] }));
+  const { freePort } = await import('../lib/http.mjs');
+  const port = await freePort();
+  const srv = await connectClient(t, {
+    bin: 'glovebox',
+    args: ['--policy', policy, '--stdio', '--http', `127.0.0.1:${port}`, '--data-dir', dataDir],
+    env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') },
+    capabilities: { elicitation: {} },
+  });
+  let asked = 0;
+  let aborted = false;
+  srv.client.setRequestHandler(ElicitRequestSchema, (req, extra) => {
+    asked++;
+    // The person never answers in the client: it waits until withdrawn.
+    return new Promise((resolve, reject) => extra.signal.addEventListener('abort', () => { aborted = true; reject(new Error('withdrawn')); }));
+  });
+  const urlFile = join(dataDir, 'viewer', `serve-${srv.child.pid}.url`);
+  const end = Date.now() + ms(10000);
+  while (!ex(urlFile) && Date.now() < end) await sleep(20);
+  const r = await runCli(['view', '--data-dir', dataDir, '--role', 'control']);
+  assert.equal(r.code, 0, r.stderr);
+  const browser = await launchBrowser(t);
+  const page = await browser.newPage();
+  await page.goto(r.stdout.trim());
+  await waitInPage(page, () => document.body.dataset.state === 'connected', null, 'the control page');
+  const call = srv.client.callTool({ name: 'terminal_start', arguments: { command: ['bash', '--norc', '--noprofile'] } });
+  await page.waitForSelector('.card button.approve', { timeout: ms(15000) });
+  assert.equal(asked, 1, 'the client was asked too');
+  await page.click('.card button.approve');
+  const res = await call;
+  assert.ok(!res.isError, JSON.stringify(res).slice(0, 300));
+  await waitInPage(page, () => document.querySelectorAll('.card').length === 0, null, 'the card to go');
+  const endAbort = Date.now() + ms(5000);
+  while (!aborted && Date.now() < endAbort) await sleep(20);
+  assert.ok(aborted, "the client's question was withdrawn (notifications/cancelled)");
+  await srv.close();
+});
