@@ -9,6 +9,16 @@ export class TermView {
                                disableStdin: true, cursorBlink: false });
     this.term.open(el);
   }
+  // Keys typed go to onKeys while the person holds control.
+  setInput(onKeys) {
+    if (this.dataSub) this.dataSub.dispose();
+    this.dataSub = null;
+    this.term.options.disableStdin = !onKeys;
+    if (onKeys) {
+      this.dataSub = this.term.onData(onKeys);
+      this.term.focus();
+    }
+  }
   resize(cols, rows) {
     this.term.resize(cols, rows);
     this.term.reset();

@@ -107,6 +107,8 @@ function onJson(m) {
   case 'watching':
     clearView();
     state.watching = m.session;
+    state.control = null;
+    state.mine = false;
     message('');
     if (m.kind === 'terminal') {
       $('term').hidden = false;
@@ -144,6 +146,13 @@ function onJson(m) {
   case 'card':
     showCard(m);
     break;
+  case 'control':
+    if (m.session !== state.watching) break;
+    state.control = m.by;
+    if (m.mine !== undefined) state.mine = m.mine && m.by === 'person';
+    if (m.by === 'agent') state.mine = false;
+    renderControl(m.note);
+    break;
   case 'card_gone':
     document.querySelector(`.card[data-card="${CSS.escape(m.id)}"]`)?.remove();
     break;
@@ -174,6 +183,20 @@ function showCard(m) {
   }
   $('cards').append(div);
   setTimeout(() => div.remove(), m.expires_in_ms + 1000);
+}
+
+function renderControl(note) {
+  const canTake = state.role === 'control' && state.view instanceof TermView;
+  $('control').hidden = !state.watching;
+  $('control').textContent = state.control === 'person'
+    ? (state.mine ? 'you have control' : 'a person has control') : 'agent has control';
+  $('take').hidden = !canTake || state.control === 'person';
+  $('handback').hidden = !state.mine;
+  $('note').hidden = !state.mine;
+  if (state.view instanceof TermView) {
+    state.view.setInput(state.mine ? data => send({ type: 'input', data }) : null);
+  }
+  if (note) message(`Handed back: ${note}`);
 }
 
 function onBinary(buf) {
@@ -215,6 +238,8 @@ function connect() {
 }
 
 $('stop').addEventListener('click', () => send({ type: 'stop' }));
+$('take').addEventListener('click', () => send({ type: 'take' }));
+$('handback').addEventListener('click', () => send({ type: 'handback', note: $('note').value }));
 $('resume').addEventListener('click', () => send({ type: 'resume' }));
 
 if (await exchange()) connect();

@@ -175,6 +175,9 @@ struct backend_impl {
      * and never touches the session (its own connection), so it may outlive
      * it; release frees it (loop thread). False with *err. */
     bool (*view_frames)(struct session *s, struct frame_source *out, char **err);
+    /* Input from a person who took control in the viewer: a terminal's
+     * bytes, as a terminal emulator sends them for keys. NULL: none. */
+    void (*view_input)(struct session *s, const char *bytes, size_t len);
 };
 
 /* The backend operation a tool maps to, by the vtable field's offset. */

@@ -92,6 +92,7 @@ void viewer_send_replay(struct view_client *c, struct session *s)
 
 static void stop_watching(struct view_client *c)
 {
+    viewer_control_left(c);
     viewer_feed_leave(c);
     c->watching[0] = '\0';
     c->terminal = false;
@@ -117,6 +118,7 @@ static void watch(struct view_client *c, const char *id)
                                              s->id, "kind", s->impl->kind));
         viewer_send_replay(c, s);
         overlay_send_current(c);
+        viewer_control_send_state(c);
         return;
     }
     char *err = NULL;
@@ -168,6 +170,14 @@ static void on_message(struct ws *ws, bool text, const char *data, size_t len, v
             pause_set(c->v->app, stop);
             viewer_clients_sweep(c->v); /* every page shows it now */
         }
+    } else if (strcmp(type, "take") == 0) {
+        viewer_control_take(c);
+    } else if (strcmp(type, "handback") == 0) {
+        viewer_control_handback(c, json_string_value(json_object_get(m, "note")));
+    } else if (strcmp(type, "input") == 0) {
+        const char *d = json_string_value(json_object_get(m, "data"));
+        if (d)
+            viewer_control_input(c, d, json_string_length(json_object_get(m, "data")));
     } else if (strcmp(type, "answer") == 0) {
         viewer_card_answer(c, json_string_value(json_object_get(m, "id")),
                            json_is_true(json_object_get(m, "approve")));
@@ -176,8 +186,8 @@ static void on_message(struct ws *ws, bool text, const char *data, size_t len, v
         if (json_is_integer(seq))
             viewer_feed_ack(c, (uint32_t)json_integer_value(seq));
     } else {
-        send_error(c,
-                   "unknown message type (expected watch, unwatch, ack, answer, stop or resume)");
+        send_error(c, "unknown message type (expected watch, unwatch, ack, answer, take, handback, "
+                      "input, stop or resume)");
     }
     json_decref(m);
 }
@@ -187,6 +197,7 @@ static void on_closed(struct ws *ws, void *ud)
     (void)ws;
     struct view_client *c = ud;
     struct viewer *v = c->v;
+    viewer_control_left(c);
     viewer_feed_leave(c);
     for (struct view_client **p = &v->clients; *p; p = &(*p)->next)
         if (*p == c) {
@@ -230,6 +241,7 @@ void viewer_client_open(struct viewer *v, int fd, const char *key, const char *i
 void viewer_clients_sweep(struct viewer *v)
 {
     overlay_sweep(v);
+    viewer_control_sweep(v);
     for (struct view_client *c = v->clients; c; c = c->next) {
         if (ws_closing(c->ws))
             continue;

@@ -107,6 +107,17 @@ void viewer_cards_send(struct view_client *c);
 /* c answered question id. */
 void viewer_card_answer(struct view_client *c, const char *id, bool yes);
 
+/* Takeover (control.c). */
+void viewer_control_take(struct view_client *c);
+void viewer_control_handback(struct view_client *c, const char *note);
+void viewer_control_input(struct view_client *c, const char *data, size_t len);
+/* Tell c who controls the session it watches. */
+void viewer_control_send_state(struct view_client *c);
+/* c's page went away (grace period); once a second; at shutdown. */
+void viewer_control_left(struct view_client *c);
+void viewer_control_sweep(struct viewer *v);
+void viewer_control_finish(void);
+
 /* Page assets (assets.c, generated). */
 struct view_asset {
     const char *path; /* "/view/view.js" */

@@ -108,6 +108,7 @@ void viewer_shutdown(struct viewer *v)
     viewer_clients_close_all(v);
     viewer_feeds_close_all(v);
     overlay_finish();
+    viewer_control_finish();
     v->closing++;
     uv_timer_stop(&v->sweep);
     uv_close((uv_handle_t *)&v->sweep, sweep_closed);

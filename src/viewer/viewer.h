@@ -34,3 +34,7 @@ bool viewer_path(const char *path);
 void viewer_session_output(struct session *s, const char *bytes, size_t len);
 /* Its size changed: watchers get the screen again. */
 void viewer_session_resized(struct session *s);
+
+/* Whether a person took control of s in the viewer (agent input is then
+ * refused). */
+bool viewer_person_has_control(const struct session *s);

@@ -101,6 +101,8 @@ void terminal_record_end(struct terminal *t);
 
 /* The live viewer (view.c): the screen as bytes xterm.js replays. */
 char *terminal_view_replay(struct session *s, size_t *len, int *cols, int *rows);
+/* Keys from a person who took control in the viewer. */
+void terminal_view_input(struct session *s, const char *bytes, size_t len);
 
 /* Operations (ops.c). */
 void terminal_read_text_op(struct backend_call *bc);

@@ -527,4 +527,5 @@ static const struct backend_impl terminal_impl = {
     .record_stop = terminal_record_stop_op,
     .capture = terminal_capture_op,
     .view_replay = terminal_view_replay,
+    .view_input = terminal_view_input,
 };

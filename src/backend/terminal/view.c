@@ -97,3 +97,15 @@ char *terminal_view_replay(struct session *s, size_t *len, int *cols, int *rows)
     *len = o.len;
     return strbuf_steal(&o);
 }
+
+/* Past this many bytes queued for a program that does not read, a
+ * person's keys are dropped rather than queued without bound. */
+#define VIEW_INPUT_MAX_QUEUED (1u << 20)
+
+void terminal_view_input(struct session *s, const char *bytes, size_t len)
+{
+    struct terminal *t = terminal_of(s);
+    if (t->master < 0 || t->outq.len > VIEW_INPUT_MAX_QUEUED)
+        return;
+    terminal_write(t, bytes, len);
+}

@@ -414,3 +414,31 @@ test('viewer: the first answer wins: a page approves while the client is still b
   assert.ok(aborted, "the client's question was withdrawn (notifications/cancelled)");
   await srv.close();
 });
+
+test('viewer: a control page takes a terminal over: agent input is refused, the person types, hand back with a note', needs('terminal', topts()), async (t) => {
+  const { srv } = await startViewerServer(t);
+  const term = await srv.start({ command: ['bash', '--norc', '--noprofile'], env: { PS1: 'gb$ ' } });
+  const browser = await launchBrowser(t);
+  const watcher = await browser.newPage();
+  await watcher.goto((await makeLink(srv, ['--role', 'watch', '--session', term.id])).link);
+  await waitInPage(watcher, () => window.gbView.view?.lines, null, 'the watch page');
+  assert.equal(await watcher.isVisible('#take'), false, 'a watch link cannot take control');
+  const page = await browser.newPage();
+  await page.goto((await makeLink(srv, ['--role', 'control', '--session', term.id])).link);
+  await waitInPage(page, () => !document.getElementById('take').hidden, null, 'the Take control button');
+  await page.click('#take');
+  await waitInPage(page, () => !document.getElementById('handback').hidden, null, 'control taken');
+  await waitInPage(watcher, () => document.getElementById('control').textContent === 'a person has control', null, 'other pages to see it');
+  await srv.err('type_text', { session: term.id, text: 'echo agent\n' }, /a person has control of session/);
+  // The person types in the page's terminal.
+  await page.click('#term');
+  await page.keyboard.type('echo person-$((6*7))');
+  await page.keyboard.press('Enter');
+  await srv.ok('wait_for', { session: term.id, text: 'person-42\ngb$', timeout_ms: ms(10000) });
+  await page.fill('#note', 'fixed the prompt');
+  await page.click('#handback');
+  await waitInPage(watcher, () => document.getElementById('control').textContent === 'agent has control', null, 'handed back');
+  assert.match(await watcher.textContent('#message'), /fixed the prompt/);
+  await srv.ok('type_text', { session: term.id, text: 'echo agent-again\n' });
+  await srv.ok('wait_for', { session: term.id, text: 'agent-again\ngb$', timeout_ms: ms(10000) });
+});
