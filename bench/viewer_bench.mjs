@@ -6,7 +6,8 @@
 //       colour and logs when each flip was done; the page samples the canvas
 //       every animation frame: change → visible latency
 //   (3) bytes a page receives while the screen is still (terminal, desktop)
-//   (4) server CPU while one page watches a still desktop
+//   (4) server CPU while one page (then four) watches a still desktop
+//   (5) takeover: a key typed in the page until its echo shows there
 // No peer: nothing comparable runs here. Prints figures, never asserts.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -77,6 +78,28 @@ async function main() {
     await call('session_stop', { session: term.id });
     await page.close();
 
+    // (1b) takeover: a key typed in the page until its echo shows there
+    const echo = await call('terminal_start', { command: ['cat'] });
+    const pk = await browser.newPage();
+    await pk.goto(link(['--role', 'control', '--session', echo.id]));
+    await pk.waitForFunction(() => !document.getElementById('take').hidden, null, { timeout: 15000 });
+    await pk.click('#take');
+    await pk.waitForFunction(() => !document.getElementById('handback').hidden, null, { timeout: 15000 });
+    await pk.click('#term');
+    const keyLat = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const ch = String.fromCharCode(97 + (i % 26));
+      const before = await pk.evaluate(() => window.gbView.view.lines().join('\n').length);
+      const t0 = Date.now();
+      await pk.keyboard.press(ch);
+      await pk.waitForFunction((n) => window.gbView.view.lines().join('\n').length > n, before, { polling: 'raf', timeout: 10000 });
+      keyLat.push(Date.now() - t0);
+    }
+    results.takeover_echo_p50_ms = percentile(keyLat, 50);
+    results.takeover_echo_p95_ms = percentile(keyLat, 95);
+    await pk.close();
+    await call('session_stop', { session: echo.id });
+
     // (3a) a still terminal
     const still = await call('terminal_start', { command: ['sleep', '600'] });
     const p2 = await browser.newPage();
@@ -125,6 +148,19 @@ async function main() {
     await sleep(10000);
     results.desktop_still_bytes_per_s = ((await p3.evaluate(() => window.gbView.rxBytes)) - d0) / 10;
     results.desktop_still_server_cpu_percent = (cpuTicks(pid) - c0) / 10 / 100 * 100; // ticks at 100 Hz
+    // (4b) three more pages on the same still desktop
+    const more = [];
+    for (let i = 0; i < 3; i++) {
+      const p = await browser.newPage();
+      await p.goto(link(['--session', desk]));
+      await p.waitForFunction(() => window.gbView.view && window.gbView.view.frames > 0, null, { timeout: 20000 });
+      more.push(p);
+    }
+    await sleep(1500);
+    const c1 = cpuTicks(pid);
+    await sleep(10000);
+    results.desktop_still_server_cpu_percent_4_pages = (cpuTicks(pid) - c1) / 10 / 100 * 100;
+    for (const p of more) await p.close();
     await p3.close();
   } finally {
     await browser.close();
@@ -134,9 +170,11 @@ async function main() {
   console.log('\nLive viewer (a headless chromium on a glovebox view link)');
   console.log(`  terminal change → visible  p50 ${formatMs(results.terminal_latency_p50_ms)}  p95 ${formatMs(results.terminal_latency_p95_ms)}  (target p50 ≤ 50 ms, p95 ≤ 100 ms)`);
   console.log(`  desktop change → visible   p50 ${formatMs(results.desktop_latency_p50_ms)}  p95 ${formatMs(results.desktop_latency_p95_ms)}  (${results.desktop_latency_samples} flips, 1280×800)`);
+  console.log(`  takeover: key typed → echoed in the page  p50 ${formatMs(results.takeover_echo_p50_ms)}  p95 ${formatMs(results.takeover_echo_p95_ms)}  (target ≤ 80 ms)`);
   console.log(`  still terminal             ${results.terminal_still_bytes_per_s} bytes/s  (target 0)`);
   console.log(`  still desktop              ${results.desktop_still_bytes_per_s} bytes/s  (target 0)`);
   console.log(`  server CPU, one page on a still desktop: ${results.desktop_still_server_cpu_percent.toFixed(1)}% of one core (target ≤ 5%)`);
+  console.log(`  server CPU, four pages on it: ${results.desktop_still_server_cpu_percent_4_pages.toFixed(1)}%`);
   saveResults('viewer', results);
 }
 
