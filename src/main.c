@@ -21,6 +21,7 @@ static void usage(FILE *to)
           "  computer-spec  print the computer-use tool definition for a screen size\n"
           "  stop      pause every input action of the running servers (resume: resume)\n"
           "  resume    let paused servers act again\n"
+          "  view      print a link to watch the running server's sessions in a browser\n"
           "  version   print the version\n"
           "  help      show this help\n"
           "\n"
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
                                : strcmp(cmd, "policy") == 0        ? cli_policy
                                : strcmp(cmd, "stop") == 0          ? cli_stop
                                : strcmp(cmd, "resume") == 0        ? cli_resume
+                               : strcmp(cmd, "view") == 0          ? cli_view
                                                                    : NULL;
     if (run) {
         int rc = run(argc - 1, argv + 1);

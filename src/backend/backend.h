@@ -15,6 +15,7 @@
 struct app;
 struct session;
 struct backend_result;
+struct frame_source;
 
 /* A rectangle of a screen, in the screen's pixels. */
 struct screen_rect {
@@ -194,6 +195,19 @@ struct backend_impl {
     backend_op app_install;  /* {path}: a local file */
     backend_op orientation;  /* {set?} */
     backend_op set_network;  /* {wifi?, data?, airplane?} */
+
+    /* The live viewer (src/viewer/). A terminal: the screen as bytes a fresh
+     * terminal emulator replays to show it as it is now (text, colours,
+     * cursor, modes), malloc'd, with its size; its output then reaches
+     * viewer_session_output as it is read. Loop thread. */
+    char *(*view_replay)(struct session *s, size_t *len, int *cols, int *rows);
+    /* A frame source of the viewer's own: produce runs on the worker pool
+     * and never touches the session (its own connection), so it may outlive
+     * it; release frees it (loop thread). False with *err. */
+    bool (*view_frames)(struct session *s, struct frame_source *out, char **err);
+    /* Input from a person who took control in the viewer: a terminal's
+     * bytes, as a terminal emulator sends them for keys. NULL: none. */
+    void (*view_input)(struct session *s, const char *bytes, size_t len);
 };
 
 /* The backend operation a tool maps to, by the vtable field's offset. */

@@ -19,6 +19,8 @@ int cli_policy(int argc, char **argv);
 /* Pause / resume running servers (SIGUSR1 / SIGUSR2). */
 int cli_stop(int argc, char **argv);
 int cli_resume(int argc, char **argv);
+/* glovebox view: a link to the live viewer. */
+int cli_view(int argc, char **argv);
 /* A command that signals every running glovebox serve of this user (or the
  * one given with --pid): stop, resume, policy apply. */
 struct cli_signal_command {

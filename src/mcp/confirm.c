@@ -188,10 +188,35 @@ char *confirm_question(const char *tool, const json_t *args)
 struct confirm {
     char *why;
     uint64_t timeout_ms;
+    struct tool_call *call;
+    void *card;        /* shown through the hook (the viewer); NULL: not, or gone */
+    int hook_answer;   /* 1 yes, -1 no, 0 none yet */
+    char *by;          /* who answered through the hook */
+    uv_timer_t *timer; /* no elicitation: the hook alone, until this fires */
 };
+
+static const struct confirm_hook *hook;
+
+void confirm_set_hook(const struct confirm_hook *h)
+{
+    hook = h;
+}
+
+static void withdraw_card(struct confirm *cf)
+{
+    if (cf->card && hook)
+        hook->withdraw(hook->ud, cf->card);
+    cf->card = NULL;
+}
 
 static void confirm_free(struct confirm *cf)
 {
+    withdraw_card(cf);
+    if (cf->timer) {
+        uv_timer_stop(cf->timer);
+        uv_close((uv_handle_t *)cf->timer, (uv_close_cb)free);
+    }
+    free(cf->by);
     free(cf->why);
     free(cf);
 }
@@ -312,10 +337,30 @@ static bool act_on_answer(struct tool_call *call, const struct confirm *cf, cons
     return false;
 }
 
+/* The person answered through the hook (the viewer). */
+static void act_on_hook_answer(struct tool_call *call, struct confirm *cf)
+{
+    if (cf->hook_answer > 0) {
+        tool_call_note(call, "confirmation",
+                       json_pack("{s:b, s:s, s:s}", "asked", 1, "answer", "accept", "by", cf->by));
+        log_info("%s confirmed by the person (%s)", tool_call_tool_name(call), cf->by);
+        tool_call_run(call, "confirmed");
+    } else {
+        tool_call_note(call, "decision", json_string("declined"));
+        tool_call_note(call, "confirmation",
+                       json_pack("{s:b, s:s, s:s}", "asked", 1, "answer", "decline", "by", cf->by));
+        tool_call_fail_code(call, ERROR_DENIED, "Declined: the person said no, so %s did not run.",
+                            tool_call_tool_name(call));
+    }
+}
+
 static void answered(struct tool_call *call, const json_t *result, const char *error, void *ud)
 {
     struct confirm *cf = ud;
-    if (call->abort_reason) {
+    withdraw_card(cf);
+    if (cf->hook_answer) {
+        act_on_hook_answer(call, cf);
+    } else if (call->abort_reason) {
         /* Paused while asking: finish() answers with the reason. */
         note(call, "paused", true, "interrupted");
         tool_call_fail_code(call, ERROR_DENIED,
@@ -400,11 +445,71 @@ static void retried(struct tool_call *call, const json_t *params, const struct c
     }
 }
 
+/* An answer from the hook: with elicitation in flight, that question is
+ * withdrawn and answered() acts; without, it is acted on here. */
+static void hook_answered(void *ud, bool yes, const char *by)
+{
+    struct confirm *cf = ud;
+    struct tool_call *call = cf->call;
+    cf->card = NULL; /* the hook has taken it down */
+    cf->hook_answer = yes ? 1 : -1;
+    cf->by = xstrdup(by);
+    if (!cf->timer) {
+        ask_abort_for(call->p.conn, &call->p, "answered in the glovebox viewer", true);
+        return;
+    }
+    tool_call_set_data(call, NULL);
+    act_on_hook_answer(call, cf);
+    confirm_free(cf);
+}
+
+static void hook_timed_out(uv_timer_t *t)
+{
+    struct confirm *cf = t->data;
+    struct tool_call *call = cf->call;
+    withdraw_card(cf);
+    tool_call_set_data(call, NULL);
+    declined(call, cf, "timeout");
+    confirm_free(cf);
+}
+
+/* Cancelled or paused while only the hook could answer. */
+static void hook_cancelled(struct tool_call *call)
+{
+    struct confirm *cf = tool_call_data(call);
+    if (!cf)
+        return;
+    tool_call_set_data(call, NULL);
+    withdraw_card(cf);
+    if (call->abort_reason) {
+        note(call, "paused", true, "interrupted");
+        tool_call_fail_code(call, ERROR_DENIED,
+                            "it was waiting for the person's confirmation, and %s did not run.",
+                            tool_call_tool_name(call));
+    } else {
+        note(call, "cancelled", true, "cancel");
+        tool_call_fail(call, "the request was cancelled while waiting for confirmation");
+    }
+    confirm_free(cf);
+}
+
+static void *show_card(struct confirm *cf)
+{
+    if (!hook)
+        return NULL;
+    char *question = confirm_question(tool_call_tool_name(cf->call), tool_call_args(cf->call));
+    void *card = hook->show(hook->ud, tool_call_tool_name(cf->call), question, cf->why,
+                            cf->timeout_ms, hook_answered, cf);
+    free(question);
+    return card;
+}
+
 void confirm_start(struct tool_call *call, const json_t *params, char *why, uint64_t timeout_ms)
 {
     struct confirm *cf = xcalloc(1, sizeof *cf);
     cf->why = why ? why : xstrdup("the policy asks for it");
     cf->timeout_ms = timeout_ms ? timeout_ms : 60000;
+    cf->call = call;
     if (tool_call_is_modern(call)) {
         if (json_object_get(params, "requestState"))
             retried(call, params, cf);
@@ -416,11 +521,23 @@ void confirm_start(struct tool_call *call, const json_t *params, char *why, uint
         return;
     }
     if (!can_ask(call)) {
+        /* The client cannot ask, but a person in the viewer can. */
+        if (call->p.conn && (cf->card = show_card(cf))) {
+            log_info("asking the person in the viewer to confirm %s", tool_call_tool_name(call));
+            cf->timer = xmalloc(sizeof *cf->timer);
+            uv_timer_init(call->app->loop, cf->timer);
+            cf->timer->data = cf;
+            uv_timer_start(cf->timer, hook_timed_out, cf->timeout_ms, 0);
+            tool_call_set_data(call, cf);
+            tool_call_on_cancel(call, hook_cancelled);
+            return;
+        }
         refuse_unsupported(call, cf);
         confirm_free(cf);
         return;
     }
     log_info("asking the person to confirm %s", tool_call_tool_name(call));
+    cf->card = show_card(cf);
     if (!tool_call_ask(call, "elicitation/create", elicit_params(call, cf), cf->timeout_ms,
                        answered, cf)) {
         note(call, "declined", false, "error");

@@ -6,7 +6,9 @@
 #include "core/strbuf.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Longest quoted argument, in characters, before it is cut. */
 #define CONFIRM_QUOTE_MAX 200
@@ -29,3 +31,19 @@ void confirm_command_phrase(struct strbuf *out, const json_t *cmd);
  * (mcp/tool.h) or "call <tool> with <arguments>".
  * "Allow the agent to type \"ls -la\" into session t1?" — malloc'd. */
 char *confirm_question(const char *tool, const json_t *args);
+
+/* Where else a person may answer a confirmation: the live viewer
+ * (src/viewer/) sets this while it serves pages. show puts the question up
+ * and returns a handle (NULL: nobody can answer there); answer(cf, yes, by)
+ * is called at most once, never after withdraw(handle). by names who
+ * answered, for the audit log. First answer wins, between this and the
+ * client's elicitation. */
+struct confirm_hook {
+    void *(*show)(void *ud, const char *tool, const char *question, const char *why,
+                  uint64_t timeout_ms, void (*answer)(void *cf, bool yes, const char *by),
+                  void *cf);
+    void (*withdraw)(void *ud, void *handle);
+    void *ud;
+};
+/* NULL: none. The hook must outlive every confirmation it showed. */
+void confirm_set_hook(const struct confirm_hook *hook);

@@ -13,7 +13,7 @@ static const struct tool_group groups[] = {
     {"sessions", true},   {"terminal", true},      {"desktop", true},   {"perception", true},
     {"input", true},      {"server", true},        {"windows", false},  {"clipboard", false},
     {"recording", false}, {"computer_use", false}, {"vnc", false},      {"webdriver", false},
-    {"android", false},   {"recipes", false},      {"elements", false},
+    {"android", false},   {"recipes", false},      {"elements", false}, {"viewer", false},
 };
 
 const struct tool_group *tool_groups(size_t *count)

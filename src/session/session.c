@@ -465,6 +465,11 @@ static const char *state_name(enum session_state st)
     return "?";
 }
 
+struct session *session_registry_first(struct session_registry *reg)
+{
+    return reg->head;
+}
+
 json_t *session_to_json(struct session *s)
 {
     uint64_t now = uv_now(s->registry->app->loop);

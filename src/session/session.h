@@ -135,6 +135,9 @@ void session_ended(struct session *s, const char *reason);
 /* Stop every live session; done(ud) runs once all have ended (maybe at once). */
 void session_registry_stop_all(struct session_registry *reg, void (*done)(void *ud), void *ud);
 int session_registry_live_count(const struct session_registry *reg);
+/* Every session, newest first (the live viewer shows a person all of them);
+ * follow s->next. Do not keep the pointer past the current callback. */
+struct session *session_registry_first(struct session_registry *reg);
 /* The sessions owner may list: [{id, name, kind, state, age_ms, end_reason,
  * …describe()}]. */
 json_t *session_registry_list(struct session_registry *reg, const char *owner, bool include_ended);

@@ -1,4 +1,5 @@
 #include "tools/screen_call.h"
+#include "viewer/viewer.h"
 
 #include "backend/backend.h"
 #include "core/app.h"
@@ -169,6 +170,15 @@ static void cancel_waiting(struct tool_call *call)
     free(sc);
 }
 
+/* The operations that send input: refused while a person holds control of
+ * the session in the live viewer. */
+static bool is_input(size_t off)
+{
+    return off == BACKEND_OP(type_text) || off == BACKEND_OP(press_key) ||
+           off == BACKEND_OP(click) || off == BACKEND_OP(drag) || off == BACKEND_OP(scroll) ||
+           off == BACKEND_OP(pointer) || off == BACKEND_OP(key_hold);
+}
+
 void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb, bool needs_live)
 {
     struct app *app = tool_call_app(call);
@@ -178,6 +188,13 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     if (!s) {
         tool_call_fail_code(call, ERROR_NOT_FOUND, "%s", err);
         free(err);
+        return;
+    }
+    if (is_input(op_offset) && viewer_person_has_control(s)) {
+        tool_call_fail_code(call, ERROR_DENIED,
+                            "cannot %s: a person has control of session %s (in the live viewer); "
+                            "wait until they hand it back",
+                            verb, s->id);
         return;
     }
     backend_op op = *(const backend_op *)((const char *)s->impl + op_offset);

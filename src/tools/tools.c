@@ -54,5 +54,8 @@ void tools_register_all(void)
     registry_add(&tool_status);
     registry_add(&tool_set_mode);
     recipe_register();
+    registry_add(&tool_overlay_draw);
+    registry_add(&tool_overlay_remove);
+    registry_add(&tool_overlay_clear);
     screen_resources_register();
 }

@@ -7,6 +7,10 @@
  * backend/kinds.c) */
 extern const struct tool tool_session_list;
 extern const struct tool tool_session_stop;
+/* In src/viewer/ (the live viewer's overlays). */
+extern const struct tool tool_overlay_draw;
+extern const struct tool tool_overlay_remove;
+extern const struct tool tool_overlay_clear;
 extern const struct tool tool_resize;
 /* perceive */
 extern const struct tool tool_screenshot;

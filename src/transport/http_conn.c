@@ -18,6 +18,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,6 +410,12 @@ static bool take_header(struct http_req *req, const char *line, size_t n, bool *
         {"mcp-method", offsetof(struct http_req, mcp_method)},
         {"mcp-name", offsetof(struct http_req, mcp_name)},
         {"x-correlation-id", offsetof(struct http_req, correlation_id)},
+        {"cookie", offsetof(struct http_req, cookie)},
+        {"accept-encoding", offsetof(struct http_req, accept_encoding)},
+        {"upgrade", offsetof(struct http_req, upgrade)},
+        {"sec-websocket-key", offsetof(struct http_req, ws_key)},
+        {"sec-websocket-version", offsetof(struct http_req, ws_version)},
+        {"sec-websocket-protocol", offsetof(struct http_req, ws_protocol)},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         if (token_eq(line, nlen, known[i].name)) {
@@ -743,6 +750,24 @@ bool http_conn_adopt(struct http_transport *t, int fd, const char *remote)
     c->since_ms = uv_now(t->app->loop);
     c->reading = true;
     start_reading(c);
+    return true;
+}
+
+bool http_conn_detach(struct http_req *req, int *fd, struct strbuf *rest)
+{
+    struct http_conn *c = req->conn;
+    uv_os_fd_t ofd;
+    if (!c || uv_fileno((uv_handle_t *)&c->tcp, &ofd) < 0)
+        return false;
+    /* A duplicate survives the close of the connection's own handle, which
+     * takes the descriptor out of the loop's epoll set first. */
+    int d = fcntl(ofd, F_DUPFD_CLOEXEC, 0);
+    if (d < 0)
+        return false;
+    strbuf_append(rest, c->in, c->in_len);
+    c->in_len = 0;
+    *fd = d;
+    conn_close(c);
     return true;
 }
 

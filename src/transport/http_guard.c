@@ -8,6 +8,7 @@
 #include "core/xmalloc.h"
 #include "mcp/jsonrpc.h"
 #include "transport/http_internal.h"
+#include "viewer/viewer.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -164,7 +165,9 @@ bool http_guard_check(struct http_req *req)
                       "\"Authorization: Bearer <token>\"");
         return false;
     }
-    if (t->opts.token) {
+    /* The viewer's pages and WebSocket: a browser sends no bearer token;
+     * the viewer link's secret and cookie stand in (src/viewer/). */
+    if (t->opts.token && !viewer_path(req->path)) {
         const char *a = req->authorization;
         bool ok = a && strncasecmp(a, "Bearer ", 7) == 0 && token_matches(t->opts.token, a + 7);
         if (!ok) {

@@ -30,7 +30,9 @@ struct http_req {
     char *host, *origin, *authorization, *accept, *content_type;
     char *session_id, *protocol_version, *last_event_id, *mcp_method, *mcp_name;
     char *correlation_id; /* X-Correlation-Id (/v1) */
-    long content_length;  /* -1 if absent */
+    /* The viewer's (src/viewer/): its cookie and a WebSocket upgrade. */
+    char *cookie, *accept_encoding, *upgrade, *ws_key, *ws_version, *ws_protocol;
+    long content_length; /* -1 if absent */
     struct strbuf body;
     bool discarding;  /* the body is over --max-message: read, dropped, then 413 */
     size_t discarded; /* bytes dropped so far */
@@ -85,6 +87,11 @@ struct http_conn;
 bool http_conn_adopt(struct http_transport *t, int fd, const char *remote);
 /* The answer of req changed: write it once the current callback is over. */
 void http_conn_want_write(struct http_req *req);
+/* Take req's socket from the HTTP server (a WebSocket upgrade): *fd a
+ * duplicate the caller owns, bytes read past the head appended to rest.
+ * The connection and req are gone afterwards. False (nothing changed) for
+ * a TLS request or when the socket cannot be duplicated. */
+bool http_conn_detach(struct http_req *req, int *fd, struct strbuf *rest);
 /* Close connections idle or stalled past their timeout. */
 void http_conns_sweep(struct http_transport *t, uint64_t now_ms);
 void http_conns_close_all(struct http_transport *t);
@@ -173,6 +180,7 @@ struct http_transport {
     struct rest *rest; /* the /v1 API (http_rest.c) */
     void (*done)(void *ud);
     void *done_ud;
+    struct viewer *viewer; /* /view (src/viewer/) */
 };
 
 /* MCP sessions (http_mcp.c). */

@@ -9,6 +9,7 @@
 #include "core/xmalloc.h"
 #include "mcp/jsonrpc.h"
 #include "transport/http_internal.h"
+#include "viewer/viewer.h"
 
 #include <jansson.h>
 #include <libwebsockets.h>
@@ -137,6 +138,8 @@ static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
     req->mcp_method = copy_custom(wsi, "mcp-method:");
     req->mcp_name = copy_custom(wsi, "mcp-name:");
     req->correlation_id = copy_custom(wsi, "x-correlation-id:");
+    req->cookie = copy_header(wsi, WSI_TOKEN_HTTP_COOKIE);
+    req->accept_encoding = copy_header(wsi, WSI_TOKEN_HTTP_ACCEPT_ENCODING);
     char *cl = copy_header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH);
     req->content_length = cl ? strtol(cl, NULL, 10) : -1;
     free(cl);
@@ -169,6 +172,12 @@ void http_req_destroy(struct http_req *req)
     free(req->mcp_method);
     free(req->mcp_name);
     free(req->correlation_id);
+    free(req->cookie);
+    free(req->accept_encoding);
+    free(req->upgrade);
+    free(req->ws_key);
+    free(req->ws_version);
+    free(req->ws_protocol);
     strbuf_finish(&req->body);
     strbuf_finish(&req->out);
     strbuf_finish(&req->resp_headers);
@@ -392,7 +401,9 @@ static int on_writeable(struct lws *wsi, struct pss *pss)
 /* Routing, once the guard passed and the body is in. */
 void http_dispatch(struct http_req *req)
 {
-    if (strcmp(req->path, "/mcp") == 0) {
+    if (viewer_route(req)) {
+        /* /view: the live viewer (src/viewer/). */
+    } else if (strcmp(req->path, "/mcp") == 0) {
         http_mcp_handle(req);
     } else if (http_rest_path(req->path)) {
         http_rest_handle(req);
@@ -826,6 +837,7 @@ struct http_transport *http_transport_start(struct app *app, const struct http_o
     uv_unref((uv_handle_t *)&t->reaper);
     uv_timer_start(&t->sweep, on_sweep, 1000, 1000);
     uv_unref((uv_handle_t *)&t->sweep);
+    t->viewer = viewer_create(app, t);
     return t;
 }
 
@@ -868,7 +880,8 @@ static void wait_for_lws(uv_timer_t *timer)
     struct http_transport *t = timer->data;
     /* Its first destroy only starts closing; once the loop has run the
      * closes, a second one frees the context (libwebsockets 4.1). */
-    if ((t->ctx || t->n_listening || t->n_conns) && ++t->shutdown_ticks < 200) {
+    if ((t->ctx || t->n_listening || t->n_conns || viewer_busy(t->viewer)) &&
+        ++t->shutdown_ticks < 200) {
         if (t->ctx && t->shutdown_ticks % 5 == 1)
             lws_context_destroy(t->ctx);
         return;
@@ -889,6 +902,7 @@ static void wait_for_lws(uv_timer_t *timer)
 void http_transport_shutdown(struct http_transport *t, void (*done)(void *ud), void *ud)
 {
     t->shutting_down = true;
+    viewer_shutdown(t->viewer);
     t->done = done;
     t->done_ud = ud;
     http_listen_stop(t);

@@ -465,6 +465,7 @@ static const struct backend_impl desktop_impl = {
     .press_key = desktop_press_key_op,
     .capture = desktop_screenshot_op,
     .reports_changes = true,
+    .view_frames = desktop_view_frames,
     .clipboard_get = desktop_clipboard_get_op,
     .clipboard_set = desktop_clipboard_set_op,
     .record_start = desktop_record_start_op,

@@ -105,6 +105,9 @@ void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind);
 /* The whole screen into out (initialised here), from any thread. ud is the
  * struct desktop. */
 bool desktop_capture(void *ud, struct frame *out, char **err);
+/* The live viewer's own frame source (view.c). */
+struct frame_source;
+bool desktop_view_frames(struct session *s, struct frame_source *out, char **err);
 /* Input (act.c): click, drag, scroll, type_text, press_key. */
 void desktop_click_op(struct backend_call *bc);
 void desktop_drag_op(struct backend_call *bc);

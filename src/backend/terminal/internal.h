@@ -125,6 +125,11 @@ void terminal_record_destroy(struct terminal *t);
  * the recording without waiting for record_stop. */
 void terminal_record_end(struct terminal *t);
 
+/* The live viewer (view.c): the screen as bytes xterm.js replays. */
+char *terminal_view_replay(struct session *s, size_t *len, int *cols, int *rows);
+/* Keys from a person who took control in the viewer. */
+void terminal_view_input(struct session *s, const char *bytes, size_t len);
+
 /* Operations (ops.c). */
 void terminal_read_text_op(struct backend_call *bc);
 void terminal_snapshot_op(struct backend_call *bc);

@@ -7,6 +7,7 @@
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "viewer/viewer.h"
 
 #include <string.h>
 
@@ -227,6 +228,7 @@ void terminal_resize_op(struct backend_call *bc)
     terminal_waits_check(t);
     terminal_record_changed(t);
     session_changed(t->session, SESSION_CHANGED_SCREEN);
+    viewer_session_resized(bc->session);
     backend_call_done(
         bc, json_pack("{s:s, s:i, s:i}", "session", bc->session->id, "cols", cols, "rows", rows),
         "%s is now %dx%d", bc->session->id, cols, rows);

@@ -11,6 +11,7 @@
 #include "core/pidns.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "viewer/viewer.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -224,6 +225,7 @@ static void read_output(struct terminal *t)
         terminal_run_feed(t, buf, total);
         terminal_history_feed(t, buf, total);
         t->output_since_input = true;
+        viewer_session_output(t->session, buf, total);
         t->last_output_ms = uv_now(t->app->loop);
         /* Answers libvterm produced while parsing go out now. */
         if (t->outq.len)
@@ -561,4 +563,6 @@ static const struct backend_impl terminal_impl = {
     .record_stop = terminal_record_stop_op,
     .capture = terminal_capture_op,
     .reports_changes = true,
+    .view_replay = terminal_view_replay,
+    .view_input = terminal_view_input,
 };

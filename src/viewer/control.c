@@ -1,0 +1,160 @@
+/* Takeover: a person with a control link takes a session from the agent in
+ * the viewer. While they hold it, the agent's input tools are refused
+ * (tools/screen_call.c asks viewer_person_has_control) and the person's
+ * keys reach the session; "Hand back" returns it, with a note the pages
+ * show and the log keeps. A holder whose page goes away hands back after
+ * CONTROL_GRACE_MS unless it takes control again. */
+#define LOG_MODULE "viewer"
+#include "backend/backend.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+#include "viewer/internal.h"
+#include "viewer/ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONTROL_GRACE_MS 60000
+
+struct control {
+    char session[48];
+    char link_id[VIEW_ID_LEN + 1];
+    struct view_client *holder; /* NULL: its page went away (grace) */
+    uint64_t gone_ms;
+    struct control *next;
+};
+
+static struct control *controls;
+
+static struct control *find(const char *session)
+{
+    for (struct control *k = controls; k; k = k->next)
+        if (strcmp(k->session, session) == 0)
+            return k;
+    return NULL;
+}
+
+bool viewer_person_has_control(const struct session *s)
+{
+    return find(s->id) != NULL;
+}
+
+static void broadcast(struct viewer *v, const char *session, const char *by, const char *note)
+{
+    json_t *msg = json_pack("{s:s, s:s, s:s, s:s?}", "type", "control", "session", session, "by",
+                            by, "note", note);
+    char *text = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    for (struct view_client *c = v->clients; c; c = c->next)
+        if (strcmp(c->watching, session) == 0)
+            ws_send(c->ws, true, text, strlen(text));
+    free(text);
+}
+
+static void release(struct viewer *v, struct control *k, const char *note)
+{
+    for (struct control **p = &controls; *p; p = &(*p)->next)
+        if (*p == k) {
+            *p = k->next;
+            break;
+        }
+    log_info("viewer link %s handed %s back to the agent%s%s", k->link_id, k->session,
+             note ? ": " : "", note ? note : "");
+    broadcast(v, k->session, "agent", note);
+    free(k);
+}
+
+void viewer_control_send_state(struct view_client *c)
+{
+    struct control *k = find(c->watching);
+    viewer_client_send_json(c, json_pack("{s:s, s:s, s:s, s:b}", "type", "control", "session",
+                                         c->watching, "by", k ? "person" : "agent", "mine",
+                                         k && k->holder == c));
+}
+
+void viewer_control_take(struct view_client *c)
+{
+    struct viewer *v = c->v;
+    struct session *s = c->watching[0] ? viewer_session_find(v, c->watching) : NULL;
+    const char *why = NULL;
+    if (c->grant.role < VIEW_CONTROL)
+        why = "take: only a control link can take control";
+    else if (!s || s->state != SESSION_LIVE)
+        why = "take: watch a live session first";
+    else if (!s->impl->view_input)
+        why = "take: this kind of session cannot take a person's input yet";
+    struct control *k = s ? find(s->id) : NULL;
+    if (!why && k && k->holder && k->holder != c)
+        why = "take: another page has control of this session";
+    if (why) {
+        viewer_client_send_json(c, json_pack("{s:s, s:s}", "type", "error", "message", why));
+        return;
+    }
+    if (!k) {
+        k = xcalloc(1, sizeof *k);
+        snprintf(k->session, sizeof k->session, "%s", s->id);
+        k->next = controls;
+        controls = k;
+    }
+    k->holder = c;
+    memcpy(k->link_id, c->grant.link_id, sizeof k->link_id);
+    log_info("viewer link %s took control of %s", k->link_id, k->session);
+    broadcast(v, k->session, "person", NULL);
+    viewer_control_send_state(c);
+}
+
+void viewer_control_handback(struct view_client *c, const char *note)
+{
+    struct control *k = c->watching[0] ? find(c->watching) : NULL;
+    if (!k || k->holder != c) {
+        viewer_client_send_json(c, json_pack("{s:s, s:s}", "type", "error", "message",
+                                             "handback: this page does not have control"));
+        return;
+    }
+    release(c->v, k, note && *note ? note : NULL);
+}
+
+void viewer_control_input(struct view_client *c, const char *data, size_t len)
+{
+    struct control *k = c->watching[0] ? find(c->watching) : NULL;
+    struct session *s = k && k->holder == c ? viewer_session_find(c->v, c->watching) : NULL;
+    if (!s || s->state != SESSION_LIVE) {
+        viewer_client_send_json(c, json_pack("{s:s, s:s}", "type", "error", "message",
+                                             "input: take control of a live session first"));
+        return;
+    }
+    s->impl->view_input(s, data, len);
+}
+
+void viewer_control_left(struct view_client *c)
+{
+    for (struct control *k = controls; k; k = k->next)
+        if (k->holder == c) {
+            k->holder = NULL;
+            k->gone_ms = uv_now(c->v->app->loop);
+        }
+}
+
+void viewer_control_sweep(struct viewer *v)
+{
+    uint64_t now = uv_now(v->app->loop);
+    for (struct control *k = controls, *next; k; k = next) {
+        next = k->next;
+        struct session *s = viewer_session_find(v, k->session);
+        if (!s || s->state != SESSION_LIVE)
+            release(v, k, NULL);
+        else if (!k->holder && now - k->gone_ms >= CONTROL_GRACE_MS)
+            release(v, k, "the person's page went away");
+    }
+}
+
+void viewer_control_finish(void)
+{
+    while (controls) {
+        struct control *k = controls;
+        controls = k->next;
+        free(k);
+    }
+}
