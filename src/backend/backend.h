@@ -238,11 +238,19 @@ struct backend_kind {
      * none): a policy naming one on a build without the kind is told why it
      * has no effect. Equal to the names of tools when the kind is built. */
     const char *const *tool_names;
+    /* Deletes remote things (a farm's sessions) that sessions of a server
+     * which died left behind: rows of the session table
+     * (store/session_table.h) of this kind. NULL: the kind leaves none. */
+    void (*sweep_orphans)(struct app *app, const json_t *rows);
 };
 
 /* Free what backends share for the life of the process (fonts, caches).
  * Call once at exit, after every session is gone. */
 void backends_finish(void);
+
+/* Hands each kind its orphans (session_table_orphans); logs those of kinds
+ * this build lacks. */
+void backend_sweep_orphans(struct app *app, const json_t *orphans);
 
 /* Every kind glovebox knows, in a fixed order; *count is set. */
 const struct backend_kind *backend_kinds(int *count);

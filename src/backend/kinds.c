@@ -2,8 +2,10 @@
  * this machine, its module and the tools that start its sessions. The only
  * file outside a kind's folder that names it; meson's -D<kind>= options say
  * which kinds are built (GLOVEBOX_KIND_<KIND>). */
+#define LOG_MODULE "backend"
 #include "backend/backend.h"
 #include "backend/requirements.h"
+#include "core/log.h"
 #include "core/module.h"
 #include "core/xmalloc.h"
 
@@ -126,8 +128,10 @@ static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &t
                                                      &tool_browser_logs,      &tool_storage_save,
                                                      &tool_storage_load,      NULL};
 #define WEBDRIVER_MODULE .module = "webdriver", .tools = webdriver_tools
+#define WEBDRIVER_SWEEP  .sweep_orphans = webdriver_sweep_orphans,
 #else
 #define WEBDRIVER_MODULE .module = NULL
+#define WEBDRIVER_SWEEP
 #endif
 
 #if GLOVEBOX_KIND_ANDROID
@@ -171,7 +175,7 @@ static const struct backend_kind kinds[] = {
      .has_option = true,
      .tool_names = (const char *const[]){"webdriver_connect", "open_url", "browser_logs",
                                          "storage_save", "storage_load", NULL},
-     WEBDRIVER_MODULE},
+     WEBDRIVER_SWEEP WEBDRIVER_MODULE},
     {.kind = "android",
      .summary = "Android devices and emulators through the adb server",
      .requirements = android_needs,
@@ -181,6 +185,27 @@ static const struct backend_kind kinds[] = {
                                          "orientation", "set_network", NULL},
      ANDROID_MODULE},
 };
+
+void backend_sweep_orphans(struct app *app, const json_t *orphans)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        json_t *mine = json_array();
+        size_t k;
+        const json_t *row;
+        json_array_foreach(orphans, k, row)
+        {
+            if (!strcmp(json_string_value(json_object_get(row, "kind")), kinds[i].kind))
+                json_array_append(mine, (json_t *)row);
+        }
+        if (json_array_size(mine) && kinds[i].sweep_orphans)
+            kinds[i].sweep_orphans(app, mine);
+        else if (json_array_size(mine))
+            log_warn("%zu %s session(s) of a server that died left something remote; this build "
+                     "cannot clean them up",
+                     json_array_size(mine), kinds[i].kind);
+        json_decref(mine);
+    }
+}
 
 const struct backend_kind *backend_kinds(int *count)
 {

@@ -36,6 +36,16 @@ static void endpoint_of(struct session *s, char *out, size_t cap, struct session
     if (!s->impl->describe || !s->backend || !s->was_live || s->state == SESSION_ENDED)
         return;
     json_t *d = s->impl->describe(s);
+    /* Something remote glovebox must delete if this server dies first (a
+     * farm's session it created; not one it attached to, nor one whose
+     * endpoint it owns and ends anyway). */
+    const char *remote = json_string_value(json_object_get(d, "remote_session"));
+    if (remote && json_is_false(json_object_get(d, "owned")) &&
+        !json_is_true(json_object_get(d, "attached"))) {
+        snprintf(row->remote, sizeof row->remote, "%s", remote);
+        const char *env = json_string_value(json_object_get(d, "credentials_env"));
+        snprintf(row->credentials_env, sizeof row->credentials_env, "%s", env ? env : "");
+    }
     json_int_t w = json_integer_value(json_object_get(d, "width"));
     json_int_t h = json_integer_value(json_object_get(d, "height"));
     if (w > 0 && h > 0 && w <= 65535 && h <= 65535) {
@@ -100,6 +110,8 @@ void serve_sessions_start(struct app *app)
         return;
     }
     session_registry_listen(app->sessions, changed, app);
+    /* What a server that died left running elsewhere goes now. */
+    backend_sweep_orphans(app, session_table_orphans(app->session_table));
 }
 
 void serve_sessions_finish(struct app *app)

@@ -23,14 +23,15 @@ static const char SCHEMA[] = "PRAGMA journal_mode=PERSIST;"
                              "name TEXT, owner TEXT, shared INTEGER NOT NULL,"
                              "created_ms INTEGER NOT NULL, last_activity_ms INTEGER NOT NULL,"
                              "ended_ms INTEGER, state TEXT NOT NULL, end_reason TEXT,"
-                             "endpoint TEXT, width INTEGER, height INTEGER,"
+                             "endpoint TEXT, width INTEGER, height INTEGER, remote TEXT,"
+                             "credentials_env TEXT,"
                              "PRIMARY KEY (run, id));"
                              "CREATE INDEX IF NOT EXISTS sessions_created ON sessions(created_ms);";
 
 static const char UPSERT[] =
     "INSERT OR REPLACE INTO sessions (run, id, kind, name, owner, shared, created_ms, "
-    "last_activity_ms, ended_ms, state, end_reason, endpoint, width, height) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "last_activity_ms, ended_ms, state, end_reason, endpoint, width, height, remote, "
+    "credentials_env) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 struct entry {
     struct session_row row;
@@ -54,7 +55,8 @@ struct session_table {
     size_t n_cur, cap_cur;
     struct session_row *old; /* earlier runs' ended sessions, newest first */
     size_t n_old;
-    bool busy; /* a batch is on the worker pool */
+    json_t *orphans; /* remote sessions of dead runs (session_table_orphans) */
+    bool busy;       /* a batch is on the worker pool */
     bool failed_once;
 };
 
@@ -76,7 +78,34 @@ static bool run_alive(const char *run)
     return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-static bool sweep_dead_runs(sqlite3 *db, char **err)
+/* Sessions of run that hold something remote (a farm's device) and were
+ * never ended: what a kind should clean up now. */
+static void collect_orphans(sqlite3 *db, const char *run, json_t *orphans)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT id, kind, endpoint, remote, credentials_env FROM sessions "
+                           "WHERE run = ? AND state != 'ended' AND remote IS NOT NULL AND "
+                           "remote != ''",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, run, -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *cred = (const char *)sqlite3_column_text(st, 4);
+        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "run", run, "id",
+                              (const char *)sqlite3_column_text(st, 0), "kind",
+                              (const char *)sqlite3_column_text(st, 1), "endpoint",
+                              (const char *)sqlite3_column_text(st, 2), "remote",
+                              (const char *)sqlite3_column_text(st, 3));
+        if (o && cred && *cred)
+            json_object_set_new(o, "credentials_env", json_string(cred));
+        if (o)
+            json_array_append_new(orphans, o);
+    }
+    sqlite3_finalize(st);
+}
+
+static bool sweep_dead_runs(sqlite3 *db, json_t *orphans, char **err)
 {
     sqlite3_stmt *sel = NULL, *upd = NULL;
     bool ok = sqlite3_prepare_v2(db, "SELECT DISTINCT run FROM sessions WHERE state != 'ended'", -1,
@@ -91,6 +120,7 @@ static bool sweep_dead_runs(sqlite3 *db, char **err)
         const char *run = (const char *)sqlite3_column_text(sel, 0);
         if (!run || run_alive(run))
             continue;
+        collect_orphans(db, run, orphans);
         sqlite3_reset(upd);
         sqlite3_bind_int64(upd, 1, now);
         sqlite3_bind_text(upd, 2, run, -1, SQLITE_TRANSIENT);
@@ -185,8 +215,11 @@ struct session_table *session_table_open(uv_loop_t *loop, const char *path, char
      * (an error only says they are there already). */
     sqlite3_exec(db, "ALTER TABLE sessions ADD COLUMN width INTEGER", NULL, NULL, NULL);
     sqlite3_exec(db, "ALTER TABLE sessions ADD COLUMN height INTEGER", NULL, NULL, NULL);
+    sqlite3_exec(db, "ALTER TABLE sessions ADD COLUMN remote TEXT", NULL, NULL, NULL);
+    sqlite3_exec(db, "ALTER TABLE sessions ADD COLUMN credentials_env TEXT", NULL, NULL, NULL);
     char *e = NULL;
-    if (!sweep_dead_runs(db, &e) || !load_old(t, &e)) {
+    t->orphans = json_array();
+    if (!sweep_dead_runs(db, t->orphans, &e) || !load_old(t, &e)) {
         *err = xasprintf("%s: %s", path, e);
         free(e);
         session_table_close(t);
@@ -231,6 +264,8 @@ static bool write_rows(sqlite3 *db, const struct session_row *rows, size_t n)
             sqlite3_bind_null(st, 13);
             sqlite3_bind_null(st, 14);
         }
+        sqlite3_bind_text(st, 15, r->remote, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 16, r->credentials_env, -1, SQLITE_STATIC);
         ok = sqlite3_step(st) == SQLITE_DONE;
     }
     sqlite3_finalize(st);
@@ -393,10 +428,17 @@ void session_table_clean_endpoint(const char *url, char *out, size_t cap)
         snprintf(out, cap, "%s", url);
 }
 
+const json_t *session_table_orphans(const struct session_table *t)
+{
+    return t->orphans;
+}
+
 void session_table_close(struct session_table *t)
 {
     if (!t)
         return;
+    json_decref(t->orphans);
+    t->orphans = NULL;
     /* The loop has stopped: no batch is out unless the server gave up on
      * its worker jobs, and then the database is left to that job. */
     if (!t->busy) {

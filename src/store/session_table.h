@@ -28,6 +28,8 @@ struct session_row {
     char end_reason[160];     /* how it ended: "server_exit", "idle", the backend's reason… */
     char endpoint[160];       /* display or URL, without credentials; "" when none */
     int width, height;        /* the screen in pixels when it has one; 0: none */
+    char remote[128];         /* a remote session glovebox must delete (a farm's); "" */
+    char credentials_env[64]; /* the variable the endpoint's credentials come from; "" */
 };
 
 /* Open (creating) the table at path. Rows of earlier runs whose server is no
@@ -39,6 +41,10 @@ struct session_table *session_table_open(uv_loop_t *loop, const char *path, char
  * Accepts NULL. */
 void session_table_close(struct session_table *t);
 
+/* Sessions of earlier runs that died (no server_exit of their own) holding
+ * something remote: [{run, id, kind, endpoint, remote, credentials_env?}].
+ * Found at open; borrowed until close. */
+const json_t *session_table_orphans(const struct session_table *t);
 /* This run's identity ("<pid>-<start ms>"). */
 const char *session_table_run(const struct session_table *t);
 /* Insert or update this run's row of row->id (row->run is set here). */

@@ -138,6 +138,9 @@ bool wd_key_actions(const char *spec, int repeat, json_t **actions, char **err);
  * ("shift", "ctrl+alt") or a chord. False with *err. */
 bool wd_key_hold_actions(const char *spec, bool down, json_t **actions, char **err);
 
+/* Delete the orphans of a server that died (sweep_delete.c). */
+void wd_sweep(struct app *app, const json_t *rows);
+
 /* Connect (webdriver.c). */
 void wd_connect(struct app *app, const struct webdriver_options *o, webdriver_connected_fn done,
                 void *ud);

@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { connectClient, needs } from '../lib/server.mjs';
+import { execFileSync } from 'node:child_process';
+
+import { connectClient, needs, sleep } from '../lib/server.mjs';
 import { ms, startServer, topts } from '../lib/terminal.mjs';
 
 const PASSWORD = 's3cr3t-Pa55';
@@ -235,4 +237,53 @@ test('a farm that ends idle sessions: keepalive_s keeps one alive; without it th
   await srv.ok('session_stop', { session: kept.sc.id });
   assert.ok(hub.log.some((e) => e.method === 'DELETE' && e.url.endsWith(kept.sc.remote_session)));
   await srv.close();
+});
+
+test('credentials from an environment variable; a farm session left by a killed server is deleted at the next start, an attached one is not', wdOpts({ timeout: ms(60000) }), async (t) => {
+  const hub = await startHub(t);
+  const dir = mkdtempSync(join(tmpdir(), 'glovebox-wd-orphans-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { HUB_CREDS: `alice:${PASSWORD}`, GLOVEBOX_ALLOW_ALL: '1' };
+  const first = await connectClient(t, { args: ['--data-dir', dir], env });
+  const call = async (h, name, args) => {
+    const r = await h.client.callTool({ name, arguments: args });
+    assert.ok(!r.isError, `${name}: ${JSON.stringify(r.structuredContent)}`);
+    return r.structuredContent;
+  };
+  const url = `http://127.0.0.1:${hub.port}/wd/hub`;
+  const made = await call(first, 'webdriver_connect', { url, credentials_env: 'HUB_CREDS' });
+  await call(first, 'webdriver_connect', { url, credentials_env: 'HUB_CREDS', attach: 'existing-1' });
+  const want = 'Basic ' + Buffer.from(`alice:${PASSWORD}`).toString('base64');
+  assert.ok(hub.log.some((e) => e.method === 'POST' && e.auth === want), 'the credentials from HUB_CREDS were used');
+  assert.doesNotMatch(JSON.stringify(made), new RegExp(PASSWORD));
+  // Its row on disk, then a death without a chance to clean up.
+  const db = join(dir, 'sessions.db');
+  for (const until = Date.now() + ms(10000); ; await sleep(50)) {
+    let out = '';
+    try {
+      out = execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, `SELECT remote FROM sessions WHERE remote = '${made.remote_session}'`], { encoding: 'utf8' });
+    } catch {}
+    if (out.trim() === made.remote_session) break;
+    assert.ok(Date.now() < until, 'the farm session reaches the session table');
+  }
+  first.child.kill('SIGKILL');
+  await new Promise((r) => first.child.once('exit', r));
+  assert.ok(hub.sessions.has(made.remote_session), 'still running on the farm');
+
+  const second = await connectClient(t, { args: ['--data-dir', dir], env });
+  for (const until = Date.now() + ms(10000); hub.sessions.has(made.remote_session); await sleep(50))
+    assert.ok(Date.now() < until, 'the next server deletes the orphan');
+  const del = hub.log.find((e) => e.method === 'DELETE' && e.url === `/wd/hub/session/${made.remote_session}`);
+  assert.equal(del.auth, want, 'with the credentials of the variable');
+  assert.ok(hub.sessions.has('existing-1'), 'an attached session is never deleted');
+  assert.match(second.stderr(), /deleted remote session fake-\d+ on http:\/\/127\.0\.0\.1:\d+\/wd\/hub/);
+  assert.doesNotMatch(second.stderr(), new RegExp(PASSWORD));
+
+  // Bad variables are clear errors.
+  const unset = await second.client.callTool({ name: 'webdriver_connect', arguments: { url, credentials_env: 'NO_SUCH_VAR' } });
+  assert.equal(unset.structuredContent.error.code, 'invalid_argument');
+  assert.match(unset.structuredContent.error.message, /NO_SUCH_VAR is not set/);
+  const both = await second.client.callTool({ name: 'webdriver_connect', arguments: { url: `http://a:b@127.0.0.1:${hub.port}/wd/hub`, credentials_env: 'HUB_CREDS' } });
+  assert.match(both.structuredContent.error.message, /credentials already/);
+  await second.close();
 });
