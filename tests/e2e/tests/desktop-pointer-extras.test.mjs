@@ -17,9 +17,21 @@ test('click with modifiers ["ctrl"] adds a row to a multiple-choice list', topts
   const session = await startDesktop(srv);
   const out = await launchShell(srv, session, dir, 'multi', `zenity --list --multiple --title Many --text Pick --column Item Apple Banana Cherry`);
   await srv.ok('wait_for', { session, text: 'Cherry', timeout_ms: ms(15000) });
-  const snap = await settled(srv, session);
-  await srv.ok('click', { session, ...mid(element(snap.sc, 'table cell', 'Apple').bounds) });
-  await srv.ok('click', { session, ...mid(element(snap.sc, 'table cell', 'Cherry').bounds), modifiers: ['ctrl'] });
+  // Each click is seen by the list (its cells' selected state) before the
+  // next: on a busy machine a first click can land while the window still
+  // settles under the window manager.
+  const selected = async (name) => {
+    const cells = (await srv.ok('snapshot', { session })).sc.elements.filter((e) => e.role === 'table cell' && e.name === name);
+    return cells.some((c) => c.states.includes('selected'));
+  };
+  await until(async () => {
+    await srv.ok('click', { session, ...mid(element((await settled(srv, session)).sc, 'table cell', 'Apple').bounds) });
+    return until(() => selected('Apple'), ms(2000), 'Apple selected').then(() => true, () => false);
+  }, ms(15000), 'a click to select Apple');
+  const now = await settled(srv, session);
+  await srv.ok('click', { session, ...mid(element(now.sc, 'table cell', 'Cherry').bounds), modifiers: ['ctrl'] });
+  await until(() => selected('Cherry'), ms(5000), 'Cherry selected too');
+  assert.ok(await selected('Apple'), 'ctrl kept Apple selected');
   await srv.ok('click', { session, text: 'OK', role: 'push button' });
   assert.equal(await outputOf(out), 'Apple|Cherry\nstatus=0\n');
   await srv.err('click', { session, x: 1, y: 1, modifiers: ['hyperdrive'] }, /modifiers/);
