@@ -63,6 +63,11 @@ static void release(struct viewer *v, struct control *k, const char *note)
     log_info("viewer link %s handed %s back to the agent%s%s", k->link_id, k->session,
              note ? ": " : "", note ? note : "");
     broadcast(v, k->session, "agent", note);
+    /* The agent hears it in the session's events (its resource). */
+    struct session *s = viewer_session_find(v, k->session);
+    if (s)
+        session_event(s, "person_handed_back_control",
+                      json_pack("{s:s, s:s?}", "link", k->link_id, "note", note));
     free(k);
 }
 
@@ -102,6 +107,7 @@ void viewer_control_take(struct view_client *c)
     memcpy(k->link_id, c->grant.link_id, sizeof k->link_id);
     log_info("viewer link %s took control of %s", k->link_id, k->session);
     broadcast(v, k->session, "person", NULL);
+    session_event(s, "person_took_control", json_pack("{s:s}", "link", k->link_id));
     viewer_control_send_state(c);
 }
 

@@ -441,4 +441,10 @@ test('viewer: a control page takes a terminal over: agent input is refused, the 
   assert.match(await watcher.textContent('#message'), /fixed the prompt/);
   await srv.ok('type_text', { session: term.id, text: 'echo agent-again\n' });
   await srv.ok('wait_for', { session: term.id, text: 'agent-again\ngb$', timeout_ms: ms(10000) });
+  // The agent reads both in the session's events, the note included.
+  const events = JSON.parse((await srv.client.readResource({ uri: `glovebox://session/${term.id}/events` })).contents[0].text);
+  const list = events.events ?? events;
+  const types = list.map((e) => e.type);
+  assert.ok(types.includes('person_took_control'), types.join(' '));
+  assert.equal(list.find((e) => e.type === 'person_handed_back_control').note, 'fixed the prompt');
 });
