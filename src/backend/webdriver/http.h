@@ -37,3 +37,12 @@ void wd_http_request(struct wd_http *h, const char *method, const char *url, con
                      long timeout_ms, wd_http_done_fn done, void *ud);
 /* Requests in flight. */
 int wd_http_pending(const struct wd_http *h);
+
+/* An AWS JSON 1.1 API call (POST), signed with Signature Version 4 by
+ * libcurl: target is the operation ("DeviceFarm_20150623.GetRemoteAccessSession"). */
+struct wd_aws {
+    const char *region, *service, *target;
+    const char *key_id, *secret, *token; /* token: NULL without a session token */
+};
+void wd_http_request_aws(struct wd_http *h, const char *url, const struct wd_aws *aws,
+                         const char *json_body, long timeout_ms, wd_http_done_fn done, void *ud);

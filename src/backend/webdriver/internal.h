@@ -27,6 +27,8 @@ struct wd {
     uint64_t keepalive_ms, last_request_ms;
     bool remote_gone; /* the endpoint ended the remote session: no DELETE */
     char *credentials_env; /* the variable the endpoint's credentials came from */
+    struct wd_farm *farm;  /* an AWS Device Farm session behind the endpoint (devicefarm.c) */
+    void (*progress)(void *ud, const char *message); /* the connect's, while it waits */
     int width, height;
     /* The pointer as glovebox last moved it (WebDriver never says). */
     int pointer_x, pointer_y;
@@ -137,6 +139,22 @@ bool wd_key_actions(const char *spec, int repeat, json_t **actions, char **err);
 /* The key actions that hold down (or let go of) spec: modifiers alone
  * ("shift", "ctrl+alt") or a chord. False with *err. */
 bool wd_key_hold_actions(const char *spec, bool down, json_t **actions, char **err);
+
+/* AWS Device Farm (devicefarm.c): make the remote access session and, once
+ * it runs, wd_farm_running connects to its endpoint; false with *err when
+ * it cannot begin. wd_farm_stop stops it and calls done (false: nothing
+ * to stop); wd_farm_release lets go without waiting. */
+struct webdriver_farm;
+bool wd_farm_start(struct wd *w, const struct webdriver_farm *o, char **err);
+bool wd_farm_stop(struct wd *w, void (*done)(struct wd *w));
+void wd_farm_release(struct wd *w);
+/* (webdriver.c) The farm's endpoint runs: connect to it. */
+void wd_farm_running(struct wd *w, const char *endpoint);
+/* Ends a start that cannot go on: the session stops with msg, the connect
+ * hears code. */
+void wd_fail_start(struct wd *w, enum error_code code, const char *msg);
+/* Tells the connect's caller what it waits for. */
+void wd_progress(struct wd *w, const char *message);
 
 /* Delete the orphans of a server that died (sweep_delete.c). */
 void wd_sweep(struct app *app, const json_t *rows);

@@ -183,10 +183,18 @@ static void remove_everything(struct wd *w)
     wd_driver_remove_tmpdir(w);
 }
 
-static void ended(struct wd *w)
+static void really_ended(struct wd *w)
 {
     wd_driver_remove_tmpdir(w);
     session_ended(w->session, w->session->end_reason ? w->session->end_reason : "stopped");
+}
+
+/* A device farm's session is stopped before ours ends: ended means no
+ * billed device is left running. */
+static void ended(struct wd *w)
+{
+    if (!wd_farm_stop(w, really_ended))
+        really_ended(w);
 }
 
 static void namespace_ended(pid_t pid, int status, void *ud)
@@ -335,6 +343,7 @@ static void webdriver_destroy(struct session *s)
         return;
     s->backend = NULL;
     w->destroyed = true;
+    wd_farm_release(w);
     if (w->ns_init)
         children_forget(w->ns_init);
     if (w->driver_alive) {
@@ -380,7 +389,7 @@ static json_t *webdriver_describe(struct session *s)
 
 /* Ends the start: the session stops with msg as its reason and connected
  * hears code and msg (webdriver_stop). */
-static void fail_start(struct wd *w, enum error_code code, const char *msg)
+void wd_fail_start(struct wd *w, enum error_code code, const char *msg)
 {
     w->fail_code = code;
     session_stop(w->session, msg);
@@ -406,7 +415,7 @@ static void driver_exited(pid_t pid, int status, void *ud)
                     : xasprintf("chromedriver exited with status %d", WEXITSTATUS(status));
     log_warn("%s: %s; ending the session", w->session->id, why);
     if (w->connected)
-        fail_start(w, ERROR_DEVICE_UNAVAILABLE, why);
+        wd_fail_start(w, ERROR_DEVICE_UNAVAILABLE, why);
     else
         session_stop(w->session, why);
     free(why);
@@ -456,7 +465,7 @@ static void attached(struct wd *w, void *ud, json_t *value, enum error_code code
         return;
     if (err) {
         char *msg = xasprintf("cannot attach to remote session \"%s\": %s", w->remote_id, err);
-        fail_start(w, code == ERROR_SESSION_EXPIRED ? ERROR_NOT_FOUND : code, msg);
+        wd_fail_start(w, code == ERROR_SESSION_EXPIRED ? ERROR_NOT_FOUND : code, msg);
         free(msg);
         return;
     }
@@ -486,15 +495,15 @@ static void created(struct wd *w, void *ud, json_t *value, enum error_code code,
         return;
     if (err) {
         char *msg = xasprintf("cannot create a WebDriver session: %s", err);
-        fail_start(w, code, msg);
+        wd_fail_start(w, code, msg);
         free(msg);
         return;
     }
     const char *id = json_string_value(json_object_get(value, "sessionId"));
     if (!id || !*id) {
-        fail_start(w, ERROR_TOOL_FAILED,
-                   "the WebDriver endpoint answered the new session "
-                   "without a sessionId");
+        wd_fail_start(w, ERROR_TOOL_FAILED,
+                      "the WebDriver endpoint answered the new session "
+                      "without a sessionId");
         return;
     }
     w->remote_id = xstrdup(id);
@@ -562,6 +571,22 @@ static void begin_session(struct wd *w)
     wd_request(w, "POST", "/session", new_session_body(w), w->timeout_ms, created, NULL);
 }
 
+static char *trimmed_base(const char *url);
+
+void wd_farm_running(struct wd *w, const char *endpoint)
+{
+    w->base = trimmed_base(endpoint);
+    free(w->shown);
+    w->shown = wd_url_display(w->base);
+    begin_session(w);
+}
+
+void wd_progress(struct wd *w, const char *message)
+{
+    if (w->progress && w->connected)
+        w->progress(w->connected_ud, message);
+}
+
 static void poll_status(uv_timer_t *t);
 
 static void status_answered(struct wd *w, void *ud, json_t *value, enum error_code code,
@@ -578,7 +603,7 @@ static void status_answered(struct wd *w, void *ud, json_t *value, enum error_co
     if (++w->status_tries >= STATUS_TRIES) {
         char *msg = xasprintf("chromedriver did not become ready within %d ms%s%s",
                               STATUS_EVERY_MS * STATUS_TRIES, err ? ": " : "", err ? err : "");
-        fail_start(w, ERROR_DEVICE_UNAVAILABLE, msg);
+        wd_fail_start(w, ERROR_DEVICE_UNAVAILABLE, msg);
         free(msg);
         return;
     }
@@ -625,6 +650,16 @@ void wd_connect(struct app *app, const struct webdriver_options *o, webdriver_co
         w->remote_id = xstrdup(o->attach);
         w->attached = true;
     }
+    w->progress = o->progress;
+    if (o->farm) {
+        w->shown = xstrdup("AWS Device Farm");
+        char *err = NULL;
+        if (!wd_farm_start(w, o->farm, &err)) {
+            wd_fail_start(w, ERROR_INVALID_ARGUMENT, err);
+            free(err);
+        }
+        return;
+    }
     if (o->url) {
         w->base = trimmed_base(o->url);
         w->shown = wd_url_display(w->base);
@@ -634,7 +669,7 @@ void wd_connect(struct app *app, const struct webdriver_options *o, webdriver_co
     char *err = NULL;
     if (!wd_driver_spawn(w, &err)) {
         w->shown = xstrdup("(chromedriver)");
-        fail_start(w, ERROR_DEVICE_UNAVAILABLE, err);
+        wd_fail_start(w, ERROR_DEVICE_UNAVAILABLE, err);
         free(err);
         return;
     }

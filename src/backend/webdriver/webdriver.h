@@ -14,6 +14,12 @@ struct session;
 struct session_client;
 struct tool;
 
+/* A device of AWS Device Farm (webdriver_connect {provider: "aws-device-farm"}). */
+struct webdriver_farm {
+    const char *project_arn, *device_arn, *app_arn; /* app_arn may be NULL */
+    const char *region;                             /* NULL: AWS_REGION or us-west-2 */
+};
+
 struct webdriver_options {
     const char *url;            /* endpoint, may hold user:password@; NULL: own chromedriver */
     const json_t *capabilities; /* added to alwaysMatch; NULL: none */
@@ -23,6 +29,10 @@ struct webdriver_options {
     int keepalive_s;            /* a cheap command after this long idle; 0: never; -1: default */
     int width, height;          /* the window of a browser glovebox starts */
     const char *credentials_env; /* the variable url's credentials came from; NULL: none */
+    const struct webdriver_farm *farm; /* instead of url: a device farm makes the endpoint */
+    /* What a slow start is doing ("AWS Device Farm prepares the device"),
+     * for the caller's progress notifications; NULL: not told. */
+    void (*progress)(void *ud, const char *message);
     const struct session_client *client;
 };
 

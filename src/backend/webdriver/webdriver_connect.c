@@ -29,6 +29,14 @@ static void connected(void *ud, struct session *s, enum error_code code, const c
                    browser ? browser : "browser not named");
 }
 
+/* A slow start (a farm preparing a device) says what it waits for. */
+static void progress(void *ud, const char *message)
+{
+    /* Progress only has to grow within a call: one counter serves all. */
+    static unsigned steps;
+    tool_call_progress(ud, ++steps, 0, message);
+}
+
 static void handle(struct tool_call *call)
 {
     const json_t *a = tool_call_args(call);
@@ -38,6 +46,30 @@ static void handle(struct tool_call *call)
     if (url && !wd_url_check_http("url", url, &err)) {
         tool_call_fail_code(call, ERROR_INVALID_ARGUMENT, "%s", err);
         free(err);
+        return;
+    }
+    const char *provider = args_string(a, "provider", NULL);
+    struct webdriver_farm farm = {
+        .project_arn = args_string(a, "project_arn", NULL),
+        .device_arn = args_string(a, "device_arn", NULL),
+        .app_arn = args_string(a, "app_arn", NULL),
+        .region = args_string(a, "region", NULL),
+    };
+    if (provider && (url || attach)) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "argument \"provider\": the farm makes the endpoint; give no url or "
+                            "attach");
+        return;
+    }
+    if (provider && (!farm.project_arn || !farm.device_arn)) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "provider \"aws-device-farm\" needs project_arn and device_arn");
+        return;
+    }
+    if (!provider && (farm.project_arn || farm.device_arn || farm.app_arn || farm.region)) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "project_arn, device_arn, app_arn and region go with provider "
+                            "\"aws-device-farm\"");
         return;
     }
     const char *cred_env = args_string(a, "credentials_env", NULL);
@@ -84,6 +116,8 @@ static void handle(struct tool_call *call)
         .width = (int)args_int(a, "width", 1280),
         .height = (int)args_int(a, "height", 800),
         .credentials_env = cred_env,
+        .farm = provider ? &farm : NULL,
+        .progress = progress,
         .client = &who,
     };
     wd->connect(tool_call_app(call), &o, connected, call);

@@ -287,3 +287,91 @@ test('credentials from an environment variable; a farm session left by a killed 
   assert.match(both.structuredContent.error.message, /credentials already/);
   await second.close();
 });
+
+/** A fake AWS Device Farm API: checks every call's Signature Version 4
+ * against the secret, makes a remote access session that runs on the second
+ * look, and records the calls. */
+async function startDeviceFarm(t, { secret, endpoint }) {
+  const { createHash, createHmac } = await import('node:crypto');
+  const calls = [];
+  const sha = (s) => createHash('sha256').update(s).digest('hex');
+  const hmac = (k, s) => createHmac('sha256', k).update(s).digest();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const auth = req.headers.authorization ?? '';
+      const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(auth);
+      let valid = false;
+      if (m) {
+        const [, , date, region, service, signed, signature] = m;
+        const headers = signed.split(';').map((h) => `${h}:${String(req.headers[h]).trim()}\n`).join('');
+        const canonical = ['POST', req.url.split('?')[0], '', headers, signed, sha(body)].join('\n');
+        const scope = `${date}/${region}/${service}/aws4_request`;
+        const toSign = ['AWS4-HMAC-SHA256', req.headers['x-amz-date'], scope, sha(canonical)].join('\n');
+        const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
+        valid = createHmac('sha256', key).update(toSign).digest('hex') === signature;
+      }
+      const target = req.headers['x-amz-target'];
+      calls.push({ target, valid, key: m?.[1], region: m?.[3], service: m?.[4], token: req.headers['x-amz-security-token'], body: JSON.parse(body || '{}') });
+      res.setHeader('content-type', 'application/x-amz-json-1.1');
+      if (!valid) {
+        res.statusCode = 403;
+        return res.end(JSON.stringify({ __type: 'com.amazon.coral.service#InvalidSignatureException', message: 'The request signature we calculated does not match' }));
+      }
+      const arn = 'arn:aws:devicefarm:us-west-2:123456789012:session:p/r/00001';
+      const looks = calls.filter((c) => c.target.endsWith('GetRemoteAccessSession')).length;
+      if (target.endsWith('CreateRemoteAccessSession')) return res.end(JSON.stringify({ remoteAccessSession: { arn, status: 'PENDING' } }));
+      if (target.endsWith('GetRemoteAccessSession'))
+        return res.end(JSON.stringify({ remoteAccessSession: looks < 2 ? { arn, status: 'PREPARING' } : { arn, status: 'RUNNING', remoteDriverEndpoint: endpoint } }));
+      if (target.endsWith('StopRemoteAccessSession')) return res.end(JSON.stringify({ remoteAccessSession: { arn, status: 'STOPPING' } }));
+      res.statusCode = 400;
+      res.end(JSON.stringify({ __type: 'UnknownOperationException' }));
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  return { url: `http://127.0.0.1:${server.address().port}/`, calls };
+}
+
+test('AWS Device Farm: a signed remote access session, waited for with progress, its Appium endpoint used, stopped with the session', wdOpts({ timeout: ms(60000) }), async (t) => {
+  const hub = await startHub(t);
+  const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+  const farm = await startDeviceFarm(t, { secret, endpoint: `http://alice:${PASSWORD}@127.0.0.1:${hub.port}/wd/hub` });
+  const srv = await startServer(t, { env: { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: secret, AWS_SESSION_TOKEN: 'session-token-1', AWS_ENDPOINT_URL_DEVICE_FARM: farm.url } });
+  const progress = [];
+  const r = await srv.client.callTool({ name: 'webdriver_connect', arguments: { provider: 'aws-device-farm', project_arn: 'arn:aws:devicefarm:us-west-2:123456789012:project:p', device_arn: 'arn:aws:devicefarm:us-west-2::device:D', name: 'pixel' } }, undefined, { onprogress: (p) => progress.push(p.message), timeout: ms(30000) });
+  assert.ok(!r.isError, JSON.stringify(r.structuredContent));
+  assert.match(r.structuredContent.remote_session, /^fake-\d+$/);
+  assert.doesNotMatch(JSON.stringify(r), new RegExp(`${PASSWORD}|${secret.slice(0, 12)}`));
+  assert.ok(progress.some((m) => /prepares the device: PREPARING/.test(m)), progress.join(' | '));
+  const [create] = farm.calls;
+  assert.equal(create.target, 'DeviceFarm_20150623.CreateRemoteAccessSession');
+  assert.deepEqual(create.body, { projectArn: 'arn:aws:devicefarm:us-west-2:123456789012:project:p', deviceArn: 'arn:aws:devicefarm:us-west-2::device:D', name: 'pixel' });
+  assert.ok(farm.calls.every((c) => c.valid && c.key === 'AKIDEXAMPLE' && c.region === 'us-west-2' && c.service === 'devicefarm' && c.token === 'session-token-1'), JSON.stringify(farm.calls));
+  assert.equal((await srv.ok('read_text', {})).sc.text, 'text of the fake page');
+
+  await srv.ok('session_stop', { session: r.structuredContent.id });
+  const stop = farm.calls.find((c) => c.target.endsWith('StopRemoteAccessSession'));
+  assert.ok(stop, 'the remote access session is stopped with the session');
+  assert.equal(stop.body.arn, 'arn:aws:devicefarm:us-west-2:123456789012:session:p/r/00001');
+  assert.ok(hub.log.some((e) => e.method === 'DELETE' && e.url.startsWith('/wd/hub/session/fake-')));
+  await srv.close();
+});
+
+test('AWS Device Farm: a wrong secret and missing credentials are clear errors', wdOpts({ timeout: ms(30000) }), async (t) => {
+  const farm = await startDeviceFarm(t, { secret: 'right', endpoint: 'http://127.0.0.1:9/' });
+  const args = { provider: 'aws-device-farm', project_arn: 'arn:aws:devicefarm:us-west-2:1:project:p', device_arn: 'arn:aws:devicefarm:us-west-2::device:D' };
+  const wrong = await startServer(t, { env: { AWS_ACCESS_KEY_ID: 'AKID', AWS_SECRET_ACCESS_KEY: 'wrong', AWS_ENDPOINT_URL_DEVICE_FARM: farm.url } });
+  const e1 = await wrong.call('webdriver_connect', args);
+  assert.equal(e1.structuredContent.error.code, 'device_unavailable');
+  assert.match(e1.structuredContent.error.message, /HTTP 403 InvalidSignatureException/);
+  await wrong.close();
+  const none = await startServer(t, { env: { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', HOME: '/nonexistent', AWS_ENDPOINT_URL_DEVICE_FARM: farm.url } });
+  const e2 = await none.call('webdriver_connect', args);
+  assert.equal(e2.structuredContent.error.code, 'invalid_argument');
+  assert.match(e2.structuredContent.error.message, /no AWS credentials: set AWS_ACCESS_KEY_ID/);
+  const e3 = await none.call('webdriver_connect', { ...args, url: 'http://127.0.0.1:1/' });
+  assert.match(e3.structuredContent.error.message, /provider/);
+  await none.close();
+});
