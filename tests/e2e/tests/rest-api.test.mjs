@@ -96,7 +96,14 @@ describe('sessions over /v1', () => {
     assertRefused(after, 410, 'session_expired', new RegExp(`${s.id} has ended`));
     assertRefused(await api(srv.base, 'POST', `/v1/sessions/${s.id}/keepalive`), 410, 'session_expired');
 
-    const live = await api(srv.base, 'GET', '/v1/sessions');
+    // Calls are refused from the DELETE on; the list shows it "stopping"
+    // until the program has gone.
+    let live;
+    for (const until = Date.now() + ms(10000); Date.now() < until; await sleep(50)) {
+      live = await api(srv.base, 'GET', '/v1/sessions');
+      if (!live.json.sessions.length) break;
+      assert.deepEqual(live.json.sessions.map((x) => x.state), ['stopping']);
+    }
     assert.deepEqual(live.json.sessions, []);
     const all = await api(srv.base, 'GET', '/v1/sessions?state=all');
     const ended = all.json.sessions.find((x) => x.id === s.id);
