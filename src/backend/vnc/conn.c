@@ -461,6 +461,12 @@ bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, char **err)
 bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *serial,
                     enum error_code *code, char **err)
 {
+    return vnc_copy_frame_last(v, wait_ms, false, f, serial, code, err);
+}
+
+bool vnc_copy_frame_last(struct vnc *v, int wait_ms, bool even_gone, struct frame *f,
+                         uint64_t *serial, enum error_code *code, char **err)
+{
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += wait_ms / 1000;
@@ -473,7 +479,7 @@ bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *seria
     while (!v->full && !v->gone)
         if (pthread_cond_timedwait(&v->changed, &v->mu, &until) != 0)
             break;
-    if (v->gone || !v->pixels) {
+    if ((v->gone && !(even_gone && v->full)) || !v->pixels) {
         pthread_mutex_unlock(&v->mu); /* gone_message takes it */
         *code = ERROR_DEVICE_UNAVAILABLE;
         *err = gone_message(v);

@@ -95,6 +95,10 @@ bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, char **err);
  * a whole first frame. False with *err (and *code). */
 bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *serial,
                     enum error_code *code, char **err);
+/* The same; with even_gone, a connection that has closed still gives the
+ * last whole frame it showed (a recording's last look as its session ends). */
+bool vnc_copy_frame_last(struct vnc *v, int wait_ms, bool even_gone, struct frame *f,
+                         uint64_t *serial, enum error_code *code, char **err);
 
 /* Connect and the session's life (session.c, conn.c). */
 void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn done, void *ud);

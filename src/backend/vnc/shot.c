@@ -38,9 +38,19 @@ void vnc_screenshot_op(struct backend_call *bc)
 
 /* ---- recordings: the same frames, sampled (backend/frame_recording.h) ---- */
 
+/* A recording's frames: the last whole one even as the connection closes,
+ * so a session that ends right after record_start still leaves a picture. */
+static bool produce_last(void *ud, const struct frame_request *rq, struct frame_shot *out,
+                         char **err)
+{
+    (void)rq;
+    enum error_code code;
+    return vnc_copy_frame_last(ud, FIRST_FRAME_MS, true, &out->frame, NULL, &code, err);
+}
+
 static void record_sample(void *ud, struct frame_recording *fr)
 {
-    frame_recording_sampled(fr, &(struct frame_source){.produce = produce, .ud = ud});
+    frame_recording_sampled(fr, &(struct frame_source){.produce = produce_last, .ud = ud});
 }
 
 static const struct frame_recording_kind recording = {
