@@ -171,6 +171,7 @@ struct backend_impl {
     backend_op browser_logs;  /* {level}: console and failed requests since the last call */
     backend_op storage_save;  /* {name}: cookies and localStorage to the data folder */
     backend_op storage_load;  /* {name}: put them back into a page of the same site */
+    backend_op upload_file;   /* {ref, path}: the path the policy allowed */
     /* The pointer alone (computer's mouse_move, left_mouse_down/up,
      * cursor_position): {action: "move" | "down" | "up" | "where", x?, y?
      * (screen pixels; down and up move there first when given), button?}

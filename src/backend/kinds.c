@@ -124,9 +124,13 @@ static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_la
 #endif
 
 #if GLOVEBOX_KIND_WEBDRIVER
-static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect, &tool_open_url,
-                                                     &tool_browser_logs,      &tool_storage_save,
-                                                     &tool_storage_load,      NULL};
+static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect,
+                                                     &tool_open_url,
+                                                     &tool_browser_logs,
+                                                     &tool_storage_save,
+                                                     &tool_storage_load,
+                                                     &tool_upload_file,
+                                                     NULL};
 #define WEBDRIVER_MODULE .module = "webdriver", .tools = webdriver_tools
 #define WEBDRIVER_SWEEP  .sweep_orphans = webdriver_sweep_orphans,
 #else
@@ -174,7 +178,7 @@ static const struct backend_kind kinds[] = {
      .requirements = webdriver_needs,
      .has_option = true,
      .tool_names = (const char *const[]){"webdriver_connect", "open_url", "browser_logs",
-                                         "storage_save", "storage_load", NULL},
+                                         "storage_save", "storage_load", "upload_file", NULL},
      WEBDRIVER_SWEEP WEBDRIVER_MODULE},
     {.kind = "android",
      .summary = "Android devices and emulators through the adb server",

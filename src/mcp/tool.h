@@ -33,6 +33,7 @@ struct tool_policy_args {
     const char *env;           /* object of environment variables -> "env" */
     const char *display;       /* an existing display to attach to -> "displays" */
     const char *host;          /* a URL or host name -> "hosts" */
+    const char *path;          /* a file of this machine the tool reads -> "paths" */
 };
 
 struct tool {

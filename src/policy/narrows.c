@@ -40,7 +40,7 @@ static char *say(const char *field, const char *change, const json_t *v)
 }
 
 /* Rule lists where a missing list allows everything (commands, hosts) or
- * nothing (displays, env); blocked lists only ever narrow by growing. */
+ * nothing (displays, env, paths); blocked lists only ever narrow by growing. */
 static char *rules_widening(const json_t *to, const json_t *from)
 {
     json_t *tools = json_object();
@@ -51,8 +51,9 @@ static char *rules_widening(const json_t *to, const json_t *from)
     char *why = NULL;
     json_object_foreach(tools, tool, v)
     {
-        static const char *const keys[] = {"commands", "hosts",           "displays",
-                                           "env",      "blocked_windows", "blocked_apps"};
+        static const char *const keys[] = {"commands",        "hosts",       "displays", "env",
+                                           "paths", /* missing: nothing allowed */
+                                           "blocked_windows", "blocked_apps"};
         const json_t *t = json_object_get(to, tool), *f = json_object_get(from, tool);
         for (size_t k = 0; !why && k < sizeof keys / sizeof keys[0]; k++) {
             const json_t *tl = json_object_get(t, keys[k]), *fl = json_object_get(f, keys[k]);
@@ -60,12 +61,12 @@ static char *rules_widening(const json_t *to, const json_t *from)
             const json_t *miss = NULL;
             if (k < 2 && fl && !tl)
                 why = xasprintf("rules.%s.%s is gone (no limit)", tool, keys[k]);
-            else if (k < 4 && (miss = first_missing(tl ? tl : empty, fl ? fl : empty,
+            else if (k < 5 && (miss = first_missing(tl ? tl : empty, fl ? fl : empty,
                                                     k < 2 && !fl ? tl : NULL))) {
                 char *s = item_text(miss);
                 why = xasprintf("rules.%s.%s gains %s", tool, keys[k], s);
                 free(s);
-            } else if (k >= 4 && (miss = first_missing(fl ? fl : empty, tl ? tl : empty, NULL))) {
+            } else if (k >= 5 && (miss = first_missing(fl ? fl : empty, tl ? tl : empty, NULL))) {
                 char *s = item_text(miss);
                 why = xasprintf("rules.%s.%s loses %s", tool, keys[k], s);
                 free(s);

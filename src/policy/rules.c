@@ -21,11 +21,12 @@ enum list_kind {
     L_BLOCKED_WINDOWS,
     L_BLOCKED_APPS,
     L_ENV,
+    L_PATHS,
     L_COUNT
 };
 
-static const char *const list_names[L_COUNT] = {"commands",        "displays",     "hosts",
-                                                "blocked_windows", "blocked_apps", "env"};
+static const char *const list_names[L_COUNT] = {
+    "commands", "displays", "hosts", "blocked_windows", "blocked_apps", "env", "paths"};
 
 /* Variables a caller may set without a rule: they choose a language, a
  * terminal size, colours or a time zone, and make no program run other code
@@ -93,7 +94,8 @@ static unsigned kinds_of(const char *name)
     if (!f)
         return 0;
     return (f->command ? 1u << L_COMMANDS : 0) | (f->env ? 1u << L_ENV : 0) |
-           (f->display ? 1u << L_DISPLAYS : 0) | (f->host ? 1u << L_HOSTS : 0);
+           (f->display ? 1u << L_DISPLAYS : 0) | (f->host ? 1u << L_HOSTS : 0) |
+           (f->path ? 1u << L_PATHS : 0);
 }
 
 static char *known_lists(unsigned bits)
@@ -362,6 +364,26 @@ char *policy_rules_check(const struct policy_rules *r, const char *tool, const j
     }
     if (sec && sec->commands && f->command) {
         char *msg = check_program(r, tool, f, args);
+        if (msg)
+            return msg;
+    }
+    const char *path = f->path ? json_string_value(json_object_get(args, f->path)) : NULL;
+    if (path) {
+        /* The file itself, symbolic links and ".." resolved: a pattern
+         * names what is read, not how it is spelled. */
+        char *real = realpath(path, NULL);
+        char *msg = NULL;
+        if (!real)
+            msg = xasprintf("Denied by policy: %s may read only files listed in rules.%s.paths, "
+                            "and \"%.200s\" is not a file that exists",
+                            tool, tool, path);
+        else if (!l[L_PATHS])
+            msg = xasprintf("Denied by policy: %s may not read \"%.200s\": no files are allowed "
+                            "until rules.%s.paths lists them (e.g. \"/home/me/uploads/*\")",
+                            tool, real, tool);
+        else if (!any(l[L_PATHS], real))
+            msg = refuse(tool, "read", real, "paths", l[L_PATHS], "paths");
+        free(real);
         if (msg)
             return msg;
     }

@@ -106,6 +106,7 @@ void wd_browser_logs_op(struct backend_call *bc);
 void wd_press_button_op(struct backend_call *bc);
 void wd_storage_save_op(struct backend_call *bc);
 void wd_storage_load_op(struct backend_call *bc);
+void wd_upload_file_op(struct backend_call *bc);
 void wd_window_manage_op(struct backend_call *bc);
 void wd_record_stop_op(struct backend_call *bc);
 /* Where the element of bc's "ref" (or the first with its "text" and

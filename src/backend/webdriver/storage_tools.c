@@ -1,11 +1,14 @@
 /* storage_save and storage_load: a browser session's login kept in the
- * data folder and put back into a later session (storage.c does it). */
+ * data folder and put back into a later session (storage.c does it); and
+ * upload_file, a file of this machine put into a page's file input, where
+ * the policy lists it (rules.upload_file.paths). */
 #include "backend/backend.h"
 #include "backend/webdriver/webdriver.h"
 #include "storage_load.schema.h"
 #include "storage_save.schema.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
+#include "upload_file.schema.h"
 
 static void save(struct tool_call *call)
 {
@@ -38,5 +41,25 @@ const struct tool tool_storage_load = {
     .output_schema = tool_storage_load_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = false},
     .handler = load,
+    .group = "webdriver",
+};
+
+static void upload(struct tool_call *call)
+{
+    screen_call_run(call, BACKEND_OP(upload_file), "upload a file", true);
+}
+
+static const struct tool_policy_args upload_policy = {.path = "path"};
+
+const struct tool tool_upload_file = {
+    .name = "upload_file",
+    .title = "Upload a file into a page",
+    .description = "Puts a file of this machine into a page's file input (a ref), where the "
+                   "policy allows the file (rules.upload_file.paths).",
+    .input_schema = tool_upload_file_input_schema,
+    .output_schema = tool_upload_file_output_schema,
+    .annotations = {.read_only = false, .destructive = false, .open_world = true},
+    .handler = upload,
+    .policy_args = &upload_policy,
     .group = "webdriver",
 };

@@ -704,6 +704,7 @@ static const struct backend_impl webdriver_impl = {
     .app_launch = wd_app_launch_op,
     .storage_save = wd_storage_save_op,
     .storage_load = wd_storage_load_op,
+    .upload_file = wd_upload_file_op,
     .window_manage = wd_window_manage_op,
     .record_stop = wd_record_stop_op,
     .pointer = wd_pointer_op,

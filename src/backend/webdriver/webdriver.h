@@ -62,3 +62,4 @@ extern const struct tool tool_open_url;
 extern const struct tool tool_browser_logs;
 extern const struct tool tool_storage_save;
 extern const struct tool tool_storage_load;
+extern const struct tool tool_upload_file;

@@ -133,7 +133,7 @@ test('rules for a tool that does not exist, or that takes no rules, are refused 
   const typo = await runCli(['policy', 'check', policyFile('rule-typo.json', { rules: { terminl_start: { commands: ['bash'] } } })], { env });
   assert.equal(typo.code, 2);
   // The tools that take rules, in the order they are registered.
-  const sections = [...presentTools(), ...(builtKinds().has('vnc') ? ['vnc_connect'] : []), ...(builtKinds().has('webdriver') ? ['webdriver_connect', 'open_url'] : []),
+  const sections = [...presentTools(), ...(builtKinds().has('vnc') ? ['vnc_connect'] : []), ...(builtKinds().has('webdriver') ? ['webdriver_connect', 'open_url', 'upload_file'] : []),
     ...(builtKinds().has('android') ? ['android_connect', 'device_list'] : []), 'input'];
   const known = `${sections.slice(0, -1).join(', ')} and ${sections.at(-1)}`;
   assert.equal(typo.stderr.includes(`unknown field "rules.terminl_start" (no tool has this name; rules exist for ${known})`), true, typo.stderr);

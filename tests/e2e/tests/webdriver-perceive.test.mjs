@@ -336,3 +336,45 @@ test('storage_save and storage_load: a login survives into a new browser session
   assert.equal(bad.isError, true);
   await srv.close();
 });
+
+test('upload_file puts a file the policy lists into a file input; other files (links and .. too) and a ref that is no file input are refused', browserOpts(), async (t) => {
+  const { mkdtempSync, rmSync, writeFileSync, symlinkSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { connectClient } = await import('../lib/server.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'gb-upload-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const uploads = join(dir, 'uploads');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(uploads);
+  writeFileSync(join(uploads, 'report.txt'), 'quarterly figures\n');
+  writeFileSync(join(dir, 'secret.txt'), 'not for pages\n');
+  symlinkSync(join(dir, 'secret.txt'), join(uploads, 'sneaky.txt'));
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><title>Upload</title><input type="file" id="f" onchange="document.getElementById('out').textContent = 'chose ' + this.files[0].name + ' ' + this.files[0].size"><input id="t"><div id="out">nothing</div>`);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const policy = join(dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['webdriver_connect', 'open_url', 'snapshot', 'find', 'read_text', 'upload_file', 'session_stop'], rules: { upload_file: { paths: [`${uploads}/*`] } } }));
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
+  const call = async (name, args) => srv.client.callTool({ name, arguments: args });
+  assert.ok(!(await call('webdriver_connect', {})).isError);
+  await call('open_url', { url: `http://127.0.0.1:${server.address().port}/` });
+  const els = (await call('snapshot', {})).structuredContent.elements;
+  const fileRef = els[0].ref; // the file input comes first on the page
+  const up = await call('upload_file', { ref: fileRef, path: join(uploads, 'report.txt') });
+  assert.ok(!up.isError, JSON.stringify(up.structuredContent));
+  assert.equal(up.structuredContent.bytes, 18);
+  assert.match((await call('read_text', {})).structuredContent.text, /chose report\.txt 18/);
+  // Outside the listed folder, also through a symbolic link inside it.
+  for (const path of [join(dir, 'secret.txt'), join(uploads, 'sneaky.txt'), join(uploads, '..', 'secret.txt')]) {
+    const r = await call('upload_file', { ref: fileRef, path });
+    assert.equal(r.structuredContent.error.code, 'denied', path);
+    assert.match(r.content[0].text, /rules\.upload_file\.paths/);
+  }
+  const notInput = await call('upload_file', { ref: els[1].ref, path: join(uploads, 'report.txt') });
+  assert.equal(notInput.structuredContent.error.code, 'invalid_argument');
+  assert.match(notInput.structuredContent.error.message, /not a file input/);
+  await srv.close();
+});
