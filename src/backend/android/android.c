@@ -249,6 +249,7 @@ static const struct backend_impl android_impl = {
     .destroy = android_destroy,
     .describe = android_describe,
     .screenshot = android_screenshot_op,
+    .capture = android_screenshot_op,
     .snapshot = android_snapshot_op,
     .find = android_find_op,
     .read_text = android_read_text_op,

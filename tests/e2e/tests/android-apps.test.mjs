@@ -112,6 +112,21 @@ describe('phone tools on the fake adb server', () => {
     assert.equal(errorOf(out).code, 'invalid_argument');
   });
 
+  test('a subscription on a phone screen fires when the screen changes, not while it is still', needs('android', topts()), async (t) => {
+    const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const { dev, srv, s } = await phone(t, {}, { args: ['--subscribe-interval', '50'] });
+    const uri = `glovebox://session/${s.id}/screen`;
+    const heard = [];
+    srv.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => heard.push(n.params.uri));
+    await srv.client.subscribeResource({ uri });
+    await new Promise((r) => setTimeout(r, ms(2500)));
+    assert.deepEqual(heard, [], 'a still screen sends nothing');
+    dev.apps.launch(LOGIN);
+    await until(() => heard.includes(uri), ms(10000), 'notifications/resources/updated for the phone screen');
+    const read = await srv.client.readResource({ uri });
+    assert.equal(decodePng(read.contents[0].blob).width, W);
+  });
+
   test('press_button: home, back and power reach the device as their key codes', needs('android', topts()), async (t) => {
     const { dev, srv } = await phone(t);
     dev.apps.launch(LOGIN);
