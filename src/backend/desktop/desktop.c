@@ -149,7 +149,8 @@ void desktop_watch(struct desktop *d, pid_t pid, enum desktop_child_kind kind)
         kill(-pid, SIGKILL);
         return;
     }
-    d->children[d->n_children++] = (struct desktop_child){pid, kind, true};
+    d->children[d->n_children++] =
+        (struct desktop_child){pid, kind, true, d->output ? desktop_output_sync(d->output) : 0};
     children_watch(pid, child_exited, d);
     leftovers_record(d);
 }

@@ -7,6 +7,7 @@
 #include "backend/desktop/output.h"
 #include "core/app.h"
 #include "core/args.h"
+#include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
@@ -14,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+/* Output a wait_for {exit} answer carries at most: the last of it. */
+#define EXIT_OUTPUT_MAX (64u * 1024)
 
 struct exit_waiter {
     struct exit_waiter *next;
@@ -61,17 +65,33 @@ static void answer(struct exit_waiter *w, const struct desktop_exited *r, const 
                           (long long)elapsed, reason);
         return;
     }
+    /* What the session's programs printed while it ran: its own output, and
+     * others' too when several ran at once (they share one log). */
+    size_t len = 0;
+    char *out = d->output
+                    ? desktop_output_read(d->output, r->log_from, r->log_to, EXIT_OUTPUT_MAX, &len)
+                    : NULL;
+    json_object_set_new(data, "output", out ? utf8_json_string(out, len) : json_string(""));
+    if (out && r->log_to - r->log_from > len)
+        json_object_set_new(data, "output_cut", json_true());
+    free(out);
     bool code = WIFEXITED(r->status);
     json_object_set_new(data, "exit_status",
                         code ? json_integer(WEXITSTATUS(r->status)) : json_null());
     if (!code && WIFSIGNALED(r->status))
         json_object_set_new(data, "signal", json_integer(WTERMSIG(r->status)));
+    /* The text mirror carries the output too (its last 2 KB). */
+    const char *o = json_string_value(json_object_get(data, "output"));
+    size_t olen = o ? strlen(o) : 0;
+    const char *tail = olen > 2048 ? o + utf8_truncate(o, olen, olen - 2048) : o;
     if (code)
-        backend_call_done(bc, data, "pid %d exited with status %d%s%s", (int)w->pid,
-                          WEXITSTATUS(r->status), log ? "; its output is in " : "", log ? log : "");
+        backend_call_done(bc, data, "pid %d exited with status %d%s%s%s%s", (int)w->pid,
+                          WEXITSTATUS(r->status), log ? "; its output is in " : "", log ? log : "",
+                          olen ? ":\n" : "", olen ? tail : "");
     else
-        backend_call_done(bc, data, "pid %d was killed by signal %d%s%s", (int)w->pid,
-                          WTERMSIG(r->status), log ? "; its output is in " : "", log ? log : "");
+        backend_call_done(bc, data, "pid %d was killed by signal %d%s%s%s%s", (int)w->pid,
+                          WTERMSIG(r->status), log ? "; its output is in " : "", log ? log : "",
+                          olen ? ":\n" : "", olen ? tail : "");
 }
 
 static void timed_out(uv_timer_t *t)
@@ -144,8 +164,13 @@ void desktop_wait_exit_op(struct backend_call *bc)
 
 void desktop_exit_note(struct desktop *d, pid_t pid, int status)
 {
+    size_t from = 0;
+    for (int i = 0; i < d->n_children; i++)
+        if (d->children[i].pid == pid)
+            from = d->children[i].log_from;
     struct desktop_exited *slot = &d->exited[d->next_exited++ % DESKTOP_EXITED_KEPT];
-    *slot = (struct desktop_exited){pid, status};
+    *slot =
+        (struct desktop_exited){pid, status, from, d->output ? desktop_output_sync(d->output) : 0};
     /* Choose, then act: answering unlinks the waiter. */
     for (;;) {
         struct exit_waiter *w = d->exit_waiters;

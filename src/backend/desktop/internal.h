@@ -28,12 +28,14 @@ struct desktop_child {
     pid_t pid; /* also its process group */
     enum desktop_child_kind kind;
     bool alive;
+    size_t log_from; /* the session log's size when it started */
 };
 
 /* A program that ended, for wait_for {exit} asked afterwards. */
 struct desktop_exited {
     pid_t pid;
-    int status; /* wait status */
+    int status;             /* wait status */
+    size_t log_from, log_to; /* the session log while it ran */
 };
 #define DESKTOP_EXITED_KEPT 16
 struct exit_waiter;

@@ -88,6 +88,35 @@ static bool drain(struct desktop_output *o, size_t limit)
     return true;
 }
 
+size_t desktop_output_sync(struct desktop_output *o)
+{
+    drain(o, DRAIN_PER_WAKEUP);
+    return o->written;
+}
+
+char *desktop_output_read(const struct desktop_output *o, size_t from, size_t to, size_t max,
+                          size_t *len)
+{
+    if (to > o->written)
+        to = o->written;
+    if (from >= to)
+        return NULL;
+    if (to - from > max)
+        from = to - max;
+    char *buf = xmalloc(to - from + 1);
+    int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? pread(fd, buf, to - from, (off_t)from) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
 static void readable(uv_poll_t *h, int status, int events)
 {
     (void)events;

@@ -17,6 +17,12 @@ struct desktop_output *desktop_output_open(uv_loop_t *loop, const char *data_dir
                                            const char *session_id, char **err);
 /* The pipe's write end, for the programs' stdout and stderr. */
 int desktop_output_fd(const struct desktop_output *o);
+/* Take what the pipe holds now into the file; the bytes the file holds. */
+size_t desktop_output_sync(struct desktop_output *o);
+/* The file's bytes [from, to), at most max of them (the last), malloc'd
+ * with *len; NULL when there are none. */
+char *desktop_output_read(const struct desktop_output *o, size_t from, size_t to, size_t max,
+                          size_t *len);
 /* The log file's path (owned by o). */
 const char *desktop_output_path(const struct desktop_output *o);
 /* The programs have ended: take what they left in the pipe, close the file

@@ -174,7 +174,7 @@ test('a private desktop runs a window manager by default, and none with window_m
   await srv.err('desktop_start', { display: bare.display, window_manager: true }, /window_manager is for private desktops/);
 });
 
-test('wait_for {exit} waits for a program started in the desktop, with its status and its output in the log', topts(), async (t) => {
+test('wait_for {exit} waits for a program started in the desktop, with its status and its output', topts(), async (t) => {
   const srv = await startServer(t);
   const started = (await srv.ok('desktop_start', { command: ['sh', '-c', 'sleep 0.3; echo finished-now; exit 3'] })).sc;
   const done = await srv.ok('wait_for', { session: started.id, exit: true, timeout_ms: ms(10000) });
@@ -183,6 +183,9 @@ test('wait_for {exit} waits for a program started in the desktop, with its statu
   assert.equal(done.sc.pid, started.app_pids[0]);
   const { readFileSync } = await import('node:fs');
   assert.match(readFileSync(done.sc.log, 'utf8'), /finished-now/);
+  // Its output in the answer, as on terminals (and in the text).
+  assert.equal(done.sc.output, 'finished-now\n');
+  assert.match(done.content[0].text, /exited with status 3.*:\nfinished-now/s);
   // Asked again after it ended: answered at once from what was kept.
   assert.equal((await srv.ok('wait_for', { session: started.id, exit: true, pid: done.sc.pid })).sc.exit_status, 3);
 
@@ -190,8 +193,10 @@ test('wait_for {exit} waits for a program started in the desktop, with its statu
   const still = await srv.ok('wait_for', { session: started.id, exit: true, timeout_ms: 200 });
   assert.equal(still.sc.matched, false);
   assert.equal(still.sc.pid, slow);
-  const quick = (await srv.ok('launch_app', { session: started.id, command: ['sh', '-c', 'sleep 0.2'] })).sc.pid;
+  const quick = (await srv.ok('launch_app', { session: started.id, command: ['sh', '-c', 'sleep 0.2; echo second-program >&2'] })).sc.pid;
   const q = await srv.ok('wait_for', { session: started.id, exit: true, pid: quick, timeout_ms: ms(10000) });
   assert.equal(q.sc.exit_status, 0);
+  assert.match(q.sc.output, /second-program/);
+  assert.doesNotMatch(q.sc.output, /finished-now/, 'only what was printed while it ran');
   await srv.err('wait_for', { session: started.id, exit: true, pid: 1 }, /pid 1 is not a program of/);
 });
