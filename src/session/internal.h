@@ -27,4 +27,10 @@ struct session_registry {
         void *ud;
     } listeners[SESSION_MAX_LISTENERS];
     int n_listeners;
+    /* session_registry_listen_events: told of each session event. */
+    struct {
+        void (*event)(void *ud, struct session *s, const json_t *e);
+        void *ud;
+    } event_listeners[SESSION_MAX_LISTENERS];
+    int n_event_listeners;
 };

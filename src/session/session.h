@@ -189,3 +189,11 @@ void session_changed(struct session *s, unsigned what);
  * events change. type: "program_exited", "session_ended", "window_opened",
  * "window_closed", "window_focused". Loop thread. */
 void session_event(struct session *s, const char *type, json_t *detail);
+/* event(ud, s, e) hears each session event as it is appended (e borrowed);
+ * unlisten with the same pair. Loop thread. */
+void session_registry_listen_events(struct session_registry *reg,
+                                    void (*event)(void *ud, struct session *s, const json_t *e),
+                                    void *ud);
+void session_registry_unlisten_events(struct session_registry *reg,
+                                      void (*event)(void *ud, struct session *s, const json_t *e),
+                                      void *ud);

@@ -5,6 +5,7 @@
  * timer serves every session: it is armed for the earliest due one. */
 #include "backend/backend.h"
 #include "core/app.h"
+#include "core/check.h"
 #include "core/xmalloc.h"
 #include "session/internal.h"
 #include "session/session.h"
@@ -136,5 +137,30 @@ void session_event(struct session *s, const char *type, json_t *detail)
     /* Bounded: the oldest go first. */
     while (json_array_size(s->events) > SESSION_EVENTS_MAX)
         json_array_remove(s->events, 0);
+    struct session_registry *reg = s->registry;
+    for (int i = 0; reg && i < reg->n_event_listeners; i++)
+        reg->event_listeners[i].event(reg->event_listeners[i].ud, s, e);
     session_changed(s, SESSION_CHANGED_EVENTS);
+}
+
+void session_registry_listen_events(struct session_registry *reg,
+                                    void (*event)(void *ud, struct session *s, const json_t *e),
+                                    void *ud)
+{
+    CHECK(reg->n_event_listeners < SESSION_MAX_LISTENERS);
+    reg->event_listeners[reg->n_event_listeners].event = event;
+    reg->event_listeners[reg->n_event_listeners].ud = ud;
+    reg->n_event_listeners++;
+}
+
+void session_registry_unlisten_events(struct session_registry *reg,
+                                      void (*event)(void *ud, struct session *s, const json_t *e),
+                                      void *ud)
+{
+    for (int i = 0; i < reg->n_event_listeners; i++) {
+        if (reg->event_listeners[i].event == event && reg->event_listeners[i].ud == ud) {
+            reg->event_listeners[i] = reg->event_listeners[--reg->n_event_listeners];
+            return;
+        }
+    }
 }

@@ -179,6 +179,22 @@ static void changed(void *ud, struct session *s)
         sess_add(r, s->id, r->t->opts.session_idle_s);
 }
 
+/* A person took control of a session in the viewer, or handed it back:
+ * its event streams hear it. */
+static void session_event_heard(void *ud, struct session *s, const json_t *e)
+{
+    struct rest *r = ud;
+    const char *type = json_string_value(json_object_get(e, "type"));
+    const char *stage = !strcmp(type, "person_took_control")          ? "taken_over"
+                        : !strcmp(type, "person_handed_back_control") ? "handed_back"
+                                                                      : NULL;
+    if (!stage)
+        return;
+    for (struct rest_watch *w = r->watches; w; w = w->next)
+        if (!strcmp(w->id, s->id))
+            watch_emit(w, stage, json_deep_copy(e));
+}
+
 /* Finding sessions. */
 
 /* The ended session id as the table has it, if this client may see it. */
@@ -618,8 +634,10 @@ struct rest *http_rest_create(struct http_transport *t)
 {
     struct rest *r = xcalloc(1, sizeof *r);
     r->t = t;
-    if (t->app->sessions)
+    if (t->app->sessions) {
         session_registry_listen(t->app->sessions, changed, r);
+        session_registry_listen_events(t->app->sessions, session_event_heard, r);
+    }
     return r;
 }
 
@@ -627,8 +645,10 @@ void http_rest_destroy(struct rest *r)
 {
     if (!r)
         return;
-    if (r->t->app->sessions)
+    if (r->t->app->sessions) {
         session_registry_unlisten(r->t->app->sessions, changed, r);
+        session_registry_unlisten_events(r->t->app->sessions, session_event_heard, r);
+    }
     while (r->watches)
         watch_end(r->watches);
     while (r->sessions)

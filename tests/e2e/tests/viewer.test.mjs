@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 
 import { ms, needs, runCli, sleep } from '../lib/server.mjs';
-import { tempDir } from '../lib/terminal.mjs';
+import { tempDir, until } from '../lib/terminal.mjs';
 import { browserOpts, launchBrowser, makeLink, screenLines, startViewerServer, waitInPage } from '../lib/viewer.mjs';
 
 const topts = (extra = {}) => browserOpts({ timeout: ms(90000), ...extra });
@@ -416,8 +416,21 @@ test('viewer: the first answer wins: a page approves while the client is still b
 });
 
 test('viewer: a control page takes a terminal over: agent input is refused, the person types, hand back with a note', needs('terminal', topts()), async (t) => {
-  const { srv } = await startViewerServer(t);
-  const term = await srv.start({ command: ['bash', '--norc', '--noprofile'], env: { PS1: 'gb$ ' } });
+  const { srv, base } = await startViewerServer(t);
+  const term = await srv.start({ command: ['bash', '--norc', '--noprofile'], env: { PS1: 'gb$ ' }, shared: true });
+  // An orchestrator follows the session over the REST API's event stream.
+  const stream = await fetch(`${new URL(base).origin}/v1/sessions/${term.id}/events`, { headers: { accept: 'text/event-stream' } });
+  assert.equal(stream.status, 200);
+  let streamed = '';
+  const reader = stream.body.getReader();
+  (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ done: true }));
+      if (done) break;
+      streamed += Buffer.from(value).toString();
+    }
+  })();
+  t.after(() => reader.cancel().catch(() => {}));
   const browser = await launchBrowser(t);
   const watcher = await browser.newPage();
   await watcher.goto((await makeLink(srv, ['--role', 'watch', '--session', term.id])).link);
@@ -447,4 +460,7 @@ test('viewer: a control page takes a terminal over: agent input is refused, the 
   const types = list.map((e) => e.type);
   assert.ok(types.includes('person_took_control'), types.join(' '));
   assert.equal(list.find((e) => e.type === 'person_handed_back_control').note, 'fixed the prompt');
+  await until(() => /event: handed_back/.test(streamed), ms(5000), 'the REST event stream to hear the hand-back');
+  assert.match(streamed, /event: taken_over\ndata: \{"stage":"taken_over"/);
+  assert.match(streamed, /"note":"fixed the prompt"/);
 });
