@@ -218,8 +218,6 @@ static gboolean request_update(gpointer ud)
 static void on_update(VncConnection *conn, guint16 x, guint16 y, guint16 w, guint16 h, gpointer ud)
 {
     (void)conn;
-    (void)x;
-    (void)y;
     struct vnc *v = ud;
     pthread_mutex_lock(&v->mu);
     v->covered += (uint64_t)w * h;
@@ -228,7 +226,11 @@ static void on_update(VncConnection *conn, guint16 x, guint16 y, guint16 w, guin
      * adds nothing). */
     if (v->covered >= (uint64_t)v->width * (uint64_t)v->height)
         v->full = true;
-    v->serial++;
+    /* A change outside the viewport is no change of this session's screen
+     * (wait_for stable_ms, OCR again). */
+    if (!v->vp_w ||
+        (x < v->vp_x + v->vp_w && x + w > v->vp_x && y < v->vp_y + v->vp_h && y + h > v->vp_y))
+        v->serial++;
     pthread_cond_broadcast(&v->changed);
     pthread_mutex_unlock(&v->mu);
     /* Ask for the next changes once this update has been read: the
@@ -420,9 +422,11 @@ static gboolean send_now(gpointer ud)
     bool ok = v->conn && vnc_connection_is_initialized(v->conn);
     for (int i = 0; ok && i < s->n; i++) {
         const struct vnc_event *e = &s->ev[i];
+        /* Points are the viewport's: its corner moves them onto the screen. */
         ok = e->cut   ? vnc_connection_client_cut_text(v->conn, e->cut, e->cut_len)
              : e->key ? vnc_connection_key_event(v->conn, e->down, e->keysym, 0)
-                      : vnc_connection_pointer_event(v->conn, e->buttons, e->x, e->y);
+                      : vnc_connection_pointer_event(v->conn, e->buttons, (guint16)(e->x + v->vp_x),
+                                                     (guint16)(e->y + v->vp_y));
     }
     g_mutex_lock(&s->m);
     s->ok = ok;
@@ -458,6 +462,14 @@ bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, char **err)
     return s.ok;
 }
 
+void vnc_size(struct vnc *v, int *w, int *h)
+{
+    pthread_mutex_lock(&v->mu);
+    *w = v->vp_w ? v->vp_w : v->width;
+    *h = v->vp_w ? v->vp_h : v->height;
+    pthread_mutex_unlock(&v->mu);
+}
+
 bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *serial,
                     enum error_code *code, char **err)
 {
@@ -486,10 +498,23 @@ bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *seria
         *err = xasprintf("the VNC server sent no whole %dx%d frame within %d ms", w, h, wait_ms);
         return false;
     }
-    frame_alloc(f, (uint32_t)v->width, (uint32_t)v->height);
-    size_t row = (size_t)v->width * 4;
-    for (int y = 0; y < v->height; y++)
-        memcpy(f->rgba + (size_t)y * f->stride, v->pixels + (size_t)y * row, row);
+    int x0 = 0, y0 = 0, w = v->width, h = v->height;
+    if (v->vp_w) {
+        if (v->vp_x + v->vp_w > v->width || v->vp_y + v->vp_h > v->height) {
+            /* The server's screen shrank under the viewport. */
+            *err = xasprintf("the viewport %d,%d %dx%d no longer fits the server's %dx%d screen",
+                             v->vp_x, v->vp_y, v->vp_w, v->vp_h, v->width, v->height);
+            pthread_mutex_unlock(&v->mu);
+            *code = ERROR_DEVICE_UNAVAILABLE;
+            return false;
+        }
+        x0 = v->vp_x, y0 = v->vp_y, w = v->vp_w, h = v->vp_h;
+    }
+    frame_alloc(f, (uint32_t)w, (uint32_t)h);
+    size_t row = (size_t)w * 4, src_row = (size_t)v->width * 4;
+    for (int y = 0; y < h; y++)
+        memcpy(f->rgba + (size_t)y * f->stride,
+               v->pixels + (size_t)(y0 + y) * src_row + (size_t)x0 * 4, row);
     if (serial)
         *serial = v->serial;
     pthread_mutex_unlock(&v->mu);

@@ -193,9 +193,8 @@ static bool point(struct backend_call *bc, const json_t *obj, const char *field,
     double scale = args_number(bc->args, "scale", 1);
     *x = (int)lround(json_number_value(json_object_get(obj, "x")) / scale);
     *y = (int)lround(json_number_value(json_object_get(obj, "y")) / scale);
-    pthread_mutex_lock(&v->mu);
-    int w = v->width, h = v->height;
-    pthread_mutex_unlock(&v->mu);
+    int w, h;
+    vnc_size(v, &w, &h);
     if (*x >= w || *y >= h) {
         backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
                                "cannot %s: %s %d,%d is outside the %dx%d screen", verb, field, *x,
@@ -335,10 +334,9 @@ void vnc_scroll_op(struct backend_call *bc)
             return;
     } else {
         /* Without a point: the middle of the screen. */
-        pthread_mutex_lock(&v->mu);
-        x = v->width / 2;
-        y = v->height / 2;
-        pthread_mutex_unlock(&v->mu);
+        vnc_size(v, &x, &y);
+        x /= 2;
+        y /= 2;
     }
     struct act *a = act_new(bc, "scroll", scroll_run);
     a->x = x;

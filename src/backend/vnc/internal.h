@@ -38,6 +38,10 @@ struct vnc {
     uv_timer_t timer; /* the connect's time limit */
     int handles_open;
     int timeout_ms;
+    /* The part of the remote screen the session is (vnc_connect's viewport;
+     * vp_w == 0: all of it). Set before the session is live, then fixed:
+     * frames are cut to it, input points moved by its corner. */
+    int vp_x, vp_y, vp_w, vp_h;
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
     struct frame_recording_slot rec;
@@ -71,6 +75,9 @@ struct vnc {
 };
 
 struct vnc *vnc_of(struct session *s);
+/* The session's screen size: the viewport's, else the remote screen's.
+ * Takes mu. */
+void vnc_size(struct vnc *v, int *w, int *h);
 
 /* The GLib thread (glib.c). */
 bool vnc_glib_start(char **err);
@@ -120,3 +127,4 @@ void vnc_clipboard_get_op(struct backend_call *bc);
 void vnc_clipboard_set_op(struct backend_call *bc);
 void vnc_read_text_op(struct backend_call *bc);
 void vnc_wait_for_op(struct backend_call *bc);
+void vnc_find_op(struct backend_call *bc);

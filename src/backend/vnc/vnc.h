@@ -19,6 +19,7 @@ struct vnc_options {
     const char *username; /* NULL: none */
     const char *name;     /* optional session label */
     int timeout_ms;       /* connect and handshake */
+    int vp_x, vp_y, vp_w, vp_h; /* the viewport; vp_w == 0: the whole screen */
     const struct session_client *client;
 };
 

@@ -63,6 +63,9 @@ static void handle(struct tool_call *call)
     }
     long long port = json_object_get(a, "port") ? args_int(a, "port", VNC_BASE_PORT)
                                                 : VNC_BASE_PORT + args_int(a, "display", 0);
+    const json_t *vp = json_object_get(a, "viewport");
+    int vp_w = vp ? (int)args_int(vp, "width", 0) : 0,
+        vp_h = vp ? (int)args_int(vp, "height", 0) : 0;
     char *err = NULL;
     const struct vnc_api *vnc = backend_load("vnc", &err);
     if (!vnc) {
@@ -80,6 +83,10 @@ static void handle(struct tool_call *call)
         .username = args_string(a, "username", NULL),
         .name = args_string(a, "name", NULL),
         .timeout_ms = (int)args_int(a, "timeout_ms", 10000),
+        .vp_x = vp ? (int)args_int(vp, "x", 0) : 0,
+        .vp_y = vp ? (int)args_int(vp, "y", 0) : 0,
+        .vp_w = vp_w,
+        .vp_h = vp_h,
         .client = &who,
     };
     vnc->connect(tool_call_app(call), &o, connected, call);
