@@ -67,9 +67,11 @@ static void set_reason(struct vnc *v, enum error_code code, const char *fmt, ...
     pthread_mutex_unlock(&v->mu);
 }
 
-static void wipe_password(struct vnc *v)
+/* At the handshake's end unless the connection may be made again; always
+ * at the session's. */
+static void wipe_password(struct vnc *v, bool final)
 {
-    if (v->password) {
+    if (v->password && (final || !v->reconnect_ms)) {
         explicit_bzero(v->password, strlen(v->password));
         free(v->password);
         v->password = NULL;
@@ -177,7 +179,7 @@ static void on_credential(VncConnection *conn, GValueArray *creds, gpointer ud)
         vnc_connection_set_credential(conn, what, value);
         v->auth_sent = true;
     }
-    wipe_password(v);
+    wipe_password(v, false);
 }
 
 static void on_auth_failure(VncConnection *conn, const char *reason, gpointer ud)
@@ -292,7 +294,11 @@ static void on_cut_text(VncConnection *conn, const char *text, gpointer ud)
 static void on_initialized(VncConnection *conn, gpointer ud)
 {
     struct vnc *v = ud;
-    wipe_password(v);
+    wipe_password(v, false);
+    if (v->handshake_source) {
+        g_source_remove(v->handshake_source);
+        v->handshake_source = 0;
+    }
     /* Raw last: every server has it; the rest save bandwidth. */
     gint32 encodings[] = {
         VNC_CONNECTION_ENCODING_DESKTOP_RESIZE,
@@ -316,31 +322,109 @@ static void on_initialized(VncConnection *conn, gpointer ud)
     const char *name = vnc_connection_get_name(conn);
     pthread_mutex_lock(&v->mu);
     v->initialized = true;
+    free(v->server_name);
     v->server_name = xstrndup(name ? name : "", name ? strnlen(name, 256) : 0);
     clean_text(v->server_name);
+    bool again = v->reconnecting;
+    /* Calls waiting through the gap go on once the first frame is in. */
+    v->reconnecting = false;
+    pthread_cond_broadcast(&v->changed);
     pthread_mutex_unlock(&v->mu);
+    if (again)
+        log_info("reconnected to %s:%d after %lld ms", v->host, v->port,
+                 (long long)((g_get_monotonic_time() - v->dropped_at) / 1000));
+    v->dropped_at = 0;
     uv_async_send(&v->wake);
 }
 
 /* After the disconnect signal has returned: libgvnc is done with conn. */
-static gboolean release(gpointer ud)
+static void drop_conn(struct vnc *v)
 {
-    struct vnc *v = ud;
     if (v->request_source) {
         g_source_remove(v->request_source);
         v->request_source = 0;
     }
-    g_object_unref(v->conn);
+    if (v->handshake_source) {
+        g_source_remove(v->handshake_source);
+        v->handshake_source = 0;
+    }
+    if (v->conn)
+        g_object_unref(v->conn);
     v->conn = NULL;
-    wipe_password(v);
+}
+
+static gboolean release(gpointer ud)
+{
+    struct vnc *v = ud;
+    drop_conn(v);
+    if (v->retry_source) {
+        g_source_remove(v->retry_source);
+        v->retry_source = 0;
+    }
+    wipe_password(v, true);
     pthread_mutex_lock(&v->mu);
     v->gone = true;
+    v->reconnecting = false;
     pthread_cond_broadcast(&v->changed);
     /* Under mu: once the loop sees gone, this thread no longer touches v
      * (but for idles already posted, which run before its free). */
     uv_async_send(&v->wake);
     pthread_mutex_unlock(&v->mu);
     return G_SOURCE_REMOVE;
+}
+
+/* A try's handshake took too long: that try has failed. */
+static gboolean handshake_late(gpointer ud)
+{
+    struct vnc *v = ud;
+    v->handshake_source = 0;
+    if (v->conn)
+        vnc_connection_shutdown(v->conn);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean retry(gpointer ud)
+{
+    struct vnc *v = ud;
+    v->retry_source = 0;
+    v->auth_sent = false;
+    v->handshake_source = g_timeout_add((guint)v->timeout_ms, handshake_late, v);
+    vnc_conn_open(v);
+    return G_SOURCE_REMOVE;
+}
+
+/* After the disconnect signal has returned: the dropped connection is
+ * let go, and the next try comes after the backoff (250 ms, doubling up
+ * to 2 s). */
+static gboolean drop(gpointer ud)
+{
+    struct vnc *v = ud;
+    drop_conn(v);
+    g_clear_pointer(&v->lib_error, g_free);
+    if (v->closing)
+        return release(v);
+    v->retry_source = g_timeout_add((guint)v->backoff_ms, retry, v);
+    v->backoff_ms = v->backoff_ms * 2 > 2000 ? 2000 : v->backoff_ms * 2;
+    return G_SOURCE_REMOVE;
+}
+
+/* A live connection dropped, or a try to make it again failed: try again
+ * while reconnect_s lasts. */
+static bool try_again(struct vnc *v, const char *detail)
+{
+    if (!v->reconnect_ms || v->closing)
+        return false;
+    gint64 now = g_get_monotonic_time();
+    if (!v->dropped_at) {
+        v->dropped_at = now;
+        v->backoff_ms = 250;
+        log_warn("the connection to %s:%d dropped (%s); reconnecting for up to %d s", v->host,
+                 v->port, detail, v->reconnect_ms / 1000);
+        pthread_mutex_lock(&v->mu);
+        v->reconnecting = true;
+        pthread_mutex_unlock(&v->mu);
+    }
+    return now - v->dropped_at < (gint64)v->reconnect_ms * 1000;
 }
 
 static void on_disconnected(VncConnection *conn, gpointer ud)
@@ -351,7 +435,16 @@ static void on_disconnected(VncConnection *conn, gpointer ud)
     bool initialized = v->initialized;
     pthread_mutex_unlock(&v->mu);
     const char *detail = v->lib_error ? v->lib_error : "no reason given";
-    if (initialized && v->lib_error)
+    if (initialized && try_again(v, detail)) {
+        g_signal_handlers_disconnect_by_data(conn, v);
+        vnc_glib_post(drop, v);
+        return;
+    }
+    if (v->dropped_at)
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE,
+                   "the VNC connection ended and was not made again within %d s: %s",
+                   v->reconnect_ms / 1000, detail);
+    else if (initialized && v->lib_error)
         set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC connection ended: %s", detail);
     else if (initialized)
         set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server closed the connection");
@@ -387,6 +480,11 @@ gboolean vnc_conn_open(gpointer ud)
     char port[16];
     snprintf(port, sizeof port, "%d", v->port);
     if (!vnc_connection_open_host(conn, v->host, port)) {
+        if (v->dropped_at) {
+            /* A try to reconnect: the next one, or the end. */
+            on_disconnected(conn, v);
+            return G_SOURCE_REMOVE;
+        }
         set_reason(v, ERROR_DEVICE_UNAVAILABLE, "cannot open a connection to %s:%d", v->host,
                    v->port);
         g_signal_handlers_disconnect_by_data(conn, v);
@@ -398,8 +496,12 @@ gboolean vnc_conn_open(gpointer ud)
 gboolean vnc_conn_shutdown(gpointer ud)
 {
     struct vnc *v = ud;
+    v->closing = true;
     if (v->conn)
         vnc_connection_shutdown(v->conn);
+    else if (v->retry_source)
+        /* Between two tries: nothing to wait for. */
+        release(v);
     return G_SOURCE_REMOVE;
 }
 
@@ -439,8 +541,12 @@ static gboolean send_now(gpointer ud)
 static char *gone_message(struct vnc *v)
 {
     pthread_mutex_lock(&v->mu);
-    char *msg = xasprintf("the connection to %s:%d is gone: %s", v->host, v->port,
-                          v->close_reason ? v->close_reason : "closed");
+    char *msg = v->reconnecting && !v->gone
+                    ? xasprintf("the connection to %s:%d dropped and is being made again (for up "
+                                "to %d s after the drop); try again",
+                                v->host, v->port, v->reconnect_ms / 1000)
+                    : xasprintf("the connection to %s:%d is gone: %s", v->host, v->port,
+                                v->close_reason ? v->close_reason : "closed");
     pthread_mutex_unlock(&v->mu);
     return msg;
 }
@@ -482,10 +588,10 @@ bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *seria
         until.tv_nsec -= 1000000000L;
     }
     pthread_mutex_lock(&v->mu);
-    while (!v->full && !v->gone)
+    while ((!v->full || v->reconnecting) && !v->gone)
         if (pthread_cond_timedwait(&v->changed, &v->mu, &until) != 0)
             break;
-    if (v->gone || !v->pixels) {
+    if (v->gone || v->reconnecting || !v->pixels) {
         pthread_mutex_unlock(&v->mu); /* gone_message takes it */
         *code = ERROR_DEVICE_UNAVAILABLE;
         *err = gone_message(v);

@@ -42,6 +42,9 @@ struct vnc {
      * vp_w == 0: all of it). Set before the session is live, then fixed:
      * frames are cut to it, input points moved by its corner. */
     int vp_x, vp_y, vp_w, vp_h;
+    /* How long a dropped connection is tried again (0: not); with it the
+     * password is kept, in memory only, until the session ends. */
+    int reconnect_ms;
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
     struct frame_recording_slot rec;
@@ -51,11 +54,12 @@ struct vnc {
     /* Under mu. */
     uint8_t *pixels; /* R,G,B,x per pixel; libgvnc writes it on the GLib thread */
     int width, height;
-    uint64_t covered; /* pixels updated since the framebuffer was made */
-    bool full;        /* a whole frame has arrived since */
-    uint64_t serial;  /* framebuffer updates so far */
-    bool initialized; /* the handshake is done */
-    bool gone;        /* the connection is closed and released */
+    uint64_t covered;  /* pixels updated since the framebuffer was made */
+    bool full;         /* a whole frame has arrived since */
+    uint64_t serial;   /* framebuffer updates so far */
+    bool initialized;  /* the handshake is done */
+    bool gone;         /* the connection is closed and released */
+    bool reconnecting; /* dropped, being tried again: calls wait or fail */
     char *server_name;
     char *cut_text;       /* the server's latest cut text, as UTF-8; NULL: none yet */
     const char *security; /* "none", "vnc" */
@@ -69,9 +73,14 @@ struct vnc {
 
     /* GLib thread only. */
     struct _VncConnection *conn;
-    guint request_source; /* a pending incremental update request */
-    char *lib_error;      /* libgvnc's last error message */
-    bool auth_sent;       /* credentials were handed to the server */
+    guint request_source;   /* a pending incremental update request */
+    char *lib_error;        /* libgvnc's last error message */
+    bool auth_sent;         /* credentials were handed to the server */
+    bool closing;           /* the session is ending: no more reconnects */
+    gint64 dropped_at;      /* when the live connection dropped; 0: it did not */
+    int backoff_ms;         /* the wait before the next try */
+    guint retry_source;     /* the next try */
+    guint handshake_source; /* a try's time limit */
 };
 
 struct vnc *vnc_of(struct session *s);

@@ -214,6 +214,8 @@ static json_t *vnc_describe(struct session *s)
         json_object_set_new(o, "server_name", json_string(v->server_name));
     if (v->security)
         json_object_set_new(o, "security_type", json_string(v->security));
+    if (v->reconnecting)
+        json_object_set_new(o, "reconnecting", json_true());
     pthread_mutex_unlock(&v->mu);
     return o;
 }
@@ -233,6 +235,7 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
     v->password = o->password ? xstrdup(o->password) : NULL;
     v->username = o->username ? xstrdup(o->username) : NULL;
     v->timeout_ms = o->timeout_ms;
+    v->reconnect_ms = o->reconnect_s * 1000;
     v->vp_x = o->vp_x;
     v->vp_y = o->vp_y;
     v->vp_w = o->vp_w;

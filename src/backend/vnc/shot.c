@@ -26,8 +26,7 @@
 static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
 {
     (void)rq;
-    enum error_code code;
-    return vnc_copy_frame(ud, FIRST_FRAME_MS, &out->frame, NULL, &code, err);
+    return vnc_copy_frame(ud, FIRST_FRAME_MS, &out->frame, NULL, &out->fail_code, err);
 }
 
 void vnc_screenshot_op(struct backend_call *bc)

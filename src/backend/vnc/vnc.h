@@ -13,13 +13,14 @@ struct session_client;
 struct tool;
 
 struct vnc_options {
-    const char *host;     /* name or address, checked by the policy's hosts rules */
-    int port;             /* TCP port (5900 + display) */
-    const char *password; /* NULL: none; never logged or shown */
-    const char *username; /* NULL: none */
-    const char *name;     /* optional session label */
-    int timeout_ms;       /* connect and handshake */
+    const char *host;           /* name or address, checked by the policy's hosts rules */
+    int port;                   /* TCP port (5900 + display) */
+    const char *password;       /* NULL: none; never logged or shown */
+    const char *username;       /* NULL: none */
+    const char *name;           /* optional session label */
+    int timeout_ms;             /* connect and handshake */
     int vp_x, vp_y, vp_w, vp_h; /* the viewport; vp_w == 0: the whole screen */
+    int reconnect_s;            /* retry a dropped connection this long; 0: not */
     const struct session_client *client;
 };
 

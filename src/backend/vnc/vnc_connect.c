@@ -85,6 +85,7 @@ static void handle(struct tool_call *call)
         .timeout_ms = (int)args_int(a, "timeout_ms", 10000),
         .vp_x = vp ? (int)args_int(vp, "x", 0) : 0,
         .vp_y = vp ? (int)args_int(vp, "y", 0) : 0,
+        .reconnect_s = (int)args_int(a, "reconnect_s", 0),
         .vp_w = vp_w,
         .vp_h = vp_h,
         .client = &who,

@@ -65,12 +65,25 @@ export async function startXvnc(t, { width = 640, height = 480, password } = {})
   } else {
     args.push('-SecurityTypes', 'None');
   }
-  const child = spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  child.stderr.on('data', (d) => (log += d));
-  const kill = track(t, child);
-  await waitPort(port, child, 'Xvnc');
-  return { display, port, child, kill, log: () => log, env: { ...process.env, DISPLAY: `:${display}` } };
+  const run = async () => {
+    const child = spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr.on('data', (d) => (log += d));
+    const kill = track(t, child);
+    await waitPort(port, child, 'Xvnc');
+    return { child, kill };
+  };
+  const server = { display, port, log: () => log, env: { ...process.env, DISPLAY: `:${display}` } };
+  Object.assign(server, await run());
+  /** Kills this Xvnc (SIGKILL, as a crash) and starts a new one on the
+   * same display and port, with the same arguments. */
+  server.restart = async () => {
+    server.kill();
+    const c = server.child;
+    if (c.exitCode === null && c.signalCode === null) await new Promise((r) => c.once('exit', r));
+    Object.assign(server, await run());
+  };
+  return server;
 }
 
 /** Xvfb with x11vnc serving it (no password). */
