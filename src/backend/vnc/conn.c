@@ -126,18 +126,32 @@ static unsigned nth_enum(GValueArray *a, guint i)
 static void on_choose_type(VncConnection *conn, GValueArray *types, gpointer ud)
 {
     struct vnc *v = ud;
-    bool none = false, vnc = false;
+    bool none = false, vnc = false, vencrypt = false, ard = false;
     char offered[256] = "";
     for (guint i = 0; i < types->n_values; i++) {
         unsigned t = nth_enum(types, i);
         none |= t == VNC_CONNECTION_AUTH_NONE;
         vnc |= t == VNC_CONNECTION_AUTH_VNC;
+        vencrypt |= t == VNC_CONNECTION_AUTH_VENCRYPT;
+        ard |= t == VNC_CONNECTION_AUTH_ARD;
         size_t n = strlen(offered);
         snprintf(offered + n, sizeof offered - n, "%s%u", n ? ", " : "", t);
     }
-    /* With a password, VNC authentication first: a server offering both
-     * means the password is wanted for something. */
-    if (vnc && (v->password || !none)) {
+    /* TLS first when the server has it; Apple's type 30 when a macOS
+     * account is given; with a password, VNC authentication before None:
+     * a server offering both means the password is wanted for something. */
+    if (vencrypt) {
+        vnc_connection_set_auth_type(conn, VNC_CONNECTION_AUTH_VENCRYPT);
+    } else if (ard && v->username) {
+        if (!v->password) {
+            fail(v, ERROR_INVALID_ARGUMENT,
+                 "the VNC server asks for a macOS account (Apple's type 30): give \"password\" "
+                 "or \"password_env\" with \"username\"");
+            return;
+        }
+        v->security = "ard";
+        vnc_connection_set_auth_type(conn, VNC_CONNECTION_AUTH_ARD);
+    } else if (vnc && (v->password || !none)) {
         if (!v->password) {
             fail(v, ERROR_INVALID_ARGUMENT,
                  "the VNC server asks for a password (VNC authentication): give \"password\" "
@@ -149,14 +163,78 @@ static void on_choose_type(VncConnection *conn, GValueArray *types, gpointer ud)
     } else if (none) {
         v->security = "none";
         vnc_connection_set_auth_type(conn, VNC_CONNECTION_AUTH_NONE);
+    } else if (ard) {
+        fail(v, ERROR_INVALID_ARGUMENT,
+             "the VNC server asks for a macOS account (Apple's type 30): give \"username\" and "
+             "\"password\" (or \"password_env\")");
     } else {
         char *msg = xasprintf("the VNC server offers only security types %s; glovebox supports "
-                              "None (1) and VNC authentication (2) so far (VeNCrypt/TLS and "
-                              "Apple's type 30 are planned, see docs/vnc.md)",
+                              "None (1), VNC authentication (2), VeNCrypt (19) and Apple's "
+                              "type 30",
                               offered);
         fail(v, ERROR_NOT_SUPPORTED, msg);
         free(msg);
     }
+}
+
+/* VeNCrypt's subtypes: X.509 (the server's certificate checked against
+ * the CA and the host name) before anonymous TLS, which encrypts but
+ * cannot tell who the server is and so needs tls_verify: false. */
+static void on_choose_subtype(VncConnection *conn, unsigned type, GValueArray *subtypes,
+                              gpointer ud)
+{
+    struct vnc *v = ud;
+    static const struct {
+        unsigned type;
+        const char *name;
+        bool verified, password;
+    } known[] = {
+        {VNC_CONNECTION_AUTH_VENCRYPT_X509VNC, "x509-vnc", true, true},
+        {VNC_CONNECTION_AUTH_VENCRYPT_X509NONE, "x509-none", true, false},
+        {VNC_CONNECTION_AUTH_VENCRYPT_TLSVNC, "tls-vnc", false, true},
+        {VNC_CONNECTION_AUTH_VENCRYPT_TLSNONE, "tls-none", false, false},
+    };
+    if (type != VNC_CONNECTION_AUTH_VENCRYPT) {
+        fail(v, ERROR_NOT_SUPPORTED, "the VNC server offers an unknown security subtype");
+        return;
+    }
+    char offered[256] = "";
+    bool anon = false;
+    for (size_t k = 0; k < G_N_ELEMENTS(known); k++)
+        for (guint i = 0; i < subtypes->n_values; i++) {
+            if (nth_enum(subtypes, i) != known[k].type)
+                continue;
+            if (!known[k].verified && v->tls_verify) {
+                anon = true;
+                continue;
+            }
+            if (known[k].password && !v->password) {
+                fail(v, ERROR_INVALID_ARGUMENT,
+                     "the VNC server asks for a password (VeNCrypt with VNC authentication): "
+                     "give \"password\" or \"password_env\"");
+                return;
+            }
+            v->security = known[k].verified
+                              ? (known[k].password ? "vencrypt-x509-vnc" : "vencrypt-x509-none")
+                              : (known[k].password ? "vencrypt-tls-vnc" : "vencrypt-tls-none");
+            v->tls = true;
+            vnc_connection_set_auth_subtype(conn, known[k].type);
+            return;
+        }
+    for (guint i = 0; i < subtypes->n_values; i++) {
+        size_t n = strlen(offered);
+        snprintf(offered + n, sizeof offered - n, "%s%u", n ? ", " : "", nth_enum(subtypes, i));
+    }
+    char *msg =
+        anon ? xasprintf("the VNC server offers only anonymous TLS (VeNCrypt subtypes %s), which "
+                         "cannot prove who the server is: give \"tls_verify\": false to accept "
+                         "that",
+                         offered)
+             : xasprintf("the VNC server offers VeNCrypt subtypes %s; glovebox supports X509Vnc, "
+                         "X509None, TLSVnc and TLSNone",
+                         offered);
+    fail(v, anon ? ERROR_INVALID_ARGUMENT : ERROR_NOT_SUPPORTED, msg);
+    free(msg);
 }
 
 static void on_credential(VncConnection *conn, GValueArray *creds, gpointer ud)
@@ -448,6 +526,14 @@ static void on_disconnected(VncConnection *conn, gpointer ud)
         set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC connection ended: %s", detail);
     else if (initialized)
         set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server closed the connection");
+    else if (v->tls && strstr(detail, "ertificate"))
+        /* libgvnc checks it against the system's CAs, /etc/pki/CA/cacert.pem
+         * and ~/.pki/CA/cacert.pem, and the host name. */
+        set_reason(v, ERROR_DEVICE_UNAVAILABLE,
+                   "the VNC server %s:%d presented a TLS certificate glovebox does not accept "
+                   "(%s): it must be signed by a CA of the system's, /etc/pki/CA/cacert.pem or "
+                   "~/.pki/CA/cacert.pem, and name the host",
+                   v->host, v->port, detail);
     else if (v->auth_sent && strstr(detail, "uthentication"))
         /* VNC authentication's answer to a wrong password. */
         set_reason(v, ERROR_INVALID_ARGUMENT,
@@ -465,6 +551,7 @@ gboolean vnc_conn_open(gpointer ud)
     VncConnection *conn = vnc_connection_new();
     v->conn = conn;
     g_signal_connect(conn, "vnc-auth-choose-type", G_CALLBACK(on_choose_type), v);
+    g_signal_connect(conn, "vnc-auth-choose-subtype", G_CALLBACK(on_choose_subtype), v);
     g_signal_connect(conn, "vnc-auth-credential", G_CALLBACK(on_credential), v);
     g_signal_connect(conn, "vnc-auth-failure", G_CALLBACK(on_auth_failure), v);
     g_signal_connect(conn, "vnc-auth-unsupported", G_CALLBACK(on_auth_unsupported), v);

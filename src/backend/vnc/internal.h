@@ -45,6 +45,8 @@ struct vnc {
     /* How long a dropped connection is tried again (0: not); with it the
      * password is kept, in memory only, until the session ends. */
     int reconnect_ms;
+    bool tls_verify; /* VeNCrypt: refuse anonymous TLS */
+    bool tls;        /* GLib thread: the connection chose TLS */
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
     struct frame_recording_slot rec;

@@ -236,6 +236,7 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
     v->username = o->username ? xstrdup(o->username) : NULL;
     v->timeout_ms = o->timeout_ms;
     v->reconnect_ms = o->reconnect_s * 1000;
+    v->tls_verify = o->tls_verify;
     v->vp_x = o->vp_x;
     v->vp_y = o->vp_y;
     v->vp_w = o->vp_w;

@@ -20,7 +20,8 @@ struct vnc_options {
     const char *name;           /* optional session label */
     int timeout_ms;             /* connect and handshake */
     int vp_x, vp_y, vp_w, vp_h; /* the viewport; vp_w == 0: the whole screen */
-    int reconnect_s;            /* retry a dropped connection this long; 0: not */
+    int reconnect_s;
+    bool tls_verify; /* retry a dropped connection this long; 0: not */
     const struct session_client *client;
 };
 

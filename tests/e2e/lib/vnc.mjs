@@ -50,8 +50,9 @@ function track(t, child) {
 }
 
 /** Xvnc on a free display, width x height; password: VncAuth with it
- * (a file made by vncpasswd -f), else SecurityTypes None. */
-export async function startXvnc(t, { width = 640, height = 480, password } = {}) {
+ * (a file made by vncpasswd -f), else SecurityTypes None; security: other
+ * SecurityTypes (TLSVnc, X509Vnc, ...), args: more arguments. */
+export async function startXvnc(t, { width = 640, height = 480, password, security, args: extra = [] } = {}) {
   const display = await freeDisplay();
   const port = 5900 + display;
   const dir = mkdtempSync(join(tmpdir(), 'glovebox-vnc-'));
@@ -61,10 +62,11 @@ export async function startXvnc(t, { width = 640, height = 480, password } = {})
     const r = spawnSync('vncpasswd', ['-f'], { input: password + '\n' });
     const file = join(dir, 'passwd');
     writeFileSync(file, r.stdout, { mode: 0o600 });
-    args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', file);
+    args.push('-SecurityTypes', security ?? 'VncAuth', '-PasswordFile', file);
   } else {
-    args.push('-SecurityTypes', 'None');
+    args.push('-SecurityTypes', security ?? 'None');
   }
+  args.push(...extra);
   let log = '';
   const run = async () => {
     const child = spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe'] });
