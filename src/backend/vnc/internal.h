@@ -45,8 +45,9 @@ struct vnc {
     /* How long a dropped connection is tried again (0: not); with it the
      * password is kept, in memory only, until the session ends. */
     int reconnect_ms;
-    bool tls_verify; /* VeNCrypt: refuse anonymous TLS */
-    bool tls;        /* GLib thread: the connection chose TLS */
+    bool tls_verify;       /* VeNCrypt: refuse anonymous TLS */
+    bool iphone_mirroring; /* press_button and launch_app as that app's shortcuts */
+    bool tls;              /* GLib thread: the connection chose TLS */
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
     struct frame_recording_slot rec;
@@ -139,3 +140,5 @@ void vnc_clipboard_set_op(struct backend_call *bc);
 void vnc_read_text_op(struct backend_call *bc);
 void vnc_wait_for_op(struct backend_call *bc);
 void vnc_find_op(struct backend_call *bc);
+void vnc_press_button_op(struct backend_call *bc);
+void vnc_app_launch_op(struct backend_call *bc);

@@ -214,6 +214,8 @@ static json_t *vnc_describe(struct session *s)
         json_object_set_new(o, "server_name", json_string(v->server_name));
     if (v->security)
         json_object_set_new(o, "security_type", json_string(v->security));
+    if (v->iphone_mirroring)
+        json_object_set_new(o, "iphone_mirroring", json_true());
     if (v->reconnecting)
         json_object_set_new(o, "reconnecting", json_true());
     pthread_mutex_unlock(&v->mu);
@@ -237,6 +239,7 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
     v->timeout_ms = o->timeout_ms;
     v->reconnect_ms = o->reconnect_s * 1000;
     v->tls_verify = o->tls_verify;
+    v->iphone_mirroring = o->iphone_mirroring;
     v->vp_x = o->vp_x;
     v->vp_y = o->vp_y;
     v->vp_w = o->vp_w;
@@ -275,6 +278,8 @@ static const struct backend_impl vnc_impl = {
     .read_text = vnc_read_text_op,
     .wait_for = vnc_wait_for_op,
     .find = vnc_find_op,
+    .press_button = vnc_press_button_op,
+    .app_launch = vnc_app_launch_op,
     .clipboard_get = vnc_clipboard_get_op,
     .clipboard_set = vnc_clipboard_set_op,
 };

@@ -21,7 +21,8 @@ struct vnc_options {
     int timeout_ms;             /* connect and handshake */
     int vp_x, vp_y, vp_w, vp_h; /* the viewport; vp_w == 0: the whole screen */
     int reconnect_s;
-    bool tls_verify; /* retry a dropped connection this long; 0: not */
+    bool tls_verify;
+    bool iphone_mirroring; /* retry a dropped connection this long; 0: not */
     const struct session_client *client;
 };
 

@@ -87,6 +87,7 @@ static void handle(struct tool_call *call)
         .vp_y = vp ? (int)args_int(vp, "y", 0) : 0,
         .reconnect_s = (int)args_int(a, "reconnect_s", 0),
         .tls_verify = args_bool(a, "tls_verify", true),
+        .iphone_mirroring = args_bool(a, "iphone_mirroring", false),
         .vp_w = vp_w,
         .vp_h = vp_h,
         .client = &who,
