@@ -132,8 +132,10 @@ static void on_wake(uv_async_t *a)
         session_stop(s, why);
     } else if (ready && v->connected && !v->stopping) {
         uv_timer_stop(&v->timer);
-        if (!viewport_fits(v))
+        if (!viewport_fits(v)) {
+            free(why);
             return;
+        }
         session_set_live(s);
         log_info("%s: connected to %s:%d (%dx%d, security %s)", s->id, v->host, v->port, v->width,
                  v->height, v->security ? v->security : "?");
