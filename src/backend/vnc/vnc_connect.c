@@ -112,8 +112,8 @@ const struct tool tool_vnc_connect = {
     .name = "vnc_connect",
     .group = "vnc",
     .title = "Connect to a remote desktop (VNC)",
-    .description = "Connects to a VNC server (no auth or VNC password). Then screenshot, click, "
-                   "type_text, press_key, read_text (OCR), clipboard.",
+    .description = "Connects to a VNC server (None, password, TLS, macOS account). Then "
+                   "screenshot, click, type_text, press_key, read_text/find (OCR), clipboard.",
     .input_schema = tool_vnc_connect_input_schema,
     .output_schema = tool_vnc_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
