@@ -4,6 +4,7 @@
  * ends this connection alone. */
 #define LOG_MODULE "vnc"
 #include "backend/vnc/internal.h"
+#include "backend/vnc/tls_front.h"
 
 #include "core/log.h"
 #include "core/utf8.h"
@@ -17,6 +18,7 @@
 #pragma GCC diagnostic pop
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The framebuffer's layout in memory: R, G, B, unused — the frame's RGBA
  * but for alpha, so a screenshot is one copy. The server is asked to send
@@ -123,9 +125,20 @@ static unsigned nth_enum(GValueArray *a, guint i)
 #pragma GCC diagnostic pop
 }
 
+static void choose_type(VncConnection *conn, GValueArray *types, struct vnc *v);
+
 static void on_choose_type(VncConnection *conn, GValueArray *types, gpointer ud)
 {
     struct vnc *v = ud;
+    choose_type(conn, types, v);
+    /* glovebox's TLS front did VeNCrypt: libgvnc saw its inner type. */
+    const char *tls = v->front ? vnc_tls_front_security(v->front) : NULL;
+    if (tls)
+        v->security = tls;
+}
+
+static void choose_type(VncConnection *conn, GValueArray *types, struct vnc *v)
+{
     bool none = false, vnc = false, vencrypt = false, ard = false;
     char offered[256] = "";
     for (guint i = 0; i < types->n_values; i++) {
@@ -429,6 +442,8 @@ static void drop_conn(struct vnc *v)
     if (v->conn)
         g_object_unref(v->conn);
     v->conn = NULL;
+    vnc_tls_front_release(v->front);
+    v->front = NULL;
 }
 
 static gboolean release(gpointer ud)
@@ -513,12 +528,20 @@ static void on_disconnected(VncConnection *conn, gpointer ud)
     bool initialized = v->initialized;
     pthread_mutex_unlock(&v->mu);
     const char *detail = v->lib_error ? v->lib_error : "no reason given";
+    enum error_code front_code = ERROR_DEVICE_UNAVAILABLE;
+    char *front_err = v->front ? vnc_tls_front_error(v->front, &front_code) : NULL;
+    if (front_err)
+        detail = front_err;
     if (initialized && try_again(v, detail)) {
+        free(front_err);
         g_signal_handlers_disconnect_by_data(conn, v);
         vnc_glib_post(drop, v);
         return;
     }
-    if (v->dropped_at)
+    if (front_err && !initialized)
+        /* glovebox's TLS front says why, in full. */
+        set_reason(v, front_code, "%s", front_err);
+    else if (v->dropped_at)
         set_reason(v, ERROR_DEVICE_UNAVAILABLE,
                    "the VNC connection ended and was not made again within %d s: %s",
                    v->reconnect_ms / 1000, detail);
@@ -541,6 +564,7 @@ static void on_disconnected(VncConnection *conn, gpointer ud)
     else
         set_reason(v, ERROR_DEVICE_UNAVAILABLE, "cannot connect to %s:%d: %s", v->host, v->port,
                    detail);
+    free(front_err);
     g_signal_handlers_disconnect_by_data(conn, v);
     vnc_glib_post(release, v);
 }
@@ -566,7 +590,26 @@ gboolean vnc_conn_open(gpointer ud)
     vnc_connection_set_shared(conn, TRUE);
     char port[16];
     snprintf(port, sizeof port, "%d", v->port);
-    if (!vnc_connection_open_host(conn, v->host, port)) {
+    bool opened;
+    if (v->ca_file || !v->tls_verify) {
+        /* What libgvnc's own TLS cannot do: glovebox's front speaks to the
+         * server, libgvnc to the front. */
+        int fd = -1;
+        char *err = NULL;
+        v->front = vnc_tls_front_start(v->host, v->port, v->timeout_ms, v->ca_file, v->tls_verify,
+                                       &fd, &err);
+        if (!v->front) {
+            g_free(v->lib_error);
+            v->lib_error = g_strdup(err);
+            free(err);
+        }
+        opened = v->front && vnc_connection_open_fd_with_hostname(conn, fd, v->host);
+        if (v->front && !opened)
+            close(fd); /* the front then sees its end close, and stops */
+    } else {
+        opened = vnc_connection_open_host(conn, v->host, port);
+    }
+    if (!opened) {
         if (v->dropped_at) {
             /* A try to reconnect: the next one, or the end. */
             on_disconnected(conn, v);

@@ -45,7 +45,8 @@ struct vnc {
     /* How long a dropped connection is tried again (0: not); with it the
      * password is kept, in memory only, until the session ends. */
     int reconnect_ms;
-    bool tls_verify;       /* VeNCrypt: refuse anonymous TLS */
+    bool tls_verify;       /* VeNCrypt: check the server's certificate */
+    char *ca_file;         /* VeNCrypt: the CA to check it against (tls_front.c) */
     bool iphone_mirroring; /* press_button and launch_app as that app's shortcuts */
     bool tls;              /* GLib thread: the connection chose TLS */
     bool stopping;
@@ -76,14 +77,15 @@ struct vnc {
 
     /* GLib thread only. */
     struct _VncConnection *conn;
-    guint request_source;   /* a pending incremental update request */
-    char *lib_error;        /* libgvnc's last error message */
-    bool auth_sent;         /* credentials were handed to the server */
-    bool closing;           /* the session is ending: no more reconnects */
-    gint64 dropped_at;      /* when the live connection dropped; 0: it did not */
-    int backoff_ms;         /* the wait before the next try */
-    guint retry_source;     /* the next try */
-    guint handshake_source; /* a try's time limit */
+    guint request_source;    /* a pending incremental update request */
+    char *lib_error;         /* libgvnc's last error message */
+    bool auth_sent;          /* credentials were handed to the server */
+    bool closing;            /* the session is ending: no more reconnects */
+    gint64 dropped_at;       /* when the live connection dropped; 0: it did not */
+    int backoff_ms;          /* the wait before the next try */
+    guint retry_source;      /* the next try */
+    guint handshake_source;  /* a try's time limit */
+    struct tls_front *front; /* glovebox's TLS in front of libgvnc, when used */
 };
 
 struct vnc *vnc_of(struct session *s);

@@ -4,6 +4,7 @@
  * "gone", then end the session). */
 #define LOG_MODULE "vnc"
 #include "backend/vnc/internal.h"
+#include "backend/vnc/tls_front.h"
 
 #include "core/app.h"
 #include "core/log.h"
@@ -169,6 +170,8 @@ gboolean vnc_free_later(gpointer ud)
     free(v->pixels);
     free(v->host);
     free(v->username);
+    free(v->ca_file);
+    vnc_tls_front_release(v->front);
     free(v->server_name);
     free(v->cut_text);
     free(v->close_reason);
@@ -241,6 +244,7 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
     v->timeout_ms = o->timeout_ms;
     v->reconnect_ms = o->reconnect_s * 1000;
     v->tls_verify = o->tls_verify;
+    v->ca_file = o->ca_file ? xstrdup(o->ca_file) : NULL;
     v->iphone_mirroring = o->iphone_mirroring;
     v->vp_x = o->vp_x;
     v->vp_y = o->vp_y;

@@ -20,9 +20,10 @@ struct vnc_options {
     const char *name;           /* optional session label */
     int timeout_ms;             /* connect and handshake */
     int vp_x, vp_y, vp_w, vp_h; /* the viewport; vp_w == 0: the whole screen */
-    int reconnect_s;
-    bool tls_verify;
-    bool iphone_mirroring; /* retry a dropped connection this long; 0: not */
+    int reconnect_s;            /* retry a dropped connection this long; 0: not */
+    bool tls_verify;            /* VeNCrypt: check the server's certificate */
+    const char *ca_file;        /* NULL: the system's CAs (libgvnc's own check) */
+    bool iphone_mirroring;      /* press_button and launch_app as its shortcuts */
     const struct session_client *client;
 };
 

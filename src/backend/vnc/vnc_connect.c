@@ -87,6 +87,7 @@ static void handle(struct tool_call *call)
         .vp_y = vp ? (int)args_int(vp, "y", 0) : 0,
         .reconnect_s = (int)args_int(a, "reconnect_s", 0),
         .tls_verify = args_bool(a, "tls_verify", true),
+        .ca_file = args_string(a, "ca_file", NULL),
         .iphone_mirroring = args_bool(a, "iphone_mirroring", false),
         .vp_w = vp_w,
         .vp_h = vp_h,
@@ -112,8 +113,8 @@ const struct tool tool_vnc_connect = {
     .name = "vnc_connect",
     .group = "vnc",
     .title = "Connect to a remote desktop (VNC)",
-    .description = "Connects to a VNC server (None, password, TLS, macOS account). Then "
-                   "screenshot, click, type_text, press_key, read_text/find (OCR), clipboard.",
+    .description = "A remote desktop over VNC (password, TLS or macOS account); then the screen "
+                   "tools, with OCR for text.",
     .input_schema = tool_vnc_connect_input_schema,
     .output_schema = tool_vnc_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

@@ -97,6 +97,10 @@ test('find by OCR on a vnc session, and a viewport that makes a region the whole
   assert.match(errorOf(r).message, /argument "viewport": 600,0 100x100 does not lie within the server's 640x480 screen/);
   r = await srv.call('vnc_connect', { host: '127.0.0.1', display: xvnc.display, viewport: { x: 0, y: 0, width: 0, height: 10 } });
   assert.equal(errorOf(r).code, 'invalid_argument');
+  assert.match(errorOf(r).message, /viewport/);
+  r = await srv.call('vnc_connect', { host: '127.0.0.1', display: xvnc.display, viewport: { x: -5, y: 0, width: 10, height: 10 } });
+  assert.equal(errorOf(r).code, 'invalid_argument');
+  assert.match(errorOf(r).message, /viewport/);
   await srv.ok('screenshot', { session: whole.id });
   await srv.close();
 });
