@@ -12,6 +12,7 @@ build_pkgs=(
   libsqlite3-dev libssl-dev libpcre2-dev
   libcurl4-openssl-dev
   libgvnc-1.0-dev
+  libgnutls28-dev
 )
 test_pkgs=(
   libcmocka-dev clang libclang-rt-14-dev

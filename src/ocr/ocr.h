@@ -6,6 +6,7 @@
  * good fraction of a second). Call from a worker thread: a recognition
  * takes tens to hundreds of milliseconds. */
 #pragma once
+#include <jansson.h>
 #include <stdbool.h>
 
 struct frame;
@@ -37,6 +38,11 @@ bool ocr_in_build(char **err);
 bool ocr_recognize(const struct frame *f, int x, int y, int w, int h, const char *lang,
                    int deadline_ms, struct ocr_result *out, char **err);
 void ocr_result_finish(struct ocr_result *r);
+/* Up to limit places where text appears in r, case-insensitively within a
+ * line (exact: case and whole words): [{source: "ocr", text, bounds {x, y,
+ * width, height}, confidence, line}], bounds the union of the words the
+ * match touches. */
+json_t *ocr_matches(const struct ocr_result *r, const char *text, bool exact, int limit);
 /* Where Tesseract's language data is ($TESSDATA_PREFIX or Debian's). */
 const char *ocr_tessdata_dir(void);
 

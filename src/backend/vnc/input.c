@@ -193,9 +193,8 @@ static bool point(struct backend_call *bc, const json_t *obj, const char *field,
     double scale = args_number(bc->args, "scale", 1);
     *x = (int)lround(json_number_value(json_object_get(obj, "x")) / scale);
     *y = (int)lround(json_number_value(json_object_get(obj, "y")) / scale);
-    pthread_mutex_lock(&v->mu);
-    int w = v->width, h = v->height;
-    pthread_mutex_unlock(&v->mu);
+    int w, h;
+    vnc_size(v, &w, &h);
     if (*x >= w || *y >= h) {
         backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
                                "cannot %s: %s %d,%d is outside the %dx%d screen", verb, field, *x,
@@ -335,10 +334,9 @@ void vnc_scroll_op(struct backend_call *bc)
             return;
     } else {
         /* Without a point: the middle of the screen. */
-        pthread_mutex_lock(&v->mu);
-        x = v->width / 2;
-        y = v->height / 2;
-        pthread_mutex_unlock(&v->mu);
+        vnc_size(v, &x, &y);
+        x /= 2;
+        y /= 2;
     }
     struct act *a = act_new(bc, "scroll", scroll_run);
     a->x = x;
@@ -496,6 +494,93 @@ void vnc_press_key_op(struct backend_call *bc)
     start(a,
           json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "key", spec, "repeat", a->count),
           xasprintf("pressed %s in %s", spec, bc->session->id));
+}
+
+/* ---- iPhone Mirroring (vnc_connect iphone_mirroring): a phone's buttons
+ * and apps through that macOS app's shortcuts ---- */
+
+/* How long Spotlight on the phone takes to open before its search field
+ * takes typing, and the results to follow the text. */
+#define SEARCH_OPEN_MS    800
+#define SEARCH_RESULTS_MS 500
+
+static const struct {
+    const char *button;
+    const char *chord;
+} mirroring_keys[] = {
+    {"home", "cmd+1"},
+    {"app_switch", "cmd+2"},
+    {"search", "cmd+3"},
+};
+
+static bool mirroring(struct backend_call *bc, const char *verb)
+{
+    if (vnc_of(bc->session)->iphone_mirroring)
+        return !guarded(bc, verb);
+    backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                           "cannot %s: %s is a vnc session of a desktop; phone buttons and apps "
+                           "work on sessions connected with \"iphone_mirroring\": true",
+                           verb, bc->session->id);
+    return false;
+}
+
+/* The chord; then, for launch_app, the app's name typed into the search
+ * and Return, which opens the first result. */
+static void mirror_run(struct act *a)
+{
+    key_run(a);
+    if (!a->text || a->err)
+        return;
+    sleep_ms(SEARCH_OPEN_MS);
+    type_run(a);
+    sleep_ms(SEARCH_RESULTS_MS);
+    struct vnc_event ev[2] = {{.key = true, .down = true, .keysym = KS_RETURN},
+                              {.key = true, .down = false, .keysym = KS_RETURN}};
+    send_events(a, ev, 2);
+}
+
+static struct act *mirror_act(struct backend_call *bc, const char *verb, const char *chord)
+{
+    struct act *a = act_new(bc, verb, mirror_run);
+    char *err = NULL;
+    input_keys_parse("key", chord, &a->key, &err); /* the table's chords parse */
+    free(err);
+    a->count = 1;
+    return a;
+}
+
+void vnc_press_button_op(struct backend_call *bc)
+{
+    if (!mirroring(bc, "press a button"))
+        return;
+    const char *button = args_string(bc->args, "button", "");
+    for (size_t i = 0; i < sizeof mirroring_keys / sizeof *mirroring_keys; i++)
+        if (strcmp(button, mirroring_keys[i].button) == 0) {
+            struct act *a = mirror_act(bc, "press a button", mirroring_keys[i].chord);
+            start(a,
+                  json_pack("{s:s, s:s, s:s}", "session", bc->session->id, "button", button, "keys",
+                            mirroring_keys[i].chord),
+                  xasprintf("pressed %s (%s in iPhone Mirroring) in %s", button,
+                            mirroring_keys[i].chord, bc->session->id));
+            return;
+        }
+    backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                           "cannot press a button: argument \"button\": iPhone Mirroring has "
+                           "shortcuts for home (cmd+1), app_switch (cmd+2) and search (cmd+3) "
+                           "only, not %s",
+                           button);
+}
+
+void vnc_app_launch_op(struct backend_call *bc)
+{
+    if (!mirroring(bc, "launch an app"))
+        return;
+    const char *app = args_string(bc->args, "app", "");
+    struct act *a = mirror_act(bc, "launch an app", "cmd+3");
+    a->text = xstrdup(app);
+    start(a, json_pack("{s:s, s:s}", "session", bc->session->id, "app", app),
+          xasprintf("searched for %s on the phone (cmd+3) and opened the first result in %s", app,
+                    bc->session->id));
 }
 
 /* ---- the pointer and held keys alone (computer's mouse_move,

@@ -38,6 +38,17 @@ struct vnc {
     uv_timer_t timer; /* the connect's time limit */
     int handles_open;
     int timeout_ms;
+    /* The part of the remote screen the session is (vnc_connect's viewport;
+     * vp_w == 0: all of it). Set before the session is live, then fixed:
+     * frames are cut to it, input points moved by its corner. */
+    int vp_x, vp_y, vp_w, vp_h;
+    /* How long a dropped connection is tried again (0: not); with it the
+     * password is kept, in memory only, until the session ends. */
+    int reconnect_ms;
+    bool tls_verify;       /* VeNCrypt: check the server's certificate */
+    char *ca_file;         /* VeNCrypt: the CA to check it against (tls_front.c) */
+    bool iphone_mirroring; /* press_button and launch_app as that app's shortcuts */
+    bool tls;              /* GLib thread: the connection chose TLS */
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
     struct frame_recording_slot rec;
@@ -47,11 +58,12 @@ struct vnc {
     /* Under mu. */
     uint8_t *pixels; /* R,G,B,x per pixel; libgvnc writes it on the GLib thread */
     int width, height;
-    uint64_t covered; /* pixels updated since the framebuffer was made */
-    bool full;        /* a whole frame has arrived since */
-    uint64_t serial;  /* framebuffer updates so far */
-    bool initialized; /* the handshake is done */
-    bool gone;        /* the connection is closed and released */
+    uint64_t covered;  /* pixels updated since the framebuffer was made */
+    bool full;         /* a whole frame has arrived since */
+    uint64_t serial;   /* framebuffer updates so far */
+    bool initialized;  /* the handshake is done */
+    bool gone;         /* the connection is closed and released */
+    bool reconnecting; /* dropped, being tried again: calls wait or fail */
     char *server_name;
     char *cut_text;       /* the server's latest cut text, as UTF-8; NULL: none yet */
     const char *security; /* "none", "vnc" */
@@ -65,12 +77,21 @@ struct vnc {
 
     /* GLib thread only. */
     struct _VncConnection *conn;
-    guint request_source; /* a pending incremental update request */
-    char *lib_error;      /* libgvnc's last error message */
-    bool auth_sent;       /* credentials were handed to the server */
+    guint request_source;    /* a pending incremental update request */
+    char *lib_error;         /* libgvnc's last error message */
+    bool auth_sent;          /* credentials were handed to the server */
+    bool closing;            /* the session is ending: no more reconnects */
+    gint64 dropped_at;       /* when the live connection dropped; 0: it did not */
+    int backoff_ms;          /* the wait before the next try */
+    guint retry_source;      /* the next try */
+    guint handshake_source;  /* a try's time limit */
+    struct tls_front *front; /* glovebox's TLS in front of libgvnc, when used */
 };
 
 struct vnc *vnc_of(struct session *s);
+/* The session's screen size: the viewport's, else the remote screen's.
+ * Takes mu. */
+void vnc_size(struct vnc *v, int *w, int *h);
 
 /* The GLib thread (glib.c). */
 bool vnc_glib_start(char **err);
@@ -124,3 +145,6 @@ void vnc_clipboard_get_op(struct backend_call *bc);
 void vnc_clipboard_set_op(struct backend_call *bc);
 void vnc_read_text_op(struct backend_call *bc);
 void vnc_wait_for_op(struct backend_call *bc);
+void vnc_find_op(struct backend_call *bc);
+void vnc_press_button_op(struct backend_call *bc);
+void vnc_app_launch_op(struct backend_call *bc);

@@ -4,6 +4,7 @@
  * "gone", then end the session). */
 #define LOG_MODULE "vnc"
 #include "backend/vnc/internal.h"
+#include "backend/vnc/tls_front.h"
 
 #include "core/app.h"
 #include "core/log.h"
@@ -89,6 +90,29 @@ static void vnc_stop(struct session *s)
     vnc_glib_post(vnc_conn_shutdown, v);
 }
 
+/* The viewport lies on the screen the server announced; else the connect
+ * fails naming it, and the session ends. */
+static bool viewport_fits(struct vnc *v)
+{
+    pthread_mutex_lock(&v->mu);
+    int w = v->width, h = v->height;
+    pthread_mutex_unlock(&v->mu);
+    if (!v->vp_w || (v->vp_x + v->vp_w <= w && v->vp_y + v->vp_h <= h))
+        return true;
+    char *msg = xasprintf("argument \"viewport\": %d,%d %dx%d does not lie within the server's "
+                          "%dx%d screen",
+                          v->vp_x, v->vp_y, v->vp_w, v->vp_h, w, h);
+    pthread_mutex_lock(&v->mu);
+    if (!v->close_reason) {
+        v->close_reason = xstrdup(msg);
+        v->close_code = ERROR_INVALID_ARGUMENT;
+    }
+    pthread_mutex_unlock(&v->mu);
+    session_stop(v->session, msg);
+    free(msg);
+    return false;
+}
+
 static void on_wake(uv_async_t *a)
 {
     struct vnc *v = a->data;
@@ -109,6 +133,10 @@ static void on_wake(uv_async_t *a)
         session_stop(s, why);
     } else if (ready && v->connected && !v->stopping) {
         uv_timer_stop(&v->timer);
+        if (!viewport_fits(v)) {
+            free(why);
+            return;
+        }
         session_set_live(s);
         log_info("%s: connected to %s:%d (%dx%d, security %s)", s->id, v->host, v->port, v->width,
                  v->height, v->security ? v->security : "?");
@@ -142,6 +170,8 @@ gboolean vnc_free_later(gpointer ud)
     free(v->pixels);
     free(v->host);
     free(v->username);
+    free(v->ca_file);
+    vnc_tls_front_release(v->front);
     free(v->server_name);
     free(v->cut_text);
     free(v->close_reason);
@@ -179,11 +209,20 @@ static json_t *vnc_describe(struct session *s)
     struct vnc *v = vnc_of(s);
     pthread_mutex_lock(&v->mu);
     json_t *o = json_pack("{s:s, s:i, s:i, s:i}", "host", v->host, "port", v->port, "width",
-                          v->width, "height", v->height);
+                          v->vp_w ? v->vp_w : v->width, "height", v->vp_w ? v->vp_h : v->height);
+    if (v->vp_w)
+        json_object_set_new(o, "viewport",
+                            json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "x", v->vp_x, "y", v->vp_y,
+                                      "width", v->vp_w, "height", v->vp_h, "screen_width", v->width,
+                                      "screen_height", v->height));
     if (v->server_name)
         json_object_set_new(o, "server_name", json_string(v->server_name));
     if (v->security)
         json_object_set_new(o, "security_type", json_string(v->security));
+    if (v->iphone_mirroring)
+        json_object_set_new(o, "iphone_mirroring", json_true());
+    if (v->reconnecting)
+        json_object_set_new(o, "reconnecting", json_true());
     pthread_mutex_unlock(&v->mu);
     return o;
 }
@@ -203,6 +242,14 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
     v->password = o->password ? xstrdup(o->password) : NULL;
     v->username = o->username ? xstrdup(o->username) : NULL;
     v->timeout_ms = o->timeout_ms;
+    v->reconnect_ms = o->reconnect_s * 1000;
+    v->tls_verify = o->tls_verify;
+    v->ca_file = o->ca_file ? xstrdup(o->ca_file) : NULL;
+    v->iphone_mirroring = o->iphone_mirroring;
+    v->vp_x = o->vp_x;
+    v->vp_y = o->vp_y;
+    v->vp_w = o->vp_w;
+    v->vp_h = o->vp_h;
     v->connected = done;
     v->connected_ud = ud;
     pthread_mutex_init(&v->mu, NULL);
@@ -236,6 +283,9 @@ static const struct backend_impl vnc_impl = {
     .key_hold = vnc_key_hold_op,
     .read_text = vnc_read_text_op,
     .wait_for = vnc_wait_for_op,
+    .find = vnc_find_op,
+    .press_button = vnc_press_button_op,
+    .app_launch = vnc_app_launch_op,
     .clipboard_get = vnc_clipboard_get_op,
     .clipboard_set = vnc_clipboard_set_op,
 };

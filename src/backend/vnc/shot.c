@@ -9,6 +9,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/pattern.h"
+#include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "ocr/ocr.h"
 #include "session/session.h"
@@ -25,8 +26,7 @@
 static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
 {
     (void)rq;
-    enum error_code code;
-    return vnc_copy_frame(ud, FIRST_FRAME_MS, &out->frame, NULL, &code, err);
+    return vnc_copy_frame(ud, FIRST_FRAME_MS, &out->frame, NULL, &out->fail_code, err);
 }
 
 void vnc_screenshot_op(struct backend_call *bc)
@@ -74,6 +74,10 @@ struct look {
     struct backend_call *bc;
     struct vnc *v;
     bool wait;
+    bool find;
+    /* find */
+    bool exact;
+    int limit;
     /* read_text */
     int x, y, w, h;
     char *lang;
@@ -214,10 +218,44 @@ static void wait_run(struct look *l)
     free(line);
 }
 
+/* find: the places the text appears on the screen, by OCR, with bounds
+ * to click (as desktops answer when no accessible element says it). */
+static void find_run(struct look *l)
+{
+    struct frame f;
+    struct ocr_result r;
+    if (!vnc_copy_frame(l->v, FIRST_FRAME_MS, &f, NULL, &l->code, &l->err))
+        return;
+    bool ok = recognize(l, &f, &r);
+    frame_finish(&f);
+    if (!ok)
+        return;
+    json_t *matches = ocr_matches(&r, l->text, l->exact, l->limit);
+    ocr_result_finish(&r);
+    size_t n = json_array_size(matches);
+    struct strbuf sb;
+    strbuf_init(&sb);
+    strbuf_printf(&sb, "%zu match%s (ocr)", n, n == 1 ? "" : "es");
+    for (size_t i = 0; i < n; i++) {
+        const json_t *m = json_array_get(matches, i), *b = json_object_get(m, "bounds");
+        strbuf_printf(&sb, "\n\"%s\" at %lld,%lld %lldx%lld",
+                      json_string_value(json_object_get(m, "text")),
+                      json_integer_value(json_object_get(b, "x")),
+                      json_integer_value(json_object_get(b, "y")),
+                      json_integer_value(json_object_get(b, "width")),
+                      json_integer_value(json_object_get(b, "height")));
+    }
+    l->summary = strbuf_steal(&sb);
+    l->data = json_pack("{s:s, s:s, s:I, s:o}", "session", l->bc->session->id, "source", "ocr",
+                        "count", (json_int_t)n, "matches", matches);
+}
+
 static void work(uv_work_t *w)
 {
     struct look *l = w->data;
-    if (l->wait)
+    if (l->find)
+        find_run(l);
+    else if (l->wait)
         wait_run(l);
     else
         read_run(l);
@@ -229,7 +267,10 @@ static void after(uv_work_t *w, int status)
     struct look *l = w->data;
     l->bc->cancel = NULL;
     if (l->err)
-        backend_call_fail_code(l->bc, l->code, "cannot %s: %s", l->wait ? "wait" : "read text",
+        backend_call_fail_code(l->bc, l->code, "cannot %s: %s",
+                               l->find   ? "search"
+                               : l->wait ? "wait"
+                                         : "read text",
                                l->err);
     else {
         backend_call_done(l->bc, l->data, "%s", l->summary);
@@ -332,5 +373,27 @@ void vnc_wait_for_op(struct backend_call *bc)
     l->timeout_ms = (int)args_int(bc->args, "timeout_ms", 10000);
     bc->cancel = cancel;
     bc->backend_data = l;
+    uv_queue_work(bc->app->loop, &l->work, work, after);
+}
+
+void vnc_find_op(struct backend_call *bc)
+{
+    static const char *const unsupported[] = {"role", "app", "window", NULL};
+    if (refuse(bc, "search", unsupported))
+        return;
+    const char *text = args_string(bc->args, "text", NULL);
+    if (!text) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot search: argument \"text\" is required on vnc sessions "
+                               "(found by OCR)");
+        return;
+    }
+    struct look *l = look_new(bc, "search");
+    if (!l)
+        return;
+    l->find = true;
+    l->text = xstrdup(text);
+    l->exact = args_bool(bc->args, "exact", false);
+    l->limit = (int)args_int(bc->args, "limit", 20);
     uv_queue_work(bc->app->loop, &l->work, work, after);
 }

@@ -13,12 +13,17 @@ struct session_client;
 struct tool;
 
 struct vnc_options {
-    const char *host;     /* name or address, checked by the policy's hosts rules */
-    int port;             /* TCP port (5900 + display) */
-    const char *password; /* NULL: none; never logged or shown */
-    const char *username; /* NULL: none */
-    const char *name;     /* optional session label */
-    int timeout_ms;       /* connect and handshake */
+    const char *host;           /* name or address, checked by the policy's hosts rules */
+    int port;                   /* TCP port (5900 + display) */
+    const char *password;       /* NULL: none; never logged or shown */
+    const char *username;       /* NULL: none */
+    const char *name;           /* optional session label */
+    int timeout_ms;             /* connect and handshake */
+    int vp_x, vp_y, vp_w, vp_h; /* the viewport; vp_w == 0: the whole screen */
+    int reconnect_s;            /* retry a dropped connection this long; 0: not */
+    bool tls_verify;            /* VeNCrypt: check the server's certificate */
+    const char *ca_file;        /* NULL: the system's CAs (libgvnc's own check) */
+    bool iphone_mirroring;      /* press_button and launch_app as its shortcuts */
     const struct session_client *client;
 };
 

@@ -63,6 +63,9 @@ static void handle(struct tool_call *call)
     }
     long long port = json_object_get(a, "port") ? args_int(a, "port", VNC_BASE_PORT)
                                                 : VNC_BASE_PORT + args_int(a, "display", 0);
+    const json_t *vp = json_object_get(a, "viewport");
+    int vp_w = vp ? (int)args_int(vp, "width", 0) : 0,
+        vp_h = vp ? (int)args_int(vp, "height", 0) : 0;
     char *err = NULL;
     const struct vnc_api *vnc = backend_load("vnc", &err);
     if (!vnc) {
@@ -80,6 +83,14 @@ static void handle(struct tool_call *call)
         .username = args_string(a, "username", NULL),
         .name = args_string(a, "name", NULL),
         .timeout_ms = (int)args_int(a, "timeout_ms", 10000),
+        .vp_x = vp ? (int)args_int(vp, "x", 0) : 0,
+        .vp_y = vp ? (int)args_int(vp, "y", 0) : 0,
+        .reconnect_s = (int)args_int(a, "reconnect_s", 0),
+        .tls_verify = args_bool(a, "tls_verify", true),
+        .ca_file = args_string(a, "ca_file", NULL),
+        .iphone_mirroring = args_bool(a, "iphone_mirroring", false),
+        .vp_w = vp_w,
+        .vp_h = vp_h,
         .client = &who,
     };
     vnc->connect(tool_call_app(call), &o, connected, call);
@@ -102,8 +113,8 @@ const struct tool tool_vnc_connect = {
     .name = "vnc_connect",
     .group = "vnc",
     .title = "Connect to a remote desktop (VNC)",
-    .description = "Connects to a VNC server (no auth or VNC password). Then screenshot, click, "
-                   "type_text, press_key, read_text (OCR), clipboard.",
+    .description = "A remote desktop over VNC (password, TLS or macOS account); then the screen "
+                   "tools, with OCR for text.",
     .input_schema = tool_vnc_connect_input_schema,
     .output_schema = tool_vnc_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},

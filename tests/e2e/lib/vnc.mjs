@@ -50,8 +50,9 @@ function track(t, child) {
 }
 
 /** Xvnc on a free display, width x height; password: VncAuth with it
- * (a file made by vncpasswd -f), else SecurityTypes None. */
-export async function startXvnc(t, { width = 640, height = 480, password } = {}) {
+ * (a file made by vncpasswd -f), else SecurityTypes None; security: other
+ * SecurityTypes (TLSVnc, X509Vnc, ...), args: more arguments. */
+export async function startXvnc(t, { width = 640, height = 480, password, security, args: extra = [] } = {}) {
   const display = await freeDisplay();
   const port = 5900 + display;
   const dir = mkdtempSync(join(tmpdir(), 'glovebox-vnc-'));
@@ -61,16 +62,30 @@ export async function startXvnc(t, { width = 640, height = 480, password } = {})
     const r = spawnSync('vncpasswd', ['-f'], { input: password + '\n' });
     const file = join(dir, 'passwd');
     writeFileSync(file, r.stdout, { mode: 0o600 });
-    args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', file);
+    args.push('-SecurityTypes', security ?? 'VncAuth', '-PasswordFile', file);
   } else {
-    args.push('-SecurityTypes', 'None');
+    args.push('-SecurityTypes', security ?? 'None');
   }
-  const child = spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  args.push(...extra);
   let log = '';
-  child.stderr.on('data', (d) => (log += d));
-  const kill = track(t, child);
-  await waitPort(port, child, 'Xvnc');
-  return { display, port, child, kill, log: () => log, env: { ...process.env, DISPLAY: `:${display}` } };
+  const run = async () => {
+    const child = spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr.on('data', (d) => (log += d));
+    const kill = track(t, child);
+    await waitPort(port, child, 'Xvnc');
+    return { child, kill };
+  };
+  const server = { display, port, log: () => log, env: { ...process.env, DISPLAY: `:${display}` } };
+  Object.assign(server, await run());
+  /** Kills this Xvnc (SIGKILL, as a crash) and starts a new one on the
+   * same display and port, with the same arguments. */
+  server.restart = async () => {
+    server.kill();
+    const c = server.child;
+    if (c.exitCode === null && c.signalCode === null) await new Promise((r) => c.once('exit', r));
+    Object.assign(server, await run());
+  };
+  return server;
 }
 
 /** Xvfb with x11vnc serving it (no password). */
