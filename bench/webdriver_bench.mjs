@@ -33,7 +33,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const READ_TEXT_SCRIPT = "return document.body ? document.body.innerText : '';";
 
 // A page of the size agents meet: a form, a button that counts its clicks
-// (and does not navigate), a table and a list — a few hundred elements.
+// below it (its own name stays, so playwright's ref for it does too), a table and a list — a few hundred elements.
 const PAGE = `<!doctype html><html><head><title>Bench page</title><style>
 body { margin: 8px; font: 14px sans-serif; } table { border-collapse: collapse; } td { border: 1px solid #999; padding: 2px 6px; }
 </style></head><body>
@@ -42,8 +42,8 @@ body { margin: 8px; font: 14px sans-serif; } table { border-collapse: collapse; 
 <label>Email <input type="email" placeholder="you@example.com"></label>
 <label><input type="checkbox" checked> Gift wrap</label>
 <select><option>Standard</option><option>Express</option></select></form>
-<button id="count" onclick="this.textContent = 'Count ' + (++window.n || (window.n = 1))">Count</button>
-<p id="note">Clicks are counted on the button itself.</p>
+<button id="count" onclick="document.getElementById('clicks').textContent = 'Clicks: ' + (++window.n || (window.n = 1))">Count</button>
+<p id="clicks">Clicks: 0</p>
 <table>${Array.from({ length: 30 }, (_, i) => `<tr><td>Order ${i + 1}</td><td>${(i * 7.25).toFixed(2)} EUR</td><td><a href="#o${i + 1}">open</a></td></tr>`).join('')}</table>
 <ul>${Array.from({ length: 60 }, (_, i) => `<li>Item ${i + 1} <button>Add</button></li>`).join('')}</ul>
 </body></html>`;
@@ -144,7 +144,7 @@ try {
   await g.call('open_url', { url });
   const first = await g.call('screenshot', {});
   const viewport = pngSize(first.content.find((c) => c.type === 'image').data);
-  const snapRefOf = (sc) => sc.elements.find((e) => e.role === 'button' && /^Count/.test(e.name))?.ref;
+  const snapRefOf = (sc) => sc.elements.find((e) => e.role === 'button' && e.name === 'Count')?.ref;
   const gRef = snapRefOf((await g.call('snapshot', {})).structuredContent);
   if (!gRef) throw new Error('glovebox: the snapshot has no "Count" button');
 
@@ -155,7 +155,7 @@ try {
     try {
       await p.call('browser_navigate', { url });
       const text = (await p.call('browser_snapshot')).content.map((c) => c.text ?? '').join('\n');
-      pRef = /button "Count[^"]*" \[ref=(\w+)\]/.exec(text)?.[1];
+      pRef = /button "Count" \[ref=(\w+)\]/.exec(text)?.[1];
       if (!pRef) throw new Error('its snapshot has no "Count" button');
     } catch (e) {
       p = { why: `failed: ${e.message}` };
@@ -187,6 +187,9 @@ try {
   const viaGlovebox = () => rawCall('read_text', { session: attached.id });
   const overhead = await alternate(viaGlovebox, direct);
   const sdkReadText = (await alternate(() => g.call('read_text', {}), null)).a;
+  // Where a screenshot's time goes: the same viewport straight from chromedriver.
+  const shots = await alternate(() => rawCall('screenshot', { session: attached.id }),
+    () => directCommand(agent, driver, 'GET', `/session/${remote}/screenshot`));
   agent.destroy();
   await rawCall('session_stop', { session: attached.id });
 
@@ -211,12 +214,13 @@ try {
     { metric: 'read_text p95, raw stdio (glovebox)', a: percentile(overhead.a, 95), b: percentile(overhead.b, 95), format: formatMs },
     { metric: 'overhead per WebDriver call (p50 difference)', a: ov, b: NaN, format: formatMs, target: { max: 1, text: '≤ 1 ms' } },
     { metric: 'read_text p50 through the SDK client', a: p50(sdkReadText), b: NaN, format: formatMs },
+    { metric: 'screenshot p50, raw stdio vs GET /screenshot', a: p50(shots.a), b: p50(shots.b), format: formatMs },
   ];
   printComparison('glovebox overhead per WebDriver call (POST /execute/sync)', ['glovebox', 'chromedriver direct'], orows,
     'glovebox = a whole tools/call round trip over stdio; chromedriver direct = the same command over kept-alive HTTP from node.');
-  saveResults('webdriver', { viewport, snapshot, click, screenshot, overhead, sdk_read_text: sdkReadText, peer: p.why ?? 'playwright-mcp' });
+  saveResults('webdriver', { viewport, snapshot, click, screenshot, overhead, sdk_read_text: sdkReadText, shots, peer: p.why ?? 'playwright-mcp' });
 
-  await g.call('session_stop', {});
+  await g.call('session_stop', { session: conn.id });
 } catch (e) {
   console.error(`webdriver benchmark: ${e.stack ?? e.message}`);
   failed = true;
