@@ -187,6 +187,9 @@ try {
   const viaGlovebox = () => rawCall('read_text', { session: attached.id });
   const overhead = await alternate(viaGlovebox, direct);
   const sdkReadText = (await alternate(() => g.call('read_text', {}), null)).a;
+  // What the SDK client adds to a snapshot (it checks structuredContent
+  // against the tool's output schema): the same snapshot over raw stdio.
+  const rawSnapshot = (await alternate(() => rawCall('snapshot', { session: attached.id }), null)).a;
   // Where a screenshot's time goes: the same viewport straight from chromedriver.
   const shots = await alternate(() => rawCall('screenshot', { session: attached.id }),
     () => directCommand(agent, driver, 'GET', `/session/${remote}/screenshot`));
@@ -214,11 +217,12 @@ try {
     { metric: 'read_text p95, raw stdio (glovebox)', a: percentile(overhead.a, 95), b: percentile(overhead.b, 95), format: formatMs },
     { metric: 'overhead per WebDriver call (p50 difference)', a: ov, b: NaN, format: formatMs, target: { max: 1, text: '≤ 1 ms' } },
     { metric: 'read_text p50 through the SDK client', a: p50(sdkReadText), b: NaN, format: formatMs },
+    { metric: 'snapshot p50, raw stdio', a: p50(rawSnapshot), b: NaN, format: formatMs },
     { metric: 'screenshot p50, raw stdio vs GET /screenshot', a: p50(shots.a), b: p50(shots.b), format: formatMs },
   ];
   printComparison('glovebox overhead per WebDriver call (POST /execute/sync)', ['glovebox', 'chromedriver direct'], orows,
     'glovebox = a whole tools/call round trip over stdio; chromedriver direct = the same command over kept-alive HTTP from node.');
-  saveResults('webdriver', { viewport, snapshot, click, screenshot, overhead, sdk_read_text: sdkReadText, shots, peer: p.why ?? 'playwright-mcp' });
+  saveResults('webdriver', { viewport, snapshot, click, screenshot, overhead, sdk_read_text: sdkReadText, raw_snapshot: rawSnapshot, shots, peer: p.why ?? 'playwright-mcp' });
 
   await g.call('session_stop', { session: conn.id });
 } catch (e) {
