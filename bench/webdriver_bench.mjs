@@ -158,13 +158,19 @@ try {
       pRef = /button "Count" \[ref=(\w+)\]/.exec(text)?.[1];
       if (!pRef) throw new Error('its snapshot has no "Count" button');
     } catch (e) {
-      p = { why: `failed: ${e.message}` };
+      p = { why: `failed: ${e.message}`, client: p.client };
     }
   }
-  const pc = p.call ? p.call : null;
+  // A failing peer is reported, not fatal: only glovebox can fail the run.
+  let peerError = null;
+  const pc = p.call && ((tool, args) => (peerError ? null : p.call(tool, args).catch((e) => { peerError = e.message; })));
   const snapshot = await alternate(() => g.call('snapshot', {}), pc && (() => pc('browser_snapshot')));
   const click = await alternate(() => g.call('click', { ref: gRef }), pc && (() => pc('browser_click', { target: pRef, element: 'Count button' })));
   const screenshot = await alternate(() => g.call('screenshot', {}), pc && (() => pc('browser_take_screenshot', { type: 'png' })));
+  if (peerError) {
+    snapshot.b = click.b = screenshot.b = null;
+    p.why = `failed: ${peerError.slice(0, 120)}`;
+  }
 
   // glovebox's own overhead per WebDriver call: a second glovebox over raw
   // stdio, attached to the same remote session, against chromedriver direct.
@@ -198,7 +204,7 @@ try {
 
   const pct = (v, q) => (v ? percentile(v, q) : NaN);
   const p50 = (v) => pct(v, 50);
-  const peerName = p.call ? 'playwright-mcp' : `playwright-mcp (${p.why})`;
+  const peerName = p.why ? `playwright-mcp (${p.why})` : 'playwright-mcp';
   const half = { ratio: 0.5, text: '≤ 0.5×' };
   const rows = [
     { metric: 'snapshot p50', a: p50(snapshot.a), b: p50(snapshot.b), format: formatMs, target: half },
