@@ -1,17 +1,20 @@
 /* screenshot on webdriver sessions: password fields' places (one script),
- * then the endpoint's PNG of the viewport, decoded on the worker pool and
+ * then the endpoint's PNG of the viewport: passed on as it is when nothing
+ * is to be painted, cropped or scaled, else decoded on the worker pool and
  * handed to the shared frame pipeline (backend/frames.h). */
 #include "backend/frame_recording.h"
 #include "backend/frames.h"
 #include "backend/webdriver/internal.h"
 
 #include "core/app.h"
+#include "core/args.h"
 #include "core/base64.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
 #include "session/session.h"
 
 #include <spng.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Password fields painted over: at most this many. */
@@ -37,10 +40,15 @@ struct shot {
 
 static bool decode_png(const uint8_t *png, size_t len, struct frame *f, char **err)
 {
-    spng_ctx *ctx = spng_ctx_new(0);
+    /* Checksums are not verified: decoding is most of glovebox's share of a
+     * screenshot (bench/webdriver_bench.mjs), the image came over TCP from
+     * the endpoint, and a corrupt one still decodes within its bounds. */
+    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_IGNORE_ADLER32);
     struct spng_ihdr ihdr;
     size_t size;
-    int rc = spng_set_png_buffer(ctx, png, len);
+    int rc = spng_set_crc_action(ctx, SPNG_CRC_USE, SPNG_CRC_USE);
+    if (!rc)
+        rc = spng_set_png_buffer(ctx, png, len);
     if (!rc)
         rc = spng_get_ihdr(ctx, &ihdr);
     if (!rc && (uint64_t)ihdr.width * ihdr.height > MAX_PIXELS) {
@@ -101,35 +109,76 @@ static void release(void *ud)
     shot_free(ud);
 }
 
-/* The viewport's size, as the endpoint's PNG says it (its IHDR, in the
- * first 24 bytes): what pointer coordinates are checked against and what
- * computer's coordinate space is made from, for endpoints whose window
- * glovebox did not size. */
-static void learn_size(struct wd *w, const char *b64)
+/* The size in a base64 PNG's header (its signature and IHDR, in the first
+ * 24 bytes), or false when it is not one. */
+static bool png_size(const char *b64, uint32_t *width, uint32_t *height)
 {
-    /* A device's screenshot may be in pixels where its actions take points
-     * (iOS): native sessions keep the window's size. */
-    if (w->native)
-        return;
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     char head[33];
-    size_t n = strnlen(b64, 32);
-    if (n < 32)
-        return;
+    if (strnlen(b64, 32) < 32)
+        return false;
     memcpy(head, b64, 32);
     head[32] = '\0';
     size_t len;
     uint8_t *p = (uint8_t *)base64_decode(head, 32, &len);
-    if (p && len >= 24 && memcmp(p + 12, "IHDR", 4) == 0) {
-        uint32_t width =
-            (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19];
-        uint32_t height =
-            (uint32_t)p[20] << 24 | (uint32_t)p[21] << 16 | (uint32_t)p[22] << 8 | p[23];
-        if (width > 0 && height > 0 && width <= 16384 && height <= 16384) {
-            w->width = (int)width;
-            w->height = (int)height;
-        }
+    bool ok = p && len >= 24 && memcmp(p, signature, 8) == 0 && memcmp(p + 12, "IHDR", 4) == 0;
+    if (ok) {
+        *width = (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19];
+        *height = (uint32_t)p[20] << 24 | (uint32_t)p[21] << 16 | (uint32_t)p[22] << 8 | p[23];
+        ok = *width > 0 && *height > 0 && *width <= 16384 && *height <= 16384;
     }
     free(p);
+    return ok;
+}
+
+/* The viewport's size, as the endpoint's PNG says it: what pointer
+ * coordinates are checked against and what computer's coordinate space is
+ * made from, for endpoints whose window glovebox did not size. */
+static void learn_size(struct wd *w, const char *b64)
+{
+    /* A device's screenshot may be in pixels where its actions take points
+     * (iOS): native sessions keep the window's size. */
+    uint32_t width, height;
+    if (!w->native && png_size(b64, &width, &height)) {
+        w->width = (int)width;
+        w->height = (int)height;
+    }
+}
+
+/* Answers the call with the endpoint's PNG as it is when the pipeline would
+ * only decode and encode it again — nothing to paint, crop or scale, PNG
+ * asked, within what clients take — or returns false. That decode and
+ * encode were most of glovebox's share of a screenshot
+ * (docs/BENCHMARKS.md, WebDriver). */
+static bool pass_through(struct shot *sh)
+{
+    struct backend_call *bc = sh->bc;
+    uint32_t width, height;
+    if (!bc || sh->n_secrets || (bc->guard && bc->guard->n_redact) ||
+        !png_size(sh->b64, &width, &height))
+        return false;
+    const char *format = args_string(bc->args, "format", "png");
+    const char *as = args_string(bc->args, "as", "image");
+    int max_width = (int)args_int(bc->args, "max_width", 0);
+    bool fit = args_bool(bc->args, "fit", true);
+    if ((format && strcmp(format, "png") != 0) || (as && strcmp(as, "image") != 0) ||
+        json_object_get(bc->args, "region") || (max_width > 0 && (uint32_t)max_width < width) ||
+        (fit && max_width <= 0 && frames_fit_width(width, height) != width))
+        return false;
+    size_t len;
+    uint8_t *png = (uint8_t *)base64_decode(sh->b64, strlen(sh->b64), &len);
+    if (!png || (fit && max_width <= 0 && len > FRAMES_FIT_BYTES)) {
+        free(png);
+        return false;
+    }
+    json_t *o =
+        json_pack("{s:s, s:i, s:i, s:s, s:I, s:f}", "session", bc->session->id, "width", (int)width,
+                  "height", (int)height, "format", "png", "bytes", (json_int_t)len, "scale", 1.0);
+    char caption[160];
+    snprintf(caption, sizeof caption, "png screenshot of %s, %ux%u px", bc->session->id, width,
+             height);
+    backend_call_done_image(bc, o, png, len, "image/png", caption);
+    return true;
 }
 
 /* The shot cannot be taken: the call or the recording hears why. */
@@ -157,6 +206,10 @@ static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code,
     }
     sh->b64 = xstrdup(json_string_value(value));
     learn_size(w, sh->b64);
+    if (pass_through(sh)) {
+        shot_free(sh);
+        return;
+    }
     struct frame_source src = {
         .produce = produce, .release = release, .ud = sh, .failure = "cannot take a screenshot"};
     if (sh->bc)

@@ -144,6 +144,22 @@ test('a headless Chromium glovebox owns: open, screenshot, click, type, keys, sc
     throw e;
   });
 
+  // A page without password fields: Chromium's PNG is passed on as it is
+  // (nothing to paint, crop or scale), described like any other.
+  const plain = await srv.ok('screenshot', {});
+  const plainBytes = Buffer.from(imageOf(plain).data, 'base64');
+  const plainPng = decodePng(imageOf(plain).data);
+  assert.equal(imageOf(plain).mimeType, 'image/png');
+  assert.equal(plain.sc.redacted, undefined);
+  assert.deepEqual([plain.sc.width, plain.sc.height, plain.sc.scale, plain.sc.bytes], [plainPng.width, plainPng.height, 1, plainBytes.length]);
+  assert.equal(plainPng.width, 1280);
+  assert.deepEqual(pixel(plainPng, 600, plainPng.height - 20), [255, 255, 255]);
+  // Asked to be shaped, it goes through the pipeline still.
+  const half = await srv.ok('screenshot', { max_width: 640 });
+  assert.equal(half.sc.width, 640);
+  assert.equal(decodePng(imageOf(half).data).width, 640);
+  assert.equal(half.sc.scale, 0.5);
+
   // Bad keys and what webdriver sessions cannot do say so by name.
   const bad = await srv.call('press_key', { key: 'F20' });
   assert.equal(bad.isError, true);
