@@ -2,7 +2,8 @@
  * framed with a title and focused when clicked, as on a person's desktop.
  * glovebox gives it settings of its own: no key bindings (every chord
  * press_key sends reaches the programs), no desktop menu on the root
- * window, one workspace, click to focus. */
+ * window, one workspace; new windows and a click on a title bar take the
+ * focus. */
 #define LOG_MODULE "desktop"
 #include "backend/desktop/desktop.h"
 #include "backend/desktop/internal.h"
@@ -27,16 +28,11 @@ static const char rc_xml[] =
     "  <desktops><number>1</number></desktops>\n"
     "  <keyboard></keyboard>\n"
     "  <mouse>\n"
-    /* Client: the press reaches the program too (openbox replays it);
-     * bindings on Frame would swallow every click. */
-    "    <context name=\"Client\">\n"
-    "      <mousebind button=\"Left\" action=\"Press\"><action name=\"Focus\"/>"
-    "<action name=\"Raise\"/></mousebind>\n"
-    "      <mousebind button=\"Middle\" action=\"Press\"><action name=\"Focus\"/>"
-    "<action name=\"Raise\"/></mousebind>\n"
-    "      <mousebind button=\"Right\" action=\"Press\"><action name=\"Focus\"/>"
-    "<action name=\"Raise\"/></mousebind>\n"
-    "    </context>\n"
+    /* No bindings on Client: openbox's button grab on program windows
+     * (to focus on click, replaying the press) lost about every second
+     * click glovebox sends through XTEST in tests; bindings on Frame would
+     * swallow every click. Focus moves with new windows, the title bar,
+     * and window_manage. */
     "    <context name=\"Titlebar\">\n"
     "      <mousebind button=\"Left\" action=\"Press\"><action name=\"Focus\"/>"
     "<action name=\"Raise\"/></mousebind>\n"
