@@ -156,7 +156,7 @@ struct backend_impl {
     /* A shell command typed at the prompt, answered with its output and
      * exit status: {command, timeout_ms?} (terminals). */
     backend_op run;
-    backend_op find; /* elements by text/role (desktops) */
+    backend_op find;       /* elements by text/role (desktops) */
     backend_op element_at; /* {x, y}: the element at a point (desktops) */
     backend_op inspect;    /* {ref}: everything known about one element */
     backend_op set_value;  /* {ref, value}: a slider's or spin button's value */

@@ -7,7 +7,7 @@
 
 struct tool_group {
     const char *name;
-    bool by_default;     /* served without --tools */
+    bool by_default; /* served without --tools */
 };
 
 /* The documented groups, in the order docs/tools.md lists them. */

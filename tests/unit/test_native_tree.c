@@ -28,13 +28,15 @@ static void test_ios_source(void **state)
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?><AppiumAUT>"
         "<XCUIElementTypeApplication type=\"XCUIElementTypeApplication\" name=\"Shop\" "
         "x=\"0\" y=\"0\" width=\"390\" height=\"844\">"
-        "<XCUIElementTypeButton type=\"XCUIElementTypeButton\" name=\"buy\" label=\"Buy &lt;now&gt;\" "
+        "<XCUIElementTypeButton type=\"XCUIElementTypeButton\" name=\"buy\" label=\"Buy "
+        "&lt;now&gt;\" "
         "enabled=\"true\" visible=\"true\" x=\"20\" y=\"100\" width=\"150\" height=\"44\"/>"
         "<XCUIElementTypeSecureTextField type=\"XCUIElementTypeSecureTextField\" value=\"••••\" "
         "name=\"pin\" x=\"20\" y=\"160\" width=\"300\" height=\"40\"/>"
         "<XCUIElementTypeSwitch type=\"XCUIElementTypeSwitch\" label=\"Gift\" value=\"1\" "
         "visible=\"false\" x=\"20\" y=\"220\" width=\"50\" height=\"30\"/>"
-        "<!-- a comment with <tags> --><XCUIElementTypeOther x=\"0\" y=\"0\" width=\"1\" height=\"1\"/>"
+        "<!-- a comment with <tags> --><XCUIElementTypeOther x=\"0\" y=\"0\" width=\"1\" "
+        "height=\"1\"/>"
         "</XCUIElementTypeApplication></AppiumAUT>");
     assert_int_equal(t.n, 4);
     assert_string_equal(t.els[0].role, "application");

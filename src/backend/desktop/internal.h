@@ -34,7 +34,7 @@ struct desktop_child {
 /* A program that ended, for wait_for {exit} asked afterwards. */
 struct desktop_exited {
     pid_t pid;
-    int status;             /* wait status */
+    int status;              /* wait status */
     size_t log_from, log_to; /* the session log while it ran */
 };
 #define DESKTOP_EXITED_KEPT 16

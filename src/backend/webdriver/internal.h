@@ -25,7 +25,7 @@ struct wd {
     /* Farms end idle sessions: a cheap command after this long without
      * one (ms; 0: never), and when the last request went. */
     uint64_t keepalive_ms, last_request_ms;
-    bool remote_gone; /* the endpoint ended the remote session: no DELETE */
+    bool remote_gone;      /* the endpoint ended the remote session: no DELETE */
     char *credentials_env; /* the variable the endpoint's credentials came from */
     struct wd_farm *farm;  /* an AWS Device Farm session behind the endpoint (devicefarm.c) */
     void (*progress)(void *ud, const char *message); /* the connect's, while it waits */
@@ -40,7 +40,7 @@ struct wd {
     int driver_status; /* wait status once it exited */
     struct pidns *ns;
     pid_t ns_init; /* the ended namespace's init, until it is reaped */
-    char *tmpdir; /* HOME, TMPDIR and profile of the browser; removed at the end */
+    char *tmpdir;  /* HOME, TMPDIR and profile of the browser; removed at the end */
     int port;
 
     /* Connecting. */
@@ -59,7 +59,7 @@ struct wd {
     struct frame_recording_slot rec;
     /* A native app (Appium): a platformName and no browserName. */
     bool native;
-    char *platform; /* "android", "ios", … lower case; NULL if not said */
+    char *platform;                  /* "android", "ios", … lower case; NULL if not said */
     struct screen_rect *native_refs; /* e1 = [0]: the latest snapshot or find */
     size_t n_native_refs;
 };

@@ -12,8 +12,8 @@ struct native_el {
     char *role, *name, *value, *resource_id; /* value, resource_id may be NULL */
     int x, y, width, height;
     int depth;
-    bool enabled, focused, checkable, checked, selected, clickable, scrollable, editable,
-        password, hidden;
+    bool enabled, focused, checkable, checked, selected, clickable, scrollable, editable, password,
+        hidden;
 };
 
 struct native_tree {

@@ -18,5 +18,4 @@ bool wd_url_check_http(const char *field, const char *url, char **err);
  * out of tool arguments and so out of the audit log. NULL with *err naming
  * field when the variable is unset, not user:password, or url has
  * credentials already. Caller frees. */
-char *wd_url_with_env_credentials(const char *field, const char *url, const char *name,
-                                  char **err);
+char *wd_url_with_env_credentials(const char *field, const char *url, const char *name, char **err);

@@ -21,13 +21,13 @@ struct webdriver_farm {
 };
 
 struct webdriver_options {
-    const char *url;            /* endpoint, may hold user:password@; NULL: own chromedriver */
-    const json_t *capabilities; /* added to alwaysMatch; NULL: none */
-    const char *attach;         /* an existing remote session id; NULL: create one */
-    const char *name;           /* optional session label */
-    long timeout_ms;            /* every request to the endpoint */
-    int keepalive_s;            /* a cheap command after this long idle; 0: never; -1: default */
-    int width, height;          /* the window of a browser glovebox starts */
+    const char *url;             /* endpoint, may hold user:password@; NULL: own chromedriver */
+    const json_t *capabilities;  /* added to alwaysMatch; NULL: none */
+    const char *attach;          /* an existing remote session id; NULL: create one */
+    const char *name;            /* optional session label */
+    long timeout_ms;             /* every request to the endpoint */
+    int keepalive_s;             /* a cheap command after this long idle; 0: never; -1: default */
+    int width, height;           /* the window of a browser glovebox starts */
     const char *credentials_env; /* the variable url's credentials came from; NULL: none */
     const struct webdriver_farm *farm; /* instead of url: a device farm makes the endpoint */
     /* What a slow start is doing ("AWS Device Farm prepares the device"),
