@@ -288,6 +288,7 @@ static void desktop_stop(struct session *s)
 {
     struct desktop *d = desktop_of(s);
     d->stopping = true;
+    desktop_start_stopping(d);
     /* Before the X server is told to go, so waiting calls hear why. */
     desktop_clipboard_close(d);
     desktop_watch_close(d);

@@ -91,6 +91,9 @@ bool desktop_wm_ready(struct desktop *d);
 /* The desktop is being destroyed while it was still starting (only at
  * exit): let go of the start-up state. */
 void desktop_start_abandon(struct desktop *d);
+/* The desktop is stopping: a start waiting for the window manager ends now
+ * (its error answers the start). */
+void desktop_start_stopping(struct desktop *d);
 /* A new desktop and its session (live, nothing started yet). */
 struct session_client;
 struct desktop *desktop_create(struct app *app, const char *name,

@@ -45,6 +45,7 @@ struct start {
     char line[512];
     size_t used;
     bool wm;           /* start a window manager once the bus is up */
+    bool waiting_wm;   /* the timer polls for it (wm_poll) */
     uint64_t wm_until; /* uv_now when waiting for it ends */
 };
 
@@ -240,7 +241,19 @@ static void wm_poll(uv_timer_t *t)
     if (!up)
         log_warn("%s: the window manager did not come up within %d ms; going on without",
                  st->d->session->id, WM_WAIT_MS);
+    st->waiting_wm = false;
     finish(st, NULL);
+}
+
+void desktop_start_stopping(struct desktop *d)
+{
+    struct start *st = d->start;
+    /* The other steps end when the stop kills what they read from; this
+     * one only polls, and would keep the start (and a shutdown) waiting. */
+    if (st && st->waiting_wm) {
+        st->waiting_wm = false;
+        finish(st, xstrdup("the desktop was stopped while it started"));
+    }
 }
 
 /* The window manager, and a wait until it manages the screen, so the
@@ -251,6 +264,7 @@ static bool start_wm(struct start *st)
     if (!desktop_wm_start(st->d))
         return false;
     st->wm_until = uv_now(st->d->app->loop) + WM_WAIT_MS;
+    st->waiting_wm = true;
     uv_timer_start(&st->timer, wm_poll, 20, 20);
     return true;
 }
