@@ -24,9 +24,13 @@ count_meson() { # $1 = label, $2 = log file
 }
 
 count_tap() { # $1 = label, $2 = log file
-  local ok fail
+  local ok fail cancelled
   ok=$(grep -E '^# pass ' "$2" | awk '{print $3}' | tail -1)
   fail=$(grep -E '^# fail ' "$2" | awk '{print $3}' | tail -1)
+  # A test that ran out of time is "cancelled", not "failed", to node: a
+  # hang must fail the run all the same.
+  cancelled=$(grep -E '^# cancelled ' "$2" | awk '{print $3}' | tail -1)
+  fail=$((${fail:-0} + ${cancelled:-0}))
   passed=$((passed + ${ok:-0}))
   failed=$((failed + ${fail:-0}))
   [ "${fail:-0}" -gt 0 ] && failures+=("$1")
@@ -130,7 +134,7 @@ count_meson "unit (clang)" "$logs/unit-clang.log"
 # start of its diagnostic block: CI shows only this output, and a failure
 # seen once on a busy machine must be explainable from it.
 tap_summary() { # $1 = log
-  grep -E '^# (tests|pass|fail|skipped)' "$1"
+  grep -E '^# (tests|pass|fail|cancelled|skipped)' "$1"
   awk '/^ *not ok/ { shown++; lines = 0; on = shown <= 8 }
        on { if (lines++ < 30) print } /^ *\.\.\.$/ { on = 0 }' "$1"
 }

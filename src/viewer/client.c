@@ -236,6 +236,8 @@ void viewer_client_open(struct viewer *v, int fd, const char *key, const char *i
                                       (json_int_t)(g->expires - (int64_t)time(NULL))));
     send_list(c);
     viewer_cards_send(c);
+    /* Last: it may answer (or close) c. */
+    ws_start(c->ws);
 }
 
 void viewer_clients_sweep(struct viewer *v)

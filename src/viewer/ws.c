@@ -333,3 +333,14 @@ struct ws *ws_create(uv_loop_t *loop, int fd, const char *key, const char *proto
     uv_read_start((uv_stream_t *)&ws->tcp, on_alloc, on_read);
     return ws;
 }
+
+void ws_start(struct ws *ws)
+{
+    /* Bytes the client sent right behind its upgrade request came with it,
+     * not with a read: no read event will come for them. */
+    if (!ws->in_len || ws->closing)
+        return;
+    process(ws);
+    if (!ws->closing && ws->in_len > WS_MAX_IN + 14)
+        ws_close(ws, 1009, "message too big");
+}

@@ -34,6 +34,9 @@ void ws_send2(struct ws *ws, const void *a, size_t alen, const void *b, size_t b
 size_t ws_queued(const struct ws *ws);
 /* Send a close frame (code, reason) and close; closed() runs later. */
 void ws_close(struct ws *ws, uint16_t code, const char *reason);
+/* Handles the messages that came with the upgrade request (ws_create's in):
+ * call once the caller can take messages (it holds ws). */
+void ws_start(struct ws *ws);
 /* Whether ws_close was called or the peer went away. */
 bool ws_closing(const struct ws *ws);
 /* The Sec-WebSocket-Accept value for key into out[29]. */

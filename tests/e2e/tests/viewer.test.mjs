@@ -119,11 +119,12 @@ test('viewer: links expire, are revoked (pages close), and --once opens one page
 });
 
 /** A raw WebSocket client: resolves { sock, frames: [], closed: Promise<{code, reason}> }. */
-async function rawWs(base, cookie) {
+async function rawWs(base, cookie, behind = Buffer.alloc(0)) {
   const { port } = new URL(base);
   const sock = connect(Number(port), '127.0.0.1');
   await new Promise((r) => sock.once('connect', r));
-  sock.write(`GET /view/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: glovebox.view.v1\r\nCookie: ${cookie}\r\n\r\n`);
+  // behind: bytes sent in the same write as the upgrade request.
+  sock.write(Buffer.concat([Buffer.from(`GET /view/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: glovebox.view.v1\r\nCookie: ${cookie}\r\n\r\n`), behind]));
   let buf = Buffer.alloc(0);
   let head = null;
   const frames = [];
@@ -185,6 +186,10 @@ test('viewer: garbage, huge frames and floods close that viewer only', topts(), 
   const garbage = await rawWs(base, cookie);
   garbage.sock.write(frame(1, Buffer.from('this is not json')));
   assert.equal((await garbage.closed).code, 1007);
+  // A message in the same packet as the upgrade request is read too (it
+  // used to wait for a read that never came).
+  const early = await rawWs(base, cookie, frame(1, Buffer.from('not json either')));
+  assert.equal((await early.closed).code, 1007);
 
   const unmasked = await rawWs(base, cookie);
   unmasked.sock.write(frame(1, Buffer.from('{"type":"ack"}'), { mask: false }));
