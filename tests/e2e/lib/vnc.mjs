@@ -2,18 +2,32 @@
 // x11vnc on an Xvfb display, each on a display and port nobody uses,
 // listening on loopback only, killed (by pid) when the test ends.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { ms } from './terminal.mjs';
 
+/** Whether display n's lock file names a process that still runs (an X
+ * server killed outright leaves its lock behind; X servers take such a
+ * stale lock over). */
+function lockHeld(n) {
+  try {
+    const pid = Number(readFileSync(`/tmp/.X${n}-lock`, 'utf8').trim());
+    if (!pid) return true;
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
 /** A display number with no X server, lock or VNC port in use. */
 async function freeDisplay() {
   for (let tries = 0; tries < 200; tries++) {
     const n = 40 + Math.floor(Math.random() * 400);
-    if (existsSync(`/tmp/.X${n}-lock`) || existsSync(`/tmp/.X11-unix/X${n}`)) continue;
+    if (existsSync(`/tmp/.X${n}-lock`) ? lockHeld(n) : existsSync(`/tmp/.X11-unix/X${n}`)) continue;
     if (await portOpen(5900 + n)) continue;
     return n;
   }
