@@ -10,3 +10,9 @@
  * refused: denied, with the refusal). */
 char *exec_target(struct tool_call *call, const char *tool, const char *const *argv,
                   const char *cwd, const char *path);
+
+/* An app that is not a file of this machine (a phone's package): checked
+ * against the commands rule as "/<kind>/<app>" (a rule lists
+ * "/android/com.example.*"), again just before it starts. False after
+ * failing call (denied, with the refusal). */
+bool exec_target_app(struct tool_call *call, const char *tool, const char *kind, const char *app);

@@ -40,11 +40,6 @@ void android_connect(struct app *app, const struct android_options *o, android_c
                      void *ud);
 void android_list(struct app *app, const char *adb_server, bool remote_ok, android_listed_fn done,
                   void *ud);
-struct tool_call;
-/* Whether the policy lets tool reach a remote adb server: it lists hosts
- * for tool (rules.<tool>.hosts), which the gate has matched adb_server
- * against. In the executable. */
-bool android_remote_allowed(struct tool_call *call, const char *tool);
 
 /* The tools of this kind (kinds.c lists them). */
 extern const struct tool tool_android_connect;

@@ -7,30 +7,12 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "mcp/confirm.h"
-#include "policy/policy.h"
 #include "session/session.h"
+#include "tools/host_rules.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
 
 #include <stdlib.h>
-
-bool android_remote_allowed(struct tool_call *call, const char *tool)
-{
-    /* The gate has matched adb_server against rules.<tool>.hosts (and
-     * refused what it does not list); only a list the person wrote opens
-     * the way to another machine: no rule, or allow-all, never does. */
-    json_t *d = policy_describe(tool_call_app(call)->policy);
-    const json_t *hosts =
-        json_object_get(json_object_get(json_object_get(d, "rules"), tool), "hosts");
-    bool ok = json_array_size(hosts) > 0;
-    json_decref(d);
-    if (!ok)
-        return false;
-    /* Again now: the policy may have been reloaded while a person confirmed. */
-    char *refusal = policy_check_arguments(tool_call_app(call)->policy, tool, tool_call_args(call));
-    free(refusal);
-    return refusal == NULL;
-}
 
 static void connected(struct session *s, enum error_code code, const char *err, void *ud)
 {
@@ -66,7 +48,7 @@ static void handle(struct tool_call *call)
         .serial = args_string(a, "serial", NULL),
         .adb_server = args_string(a, "adb_server", NULL),
         .name = args_string(a, "name", NULL),
-        .remote_ok = android_remote_allowed(call, "android_connect"),
+        .remote_ok = host_rules_listed(call, "android_connect"),
         .client = &who,
     };
     android->connect(tool_call_app(call), &o, connected, call);

@@ -5,6 +5,7 @@
 #include "core/args.h"
 #include "core/strbuf.h"
 #include "device_list.schema.h"
+#include "tools/host_rules.h"
 #include "tools/tools.h"
 
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static void handle(struct tool_call *call)
         return;
     }
     android->list(tool_call_app(call), args_string(tool_call_args(call), "adb_server", NULL),
-                  android_remote_allowed(call, "device_list"), listed, call);
+                  host_rules_listed(call, "device_list"), listed, call);
 }
 
 static const struct tool_policy_args policy_args = {.host = "adb_server"};

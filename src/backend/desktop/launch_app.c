@@ -8,7 +8,6 @@
 #include "core/xmalloc.h"
 #include "launch_app.schema.h"
 #include "mcp/confirm.h"
-#include "policy/policy.h"
 #include "session/session.h"
 #include "tools/exec_target.h"
 #include "tools/screen_call.h"
@@ -20,16 +19,8 @@
  * named /android/<app> (a rule lists "/android/com.example.*"). */
 static void launch_on_phone(struct tool_call *call, const char *app)
 {
-    char *path = xasprintf("/android/%s", app);
-    const char *argv[] = {app, NULL};
-    char *refusal = policy_check_exec(tool_call_app(call)->policy, "launch_app", path, argv);
-    free(path);
-    if (refusal) {
-        tool_call_note(call, "decision", json_string("denied"));
-        tool_call_fail_code(call, ERROR_DENIED, "%s", refusal);
-        free(refusal);
+    if (!exec_target_app(call, "launch_app", "android", app))
         return;
-    }
     screen_call_run(call, BACKEND_OP(app_launch), "launch an app", true);
 }
 
