@@ -545,6 +545,74 @@ static void an_interrupted_escape_never_hangs_libvterm(void **state)
     term_screen_destroy(s);
 }
 
+/* Rows' text is kept between reads until libvterm reports damage on them:
+ * a screen read after every chunk must read the same as one read only at
+ * the end, whatever the chunks do (scroll, clear, insert, the alternate
+ * screen, regions, resizes, the fast scroll paths). */
+static void cached_row_text_matches_a_fresh_read(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {
+        "hello\r\n",
+        "a\tb\r\n",
+        "\x1b[2J",
+        "\x1b[H",
+        "\x1b[5;10H",
+        "x",
+        "\x1b[K",
+        "\x1b[1L",
+        "\x1b[2M",
+        "\x1b[3@",
+        "\x1b[2P",
+        "\x1b[?1049h",
+        "\x1b[?1049l",
+        "\x1b[3;8r",
+        "\x1b[r",
+        "\x1bM",
+        "\x1b"
+        "D",
+        "\x1b[2S",
+        "\x1b[1T",
+        "\xe6\x97\xa5",
+        "e\xcc\x81",
+        "\x1b[31mred\x1b[0m",
+        "\r",
+        "\n",
+        "\b",
+        "\x1b[20X",
+        "\x1b[1J",
+        "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\n",
+        "\x1b[?6h",
+        "\x1b[?6l",
+        "\x1b[?7l",
+        "\x1b[?7h",
+        "\x1b#8",
+        "\x1b"
+        "c"};
+    srand(7);
+    for (int round = 0; round < 40; round++) {
+        struct term_screen *eager = term_screen_create(20, 8, 100);
+        struct term_screen *lazy = term_screen_create(20, 8, 100);
+        for (int step = 0; step < 60; step++) {
+            const char *p = pieces[(unsigned)rand() % (sizeof pieces / sizeof *pieces)];
+            feed(eager, p);
+            feed(lazy, p);
+            if (rand() % 9 == 0) {
+                int cols = 10 + rand() % 20, rows = 3 + rand() % 10;
+                term_screen_resize(eager, cols, rows);
+                term_screen_resize(lazy, cols, rows);
+            }
+            free(term_screen_text(eager));
+        }
+        char *want = term_screen_text(lazy), *got = term_screen_text(eager);
+        assert_string_equal(got, want);
+        free(want);
+        free(got);
+        term_screen_destroy(eager);
+        term_screen_destroy(lazy);
+    }
+}
+
 static void garbage_does_not_crash(void **state)
 {
     (void)state;
@@ -665,6 +733,7 @@ int main(void)
         cmocka_unit_test(c1_controls_in_utf8_are_ignored),
         cmocka_unit_test(changes_are_counted_and_announced_once_per_feed),
         cmocka_unit_test(an_interrupted_escape_never_hangs_libvterm),
+        cmocka_unit_test(cached_row_text_matches_a_fresh_read),
         cmocka_unit_test(garbage_does_not_crash),
         cmocka_unit_test(floods_do_not_crash),
     };

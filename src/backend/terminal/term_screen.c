@@ -41,6 +41,17 @@ struct term_screen {
     bool fast_scroll;
     bool charsets_touched;
     int scrollback_capacity;
+
+    /* Each row's text as term_screen_append_line makes it, kept until
+     * libvterm reports damage on the row. read_text, wait_for and find read
+     * the whole screen on every call, and asking libvterm for its cells one
+     * by one (4,800 on 120x40) was most of their cost. A cache, so kept up
+     * to date from const readers too. */
+    struct row_text {
+        char *text; /* NULL: stale */
+        size_t len;
+    } * row_text;
+    int row_text_rows, row_text_cols;
 };
 
 /* A dark theme (VS Code's terminal colours) for the 16 ANSI colours. */
@@ -56,10 +67,18 @@ static VTermColor rgb(uint32_t c)
     return v;
 }
 
+static void row_text_forget(struct term_screen *s, int from, int to)
+{
+    for (int r = from < 0 ? 0 : from; r < to && r < s->row_text_rows; r++) {
+        free(s->row_text[r].text);
+        s->row_text[r].text = NULL;
+    }
+}
+
 static int on_damage(VTermRect rect, void *ud)
 {
-    (void)rect;
     struct term_screen *s = ud;
+    row_text_forget(s, rect.start_row, rect.end_row);
     s->changes++;
     return 1;
 }
@@ -185,6 +204,8 @@ void term_screen_destroy(struct term_screen *s)
     if (!s)
         return;
     vterm_free(s->vt);
+    row_text_forget(s, 0, s->row_text_rows);
+    free(s->row_text);
     term_scrollback_destroy(s->sb);
     term_feed_finish(&s->feed);
     free(s->title);
@@ -681,12 +702,8 @@ uint64_t term_screen_changes(const struct term_screen *s)
     return s->changes;
 }
 
-void term_screen_append_line(const struct term_screen *s, int row, struct strbuf *out)
+static void append_cells(const struct term_screen *s, int row, int cols, struct strbuf *out)
 {
-    int cols, rows;
-    term_screen_size(s, &cols, &rows);
-    if (row < 0 || row >= rows)
-        return;
     size_t from = out->len;
     for (VTermPos pos = {.row = row, .col = 0}; pos.col < cols; pos.col++) {
         VTermScreenCell c;
@@ -699,6 +716,32 @@ void term_screen_append_line(const struct term_screen *s, int row, struct strbuf
             term_text_append_chars(out, c.chars, VTERM_MAX_CHARS_PER_CELL);
     }
     term_text_trim(out, from);
+}
+
+void term_screen_append_line(const struct term_screen *cs, int row, struct strbuf *out)
+{
+    struct term_screen *s = (struct term_screen *)cs; /* only the cache changes */
+    int cols, rows;
+    term_screen_size(s, &cols, &rows);
+    if (row < 0 || row >= rows)
+        return;
+    if (rows != s->row_text_rows || cols != s->row_text_cols) {
+        row_text_forget(s, 0, s->row_text_rows);
+        s->row_text = xrealloc(s->row_text, (size_t)rows * sizeof *s->row_text);
+        memset(s->row_text, 0, (size_t)rows * sizeof *s->row_text);
+        s->row_text_rows = rows;
+        s->row_text_cols = cols;
+    }
+    struct row_text *rt = &s->row_text[row];
+    if (!rt->text) {
+        struct strbuf line;
+        strbuf_init(&line);
+        append_cells(s, row, cols, &line);
+        rt->len = line.len;
+        strbuf_append(&line, "", 0); /* terminate; allocate when empty */
+        rt->text = strbuf_steal(&line);
+    }
+    strbuf_append(out, rt->text, rt->len);
 }
 
 char *term_screen_text(const struct term_screen *s)
