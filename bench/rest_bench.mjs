@@ -1,12 +1,16 @@
 // REST vs /mcp on one server: the same tool call (read_text on one terminal
 // session, started shared over /v1 so both front doors reach it) made by
 // BENCH_REST_CLIENTS (16) clients × BENCH_REST_CALLS (200) sequential calls,
-// once through POST /v1/sessions/{id}/tools/read_text with Node's fetch and
-// once through the official MCP SDK client over Streamable HTTP (/mcp),
-// alternately, BENCH_REST_RUNS (3) times, after BENCH_REST_WARMUP (20)
-// uncounted calls per client. Prints latency p50/p99 and server CPU per
-// call (utime + stime of the server, every thread, from /proc/PID/stat) per
-// front door; the medians over the runs. Never asserts on the figures;
+// through POST /v1/sessions/{id}/tools/read_text with Node's fetch, through
+// the official MCP SDK client over Streamable HTTP (/mcp), and through /mcp
+// with the same fetch as REST (a JSON-RPC POST, no client library: the two
+// doors of the server with nothing else different), BENCH_REST_RUNS (3)
+// times, after BENCH_REST_WARMUP (20) uncounted calls per client.
+// Latency: each client makes its calls through the three doors in turn,
+// the order rotating every round, so load and warm-up weigh on all alike.
+// Server CPU per call (utime + stime of the server, every thread, from
+// /proc/PID/stat): a phase per door, since the CPU counter cannot tell
+// interleaved calls apart. Prints the medians over the runs. Never asserts on the figures;
 // exits 1 only if glovebox misbehaves (an error, or a failed call).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -80,6 +84,31 @@ async function restCall() {
   return r.status === 200 && body.status === 'succeeded';
 }
 
+// /mcp without a client library: initialize, then tools/call POSTs.
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+async function rawMcpSession() {
+  const init = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: MCP_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'rest-bench-raw', version: '1' } } }),
+  });
+  const sid = init.headers.get('mcp-session-id');
+  await init.text();
+  const headers = { ...MCP_HEADERS, 'mcp-session-id': sid };
+  await (await fetch(`${base}/mcp`, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+  let id = 1;
+  return async () => {
+    const r = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'read_text', arguments: { session } } }),
+    });
+    const body = await r.json();
+    return r.status === 200 && body.result && !body.result.isError;
+  };
+}
+const rawMcp = await Promise.all(Array.from({ length: CLIENTS }, rawMcpSession));
+
 const mcpClients = await Promise.all(
   Array.from({ length: CLIENTS }, async () => {
     const c = new Client({ name: 'rest-bench', version: '1' });
@@ -102,28 +131,57 @@ async function loop(call, n, latencies) {
   }
 }
 
-async function measure(door) {
-  const callers = Array.from({ length: CLIENTS }, (_, i) =>
-    door === 'rest' ? restCall : async () => !(await mcpClients[i].callTool({ name: 'read_text', arguments: { session } })).isError,
-  );
+const DOORS = ['rest', 'mcp', 'raw'];
+function callerOf(door, i) {
+  if (door === 'rest') return restCall;
+  if (door === 'raw') return rawMcp[i];
+  return async () => !(await mcpClients[i].callTool({ name: 'read_text', arguments: { session } })).isError;
+}
+
+// Latency: every client goes through the doors in turn, rotating the order.
+async function latencies() {
+  const lat = { rest: [], mcp: [], raw: [] };
+  async function client(i, n, keep) {
+    for (let k = 0; k < n; k++) {
+      for (let d = 0; d < DOORS.length; d++) {
+        const door = DOORS[(k + d) % DOORS.length];
+        const t0 = process.hrtime.bigint();
+        let ok = false;
+        try {
+          ok = await callerOf(door, i)();
+        } catch (e) {
+          failures.push(String(e));
+        }
+        if (!ok) failures.push(`a ${door} call failed`);
+        if (keep) lat[door].push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i, WARMUP, false)));
+  await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i, CALLS, true)));
+  return Object.fromEntries(DOORS.map((d) => [d, { p50: percentile(lat[d], 50), p99: percentile(lat[d], 99) }]));
+}
+
+async function cpuPerCall(door) {
+  const callers = Array.from({ length: CLIENTS }, (_, i) => callerOf(door, i));
   await Promise.all(callers.map((c) => loop(c, WARMUP)));
-  const latencies = [];
   const cpu0 = cpuSeconds(child.pid);
-  await Promise.all(callers.map((c) => loop(c, CALLS, latencies)));
+  await Promise.all(callers.map((c) => loop(c, CALLS)));
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  const cpu = cpuSeconds(child.pid) - cpu0;
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuPerCall: (cpu / (CLIENTS * CALLS)) * 1000 };
+  return ((cpuSeconds(child.pid) - cpu0) / (CLIENTS * CALLS)) * 1000;
 }
 
 const runs = [];
 for (let r = 0; r < RUNS; r++) {
-  const rest = await measure('rest');
-  const mcp = await measure('mcp');
+  const lat = await latencies();
+  const run = {};
+  for (const d of DOORS) run[d] = { ...lat[d], cpuPerCall: await cpuPerCall(d) };
+  const us = (v) => `${(v * 1000).toFixed(1)} µs`;
   console.log(
-    `run ${r + 1}/${RUNS}: p50 REST ${formatMs(rest.p50)}, /mcp ${formatMs(mcp.p50)}; ` +
-      `CPU per call REST ${(rest.cpuPerCall * 1000).toFixed(1)} µs, /mcp ${(mcp.cpuPerCall * 1000).toFixed(1)} µs`,
+    `run ${r + 1}/${RUNS}: p50 REST ${formatMs(run.rest.p50)}, /mcp SDK ${formatMs(run.mcp.p50)}, /mcp fetch ${formatMs(run.raw.p50)}; ` +
+      `CPU per call REST ${us(run.rest.cpuPerCall)}, /mcp SDK ${us(run.mcp.cpuPerCall)}, /mcp fetch ${us(run.raw.cpuPerCall)}`,
   );
-  runs.push({ rest, mcp });
+  runs.push(run);
 }
 const med = (side, key) => median(runs.map((x) => x[side][key]));
 const us = (v) => (Number.isFinite(v) ? `${(v * 1000).toFixed(1)} µs` : 'n/a');
@@ -132,8 +190,10 @@ printComparison(
   ['REST /v1', 'MCP /mcp'],
   [
     { metric: 'call latency p50', a: med('rest', 'p50'), b: med('mcp', 'p50'), format: formatMs, target: { ratio: 1.0, text: '≤ 1.0×' } },
+    { metric: 'call latency p50, /mcp by fetch (no SDK)', a: med('rest', 'p50'), b: med('raw', 'p50'), format: formatMs, target: { ratio: 1.0, text: '≤ 1.0×' } },
     { metric: 'call latency p99', a: med('rest', 'p99'), b: med('mcp', 'p99'), format: formatMs },
     { metric: 'server CPU per call (utime+stime)', a: med('rest', 'cpuPerCall'), b: med('mcp', 'cpuPerCall'), format: us },
+    { metric: 'server CPU per call, /mcp by fetch', a: med('rest', 'cpuPerCall'), b: med('raw', 'cpuPerCall'), format: us },
   ],
   'ratio = REST / MCP (lower is better); targets are not asserted.',
 );
