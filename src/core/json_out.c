@@ -1,6 +1,7 @@
 #include "core/json_out.h"
 
 #include "core/strbuf.h"
+#include "core/utf8.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -58,14 +59,66 @@ static bool has_escape(const unsigned char *p, size_t n)
     return false;
 }
 
+/* A string with escapes, written as jansson writes it: the seven short
+ * escapes, \u00XX (upper-case hex) for the other control characters, the
+ * rest as it is. Text from terminals has a newline per row, so this is
+ * the common case, not the rare one. Invalid UTF-8 goes to jansson, which
+ * refuses it as json_dumps would. */
+static bool put_escaped(struct strbuf *sb, const unsigned char *s, size_t n)
+{
+    size_t start = sb->len;
+    strbuf_reserve(sb, n + n / 8 + 8);
+    strbuf_putc(sb, '"');
+    size_t run = 0; /* start of the bytes not yet copied */
+    for (size_t i = 0; i < n;) {
+        if (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (!word_needs_escape(w) && !(w & 0x8080808080808080ULL)) {
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char c = s[i];
+        if (c >= 0x80) {
+            uint32_t cp;
+            size_t len = utf8_decode(s + i, n - i, &cp);
+            if (!len) {
+                sb->len = start;
+                json_t *tmp = json_stringn_nocheck((const char *)s, n);
+                bool ok = tmp && by_jansson(sb, tmp);
+                json_decref(tmp);
+                return ok;
+            }
+            i += len;
+            continue;
+        }
+        if (!needs_escape(c)) {
+            i++;
+            continue;
+        }
+        strbuf_append(sb, (const char *)s + run, i - run);
+        static const char short_escape[] = {['\\'] = '\\', ['"'] = '"',  ['\b'] = 'b', ['\f'] = 'f',
+                                            ['\n'] = 'n',  ['\r'] = 'r', ['\t'] = 't'};
+        if (c < sizeof short_escape && short_escape[c]) {
+            char e[2] = {'\\', short_escape[c]};
+            strbuf_append(sb, e, 2);
+        } else {
+            static const char hex[] = "0123456789ABCDEF";
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            strbuf_append(sb, e, 6);
+        }
+        run = ++i;
+    }
+    strbuf_append(sb, (const char *)s + run, n - run);
+    strbuf_putc(sb, '"');
+    return true;
+}
+
 static bool put_string(struct strbuf *sb, const char *s, size_t n)
 {
-    if (has_escape((const unsigned char *)s, n)) {
-        json_t *tmp = json_stringn_nocheck(s, n);
-        bool ok = tmp && by_jansson(sb, tmp);
-        json_decref(tmp);
-        return ok;
-    }
+    if (has_escape((const unsigned char *)s, n))
+        return put_escaped(sb, (const unsigned char *)s, n);
     strbuf_reserve(sb, n + 2);
     sb->data[sb->len++] = '"';
     memcpy(sb->data + sb->len, s, n);

@@ -16,6 +16,35 @@ struct ctx {
 
 static bool validate(struct ctx *c, const json_t *schema, const json_t *value);
 
+/* Compiled "pattern"s, by their text: compiling one took most of a call's
+ * validation (a session ref or a recipe name is checked on every call).
+ * The tools' schemas hold a few dozen; past the cap a pattern is compiled
+ * for the check and freed. Only the loop thread validates. */
+enum { PATTERN_CACHE_MAX = 128 };
+static struct compiled_pattern {
+    char *text;
+    regex_t re;
+    bool ok;
+} patterns[PATTERN_CACHE_MAX];
+static size_t pattern_count;
+
+/* 1 matches, 0 does not, -1 the pattern does not compile (ignored). */
+static int pattern_match(const char *pattern, const char *text)
+{
+    for (size_t i = 0; i < pattern_count; i++)
+        if (strcmp(patterns[i].text, pattern) == 0)
+            return patterns[i].ok ? regexec(&patterns[i].re, text, 0, NULL, 0) == 0 : -1;
+    regex_t re;
+    bool ok = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) == 0;
+    int r = ok ? regexec(&re, text, 0, NULL, 0) == 0 : -1;
+    if (pattern_count < PATTERN_CACHE_MAX) {
+        patterns[pattern_count++] = (struct compiled_pattern){xstrdup(pattern), re, ok};
+    } else if (ok) {
+        regfree(&re);
+    }
+    return r;
+}
+
 static bool type_matches(const char *type, const json_t *v)
 {
     if (strcmp(type, "string") == 0)
@@ -229,18 +258,12 @@ static bool check_string(struct ctx *c, const json_t *schema, const json_t *valu
                  (long long)json_integer_value(k));
         return fail(c, schema, value, what);
     }
-    if ((k = json_object_get(schema, "pattern")) && json_is_string(k)) {
-        regex_t re;
-        if (regcomp(&re, json_string_value(k), REG_EXTENDED | REG_NOSUB) == 0) {
-            bool ok = regexec(&re, json_string_value(value), 0, NULL, 0) == 0;
-            regfree(&re);
-            if (!ok) {
-                char *what2 = xasprintf("must match the pattern %s", json_string_value(k));
-                bool r = fail(c, schema, value, what2);
-                free(what2);
-                return r;
-            }
-        }
+    if ((k = json_object_get(schema, "pattern")) && json_is_string(k) &&
+        pattern_match(json_string_value(k), json_string_value(value)) == 0) {
+        char *what2 = xasprintf("must match the pattern %s", json_string_value(k));
+        bool r = fail(c, schema, value, what2);
+        free(what2);
+        return r;
     }
     return true;
 }

@@ -6,6 +6,7 @@
 #include "recipe/history.h"
 
 #include "core/app.h"
+#include "core/json_out.h"
 #include "core/log.h"
 #include "core/scrub.h"
 #include "core/xmalloc.h"
@@ -17,13 +18,14 @@
 
 struct job {
     uv_work_t work;
-    char *path, *row_json, *err; /* row_json: the run as recipe_history_db_insert takes it */
+    struct recipe_history_row row; /* its strings are owned here */
+    char *path, *err;
 };
 
 static void work(uv_work_t *w)
 {
     struct job *j = w->data;
-    recipe_history_db_insert(j->path, j->row_json, &j->err);
+    recipe_history_db_insert(j->path, &j->row, &j->err);
 }
 
 static void after(uv_work_t *w, int status)
@@ -33,7 +35,11 @@ static void after(uv_work_t *w, int status)
     if (j->err)
         log_warn("run history %s: %s", j->path, j->err);
     free(j->path);
-    free(j->row_json);
+    free((char *)j->row.run);
+    free((char *)j->row.recipe);
+    free((char *)j->row.status);
+    free((char *)j->row.params_json);
+    free((char *)j->row.steps_json);
     free(j->err);
     free(j);
 }
@@ -61,13 +67,18 @@ void recipe_history_add(struct app *app, const char *run, const char *recipe, co
                                             : json_string_value(v)));
         free(clean);
     }
-    json_t *row = json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:O}", "run", run, "recipe", recipe,
-                            "status", status, "started_ms", (json_int_t)started_ms, "ended_ms",
-                            (json_int_t)ended_ms, "params", masked, "steps", steps);
     struct job *j = xcalloc(1, sizeof *j);
     j->work.data = j;
     j->path = xasprintf("%s/recipes.db", app->data_dir);
-    j->row_json = json_dumps(row, JSON_COMPACT);
-    json_decref(row);
+    j->row = (struct recipe_history_row){
+        .run = xstrdup(run),
+        .recipe = xstrdup(recipe),
+        .status = xstrdup(status),
+        .started_ms = started_ms,
+        .ended_ms = ended_ms,
+        .params_json = json_out_dump(masked, NULL),
+        .steps_json = json_out_dump(steps, NULL),
+    };
+    json_decref(masked);
     uv_queue_work(app->loop, &j->work, work, after);
 }

@@ -20,9 +20,8 @@ static bool db_error(sqlite3 *db, const char *what, char **err)
     return false;
 }
 
-bool recipe_history_db_insert(const char *path, const char *row_json, char **err)
+bool recipe_history_db_insert(const char *path, const struct recipe_history_row *row, char **err)
 {
-    json_t *row = json_loads(row_json, 0, NULL);
     /* Created private: params may name hosts and files. */
     int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
     if (fd >= 0)
@@ -40,27 +39,19 @@ bool recipe_history_db_insert(const char *path, const char *row_json, char **err
                                 "ended_ms, params, steps) VALUES (?, ?, ?, ?, ?, ?, ?)",
                                 -1, &st, NULL) == SQLITE_OK;
     if (ok) {
-        char *params = json_dumps(json_object_get(row, "params"), JSON_COMPACT);
-        char *steps = json_dumps(json_object_get(row, "steps"), JSON_COMPACT);
-        sqlite3_bind_text(st, 1, json_string_value(json_object_get(row, "run")), -1,
-                          SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 2, json_string_value(json_object_get(row, "recipe")), -1,
-                          SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 3, json_string_value(json_object_get(row, "status")), -1,
-                          SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(row, "started_ms")));
-        sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(row, "ended_ms")));
-        sqlite3_bind_text(st, 6, params ? params : "{}", -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 7, steps ? steps : "[]", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 1, row->run, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, row->recipe, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, row->status, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, row->started_ms);
+        sqlite3_bind_int64(st, 5, row->ended_ms);
+        sqlite3_bind_text(st, 6, row->params_json ? row->params_json : "{}", -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 7, row->steps_json ? row->steps_json : "[]", -1, SQLITE_STATIC);
         ok = sqlite3_step(st) == SQLITE_DONE;
-        free(params);
-        free(steps);
     }
     if (!ok)
         db_error(db, path, err);
     sqlite3_finalize(st);
     sqlite3_close(db);
-    json_decref(row);
     return ok;
 }
 

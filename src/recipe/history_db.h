@@ -4,11 +4,19 @@
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
-/* Insert one run given as JSON {run, recipe, status, started_ms, ended_ms,
- * params, steps}; the file (mode 0600) and table are created as needed.
+/* One run as stored: params and steps are JSON text already, so the worker
+ * that writes it does no JSON work (a run's steps carry every result). */
+struct recipe_history_row {
+    const char *run, *recipe, *status;
+    int64_t started_ms, ended_ms;
+    const char *params_json, *steps_json;
+};
+
+/* Insert one run; the file (mode 0600) and table are created as needed.
  * false with *err. */
-bool recipe_history_db_insert(const char *path, const char *row_json, char **err);
+bool recipe_history_db_insert(const char *path, const struct recipe_history_row *row, char **err);
 /* The newest runs, at most limit, of recipe (NULL: all), newest first: a
  * new array of those objects; NULL with *err. A missing file is an empty
  * history. */

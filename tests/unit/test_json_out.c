@@ -61,6 +61,14 @@ static void escapes_match_jansson(void **state)
             same_as_jansson(json_string(s));
         }
     }
+    /* Every control character, alone and between multi-byte characters
+     * (terminal text: box drawing and a newline per row). */
+    for (int c = 1; c < 0x20; c++) {
+        char s[32];
+        snprintf(s, sizeof s, "\u2502 %c \u00e9%c", c, c);
+        same_as_jansson(json_string(s));
+    }
+    same_as_jansson(json_string("\u250c\u2500\u2510\n\u2502 ok \u2502\n\u2514\u2500\u2518\n$ "));
     /* Bytes just above each special one need nothing. */
     same_as_jansson(json_string(" !#$%&[]^_`{|}~ABCDEFGHIJKLMNOPQRSTUVWXYZ"));
 }
@@ -135,6 +143,19 @@ static void no_value_is_refused(void **state)
 {
     (void)state;
     assert_null(json_out_dump(NULL, NULL));
+    /* Invalid UTF-8 (a string made unchecked) is refused as json_dumps
+     * refuses it, with or without bytes to escape around it. */
+    static const char *const bad[] = {"\xff", "a\nb\xc3", "\"\xed\xa0\x80\"", "x\xc0\xaf\ty"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *v = json_stringn_nocheck(bad[i], strlen(bad[i]));
+        char *want = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        char *got = json_out_dump(v, NULL);
+        assert_null(want);
+        if (strpbrk(bad[i], "\n\t\""))
+            assert_null(got);
+        free(got);
+        json_decref(v);
+    }
 }
 
 int main(void)
