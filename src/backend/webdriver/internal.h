@@ -116,6 +116,9 @@ void wd_record_stop_op(struct backend_call *bc);
 typedef void (*wd_target_fn)(struct backend_call *bc, const char *ref,
                              const struct screen_rect *bounds, bool password);
 void wd_target(struct backend_call *bc, bool focus, wd_target_fn fn);
+/* A snapshot's budget: "max_elements" or "max_nodes" (the same), else
+ * fallback; -1 after answering bc when both are given. */
+int wd_snapshot_budget(struct backend_call *bc, int fallback);
 
 /* Native apps (native.c): the page source as elements, the finger. */
 void wd_native_snapshot(struct backend_call *bc);

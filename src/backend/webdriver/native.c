@@ -113,7 +113,7 @@ static void snapshot_got(struct wd *w, void *ud, json_t *value, enum error_code 
     json_t *els = read_tree(bc, value, code, err, "take a snapshot", &cut);
     if (!els)
         return;
-    size_t max = (size_t)args_int(bc->args, "max_nodes", 500);
+    size_t max = (size_t)wd_snapshot_budget(bc, 500);
     size_t total = json_array_size(els) + cut;
     while (json_array_size(els) > max)
         json_array_remove(els, json_array_size(els) - 1);
@@ -127,7 +127,7 @@ static void snapshot_got(struct wd *w, void *ud, json_t *value, enum error_code 
                             "webdriver", "elements", els, "count", (json_int_t)n, "outline",
                             sb.data ? sb.data : "", "truncated", total > n);
     if (total > n) {
-        char *note = xasprintf("%zu of %zu elements (max_nodes)", n, total);
+        char *note = xasprintf("%zu of %zu elements (max_elements)", n, total);
         json_object_set_new(out, "truncation", json_string(note));
         free(note);
     }

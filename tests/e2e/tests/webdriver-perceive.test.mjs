@@ -378,3 +378,81 @@ test('upload_file puts a file the policy lists into a file input; other files (l
   assert.match(notInput.structuredContent.error.message, /not a file input/);
   await srv.close();
 });
+
+const SCOPED = `<!doctype html><title>Scoped</title><body>
+<h1>Account</h1>
+<nav id="menu" role="navigation" aria-label="Menu"><a href="/a">Home</a><a href="/b">Orders</a><a href="/c">Help</a></nav>
+<form id="login" role="form" aria-label="Login"><label for="u">User</label><input id="u"><button type="button">Sign in</button></form>
+<iframe src="/frame" style="position:absolute; left:500px; top:60px; width:300px; height:150px; border:0"></iframe>
+<ul>${Array.from({ length: 50 }, (_, i) => `<li>Item ${i + 1}</li>`).join('')}</ul>
+<button id="swap" onclick="document.getElementById('login').remove()">Remove form</button>
+</body>`;
+const SCOPED_FRAME = `<!doctype html><body style="margin:0"><div role="group" aria-label="Panel" style="position:absolute; left:10px; top:20px; width:200px; height:100px"><button style="width:80px; height:30px">In panel</button></div></body>`;
+
+test('snapshot and find with scope: one part of the page, refs shared with the full snapshot, max_elements; a stale or malformed scope is refused', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(req.url === '/frame' ? SCOPED_FRAME : SCOPED);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url: `http://127.0.0.1:${server.address().port}/` });
+  await until(async () => /In panel/.test(JSON.stringify((await srv.ok('snapshot', {})).sc)), ms(10000), 'the iframe to load');
+
+  const full = (await srv.ok('snapshot', {})).sc.elements;
+  const form = full.find((e) => e.name === 'Login');
+  const user = byName(full, 'textbox', 'User');
+  const signIn = byName(full, 'button', 'Sign in');
+  const part = await srv.ok('snapshot', { scope: form.ref });
+  const at = full.indexOf(form);
+  assert.deepEqual(part.sc.elements.map((e) => `${e.ref} ${e.role} ${e.name}`), full.slice(at, at + 4).map((e) => `${e.ref} ${e.role} ${e.name}`), 'the form and what is inside it, with the refs of the full snapshot');
+  assert.deepEqual(part.sc.elements.slice(1).map((e) => e.name), ['User', 'User', 'Sign in'], 'its label, field and button');
+  assert.equal(part.sc.elements[3].ref, signIn.ref);
+  assert.equal(part.sc.elements[0].depth, 0);
+  assert.ok(part.sc.elements.every((e, i) => i === 0 || e.depth === 1));
+  assert.deepEqual(part.sc.elements[2].bounds, user.bounds);
+  assert.doesNotMatch(part.content[0].text, /Home|Item 1|In panel/, 'nothing outside the scope');
+  // Refs of the full snapshot still act after a scoped one.
+  await srv.ok('type_text', { ref: user.ref, text: 'ann' });
+  assert.equal((await srv.ok('snapshot', { scope: form.ref })).sc.elements[2].value, 'ann');
+
+  // find inside one part only.
+  const menu = full.find((e) => e.name === 'Menu');
+  const links = await srv.ok('find', { role: 'link', scope: menu.ref });
+  assert.deepEqual(links.sc.matches.map((m) => m.name), ['Home', 'Orders', 'Help']);
+  assert.equal((await srv.ok('find', { text: 'Sign in', scope: menu.ref })).sc.count, 0);
+
+  // A scope inside an iframe: bounds in the top page's coordinates.
+  const panel = full.find((e) => e.name === 'Panel');
+  const inPanel = (await srv.ok('snapshot', { scope: panel.ref })).sc.elements;
+  assert.deepEqual(inPanel.map((e) => e.name), ['Panel', 'In panel']);
+  assert.deepEqual(inPanel[1].bounds, byName(full, 'button', 'In panel').bounds);
+  assert.deepEqual(inPanel[0].bounds, { x: 510, y: 80, width: 200, height: 100 });
+
+  // The budget, under either name; both at once is an error.
+  const cut = await srv.ok('snapshot', { max_elements: 4 });
+  assert.equal(cut.sc.count, 4);
+  assert.equal(cut.sc.truncated, true);
+  assert.match(cut.sc.truncation, /4 of \d+ elements \(max_elements\)/);
+  const both = await srv.call('snapshot', { max_elements: 4, max_nodes: 4 });
+  assert.equal(both.structuredContent.error.code, 'invalid_argument');
+  assert.match(both.structuredContent.error.message, /max_elements.*max_nodes/);
+
+  // A scoped snapshot after a new full one: new numbering, scope by the new refs.
+  const fresh = (await srv.ok('snapshot', {})).sc.elements;
+  const form2 = fresh.find((e) => e.name === 'Login').ref;
+  // Bad scopes: malformed, unknown, and gone from the page.
+  const malformed = await srv.call('snapshot', { scope: 'login' });
+  assert.equal(malformed.structuredContent.error.code, 'invalid_argument');
+  assert.match(malformed.structuredContent.error.message, /"scope".*"login"/);
+  const unknown = await srv.call('find', { role: 'link', scope: 'e9999' });
+  assert.equal(unknown.structuredContent.error.code, 'not_found');
+  assert.match(unknown.structuredContent.error.message, /"scope": ref e9999 is gone/);
+  await srv.ok('click', { text: 'Remove form' });
+  const gone = await srv.call('snapshot', { scope: form2 });
+  assert.equal(gone.structuredContent.error.code, 'not_found');
+  assert.match(gone.structuredContent.error.message, new RegExp(`"scope": ref ${form2} is gone`));
+  await srv.close();
+});
