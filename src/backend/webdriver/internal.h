@@ -41,6 +41,9 @@ struct wd {
     struct pidns *ns;
     pid_t ns_init; /* the ended namespace's init, until it is reaped */
     char *tmpdir;  /* HOME, TMPDIR and profile of the browser; removed at the end */
+    /* Where the owned browser saves downloads (<data dir>/downloads/<id>);
+     * NULL when it saves none here. Removed when the session is freed. */
+    char *downloads;
     int port;
 
     /* Connecting. */

@@ -456,3 +456,59 @@ test('snapshot and find with scope: one part of the page, refs shared with the f
   assert.match(gone.structuredContent.error.message, new RegExp(`"scope": ref ${form2} is gone`));
   await srv.close();
 });
+
+test('downloads: a file a page downloads is saved in the data folder, listed, and read as a glovebox://download/ resource; gone with the server', browserOpts(), async (t) => {
+  const { existsSync: exists, readFileSync } = await import('node:fs');
+  const body = 'id,total\n1,42\n2,7\n'.repeat(200);
+  const server = createServer((req, res) => {
+    if (req.url === '/report') {
+      res.setHeader('content-type', 'text/csv');
+      res.setHeader('content-disposition', 'attachment; filename="report 1.csv"');
+      return res.end(body);
+    }
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end('<!doctype html><title>Files</title><a href="/report">Get the report</a>');
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const srv = await startServer(t);
+  const session = (await srv.ok('webdriver_connect', {})).sc.id;
+  await srv.ok('open_url', { url: `http://127.0.0.1:${server.address().port}/` });
+  assert.equal((await srv.ok('downloads', {})).sc.count, 0, 'nothing yet');
+  await srv.ok('click', { ref: (await srv.ok('find', { text: 'Get the report' })).sc.matches[0].ref });
+
+  let list;
+  await until(async () => {
+    list = await srv.ok('downloads', {});
+    return list.sc.downloads.some((d) => d.complete);
+  }, ms(15000), 'the download to complete');
+  const file = list.sc.downloads[0];
+  assert.equal(file.name, 'report 1.csv');
+  assert.equal(file.size, body.length);
+  assert.equal(file.uri, `glovebox://download/${session}/report%201.csv`);
+  assert.equal(file.mime_type, 'text/csv');
+  const folder = join(srv.dataDir, 'downloads', session);
+  assert.equal(file.path, join(folder, 'report 1.csv'));
+  assert.equal(readFileSync(file.path, 'utf8'), body);
+  const link = list.content.find((c) => c.type === 'resource_link');
+  assert.equal(link?.uri, file.uri, 'a link to read it by');
+  assert.match(list.content[0].text, /report 1\.csv \(\d+ bytes\) glovebox:\/\/download\//);
+
+  // Read through resources/read; listed by resources/list.
+  const read = await srv.client.readResource({ uri: file.uri });
+  assert.equal(read.contents[0].mimeType, 'text/csv');
+  assert.equal(Buffer.from(read.contents[0].blob, 'base64').toString(), body);
+  const listed = await srv.client.listResources();
+  assert.ok(listed.resources.some((r) => r.uri === file.uri));
+  for (const uri of [`glovebox://download/${session}/..%2Fx`, `glovebox://download/${session}/nothing.csv`, 'glovebox://download/webdriver-99/report%201.csv', `glovebox://download/${session}/%2e%2e`]) {
+    await assert.rejects(srv.client.readResource({ uri }), /not found/i, uri);
+  }
+
+  // Sessions that save none: a terminal.
+  await srv.ok('terminal_start', { command: ['sh'] });
+  const term = await srv.call('downloads', {});
+  assert.equal(term.structuredContent.error.code, 'not_supported');
+  assert.ok(exists(folder));
+  await srv.close();
+  assert.ok(!exists(folder), 'the folder goes with the server');
+});
