@@ -512,3 +512,68 @@ test('downloads: a file a page downloads is saved in the data folder, listed, an
   await srv.close();
   assert.ok(!exists(folder), 'the folder goes with the server');
 });
+
+test('upload_file on an endpoint glovebox did not start: the file is sent (POST /se/file, chromedriver\'s /file) and the endpoint\'s path is typed', browserOpts(), async (t) => {
+  const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { spawn } = await import('node:child_process');
+  const { request } = await import('node:http');
+  const { connectClient } = await import('../lib/server.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'gb-remote-upload-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const uploads = join(dir, 'uploads');
+  mkdirSync(uploads);
+  writeFileSync(join(uploads, 'report.txt'), 'quarterly figures\n');
+
+  // A chromedriver of the test's own, behind a proxy that logs each request.
+  const free = createServer();
+  await new Promise((r) => free.listen(0, '127.0.0.1', r));
+  const driverPort = free.address().port;
+  await new Promise((r) => free.close(r));
+  const driver = spawn('/usr/bin/chromedriver', [`--port=${driverPort}`], { detached: true, stdio: 'ignore', env: { ...process.env, HOME: dir } });
+  t.after(() => { try { process.kill(-driver.pid, 'SIGKILL'); } catch {} });
+  const log = [];
+  const proxy = createServer((req, res) => {
+    log.push(`${req.method} ${req.url}`);
+    const up = request({ host: '127.0.0.1', port: driverPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => { res.writeHead(502); res.end(); });
+    req.pipe(up);
+  });
+  await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
+  t.after(() => proxy.close());
+  await until(() => new Promise((r) => request({ host: '127.0.0.1', port: driverPort, path: '/status' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end()), ms(15000), 'chromedriver to listen');
+
+  const page = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><title>Upload</title><input type="file" id="f" onchange="document.getElementById('out').textContent = 'chose ' + this.files[0].name + ' ' + this.files[0].size"><div id="out">nothing</div>`);
+  });
+  await new Promise((r) => page.listen(0, '127.0.0.1', r));
+  t.after(() => page.close());
+  const policy = join(dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['webdriver_connect', 'open_url', 'snapshot', 'read_text', 'upload_file', 'session_stop'], rules: { upload_file: { paths: [`${uploads}/*`] } } }));
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
+  const call = async (name, args) => srv.client.callTool({ name, arguments: args });
+  const connected = await call('webdriver_connect', {
+    url: `http://127.0.0.1:${proxy.address().port}`,
+    capabilities: { browserName: 'chrome', 'goog:chromeOptions': { binary: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${join(dir, 'profile')}`] } },
+  });
+  assert.ok(!connected.isError, JSON.stringify(connected.structuredContent));
+  assert.equal(connected.structuredContent.owned, false);
+  await call('open_url', { url: `http://127.0.0.1:${page.address().port}/` });
+  const ref = (await call('snapshot', {})).structuredContent.elements[0].ref;
+  const up = await call('upload_file', { ref, path: join(uploads, 'report.txt') });
+  assert.ok(!up.isError, JSON.stringify(up.structuredContent));
+  assert.equal(up.structuredContent.bytes, 18);
+  assert.match(up.structuredContent.remote_path ?? '', /report\.txt$/, JSON.stringify(up.structuredContent) + log.join('\n'));
+  assert.notEqual(up.structuredContent.remote_path, join(uploads, 'report.txt'), 'the endpoint\'s own copy');
+  assert.ok(log.some((l) => /^POST \/session\/[^/]+\/se\/file$/.test(l)), log.join('\n'));
+  assert.ok(log.some((l) => /^POST \/session\/[^/]+\/file$/.test(l)), 'chromedriver takes the file under its older name');
+  assert.match((await call('read_text', {})).structuredContent.text, /chose report\.txt 18/);
+  const stopped = await call('session_stop', { session: connected.structuredContent.id });
+  assert.ok(!stopped.isError, JSON.stringify(stopped));
+  assert.ok(log.some((l) => /^DELETE \/session\/[^/]+$/.test(l)), 'the remote session deleted: its browser closed');
+  await srv.close();
+});
