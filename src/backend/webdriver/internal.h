@@ -10,6 +10,7 @@
 #include <uv.h>
 
 struct pidns;
+struct pattern;
 struct wd_http;
 
 struct wd {
@@ -64,6 +65,7 @@ struct wd {
     bool native;
     char *platform;                  /* "android", "ios", … lower case; NULL if not said */
     struct screen_rect *native_refs; /* e1 = [0]: the latest snapshot or find */
+    char **native_ref_keys;          /* the same elements' wd_native_key, for waits */
     size_t n_native_refs;
 };
 
@@ -128,6 +130,17 @@ void wd_native_snapshot(struct backend_call *bc);
 void wd_native_find(struct backend_call *bc);
 void wd_native_read_text(struct backend_call *bc);
 void wd_native_target(struct backend_call *bc, wd_target_fn fn);
+/* What names a native element across page sources: role, name and
+ * resource id (malloc'd). */
+struct native_el;
+char *wd_native_key(const struct native_el *e);
+/* Drop the refs of the latest snapshot or find (and free them). */
+void wd_native_forget_refs(struct wd *w);
+/* wait_for on a native app (native_wait.c): the page source looked at
+ * until a line of its text holds text or matches re (stolen), or the
+ * element of ref shows — or, with gone, no longer. Arguments checked. */
+void wd_native_wait(struct backend_call *bc, const char *text, struct pattern *re, const char *ref,
+                    bool gone, int timeout_ms);
 /* Input sources of W3C actions with pointerType touch. */
 json_t *wd_touch(json_t *actions);
 json_t *wd_touch_tap(int x, int y, int count, int hold_ms);

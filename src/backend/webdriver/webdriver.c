@@ -326,7 +326,7 @@ static void free_wd(struct wd *w)
     free(w->tmpdir);
     free(w->downloads);
     free(w->platform);
-    free(w->native_refs);
+    wd_native_forget_refs(w);
     free(w->credentials_env);
     json_decref(w->capabilities);
     free(w);
