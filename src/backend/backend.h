@@ -16,6 +16,7 @@ struct app;
 struct session;
 struct backend_result;
 struct frame_source;
+struct resource_provider;
 
 /* A rectangle of a screen, in the screen's pixels. */
 struct screen_rect {
@@ -243,6 +244,9 @@ struct backend_kind {
      * which died left behind: rows of the session table
      * (store/session_table.h) of this kind. NULL: the kind leaves none. */
     void (*sweep_orphans)(struct app *app, const json_t *rows);
+    /* Resources of its own (NULL-terminated; NULL: none), added with the
+     * tools when the kind is built. */
+    const struct resource_provider *const *resources;
 };
 
 /* Free what backends share for the life of the process (fonts, caches).

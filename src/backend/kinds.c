@@ -124,15 +124,14 @@ static const struct tool *const desktop_tools[] = {&tool_desktop_start, &tool_la
 #endif
 
 #if GLOVEBOX_KIND_WEBDRIVER
-static const struct tool *const webdriver_tools[] = {&tool_webdriver_connect,
-                                                     &tool_open_url,
-                                                     &tool_browser_logs,
-                                                     &tool_storage_save,
-                                                     &tool_storage_load,
-                                                     &tool_upload_file,
-                                                     NULL};
-#define WEBDRIVER_MODULE .module = "webdriver", .tools = webdriver_tools
-#define WEBDRIVER_SWEEP  .sweep_orphans = webdriver_sweep_orphans,
+static const struct tool *const webdriver_tools[] = {
+    &tool_webdriver_connect, &tool_open_url,    &tool_browser_logs, &tool_storage_save,
+    &tool_storage_load,      &tool_upload_file, &tool_downloads,    NULL};
+static const struct resource_provider *const webdriver_resources[] = {&webdriver_download_provider,
+                                                                      NULL};
+#define WEBDRIVER_MODULE                                                                           \
+    .module = "webdriver", .tools = webdriver_tools, .resources = webdriver_resources
+#define WEBDRIVER_SWEEP .sweep_orphans = webdriver_sweep_orphans,
 #else
 #define WEBDRIVER_MODULE .module = NULL
 #define WEBDRIVER_SWEEP
@@ -177,8 +176,9 @@ static const struct backend_kind kinds[] = {
      .summary = "browsers and devices through WebDriver or Appium",
      .requirements = webdriver_needs,
      .has_option = true,
-     .tool_names = (const char *const[]){"webdriver_connect", "open_url", "browser_logs",
-                                         "storage_save", "storage_load", "upload_file", NULL},
+     .tool_names =
+         (const char *const[]){"webdriver_connect", "open_url", "browser_logs", "storage_save",
+                               "storage_load", "upload_file", "downloads", NULL},
      WEBDRIVER_SWEEP WEBDRIVER_MODULE},
     {.kind = "android",
      .summary = "Android devices and emulators through the adb server",

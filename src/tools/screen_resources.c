@@ -17,7 +17,8 @@
 
 #define SESSION_PREFIX   "glovebox://session/"
 #define RECORDING_PREFIX "glovebox://recording/"
-/* Recordings larger than this are not inlined; the path is on disk. */
+/* Files (recordings, downloads) larger than this are not inlined; the
+ * path is on disk. */
 #define MAX_INLINE_RECORDING (64u * 1024 * 1024)
 
 static void session_list(struct app *app, const char *owner, json_t *list)
@@ -389,6 +390,19 @@ static void load_done(uv_work_t *work, int status)
     free(l);
 }
 
+void screen_resources_read_file(struct resource_read *r, const char *uri, const char *name,
+                                const char *path, const char *mime)
+{
+    struct recording_load *l = xcalloc(1, sizeof *l);
+    l->r = r;
+    l->uri = xstrdup(uri);
+    l->id = xstrdup(name);
+    l->path = xstrdup(path);
+    l->mime = mime;
+    l->work.data = l;
+    uv_queue_work(resource_read_app(r)->loop, &l->work, load_run, load_done);
+}
+
 static void recording_read(struct resource_read *r, const char *uri)
 {
     const struct recording_info *info = recordings_find(uri + strlen(RECORDING_PREFIX));
@@ -396,14 +410,7 @@ static void recording_read(struct resource_read *r, const char *uri)
         resource_read_not_found(r, "Resource not found: %s (no such recording)", uri);
         return;
     }
-    struct recording_load *l = xcalloc(1, sizeof *l);
-    l->r = r;
-    l->uri = xstrdup(uri);
-    l->id = xstrdup(info->id);
-    l->path = xstrdup(info->path);
-    l->mime = info->mime;
-    l->work.data = l;
-    uv_queue_work(resource_read_app(r)->loop, &l->work, load_run, load_done);
+    screen_resources_read_file(r, uri, info->id, info->path, info->mime);
 }
 
 /* A recording is what record_stop hands over (its link points here). */

@@ -3,6 +3,7 @@
 #include "backend/backend.h"
 #include "core/xmalloc.h"
 #include "mcp/registry.h"
+#include "mcp/resources.h"
 #include "recipe/tools.h"
 #include "tools/screen_resources.h"
 
@@ -17,6 +18,8 @@ void tools_register_all(void)
     for (int i = 0; i < n; i++) {
         for (const struct tool *const *t = k[i].tools; t && *t; t++)
             registry_add(*t);
+        for (const struct resource_provider *const *r = k[i].resources; r && *r; r++)
+            resources_add(*r);
         if (k[i].module || !k[i].tool_names)
             continue;
         char *why = xasprintf("a tool of %s sessions, which this build was configured without "

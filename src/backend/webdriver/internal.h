@@ -10,6 +10,7 @@
 #include <uv.h>
 
 struct pidns;
+struct pattern;
 struct wd_http;
 
 struct wd {
@@ -41,6 +42,9 @@ struct wd {
     struct pidns *ns;
     pid_t ns_init; /* the ended namespace's init, until it is reaped */
     char *tmpdir;  /* HOME, TMPDIR and profile of the browser; removed at the end */
+    /* Where the owned browser saves downloads (<data dir>/downloads/<id>);
+     * NULL when it saves none here. Removed when the session is freed. */
+    char *downloads;
     int port;
 
     /* Connecting. */
@@ -61,6 +65,7 @@ struct wd {
     bool native;
     char *platform;                  /* "android", "ios", … lower case; NULL if not said */
     struct screen_rect *native_refs; /* e1 = [0]: the latest snapshot or find */
+    char **native_ref_keys;          /* the same elements' wd_native_key, for waits */
     size_t n_native_refs;
 };
 
@@ -116,12 +121,26 @@ void wd_record_stop_op(struct backend_call *bc);
 typedef void (*wd_target_fn)(struct backend_call *bc, const char *ref,
                              const struct screen_rect *bounds, bool password);
 void wd_target(struct backend_call *bc, bool focus, wd_target_fn fn);
+/* A snapshot's budget: "max_elements" or "max_nodes" (the same), else
+ * fallback; -1 after answering bc when both are given. */
+int wd_snapshot_budget(struct backend_call *bc, int fallback);
 
 /* Native apps (native.c): the page source as elements, the finger. */
 void wd_native_snapshot(struct backend_call *bc);
 void wd_native_find(struct backend_call *bc);
 void wd_native_read_text(struct backend_call *bc);
 void wd_native_target(struct backend_call *bc, wd_target_fn fn);
+/* What names a native element across page sources: role, name and
+ * resource id (malloc'd). */
+struct native_el;
+char *wd_native_key(const struct native_el *e);
+/* Drop the refs of the latest snapshot or find (and free them). */
+void wd_native_forget_refs(struct wd *w);
+/* wait_for on a native app (native_wait.c): the page source looked at
+ * until a line of its text holds text or matches re (stolen), or the
+ * element of ref shows — or, with gone, no longer. Arguments checked. */
+void wd_native_wait(struct backend_call *bc, const char *text, struct pattern *re, const char *ref,
+                    bool gone, int timeout_ms);
 /* Input sources of W3C actions with pointerType touch. */
 json_t *wd_touch(json_t *actions);
 json_t *wd_touch_tap(int x, int y, int count, int hold_ms);

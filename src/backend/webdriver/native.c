@@ -69,6 +69,22 @@ static void outline_line(struct strbuf *sb, const json_t *e)
     strbuf_putc(sb, '\n');
 }
 
+char *wd_native_key(const struct native_el *e)
+{
+    return xasprintf("%s\x1f%s\x1f%s", e->role, e->name, e->resource_id ? e->resource_id : "");
+}
+
+void wd_native_forget_refs(struct wd *w)
+{
+    for (size_t i = 0; w->native_ref_keys && i < w->n_native_refs; i++)
+        free(w->native_ref_keys[i]);
+    free(w->native_ref_keys);
+    free(w->native_refs);
+    w->native_ref_keys = NULL;
+    w->native_refs = NULL;
+    w->n_native_refs = 0;
+}
+
 /* The source as elements, their refs kept on the session; NULL after
  * answering bc. */
 static json_t *read_tree(struct backend_call *bc, json_t *value, enum error_code code,
@@ -90,13 +106,15 @@ static json_t *read_tree(struct backend_call *bc, json_t *value, enum error_code
         return NULL;
     }
     struct wd *w = wd_of(bc->session);
-    free(w->native_refs);
+    wd_native_forget_refs(w);
     w->native_refs = xcalloc(t.n + 1, sizeof *w->native_refs);
+    w->native_ref_keys = xcalloc(t.n + 1, sizeof *w->native_ref_keys);
     w->n_native_refs = t.n;
     json_t *els = json_array();
     for (size_t i = 0; i < t.n; i++) {
         const struct native_el *e = &t.els[i];
         w->native_refs[i] = (struct screen_rect){e->x, e->y, e->width, e->height};
+        w->native_ref_keys[i] = wd_native_key(e);
         json_array_append_new(els, element_json(e, i + 1));
     }
     *cut = t.cut;
@@ -113,7 +131,7 @@ static void snapshot_got(struct wd *w, void *ud, json_t *value, enum error_code 
     json_t *els = read_tree(bc, value, code, err, "take a snapshot", &cut);
     if (!els)
         return;
-    size_t max = (size_t)args_int(bc->args, "max_nodes", 500);
+    size_t max = (size_t)wd_snapshot_budget(bc, 500);
     size_t total = json_array_size(els) + cut;
     while (json_array_size(els) > max)
         json_array_remove(els, json_array_size(els) - 1);
@@ -127,7 +145,7 @@ static void snapshot_got(struct wd *w, void *ud, json_t *value, enum error_code 
                             "webdriver", "elements", els, "count", (json_int_t)n, "outline",
                             sb.data ? sb.data : "", "truncated", total > n);
     if (total > n) {
-        char *note = xasprintf("%zu of %zu elements (max_nodes)", n, total);
+        char *note = xasprintf("%zu of %zu elements (max_elements)", n, total);
         json_object_set_new(out, "truncation", json_string(note));
         free(note);
     }

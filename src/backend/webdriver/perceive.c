@@ -21,12 +21,22 @@
 /* Elements a find looks through before it filters. */
 #define FIND_SCAN 5000
 
-/* arguments[0]: the most elements to return; [1]: include hidden ones.
+/* arguments[0]: the most elements to return; [1]: include hidden ones;
+ * [2]: a ref (scope) whose element alone is walked, or null for the page.
  * Returns [[ref, role, name, value, states, x, y, width, height, depth]...],
- * and the number of meaningful elements seen. */
+ * and the number of meaningful elements seen; or "gone" when the scope's
+ * element is not on the page. A page snapshot numbers its elements afresh
+ * (e1, e2, …); a scoped one keeps the refs the page has, so the scope and
+ * every element an earlier snapshot named keep their refs, and elements
+ * new to the page get numbers after the highest one given. */
 static const char SNAPSHOT_SCRIPT[] =
-    "var max=arguments[0],hidden=arguments[1],refs=new Map(),out=[],total=0;"
-    "window.__glovebox_refs=refs;"
+    "var max=arguments[0],hidden=arguments[1],scope=arguments[2],refs,out=[],total=0,"
+    "byEl=new Map(),next=0,se=null;"
+    "if(scope){refs=window.__glovebox_refs;se=refs&&refs.get(scope);"
+    "if(!se||!se.isConnected)return 'gone';refs.forEach(function(v,k){byEl.set(v,k);"
+    "var n=+k.slice(1);if(n>next)next=n;});}else{refs=new Map();window.__glovebox_refs=refs;}"
+    "function refOf(e){var r=byEl.get(e);if(r)return r;r='e'+(++next);refs.set(r,e);"
+    "byEl.set(e,r);return r;}"
     "function clean(s){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,200);}"
     "function role(e){var r=e.getAttribute('role');if(r)return r.split(' ')[0];var t=e.tagName;"
     "if(t==='A')return e.hasAttribute('href')?'link':null;"
@@ -66,22 +76,29 @@ static const char SNAPSHOT_SCRIPT[] =
     "if(r==='textbox'&&!e.readOnly&&!e.disabled)s.push('editable');"
     "if(e.type==='password')s.push('password');if(!vis)s.push('hidden');"
     "else if(rc.bottom<0||rc.right<0||rc.top>innerHeight||rc.left>innerWidth)s.push('offscreen');"
-    "return s;}"
-    "function walk(root,dx,dy,depth,named){for(var e=root.firstElementChild;e;"
-    "e=e.nextElementSibling){var t=e.tagName;if(t==='SCRIPT'||t==='STYLE'||t==='NOSCRIPT'||"
-    "t==='TEMPLATE'||t==='HEAD')continue;var cs=getComputedStyle(e);"
-    "if(cs.display==='none'&&!hidden)continue;var r=role(e),txt=r||named?'':own(e),d=depth;"
+    "return s;}";
+/* The walk, after SNAPSHOT_SCRIPT (C compilers need not take longer strings). */
+static const char SNAPSHOT_WALK[] =
+    "function visit(e,dx,dy,depth,named){var t=e.tagName;if(t==='SCRIPT'||t==='STYLE'||"
+    "t==='NOSCRIPT'||t==='TEMPLATE'||t==='HEAD')return;var cs=getComputedStyle(e);"
+    "if(cs.display==='none'&&!hidden)return;var r=role(e),txt=r||named?'':own(e),d=depth;"
     "if(r||txt){var rc=e.getBoundingClientRect(),vis=rc.width>0&&rc.height>0&&"
     "cs.visibility!=='hidden'&&cs.display!=='none';if(vis||hidden){total++;if(out.length<max){"
-    "var ref='e'+(out.length+1);refs.set(ref,e);out.push([ref,r||'text',r?name(e):txt,"
+    "out.push([refOf(e),r||'text',r?name(e):txt,"
     "r?value(e,r):null,states(e,r,vis,rc),Math.round(rc.left+dx),Math.round(rc.top+dy),"
     "Math.round(rc.width),Math.round(rc.height),depth]);}}d=depth+1;}"
     "if(t==='IFRAME'){try{var fd=e.contentDocument;if(fd&&fd.body){var "
     "fr=e.getBoundingClientRect();"
     "walk(fd.body,dx+fr.left,dy+fr.top,d,false);}}catch(err){}}"
     "if(e.shadowRoot)walk(e.shadowRoot,dx,dy,d,named);"
-    "walk(e,dx,dy,d,named||/^(link|button|heading|listitem|option|textbox)$/.test(r));}}"
-    "if(document.body)walk(document.body,0,0,0,false);return [out,total];";
+    "walk(e,dx,dy,d,named||/^(link|button|heading|listitem|option|textbox)$/.test(r));}"
+    "function walk(root,dx,dy,depth,named){for(var e=root.firstElementChild;e;"
+    "e=e.nextElementSibling)visit(e,dx,dy,depth,named);}"
+    /* A scope inside an iframe: its bounds in the top page's coordinates. */
+    "if(se){var w=se.ownerDocument.defaultView,ox=0,oy=0;while(w.frameElement){"
+    "var f=w.frameElement.getBoundingClientRect();ox+=f.left;oy+=f.top;w=w.parent;}"
+    "visit(se,ox,oy,0,false);}else if(document.body)walk(document.body,0,0,0,false);"
+    "return [out,total];";
 
 /* arguments[0]: a ref. Brings the element into view and returns its
  * bounds in the top window's viewport, whether it is a password field,
@@ -155,11 +172,15 @@ static void outline_line(struct strbuf *sb, const json_t *e)
     strbuf_putc(sb, '\n');
 }
 
-static void run_snapshot(struct backend_call *bc, int max, bool hidden, wd_reply_fn fn, void *ud)
+/* scope: a ref whose element alone is walked; NULL: the page. */
+static void run_snapshot(struct backend_call *bc, int max, bool hidden, const char *scope,
+                         wd_reply_fn fn, void *ud)
 {
+    char *script = xasprintf("%s%s", SNAPSHOT_SCRIPT, SNAPSHOT_WALK);
     wd_command(wd_of(bc->session), "POST", "/execute/sync",
-               json_pack("{s:s, s:[i, b]}", "script", SNAPSHOT_SCRIPT, "args", max, hidden), fn,
+               json_pack("{s:s, s:[i, b, s?]}", "script", script, "args", max, hidden, scope), fn,
                ud);
+    free(script);
 }
 
 /* The elements of a snapshot's answer, or NULL after answering bc. */
@@ -168,6 +189,14 @@ static json_t *answered_elements(struct backend_call *bc, json_t *value, enum er
 {
     if (err) {
         backend_call_fail_code(bc, code, "cannot %s: %s", verb, err);
+        return NULL;
+    }
+    if (json_is_string(value)) {
+        backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                               "cannot %s: argument \"scope\": ref %s is gone: the page changed "
+                               "or navigated since the snapshot that gave it (take a new "
+                               "snapshot or find)",
+                               verb, args_string(bc->args, "scope", "?"));
         return NULL;
     }
     json_t *els = elements_of(value, total);
@@ -195,9 +224,10 @@ static void snapshot_done(struct wd *w, void *ud, json_t *value, enum error_code
                             "webdriver", "elements", els, "count", (json_int_t)n, "outline",
                             sb.data ? sb.data : "", "truncated", total > n);
     if (total > n) {
-        char *note = xasprintf("%zu of %zu elements (max_nodes); snapshot a smaller page or raise "
-                               "max_nodes",
-                               n, total);
+        const char *scope = args_string(bc->args, "scope", NULL);
+        char *note = xasprintf("%zu of %zu elements%s%s (max_elements); snapshot a part of the "
+                               "page (scope) or raise max_elements",
+                               n, total, scope ? " under " : "", scope ? scope : "");
         json_object_set_new(out, "truncation", json_string(note));
         free(note);
     }
@@ -219,17 +249,59 @@ static bool refuse(struct backend_call *bc, const char *verb, const char *const 
     return false;
 }
 
+/* The "scope" argument: NULL when none; false after answering bc when it
+ * is no ref or the session cannot take it. */
+static bool scope_of(struct backend_call *bc, const char *verb, const char **scope)
+{
+    *scope = args_string(bc->args, "scope", NULL);
+    if (!*scope)
+        return true;
+    const char *p = *scope;
+    bool ok = p[0] == 'e' && p[1] >= '1' && p[1] <= '9' && strlen(p) <= 10;
+    for (p += ok ? 2 : 0; ok && *p; p++)
+        ok = *p >= '0' && *p <= '9';
+    if (!ok) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot %s: argument \"scope\" must be a ref from snapshot or "
+                               "find, such as \"e3\"; got \"%s\"",
+                               verb, *scope);
+        return false;
+    }
+    if (wd_of(bc->session)->native) {
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                               "cannot %s: argument \"scope\" is for pages; a native app's "
+                               "snapshot is its whole page source",
+                               verb);
+        return false;
+    }
+    return true;
+}
+
+int wd_snapshot_budget(struct backend_call *bc, int fallback)
+{
+    if (json_object_get(bc->args, "max_elements") && json_object_get(bc->args, "max_nodes")) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot take a snapshot: give \"max_elements\" or \"max_nodes\" "
+                               "(the same budget), not both");
+        return -1;
+    }
+    return (int)args_int(bc->args, "max_elements", args_int(bc->args, "max_nodes", fallback));
+}
+
 void wd_snapshot_op(struct backend_call *bc)
 {
     static const char *const unsupported[] = {"app", "window", "depth", NULL};
-    if (refuse(bc, "take a snapshot", unsupported))
+    const char *scope;
+    if (refuse(bc, "take a snapshot", unsupported) || !scope_of(bc, "take a snapshot", &scope))
+        return;
+    int max = wd_snapshot_budget(bc, 500);
+    if (max < 0)
         return;
     if (wd_of(bc->session)->native) {
         wd_native_snapshot(bc);
         return;
     }
-    run_snapshot(bc, (int)args_int(bc->args, "max_nodes", 500),
-                 args_bool(bc->args, "include_hidden", false), snapshot_done, bc);
+    run_snapshot(bc, max, args_bool(bc->args, "include_hidden", false), scope, snapshot_done, bc);
 }
 
 /* Whether element e matches text (in its name or value) and role. */
@@ -292,11 +364,14 @@ void wd_find_op(struct backend_call *bc)
         backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "find needs \"text\" or \"role\"");
         return;
     }
+    const char *scope;
+    if (!scope_of(bc, "find", &scope))
+        return;
     if (wd_of(bc->session)->native) {
         wd_native_find(bc);
         return;
     }
-    run_snapshot(bc, FIND_SCAN, false, find_done, bc);
+    run_snapshot(bc, FIND_SCAN, false, scope, find_done, bc);
 }
 
 /* ---- the point of a ref or of a text, for click and type_text ---- */
@@ -392,5 +467,5 @@ void wd_target(struct backend_call *bc, bool focus, wd_target_fn fn)
         locate(t);
         return;
     }
-    run_snapshot(bc, FIND_SCAN, false, text_found, t);
+    run_snapshot(bc, FIND_SCAN, false, NULL, text_found, t);
 }

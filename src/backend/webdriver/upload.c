@@ -1,17 +1,31 @@
 /* upload_file: a file of this machine into a page's file input. The gate
  * has already checked the path against rules.upload_file.paths; here the
- * ref's element must be an <input type=file>, and the browser must run on
- * this machine (glovebox's own Chromium, or an endpoint on loopback), since
- * WebDriver hands it the path and the browser reads the file itself. */
+ * ref's element must be an <input type=file>. glovebox's own Chromium reads
+ * the file itself (WebDriver hands it the path). A browser behind an
+ * endpoint may run elsewhere — a grid node, a farm, a container behind a
+ * loopback port — so the file is sent first (the W3C extension
+ * POST /session/{id}/se/file: a zip of the file, base64, as Selenium Grid
+ * takes it; chromedriver knows it as /file) and the path the endpoint
+ * answers is what is typed; only a loopback endpoint without either
+ * command is handed the local path. */
 #include "backend/webdriver/internal.h"
 
+#include "core/app.h"
 #include "core/args.h"
+#include "core/base64.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
+
+/* The largest file sent to a remote endpoint (it travels base64 in JSON). */
+#define MAX_REMOTE_UPLOAD (32ll * 1024 * 1024)
 
 /* The W3C name of an element reference in JSON. */
 #define ELEMENT_KEY "element-6066-11e4-a52e-4f735466cecf"
@@ -27,11 +41,22 @@ struct upload {
     struct backend_call *bc;
     char *path; /* resolved */
     long long bytes;
+    char *element; /* the input's WebDriver element id, once found */
+    /* Sending the file: the zip, base64 (made on the worker pool), or why
+     * not; the path the endpoint gave it; whether it was sent. */
+    uv_work_t work;
+    char *zip_b64, *zip_err;
+    bool legacy; /* /se/file was unknown: the older /file */
+    char *remote_path;
 };
 
 static void upload_free(struct upload *u)
 {
     free(u->path);
+    free(u->element);
+    free(u->zip_b64);
+    free(u->zip_err);
+    free(u->remote_path);
     free(u);
 }
 
@@ -41,14 +66,146 @@ static void sent(struct wd *w, void *ud, json_t *value, enum error_code code, co
     (void)value;
     struct upload *u = ud;
     const char *ref = args_string(u->bc->args, "ref", "");
-    if (err)
+    if (err) {
         backend_call_fail_code(u->bc, code, "cannot upload the file: %s", err);
-    else
-        backend_call_done(u->bc,
-                          json_pack("{s:s, s:s, s:s, s:I}", "session", u->bc->session->id, "ref",
-                                    ref, "path", u->path, "bytes", (json_int_t)u->bytes),
-                          "put %s (%lld bytes) into the file input %s", u->path, u->bytes, ref);
+    } else {
+        json_t *out = json_pack("{s:s, s:s, s:s, s:I}", "session", u->bc->session->id, "ref", ref,
+                                "path", u->path, "bytes", (json_int_t)u->bytes);
+        if (u->remote_path)
+            json_object_set_new(out, "remote_path", json_string(u->remote_path));
+        backend_call_done(u->bc, out, "put %s (%lld bytes) into the file input %s%s%s", u->path,
+                          u->bytes, ref, u->remote_path ? ", sent to the endpoint as " : "",
+                          u->remote_path ? u->remote_path : "");
+    }
     upload_free(u);
+}
+
+/* Types the file's path — on the browser's machine — into the input. */
+static void type_path(struct wd *w, struct upload *u, const char *path)
+{
+    char *cmd = xasprintf("/element/%s/value", u->element);
+    wd_command(w, "POST", cmd, json_pack("{s:s}", "text", path), sent, u);
+    free(cmd);
+}
+
+/* Whether the endpoint is on this machine (it may then read the path). */
+static bool loopback(const struct wd *w)
+{
+    const char *s = w->shown;
+    return !strncmp(s, "http://127.", 11) || !strncmp(s, "http://localhost", 16) ||
+           !strncmp(s, "http://[::1]", 12);
+}
+
+static void file_sent(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    struct upload *u = ud;
+    if (err && code == ERROR_NOT_SUPPORTED && !u->legacy) {
+        /* chromedriver knows the command by its older name only. */
+        u->legacy = true;
+        wd_command(w, "POST", "/file", json_pack("{s:s}", "file", u->zip_b64), file_sent, u);
+        return;
+    }
+    if (err && code == ERROR_NOT_SUPPORTED && loopback(w)) {
+        type_path(w, u, u->path);
+        return;
+    }
+    if (err || !json_is_string(value) || !*json_string_value(value)) {
+        backend_call_fail_code(u->bc, err ? code : ERROR_TOOL_FAILED,
+                               "cannot upload the file to %s (POST /se/file and /file): %s",
+                               w->shown, err ? err : "it answered no path");
+        upload_free(u);
+        return;
+    }
+    u->remote_path = xstrdup(json_string_value(value));
+    type_path(w, u, u->remote_path);
+}
+
+static void put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, v & 0xffff);
+    put16(p + 2, v >> 16);
+}
+
+/* A zip of one stored (uncompressed) file: what /se/file unpacks. */
+static uint8_t *zip_one(const char *name, const uint8_t *data, uint32_t len, size_t *out_len)
+{
+    size_t n = strlen(name);
+    if (n > 0xffff)
+        n = 0xffff;
+    uint32_t crc = (uint32_t)crc32(0L, data, len);
+    size_t local = 30 + n, central = 46 + n;
+    uint8_t *z = xcalloc(1, local + len + central + 22), *p = z;
+    put32(p, 0x04034b50);
+    put16(p + 4, 20);
+    put16(p + 12, 0x21); /* 1980-01-01 */
+    put32(p + 14, crc);
+    put32(p + 18, len);
+    put32(p + 22, len);
+    put16(p + 26, (unsigned)n);
+    memcpy(p + 30, name, n);
+    memcpy(p + local, data, len);
+    p += local + len;
+    put32(p, 0x02014b50);
+    put16(p + 4, 20);
+    put16(p + 6, 20);
+    put16(p + 14, 0x21);
+    put32(p + 16, crc);
+    put32(p + 20, len);
+    put32(p + 24, len);
+    put16(p + 28, (unsigned)n);
+    memcpy(p + 46, name, n);
+    p += central;
+    put32(p, 0x06054b50);
+    put16(p + 8, 1);
+    put16(p + 10, 1);
+    put32(p + 12, (uint32_t)central);
+    put32(p + 16, (uint32_t)(local + len));
+    *out_len = local + len + central + 22;
+    return z;
+}
+
+static void zip_run(uv_work_t *work)
+{
+    struct upload *u = work->data;
+    FILE *f = fopen(u->path, "rb");
+    if (!f) {
+        u->zip_err = xasprintf("cannot read %s: %s", u->path, strerror(errno));
+        return;
+    }
+    uint8_t *data = xmalloc((size_t)u->bytes + 1);
+    size_t got = fread(data, 1, (size_t)u->bytes, f);
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        u->zip_err = xasprintf("cannot read %s: %s", u->path, strerror(errno));
+    } else {
+        const char *base = strrchr(u->path, '/');
+        size_t zlen;
+        uint8_t *zip = zip_one(base ? base + 1 : u->path, data, (uint32_t)got, &zlen);
+        u->zip_b64 = base64_encode(zip, zlen);
+        free(zip);
+    }
+    free(data);
+}
+
+static void zip_done(uv_work_t *work, int status)
+{
+    (void)status;
+    struct upload *u = work->data;
+    struct wd *w = wd_of(u->bc->session);
+    if (!u->zip_b64) {
+        backend_call_fail(u->bc, "cannot upload the file: %s",
+                          u->zip_err ? u->zip_err : "cancelled");
+        upload_free(u);
+        return;
+    }
+    wd_command(w, "POST", "/se/file", json_pack("{s:s}", "file", u->zip_b64), file_sent, u);
 }
 
 static void found(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
@@ -69,34 +226,33 @@ static void found(struct wd *w, void *ud, json_t *value, enum error_code code, c
         backend_call_fail(u->bc, "cannot upload the file: the endpoint sent no element for %s",
                           ref);
     } else {
-        char *path = xasprintf("/element/%s/value", id);
-        /* Files are named by their path on the browser's machine: this one. */
-        wd_command(w, "POST", path, json_pack("{s:s}", "text", u->path), sent, u);
-        free(path);
+        u->element = xstrdup(id);
+        /* glovebox's own browser shares this machine: it reads the path. */
+        if (w->driver_pid) {
+            type_path(w, u, u->path);
+            return;
+        }
+        if (u->bytes > MAX_REMOTE_UPLOAD) {
+            backend_call_fail_code(u->bc, ERROR_INVALID_ARGUMENT,
+                                   "argument \"path\": %s has %lld bytes; at most %lld are sent "
+                                   "to an endpoint",
+                                   u->path, u->bytes, MAX_REMOTE_UPLOAD);
+            upload_free(u);
+            return;
+        }
+        u->work.data = u;
+        uv_queue_work(w->app->loop, &u->work, zip_run, zip_done);
         return;
     }
     upload_free(u);
 }
 
-/* Whether the browser runs here: glovebox's own, or an endpoint on
- * loopback. */
-static bool local(const struct wd *w)
-{
-    if (w->driver_pid)
-        return true;
-    const char *s = w->shown;
-    return !strncmp(s, "http://127.", 11) || !strncmp(s, "http://localhost", 16) ||
-           !strncmp(s, "http://[::1]", 12);
-}
-
 void wd_upload_file_op(struct backend_call *bc)
 {
     struct wd *w = wd_of(bc->session);
-    if (w->native || !local(w)) {
-        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED, "cannot upload a file: %s",
-                               w->native ? "native apps have no file inputs"
-                                         : "the browser runs on another machine (uploads to "
-                                           "remote endpoints are not built yet)");
+    if (w->native) {
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                               "cannot upload a file: native apps have no file inputs");
         return;
     }
     const char *given = args_string(bc->args, "path", "");

@@ -196,6 +196,11 @@ void wd_wait_for_op(struct backend_call *bc)
         free(err);
         return;
     }
+    if (wd_of(bc->session)->native) {
+        wd_native_wait(bc, text, re, ref, args_bool(bc->args, "gone", false),
+                       (int)args_int(bc->args, "timeout_ms", 10000));
+        return;
+    }
     struct wait *wt = xcalloc(1, sizeof *wt);
     wt->bc = bc;
     wt->text = text ? xstrdup(text) : NULL;

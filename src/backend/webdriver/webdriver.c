@@ -324,8 +324,9 @@ static void free_wd(struct wd *w)
     free(w->remote_id);
     free(w->browser);
     free(w->tmpdir);
+    free(w->downloads);
     free(w->platform);
-    free(w->native_refs);
+    wd_native_forget_refs(w);
     free(w->credentials_env);
     json_decref(w->capabilities);
     free(w);
@@ -352,6 +353,8 @@ static void webdriver_destroy(struct session *s)
         kill(-w->driver_pid, SIGKILL);
     }
     remove_everything(w);
+    if (w->downloads)
+        webdriver_downloads_remove(w->app, s->id);
     wd_http_destroy(w->http);
     w->http = NULL;
     /* At exit the server has closed every handle already, and the loop is
@@ -488,6 +491,19 @@ static void got_rect(struct wd *w, void *ud, json_t *value, enum error_code code
     set_live(w);
 }
 
+static void downloads_allowed(struct wd *w, void *ud, json_t *value, enum error_code code,
+                              const char *err)
+{
+    (void)ud;
+    (void)value;
+    (void)code;
+    if (w->stopping)
+        return;
+    if (err)
+        log_warn("%s: downloads may not be saved: %s", w->session->id, err);
+    set_live(w);
+}
+
 static void created(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     (void)ud;
@@ -528,6 +544,15 @@ static void created(struct wd *w, void *ud, json_t *value, enum error_code code,
         wd_command(w, "GET", "/window/rect", NULL, got_rect, NULL);
         return;
     }
+    if (w->downloads) {
+        /* Headless Chromium ignores the download prefs unless told
+         * through DevTools that downloads are allowed, and where. */
+        wd_command(w, "POST", "/goog/cdp/execute",
+                   json_pack("{s:s, s:{s:s, s:s}}", "cmd", "Browser.setDownloadBehavior", "params",
+                             "behavior", "allow", "downloadPath", w->downloads),
+                   downloads_allowed, NULL);
+        return;
+    }
     set_live(w);
 }
 
@@ -555,6 +580,20 @@ static json_t *new_session_body(struct wd *w)
         json_decref(ours);
         if (!json_object_get(opts, "binary") && wd_driver_chromium())
             json_object_set_new(opts, "binary", json_string(wd_driver_chromium()));
+        /* Downloads land in the data folder, without asking. */
+        char *err = NULL;
+        if (!w->downloads)
+            w->downloads = webdriver_downloads_prepare(w->app, w->session->id, &err);
+        if (!w->downloads) {
+            log_warn("%s: downloads will not be saved: %s", w->session->id, err);
+            free(err);
+        } else if (!json_object_get(opts, "prefs")) {
+            json_object_set_new(opts, "prefs",
+                                json_pack("{s:s, s:s, s:b, s:b}", "download.default_directory",
+                                          w->downloads, "savefile.default_directory", w->downloads,
+                                          "download.prompt_for_download", false,
+                                          "download.directory_upgrade", true));
+        }
         /* Everything the console says, for browser_logs. */
         if (!json_object_get(always, "goog:loggingPrefs"))
             json_object_set_new(always, "goog:loggingPrefs", json_pack("{s:s}", "browser", "ALL"));

@@ -13,6 +13,7 @@ struct app;
 struct session;
 struct session_client;
 struct tool;
+struct resource_provider;
 
 /* A device of AWS Device Farm (webdriver_connect {provider: "aws-device-farm"}). */
 struct webdriver_farm {
@@ -63,3 +64,13 @@ extern const struct tool tool_browser_logs;
 extern const struct tool tool_storage_save;
 extern const struct tool tool_storage_load;
 extern const struct tool tool_upload_file;
+extern const struct tool tool_downloads;
+
+/* Downloads of glovebox's own Chromium (downloads.c): the session's folder
+ * <data dir>/downloads/<id> (malloc'd); made empty for a new session
+ * (NULL with *err); removed with what is in it. */
+char *webdriver_downloads_dir(struct app *app, const char *session_id);
+char *webdriver_downloads_prepare(struct app *app, const char *session_id, char **err);
+void webdriver_downloads_remove(struct app *app, const char *session_id);
+/* The glovebox://download/{session}/{name} resources. */
+extern const struct resource_provider webdriver_download_provider;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { haveAppium, SHOP_APP, startAppium } from '../lib/appium.mjs';
-import { needs } from '../lib/server.mjs';
+import { needs, sleep } from '../lib/server.mjs';
 import { decodePng, imageOf, ms, startServer, topts } from '../lib/terminal.mjs';
 
 const appiumOpts = () => needs('webdriver', topts({ timeout: ms(120000), ...(haveAppium ? {} : { skip: 'npm ci in tests/e2e installs appium and @appium/fake-driver' }) }));
@@ -91,5 +91,75 @@ test('an app through Appium: elements from the page source, taps and swipes as t
   assert.equal(launch.structuredContent.error.code, 'not_supported', JSON.stringify(launch.structuredContent));
   const stale = await srv.call('click', { ref: 'e99' });
   assert.equal(stale.structuredContent.error.code, 'not_found');
+  await srv.close();
+});
+
+test('wait_for on an app: the page source looked at until a text, a regex or a ref shows or goes; timeouts and cancelling', appiumOpts(), async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const { createServer, request } = await import('node:http');
+  const appium = await startAppium(t);
+  // The fake driver's app never changes: a proxy in front of Appium plays
+  // the app moving on by answering the page source with a later screen.
+  let later = null;
+  const target = new URL(appium.url);
+  const proxy = createServer((req, res) => {
+    if (later && req.method === 'GET' && /^\/session\/[^/]+\/source$/.test(req.url)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ value: later }));
+    }
+    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => { res.writeHead(502); res.end(); });
+    req.pipe(up);
+  });
+  await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
+  t.after(() => proxy.close());
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { url: `http://127.0.0.1:${proxy.address().port}`, capabilities: CAPS });
+
+  const els = (await srv.ok('snapshot', {})).sc.elements;
+  const buy = els.find((e) => e.name === 'Buy now').ref;
+  const gift = els.find((e) => e.name === 'Gift wrap').ref;
+  // Already there: at once.
+  const shown = await srv.ok('wait_for', { ref: gift, timeout_ms: 5000 });
+  assert.equal(shown.sc.matched, true);
+  assert.equal(shown.sc.source, 'page source');
+  assert.equal((await srv.ok('wait_for', { text: 'shop & caf', timeout_ms: 5000 })).sc.line, 'Welcome to the shop & café');
+
+  // The app moves on while glovebox waits: the button goes, a text comes.
+  const goneWait = srv.ok('wait_for', { ref: buy, gone: true, timeout_ms: 15000 });
+  const textWait = srv.ok('wait_for', { regex: 'Order [0-9]+ placed', timeout_ms: 15000 });
+  await sleep(700);
+  later = readFileSync(SHOP_APP, 'utf8')
+    .replace('<app ', '<AppiumAUT><app ').replace('</app>', '</app></AppiumAUT>')
+    .replace(/<android\.widget\.Button text="Buy now"[^>]*\/>/, '<android.widget.TextView text="Order 42 placed" bounds="[40,400][1040,520]" class="android.widget.TextView"/>');
+  const [g, m] = await Promise.all([goneWait, textWait]);
+  assert.equal(g.sc.matched, true);
+  assert.ok(g.sc.elapsed_ms >= 500, `the wait saw the change: ${g.sc.elapsed_ms} ms`);
+  assert.equal(m.sc.matched, true);
+  assert.equal(m.sc.line, 'Order 42 placed');
+  // The wait took no snapshot: the refs are those of the last one.
+  const tap = await srv.ok('click', { ref: gift });
+  assert.equal(tap.sc.button, 'touch');
+
+  const late = await srv.ok('wait_for', { text: 'never on this screen', timeout_ms: 700 });
+  assert.equal(late.sc.matched, false);
+  assert.equal(late.sc.reason, 'timed out');
+  assert.ok(late.sc.elapsed_ms >= 700, `elapsed ${late.sc.elapsed_ms}`);
+
+  const ac = new AbortController();
+  const long = srv.client.callTool({ name: 'wait_for', arguments: { text: 'not coming', timeout_ms: 60000 } }, undefined, { signal: ac.signal });
+  await sleep(400);
+  ac.abort();
+  await assert.rejects(long, /abort/i);
+
+  const stale = await srv.call('wait_for', { ref: 'e99' });
+  assert.equal(stale.structuredContent.error.code, 'not_found');
+  const scoped = await srv.call('snapshot', { scope: gift });
+  assert.equal(scoped.structuredContent.error.code, 'not_supported');
+  assert.match(scoped.structuredContent.error.message, /"scope"/);
+  assert.equal((await srv.ok('read_text', {})).sc.text.includes('Order 42 placed'), true, 'the server keeps serving');
   await srv.close();
 });

@@ -378,3 +378,202 @@ test('upload_file puts a file the policy lists into a file input; other files (l
   assert.match(notInput.structuredContent.error.message, /not a file input/);
   await srv.close();
 });
+
+const SCOPED = `<!doctype html><title>Scoped</title><body>
+<h1>Account</h1>
+<nav id="menu" role="navigation" aria-label="Menu"><a href="/a">Home</a><a href="/b">Orders</a><a href="/c">Help</a></nav>
+<form id="login" role="form" aria-label="Login"><label for="u">User</label><input id="u"><button type="button">Sign in</button></form>
+<iframe src="/frame" style="position:absolute; left:500px; top:60px; width:300px; height:150px; border:0"></iframe>
+<ul>${Array.from({ length: 50 }, (_, i) => `<li>Item ${i + 1}</li>`).join('')}</ul>
+<button id="swap" onclick="document.getElementById('login').remove()">Remove form</button>
+</body>`;
+const SCOPED_FRAME = `<!doctype html><body style="margin:0"><div role="group" aria-label="Panel" style="position:absolute; left:10px; top:20px; width:200px; height:100px"><button style="width:80px; height:30px">In panel</button></div></body>`;
+
+test('snapshot and find with scope: one part of the page, refs shared with the full snapshot, max_elements; a stale or malformed scope is refused', browserOpts(), async (t) => {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(req.url === '/frame' ? SCOPED_FRAME : SCOPED);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url: `http://127.0.0.1:${server.address().port}/` });
+  await until(async () => /In panel/.test(JSON.stringify((await srv.ok('snapshot', {})).sc)), ms(10000), 'the iframe to load');
+
+  const full = (await srv.ok('snapshot', {})).sc.elements;
+  const form = full.find((e) => e.name === 'Login');
+  const user = byName(full, 'textbox', 'User');
+  const signIn = byName(full, 'button', 'Sign in');
+  const part = await srv.ok('snapshot', { scope: form.ref });
+  const at = full.indexOf(form);
+  assert.deepEqual(part.sc.elements.map((e) => `${e.ref} ${e.role} ${e.name}`), full.slice(at, at + 4).map((e) => `${e.ref} ${e.role} ${e.name}`), 'the form and what is inside it, with the refs of the full snapshot');
+  assert.deepEqual(part.sc.elements.slice(1).map((e) => e.name), ['User', 'User', 'Sign in'], 'its label, field and button');
+  assert.equal(part.sc.elements[3].ref, signIn.ref);
+  assert.equal(part.sc.elements[0].depth, 0);
+  assert.ok(part.sc.elements.every((e, i) => i === 0 || e.depth === 1));
+  assert.deepEqual(part.sc.elements[2].bounds, user.bounds);
+  assert.doesNotMatch(part.content[0].text, /Home|Item 1|In panel/, 'nothing outside the scope');
+  // Refs of the full snapshot still act after a scoped one.
+  await srv.ok('type_text', { ref: user.ref, text: 'ann' });
+  assert.equal((await srv.ok('snapshot', { scope: form.ref })).sc.elements[2].value, 'ann');
+
+  // find inside one part only.
+  const menu = full.find((e) => e.name === 'Menu');
+  const links = await srv.ok('find', { role: 'link', scope: menu.ref });
+  assert.deepEqual(links.sc.matches.map((m) => m.name), ['Home', 'Orders', 'Help']);
+  assert.equal((await srv.ok('find', { text: 'Sign in', scope: menu.ref })).sc.count, 0);
+
+  // A scope inside an iframe: bounds in the top page's coordinates.
+  const panel = full.find((e) => e.name === 'Panel');
+  const inPanel = (await srv.ok('snapshot', { scope: panel.ref })).sc.elements;
+  assert.deepEqual(inPanel.map((e) => e.name), ['Panel', 'In panel']);
+  assert.deepEqual(inPanel[1].bounds, byName(full, 'button', 'In panel').bounds);
+  assert.deepEqual(inPanel[0].bounds, { x: 510, y: 80, width: 200, height: 100 });
+
+  // The budget, under either name; both at once is an error.
+  const cut = await srv.ok('snapshot', { max_elements: 4 });
+  assert.equal(cut.sc.count, 4);
+  assert.equal(cut.sc.truncated, true);
+  assert.match(cut.sc.truncation, /4 of \d+ elements \(max_elements\)/);
+  const both = await srv.call('snapshot', { max_elements: 4, max_nodes: 4 });
+  assert.equal(both.structuredContent.error.code, 'invalid_argument');
+  assert.match(both.structuredContent.error.message, /max_elements.*max_nodes/);
+
+  // A scoped snapshot after a new full one: new numbering, scope by the new refs.
+  const fresh = (await srv.ok('snapshot', {})).sc.elements;
+  const form2 = fresh.find((e) => e.name === 'Login').ref;
+  // Bad scopes: malformed, unknown, and gone from the page.
+  const malformed = await srv.call('snapshot', { scope: 'login' });
+  assert.equal(malformed.structuredContent.error.code, 'invalid_argument');
+  assert.match(malformed.structuredContent.error.message, /"scope".*"login"/);
+  const unknown = await srv.call('find', { role: 'link', scope: 'e9999' });
+  assert.equal(unknown.structuredContent.error.code, 'not_found');
+  assert.match(unknown.structuredContent.error.message, /"scope": ref e9999 is gone/);
+  await srv.ok('click', { text: 'Remove form' });
+  const gone = await srv.call('snapshot', { scope: form2 });
+  assert.equal(gone.structuredContent.error.code, 'not_found');
+  assert.match(gone.structuredContent.error.message, new RegExp(`"scope": ref ${form2} is gone`));
+  await srv.close();
+});
+
+test('downloads: a file a page downloads is saved in the data folder, listed, and read as a glovebox://download/ resource; gone with the server', browserOpts(), async (t) => {
+  const { existsSync: exists, readFileSync } = await import('node:fs');
+  const body = 'id,total\n1,42\n2,7\n'.repeat(200);
+  const server = createServer((req, res) => {
+    if (req.url === '/report') {
+      res.setHeader('content-type', 'text/csv');
+      res.setHeader('content-disposition', 'attachment; filename="report 1.csv"');
+      return res.end(body);
+    }
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end('<!doctype html><title>Files</title><a href="/report">Get the report</a>');
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const srv = await startServer(t);
+  const session = (await srv.ok('webdriver_connect', {})).sc.id;
+  await srv.ok('open_url', { url: `http://127.0.0.1:${server.address().port}/` });
+  assert.equal((await srv.ok('downloads', {})).sc.count, 0, 'nothing yet');
+  await srv.ok('click', { ref: (await srv.ok('find', { text: 'Get the report' })).sc.matches[0].ref });
+
+  let list;
+  await until(async () => {
+    list = await srv.ok('downloads', {});
+    return list.sc.downloads.some((d) => d.complete);
+  }, ms(15000), 'the download to complete');
+  const file = list.sc.downloads[0];
+  assert.equal(file.name, 'report 1.csv');
+  assert.equal(file.size, body.length);
+  assert.equal(file.uri, `glovebox://download/${session}/report%201.csv`);
+  assert.equal(file.mime_type, 'text/csv');
+  const folder = join(srv.dataDir, 'downloads', session);
+  assert.equal(file.path, join(folder, 'report 1.csv'));
+  assert.equal(readFileSync(file.path, 'utf8'), body);
+  const link = list.content.find((c) => c.type === 'resource_link');
+  assert.equal(link?.uri, file.uri, 'a link to read it by');
+  assert.match(list.content[0].text, /report 1\.csv \(\d+ bytes\) glovebox:\/\/download\//);
+
+  // Read through resources/read; listed by resources/list.
+  const read = await srv.client.readResource({ uri: file.uri });
+  assert.equal(read.contents[0].mimeType, 'text/csv');
+  assert.equal(Buffer.from(read.contents[0].blob, 'base64').toString(), body);
+  const listed = await srv.client.listResources();
+  assert.ok(listed.resources.some((r) => r.uri === file.uri));
+  for (const uri of [`glovebox://download/${session}/..%2Fx`, `glovebox://download/${session}/nothing.csv`, 'glovebox://download/webdriver-99/report%201.csv', `glovebox://download/${session}/%2e%2e`]) {
+    await assert.rejects(srv.client.readResource({ uri }), /not found/i, uri);
+  }
+
+  // Sessions that save none: a terminal.
+  await srv.ok('terminal_start', { command: ['sh'] });
+  const term = await srv.call('downloads', {});
+  assert.equal(term.structuredContent.error.code, 'not_supported');
+  assert.ok(exists(folder));
+  await srv.close();
+  assert.ok(!exists(folder), 'the folder goes with the server');
+});
+
+test('upload_file on an endpoint glovebox did not start: the file is sent (POST /se/file, chromedriver\'s /file) and the endpoint\'s path is typed', browserOpts(), async (t) => {
+  const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { spawn } = await import('node:child_process');
+  const { request } = await import('node:http');
+  const { connectClient } = await import('../lib/server.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'gb-remote-upload-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const uploads = join(dir, 'uploads');
+  mkdirSync(uploads);
+  writeFileSync(join(uploads, 'report.txt'), 'quarterly figures\n');
+
+  // A chromedriver of the test's own, behind a proxy that logs each request.
+  const free = createServer();
+  await new Promise((r) => free.listen(0, '127.0.0.1', r));
+  const driverPort = free.address().port;
+  await new Promise((r) => free.close(r));
+  const driver = spawn('/usr/bin/chromedriver', [`--port=${driverPort}`], { detached: true, stdio: 'ignore', env: { ...process.env, HOME: dir } });
+  t.after(() => { try { process.kill(-driver.pid, 'SIGKILL'); } catch {} });
+  const log = [];
+  const proxy = createServer((req, res) => {
+    log.push(`${req.method} ${req.url}`);
+    const up = request({ host: '127.0.0.1', port: driverPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => { res.writeHead(502); res.end(); });
+    req.pipe(up);
+  });
+  await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
+  t.after(() => proxy.close());
+  await until(() => new Promise((r) => request({ host: '127.0.0.1', port: driverPort, path: '/status' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end()), ms(15000), 'chromedriver to listen');
+
+  const page = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><title>Upload</title><input type="file" id="f" onchange="document.getElementById('out').textContent = 'chose ' + this.files[0].name + ' ' + this.files[0].size"><div id="out">nothing</div>`);
+  });
+  await new Promise((r) => page.listen(0, '127.0.0.1', r));
+  t.after(() => page.close());
+  const policy = join(dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['webdriver_connect', 'open_url', 'snapshot', 'read_text', 'upload_file', 'session_stop'], rules: { upload_file: { paths: [`${uploads}/*`] } } }));
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
+  const call = async (name, args) => srv.client.callTool({ name, arguments: args });
+  const connected = await call('webdriver_connect', {
+    url: `http://127.0.0.1:${proxy.address().port}`,
+    capabilities: { browserName: 'chrome', 'goog:chromeOptions': { binary: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${join(dir, 'profile')}`] } },
+  });
+  assert.ok(!connected.isError, JSON.stringify(connected.structuredContent));
+  assert.equal(connected.structuredContent.owned, false);
+  await call('open_url', { url: `http://127.0.0.1:${page.address().port}/` });
+  const ref = (await call('snapshot', {})).structuredContent.elements[0].ref;
+  const up = await call('upload_file', { ref, path: join(uploads, 'report.txt') });
+  assert.ok(!up.isError, JSON.stringify(up.structuredContent));
+  assert.equal(up.structuredContent.bytes, 18);
+  assert.match(up.structuredContent.remote_path ?? '', /report\.txt$/, JSON.stringify(up.structuredContent) + log.join('\n'));
+  assert.notEqual(up.structuredContent.remote_path, join(uploads, 'report.txt'), 'the endpoint\'s own copy');
+  assert.ok(log.some((l) => /^POST \/session\/[^/]+\/se\/file$/.test(l)), log.join('\n'));
+  assert.ok(log.some((l) => /^POST \/session\/[^/]+\/file$/.test(l)), 'chromedriver takes the file under its older name');
+  assert.match((await call('read_text', {})).structuredContent.text, /chose report\.txt 18/);
+  const stopped = await call('session_stop', { session: connected.structuredContent.id });
+  assert.ok(!stopped.isError, JSON.stringify(stopped));
+  assert.ok(log.some((l) => /^DELETE \/session\/[^/]+$/.test(l)), 'the remote session deleted: its browser closed');
+  await srv.close();
+});
