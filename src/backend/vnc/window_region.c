@@ -100,10 +100,8 @@ bool vnc_window_region(const struct frame *f, const struct vnc_rect *text, struc
             edge = y;
             break;
         }
-    if (edge < 0) {
-        fprintf(stderr, "DBG no edge below %d,%d %dx%d\n", text->x, text->y, text->w, text->h);
+    if (edge < 0)
         return false;
-    }
     int top = edge;
     for (int y = edge + 1; y < H && y < edge + SEPARATOR_ROWS; y++)
         if (row_edge(f, tx0, tx1, y))
