@@ -132,3 +132,32 @@ test('viewport {window}: a window drawn after connecting is waited for; a missin
   await srv.ok('screenshot', { session: (await srv.ok('session_list', {})).sc.sessions[0].id });
   await srv.close();
 });
+
+test('viewport {window}: session_stop or the server going away during the search ends the connect at once, not at its timeout', vncOpts(), async (t) => {
+  const xvnc = await startXvnc(t, { width: 640, height: 480 });
+  xrun(xvnc, 'xsetroot', ['-solid', '#305070']);
+  const srv = await startServer(t);
+  let t0 = Date.now();
+  const stopped = srv.call('vnc_connect', { host: '127.0.0.1', display: xvnc.display, viewport: { window: 'Never Drawn QQ' }, timeout_ms: 60000 });
+  let id;
+  await until(async () => (id = (await srv.ok('session_list', {})).sc.sessions[0]?.id), ms(10000), 'the session starting');
+  await new Promise((res) => setTimeout(res, 500));
+  await srv.ok('session_stop', { session: id });
+  let r = await stopped;
+  assert.equal(errorOf(r).code, 'session_expired', JSON.stringify(r.structuredContent));
+  assert.match(errorOf(r).message, /stopped before it was ready/);
+  assert.ok(Date.now() - t0 < ms(30000), `answered after ${Date.now() - t0} ms`);
+  await until(async () => (await srv.ok('session_list', {})).sc.sessions.length === 0, ms(10000), 'no session left');
+
+  t0 = Date.now();
+  const pending = srv.call('vnc_connect', { host: '127.0.0.1', display: xvnc.display, viewport: { window: 'Never Drawn QQ' }, timeout_ms: 60000 });
+  // The search is under way once the handshake is done: the session is listed, not yet live.
+  await until(async () => (await srv.ok('session_list', {})).sc.sessions.length === 1, ms(10000), 'the session starting');
+  await new Promise((res) => setTimeout(res, 500));
+  xvnc.kill();
+  r = await pending;
+  assert.equal(errorOf(r).code, 'device_unavailable', JSON.stringify(r.structuredContent));
+  assert.ok(Date.now() - t0 < ms(30000), `answered after ${Date.now() - t0} ms`);
+  await until(async () => (await srv.ok('session_list', {})).sc.sessions.length === 0, ms(10000), 'no session left');
+  await srv.close();
+});
