@@ -94,6 +94,24 @@ for (const theme of ['Clearlooks', 'Onyx']) {
   });
 }
 
+test('viewport {window}: a GTK dialog (zenity) under openbox', vncOpts(), async (t) => {
+  const xvnc = await startXvnc(t, { width: 800, height: 600 });
+  xrun(xvnc, 'xsetroot', ['-solid', '#305070']);
+  openbox(t, xvnc, 'Clearlooks');
+  await until(async () => spawnSync('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env: xvnc.env, encoding: 'utf8' }).stdout.includes('window id'), ms(10000), 'openbox running');
+  xclient(t, xvnc, 'zenity', ['--info', '--title', 'Zenity Dialog Test', '--text', 'Hello from zenity', '--width', '300']);
+  let win;
+  await until(async () => (win = geometryOf(xvnc, 'Zenity Dialog Test')) && win.y > 20, ms(20000), 'the dialog framed');
+  const srv = await startServer(t);
+  const s = (await srv.ok('vnc_connect', { host: '127.0.0.1', display: xvnc.display, viewport: { window: 'Zenity Dialog' } })).sc;
+  near(s.viewport, win, 'the dialog');
+  const found = await srv.ok('find', { session: s.id, text: 'Hello from zenity' });
+  assert.equal(found.sc.count, 1, 'OCR in the viewport reads the dialog');
+  const b = found.sc.matches[0].bounds;
+  assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.width <= s.width && b.y + b.height <= s.height, `bounds ${JSON.stringify(b)} within the viewport`);
+  await srv.close();
+});
+
 test('viewport {window}: a window drawn after connecting is waited for; a missing one is not_found naming the titles seen', vncOpts(), async (t) => {
   const xvnc = await startXvnc(t, { width: 800, height: 600 });
   xrun(xvnc, 'xsetroot', ['-solid', '#305070']);
