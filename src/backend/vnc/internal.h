@@ -13,6 +13,7 @@
 
 #include <glib.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
@@ -42,6 +43,12 @@ struct vnc {
      * vp_w == 0: all of it). Set before the session is live, then fixed:
      * frames are cut to it, input points moved by its corner. */
     int vp_x, vp_y, vp_w, vp_h;
+    /* viewport {window}: the title whose window becomes the viewport, found
+     * once after the handshake (viewport_window.c); NULL: none. */
+    char *vp_window;
+    bool finding;          /* loop: that search is under way on the pool */
+    bool end_waits;        /* loop: the session's end waits for the search */
+    atomic_bool find_stop; /* the session is stopping: the search gives up */
     /* How long a dropped connection is tried again (0: not); with it the
      * password is kept, in memory only, until the session ends. */
     int reconnect_ms;
@@ -127,6 +134,15 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
 gboolean vnc_conn_open(gpointer v);
 /* GLib thread: close it; "gone" follows (conn.c). */
 gboolean vnc_conn_shutdown(gpointer v);
+/* Loop: the connect's last step: the viewport checked against the screen,
+ * the session live, the connect answered (session.c). */
+void vnc_go_live(struct vnc *v);
+/* Loop: the stopping session's end, once its connection is gone (session.c). */
+void vnc_finish_end(struct vnc *v);
+/* Loop: look for the window titled v->vp_window on the worker pool, then
+ * vnc_go_live with it as the viewport, or stop the session with not_found
+ * (viewport_window.c). */
+void vnc_window_find(struct vnc *v);
 /* GLib thread: free v, after every idle posted for it (session.c). */
 gboolean vnc_free_later(gpointer v);
 

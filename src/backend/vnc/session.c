@@ -41,10 +41,15 @@ static void ended(void *ud);
 /* The connection is gone and the session stopping: a recording under way
  * is written (its last frame may still be on the worker pool, reading v),
  * then a connect still waiting hears why, and the session ends. */
-static void finish_end(struct vnc *v)
+void vnc_finish_end(struct vnc *v)
 {
     if (v->finishing)
         return;
+    if (v->finding) {
+        /* The window's search reads v on the pool: its end calls again. */
+        v->end_waits = true;
+        return;
+    }
     v->finishing = true;
     frame_recording_end(&v->rec, ended, v);
 }
@@ -70,6 +75,7 @@ static void vnc_stop(struct session *s)
 {
     struct vnc *v = vnc_of(s);
     v->stopping = true;
+    atomic_store(&v->find_stop, true);
     uv_timer_stop(&v->timer);
     if (v->connected) {
         /* A connect still waiting hears this, unless the connection had
@@ -83,7 +89,7 @@ static void vnc_stop(struct session *s)
         pthread_mutex_unlock(&v->mu);
     }
     if (is_gone(v)) {
-        finish_end(v);
+        vnc_finish_end(v);
         return;
     }
     /* "gone" follows; on_wake ends the session then. */
@@ -124,25 +130,32 @@ static void on_wake(uv_async_t *a)
     char *why = xstrdup(v->close_reason ? v->close_reason : "the VNC server closed the connection");
     pthread_mutex_unlock(&v->mu);
     if (gone && v->stopping) {
-        finish_end(v);
+        vnc_finish_end(v);
     } else if (gone) {
         if (v->connected)
             log_info("%s: cannot connect to %s:%d: %s", s->id, v->host, v->port, why);
         else
             log_warn("%s: %s; ending the session", s->id, why);
         session_stop(s, why);
-    } else if (ready && v->connected && !v->stopping) {
+    } else if (ready && v->connected && !v->stopping && !v->finding) {
         uv_timer_stop(&v->timer);
-        if (!viewport_fits(v)) {
-            free(why);
-            return;
-        }
-        session_set_live(s);
-        log_info("%s: connected to %s:%d (%dx%d, security %s)", s->id, v->host, v->port, v->width,
-                 v->height, v->security ? v->security : "?");
-        answer_connect(v, s, 0, NULL);
+        if (v->vp_window && !v->vp_w)
+            vnc_window_find(v);
+        else
+            vnc_go_live(v);
     }
     free(why);
+}
+
+void vnc_go_live(struct vnc *v)
+{
+    struct session *s = v->session;
+    if (!viewport_fits(v))
+        return;
+    session_set_live(s);
+    log_info("%s: connected to %s:%d (%dx%d, security %s)", s->id, v->host, v->port, v->width,
+             v->height, v->security ? v->security : "?");
+    answer_connect(v, s, 0, NULL);
 }
 
 static void connect_timed_out(uv_timer_t *t)
@@ -171,6 +184,7 @@ gboolean vnc_free_later(gpointer ud)
     free(v->host);
     free(v->username);
     free(v->ca_file);
+    free(v->vp_window);
     vnc_tls_front_release(v->front);
     free(v->server_name);
     free(v->cut_text);
@@ -210,11 +224,14 @@ static json_t *vnc_describe(struct session *s)
     pthread_mutex_lock(&v->mu);
     json_t *o = json_pack("{s:s, s:i, s:i, s:i}", "host", v->host, "port", v->port, "width",
                           v->vp_w ? v->vp_w : v->width, "height", v->vp_w ? v->vp_h : v->height);
-    if (v->vp_w)
-        json_object_set_new(o, "viewport",
-                            json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "x", v->vp_x, "y", v->vp_y,
-                                      "width", v->vp_w, "height", v->vp_h, "screen_width", v->width,
-                                      "screen_height", v->height));
+    if (v->vp_w) {
+        json_t *vp = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "x", v->vp_x, "y", v->vp_y,
+                               "width", v->vp_w, "height", v->vp_h, "screen_width", v->width,
+                               "screen_height", v->height);
+        if (v->vp_window)
+            json_object_set_new(vp, "window", json_string(v->vp_window));
+        json_object_set_new(o, "viewport", vp);
+    }
     if (v->server_name)
         json_object_set_new(o, "server_name", json_string(v->server_name));
     if (v->security)
@@ -250,6 +267,7 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
     v->vp_y = o->vp_y;
     v->vp_w = o->vp_w;
     v->vp_h = o->vp_h;
+    v->vp_window = o->vp_window ? xstrdup(o->vp_window) : NULL;
     v->connected = done;
     v->connected_ud = ud;
     pthread_mutex_init(&v->mu, NULL);

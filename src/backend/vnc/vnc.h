@@ -20,6 +20,7 @@ struct vnc_options {
     const char *name;           /* optional session label */
     int timeout_ms;             /* connect and handshake */
     int vp_x, vp_y, vp_w, vp_h; /* the viewport; vp_w == 0: the whole screen */
+    const char *vp_window;      /* or the window with this title, found by OCR; NULL: none */
     int reconnect_s;            /* retry a dropped connection this long; 0: not */
     bool tls_verify;            /* VeNCrypt: check the server's certificate */
     const char *ca_file;        /* NULL: the system's CAs (libgvnc's own check) */

@@ -9,6 +9,7 @@
 #include "core/args.h"
 #include "core/xmalloc.h"
 #include "mcp/confirm.h"
+#include "ocr/ocr.h"
 #include "session/session.h"
 #include "tools/screen_call.h"
 #include "tools/tools.h"
@@ -33,6 +34,35 @@ static void connected(void *ud, struct session *s, enum error_code code, const c
                    json_integer_value(json_object_get(out, "width")),
                    json_integer_value(json_object_get(out, "height")),
                    json_string_value(json_object_get(out, "security_type")));
+}
+
+/* viewport is {x, y, width, height} or {window}: one shape, whole. */
+static bool viewport_shape(struct tool_call *call, const json_t *vp, const char *window)
+{
+    static const char *const numbers[] = {"x", "y", "width", "height"};
+    int given = 0;
+    for (int i = 0; i < 4; i++)
+        given += json_object_get(vp, numbers[i]) != NULL;
+    if (window && given) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "argument \"viewport\": give {x, y, width, height} or {window: "
+                            "\"<title>\"}, not both");
+        return false;
+    }
+    if (!window && given < 4) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "argument \"viewport\": give all of x, y, width and height, or "
+                            "{window: \"<title>\"}");
+        return false;
+    }
+    char *err = NULL;
+    if (window && !ocr_in_build(&err)) {
+        tool_call_fail_code(call, ERROR_NOT_SUPPORTED,
+                            "argument \"viewport\": a window is found by OCR: %s", err);
+        free(err);
+        return false;
+    }
+    return true;
 }
 
 static void handle(struct tool_call *call)
@@ -64,6 +94,9 @@ static void handle(struct tool_call *call)
     long long port = json_object_get(a, "port") ? args_int(a, "port", VNC_BASE_PORT)
                                                 : VNC_BASE_PORT + args_int(a, "display", 0);
     const json_t *vp = json_object_get(a, "viewport");
+    const char *vp_window = vp ? args_string(vp, "window", NULL) : NULL;
+    if (vp && !viewport_shape(call, vp, vp_window))
+        return;
     int vp_w = vp ? (int)args_int(vp, "width", 0) : 0,
         vp_h = vp ? (int)args_int(vp, "height", 0) : 0;
     char *err = NULL;
@@ -91,6 +124,7 @@ static void handle(struct tool_call *call)
         .iphone_mirroring = args_bool(a, "iphone_mirroring", false),
         .vp_w = vp_w,
         .vp_h = vp_h,
+        .vp_window = vp_window,
         .client = &who,
     };
     vnc->connect(tool_call_app(call), &o, connected, call);
