@@ -8,6 +8,12 @@
 
 static void handle(struct tool_call *call)
 {
+    const json_t *a = tool_call_args(call);
+    if (json_object_get(a, "max_elements") && json_object_get(a, "max_nodes")) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT,
+                            "max_elements, max_nodes: the same budget by two names; give one");
+        return;
+    }
     screen_call_run(call, BACKEND_OP(snapshot), "take a snapshot", false);
 }
 

@@ -402,14 +402,29 @@ struct desktop *desktop_create(struct app *app, const char *name,
     return d;
 }
 
+/* scope is the browsers' (a part of a page); a desktop narrows by app and
+ * window instead. */
+static bool scope_refused(struct backend_call *bc, const char *what)
+{
+    if (!json_object_get(bc->args, "scope"))
+        return false;
+    backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                           "cannot %s: \"scope\" is for browser sessions; on a desktop narrow "
+                           "with \"app\" or \"window\"",
+                           what);
+    return true;
+}
+
 static void snapshot_op(struct backend_call *bc)
 {
-    perceive_snapshot(desktop_of(bc->session)->perceive, bc);
+    if (!scope_refused(bc, "take a snapshot"))
+        perceive_snapshot(desktop_of(bc->session)->perceive, bc);
 }
 
 static void find_op(struct backend_call *bc)
 {
-    perceive_find(desktop_of(bc->session)->perceive, bc);
+    if (!scope_refused(bc, "find elements"))
+        perceive_find(desktop_of(bc->session)->perceive, bc);
 }
 
 static void read_text_op(struct backend_call *bc)

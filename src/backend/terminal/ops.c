@@ -109,6 +109,12 @@ void terminal_read_text_op(struct backend_call *bc)
 void terminal_snapshot_op(struct backend_call *bc)
 {
     struct terminal *t = terminal_of(bc->session);
+    if (json_object_get(bc->args, "scope")) {
+        backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                               "cannot take a snapshot: \"scope\" is for browser sessions; a "
+                               "terminal's snapshot is its lines");
+        return;
+    }
     struct strbuf text;
     strbuf_init(&text);
     json_t *lines = screen_lines(t, &text);

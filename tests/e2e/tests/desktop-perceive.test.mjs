@@ -53,6 +53,15 @@ test('a question dialog is answered by the text on its button', topts(), async (
   await srv.ok('wait_for', { session, text: 'Delete the draft?', timeout_ms: ms(15000) });
   const found = await srv.ok('find', { session, role: 'push button' });
   assert.deepEqual(found.sc.matches.map((m) => m.name).sort(), ['No', 'Yes']);
+  // The budget by the name browsers use; scope is the browsers' own.
+  const small = await srv.ok('snapshot', { session, app: 'zenity', max_elements: 2 });
+  assert.equal(small.sc.truncated, true);
+  assert.ok(small.sc.elements.length <= 2, JSON.stringify(small.sc.elements.length));
+  await srv.err('snapshot', { session, max_elements: 2, max_nodes: 2 }, /max_elements, max_nodes: the same budget by two names; give one/);
+  const scoped = await srv.call('snapshot', { session, scope: found.sc.matches[0].ref });
+  assert.equal(scoped.isError, true);
+  assert.equal(scoped.structuredContent.error.code, 'not_supported');
+  assert.match(scoped.content[0].text, /"scope" is for browser sessions; on a desktop narrow with "app" or "window"/);
   await srv.ok('click', { session, text: 'No', role: 'push button' });
   assert.equal(await outputOf(out), 'status=1\n');
 });
@@ -83,6 +92,7 @@ test('find is for desktops; terminals say so', terminalOpts(), async (t) => {
   await srv.err('find', { session: s.id, text: 'x' }, /cannot find elements: not supported by terminal sessions/);
   await srv.err('find', { session: s.id }, /find needs "text"/);
   await srv.err('find', { session: s.id, text: 'x', lang: '../../etc/passwd' }, /lang/);
+  await srv.err('snapshot', { session: s.id, scope: 'e1' }, /"scope" is for browser sessions; a terminal's snapshot is its lines/);
 });
 
 test('a large GTK application (the GTK 3 widget factory) is read and driven while it starts, and never told off', topts(), async (t) => {

@@ -126,7 +126,8 @@ struct atspi_walk_opts perceive_walk_opts(const json_t *args)
         .app = args_string(args, "app", NULL),
         .window = args_string(args, "window", NULL),
         .max_depth = (int)args_int(args, "depth", 30),
-        .max_nodes = (int)args_int(args, "max_nodes", 500),
+        /* max_elements is the same budget by the name browsers use. */
+        .max_nodes = (int)args_int(args, "max_elements", args_int(args, "max_nodes", 500)),
         .deadline_ms = WALK_DEADLINE_MS,
         .include_hidden = args_bool(args, "include_hidden", false),
     };
