@@ -9,6 +9,7 @@
  * wrong type, say an array, is still a secret). Whatever was replaced is
  * cut out of the error message too, in case it was quoted there. */
 #define LOG_MODULE "audit"
+#include "core/json_out.h"
 #include "core/scrub.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
@@ -263,7 +264,7 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     }
     redact(stored, is_secret(args, notes), removed);
     shorten_strings(stored);
-    t[AUDIT_ARGUMENTS] = json_dumps(stored, JSON_COMPACT);
+    t[AUDIT_ARGUMENTS] = json_out_dump(stored, NULL);
     json_decref(stored);
     size_t len = strlen(t[AUDIT_ARGUMENTS]);
     if (len > MAX_ARGUMENTS) {
@@ -278,7 +279,7 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
 
     t[AUDIT_DECISION] = note_text(json_object_get(notes, "decision"));
     t[AUDIT_CONFIRMATION] = note_text(json_object_get(notes, "confirmation"));
-    t[AUDIT_NOTES] = json_dumps(notes, JSON_COMPACT);
+    t[AUDIT_NOTES] = notes ? json_out_dump(notes, NULL) : NULL;
     bool failed = json_is_true(json_object_get(result, "isError"));
     /* A cancelled call's answer is never sent; say so rather than what
      * the tool made of it. */
@@ -324,7 +325,7 @@ struct audit_row *audit_row_from_read(const struct resource_read *r, const char 
     t[AUDIT_ARGUMENTS] = json_dumps(args, JSON_COMPACT);
     json_decref(args);
     t[AUDIT_DECISION] = note_text(json_object_get(notes, "decision"));
-    t[AUDIT_NOTES] = json_dumps(notes, JSON_COMPACT);
+    t[AUDIT_NOTES] = notes ? json_out_dump(notes, NULL) : NULL;
     t[AUDIT_OUTCOME] = xstrdup(error ? "error" : "ok");
     if (error)
         t[AUDIT_ERROR] = shortened(error, strlen(error));
