@@ -14,6 +14,10 @@ static const char SCHEMA[] =
     "steps TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS runs_recipe ON runs (recipe, started_ms);";
 
+/* The journal stays between runs (no file created and removed per run) and
+ * only commits wait for the disk: the history is a record, not the work. */
+static const char OPEN_PRAGMAS[] = "PRAGMA journal_mode=PERSIST; PRAGMA synchronous=NORMAL;";
+
 static bool db_error(sqlite3 *db, const char *what, char **err)
 {
     *err = xasprintf("%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
@@ -30,9 +34,11 @@ bool recipe_history_db_insert(const char *path, const struct recipe_history_row 
     bool ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
     if (ok) {
         sqlite3_busy_timeout(db, 2000);
-        ok = sqlite3_exec(db, SCHEMA, NULL, NULL, NULL) == SQLITE_OK;
+        ok = sqlite3_exec(db, OPEN_PRAGMAS, NULL, NULL, NULL) == SQLITE_OK &&
+             sqlite3_exec(db, SCHEMA, NULL, NULL, NULL) == SQLITE_OK &&
+             sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
     }
-    sqlite3_stmt *st = NULL;
+    sqlite3_stmt *st = NULL, *prune = NULL;
     if (ok)
         ok = sqlite3_prepare_v2(db,
                                 "INSERT OR REPLACE INTO runs (id, recipe, status, started_ms, "
@@ -48,9 +54,27 @@ bool recipe_history_db_insert(const char *path, const struct recipe_history_row 
         sqlite3_bind_text(st, 7, row->steps_json ? row->steps_json : "[]", -1, SQLITE_STATIC);
         ok = sqlite3_step(st) == SQLITE_DONE;
     }
-    if (!ok)
+    /* Each recipe keeps its newest runs; a recipe run in a loop would
+     * otherwise grow the file without end (each run holds every step's
+     * result). */
+    if (ok)
+        ok = sqlite3_prepare_v2(db,
+                                "DELETE FROM runs WHERE recipe = ?1 AND id NOT IN (SELECT id FROM "
+                                "runs WHERE recipe = ?1 ORDER BY started_ms DESC LIMIT ?2)",
+                                -1, &prune, NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_bind_text(prune, 1, row->recipe, -1, SQLITE_STATIC);
+        sqlite3_bind_int(prune, 2, RECIPE_HISTORY_KEEP);
+        ok = sqlite3_step(prune) == SQLITE_DONE;
+    }
+    if (ok)
+        ok = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+    if (!ok) {
         db_error(db, path, err);
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
     sqlite3_finalize(st);
+    sqlite3_finalize(prune);
     sqlite3_close(db);
     return ok;
 }

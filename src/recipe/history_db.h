@@ -14,6 +14,9 @@ struct recipe_history_row {
     const char *params_json, *steps_json;
 };
 
+/* Runs kept per recipe: inserting one more removes the oldest. */
+#define RECIPE_HISTORY_KEEP 200
+
 /* Insert one run; the file (mode 0600) and table are created as needed.
  * false with *err. */
 bool recipe_history_db_insert(const char *path, const struct recipe_history_row *row, char **err);
