@@ -15,6 +15,7 @@
 #include "tools/screen_call.h"
 #include "tools/screen_guard.h"
 #include "tools/tools.h"
+#include "viewer/viewer.h"
 
 #include <string.h>
 #include <uv.h>
@@ -110,6 +111,7 @@ static void answer(struct run *r)
 
 static void finish_run(struct run *r)
 {
+    screen_call_untrack_input(r->call);
     answer(r);
     r->s->in_use--;
     screen_guard_release(r->guard);
@@ -230,6 +232,11 @@ void computer_run(struct tool_call *call, struct session *s, struct computer_pla
     s->in_use++;
     tool_call_set_data(call, r);
     tool_call_on_cancel(call, cancel);
+    for (size_t i = 0; i < r->plan.n; i++)
+        if (r->plan.steps[i].op && screen_call_is_input(r->plan.steps[i].op)) {
+            screen_call_track_input(call, s);
+            break;
+        }
     next_step(r);
 }
 
@@ -289,6 +296,17 @@ static void start(struct tool_call *call, struct session *s)
         return;
     }
     tool_call_note(call, "action", json_string(plan.action));
+    for (size_t i = 0; i < plan.n; i++)
+        if (plan.steps[i].op && screen_call_is_input(plan.steps[i].op) &&
+            viewer_person_has_control(s)) {
+            tool_call_fail_code(call, ERROR_DENIED,
+                                "computer %s: a person has control of session %s (in the live "
+                                "viewer); wait until they hand it back (wait_for {\"control\": "
+                                "\"agent\"})",
+                                plan.asked, s->id);
+            computer_plan_finish(&plan);
+            return;
+        }
     add_tail(&plan, s->impl, sp);
     computer_run(call, s, &plan, sp);
 }

@@ -113,6 +113,11 @@ bool desktop_capture(void *ud, struct frame *out, char **err);
 /* The live viewer's own frame source (view.c). */
 struct frame_source;
 bool desktop_view_frames(struct session *s, struct frame_source *out, char **err);
+/* Takeover (person.c): a person's pointer and keys from the viewer, and
+ * letting go of every key and button held (backend_impl). */
+struct backend_view_event;
+void desktop_view_event(struct session *s, const struct backend_view_event *ev);
+void desktop_input_release(struct session *s);
 /* Input (act.c): click, drag, scroll, type_text, press_key. */
 void desktop_click_op(struct backend_call *bc);
 void desktop_drag_op(struct backend_call *bc);
