@@ -136,6 +136,7 @@ static void watch(struct view_client *c, const char *id)
         return;
     }
     overlay_send_current(c);
+    viewer_control_send_state(c);
 }
 
 static void on_message(struct ws *ws, bool text, const char *data, size_t len, void *ud)
