@@ -133,3 +133,28 @@ test('viewer takeover stops the agent typing in flight: its call ends with "a pe
   assert.ok(typed < 60, `${typed} characters arrived, fewer than the 60 asked`);
   assert.equal(typed, Number(m[1]), 'the call says how many it typed');
 });
+
+test('viewer takeover lets go of a button the agent held down: the person moving the pointer selects nothing', topts(), async (t) => {
+  const { srv } = await startViewerServer(t);
+  const desk = await xtermDesktop(srv);
+  await srv.ok('type_text', { session: desk, text: 'echo SELECT-ME-PLEASE; echo and more text on this line\n' });
+  await sleep(1000);
+  // The agent presses the left button in the xterm's text and leaves it down.
+  await srv.ok('computer', { session: desk, action: 'left_mouse_down', coordinate: [10, 40] });
+  const page = await takeOver(t, srv, desk);
+  // The person moves over the text without pressing: with the agent's
+  // button still down this would be a drag that selects it.
+  const box = await page.locator('#desk').boundingBox();
+  const scale = box.width / 800;
+  await page.mouse.move(box.x + 10 * scale, box.y + 40 * scale);
+  await page.mouse.move(box.x + 400 * scale, box.y + 90 * scale, { steps: 20 });
+  await sleep(500);
+  await page.click('#handback');
+  await waitInPage(page, () => document.getElementById('handback').hidden, null, 'handed back');
+  const none = await srv.ok('clipboard_get', { session: desk, selection: 'primary' });
+  assert.doesNotMatch(none.sc.text, /SELECT|more/, 'nothing was selected while the person moved the pointer');
+  // The same motion with the button down does select (the check above can fail).
+  await srv.ok('drag', { session: desk, from: { x: 10, y: 40 }, to: { x: 400, y: 90 } });
+  await until(async () => /SELECT|more/.test((await srv.ok('clipboard_get', { session: desk, selection: 'primary' })).sc.text),
+    ms(10000), 'a drag by the agent to select the text');
+});
