@@ -216,6 +216,16 @@ static void cancel(struct tool_call *call)
     }
 }
 
+/* Whether a step gives input (refused, and stopped, while a person has
+ * control): asking where the pointer is does not. */
+static bool acts(const struct computer_step *st)
+{
+    if (!st->op || !screen_call_is_input(st->op))
+        return false;
+    const char *action = json_string_value(json_object_get(st->args, "action"));
+    return !(st->op == BACKEND_OP(pointer) && action && strcmp(action, "where") == 0);
+}
+
 void computer_run(struct tool_call *call, struct session *s, struct computer_plan *plan,
                   const struct computer_space *sp)
 {
@@ -233,7 +243,7 @@ void computer_run(struct tool_call *call, struct session *s, struct computer_pla
     tool_call_set_data(call, r);
     tool_call_on_cancel(call, cancel);
     for (size_t i = 0; i < r->plan.n; i++)
-        if (r->plan.steps[i].op && screen_call_is_input(r->plan.steps[i].op)) {
+        if (acts(&r->plan.steps[i])) {
             screen_call_track_input(call, s);
             break;
         }
@@ -297,8 +307,7 @@ static void start(struct tool_call *call, struct session *s)
     }
     tool_call_note(call, "action", json_string(plan.action));
     for (size_t i = 0; i < plan.n; i++)
-        if (plan.steps[i].op && screen_call_is_input(plan.steps[i].op) &&
-            viewer_person_has_control(s)) {
+        if (acts(&plan.steps[i]) && viewer_person_has_control(s)) {
             tool_call_fail_code(call, ERROR_DENIED,
                                 "computer %s: a person has control of session %s (in the live "
                                 "viewer); wait until they hand it back (wait_for {\"control\": "

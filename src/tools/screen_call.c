@@ -231,7 +231,7 @@ bool screen_call_is_input(size_t off)
 {
     return off == BACKEND_OP(type_text) || off == BACKEND_OP(press_key) ||
            off == BACKEND_OP(click) || off == BACKEND_OP(drag) || off == BACKEND_OP(scroll) ||
-           off == BACKEND_OP(pointer) || off == BACKEND_OP(key_hold);
+           off == BACKEND_OP(pointer) || off == BACKEND_OP(key_hold) || off == BACKEND_OP(hover);
 }
 
 void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb, bool needs_live)

@@ -65,8 +65,10 @@ test('viewer takeover of a desktop: the person clicks and types from the page, a
   await srv.err('click', { session: desk, x: 10, y: 10 }, /a person has control of session/);
   await srv.err('computer', { session: desk, action: 'left_click', coordinate: [10, 10] }, /a person has control of session/);
   await srv.err('computer', { session: desk, action: 'type', text: 'agent' }, /a person has control of session/);
+  await srv.err('hover', { session: desk, x: 10, y: 10 }, /a person has control of session/);
   // Looking is not input.
   await srv.ok('computer', { session: desk, action: 'screenshot' });
+  await srv.ok('computer', { session: desk, action: 'cursor_position' });
   const short = await srv.call('wait_for', { session: desk, control: 'agent', timeout_ms: 200 });
   assert.equal(short.isError, true);
   assert.equal(short.structuredContent.error.code, 'timeout', textOf(short));
