@@ -213,10 +213,12 @@ struct backend_impl {
     /* Pointer and keys from a person who took control in the viewer (a
      * desktop), sent after the input already queued. NULL: none. */
     void (*view_event)(struct session *s, const struct backend_view_event *ev);
-    /* Let go of every key and button glovebox's input holds down (a person
-     * took control, or handed it back), after the input already queued.
-     * NULL: nothing is ever held (terminals). */
-    void (*input_release)(struct session *s);
+    /* A person took control in the viewer (person) or handed it back: every
+     * key and button glovebox's input holds down is let go, after the input
+     * already queued; while a person has control, agent input that still
+     * reaches the backend (queued, or admitted just before) is refused.
+     * NULL: nothing is ever held (terminals; refused by the tools). */
+    void (*input_control)(struct session *s, bool person);
 };
 
 /* One input event from the viewer's page (backend_impl.view_event). */

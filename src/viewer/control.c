@@ -122,8 +122,8 @@ static void release(struct viewer *v, struct control *k, const char *note)
                       json_pack("{s:s, s:s?}", "link", k->link_id, "note", note));
     /* The person's keys and buttons still down (a key up the page never
      * sent) are let go before the agent's input. */
-    if (s && s->state == SESSION_LIVE && s->impl->input_release)
-        s->impl->input_release(s);
+    if (s && s->state == SESSION_LIVE && s->impl->input_control)
+        s->impl->input_control(s, false);
     char session[sizeof k->session];
     memcpy(session, k->session, sizeof session);
     free(k);
@@ -170,8 +170,8 @@ void viewer_control_take(struct view_client *c)
          * has control), then whatever it holds down is let go: queued after
          * the stopped input, before the person's. */
         int n = screen_call_stop_input(s);
-        if (s->impl->input_release)
-            s->impl->input_release(s);
+        if (s->impl->input_control)
+            s->impl->input_control(s, true);
         log_info("viewer link %s took control of %s (%d agent input call%s stopped)",
                  c->grant.link_id, s->id, n, n == 1 ? "" : "s");
     }

@@ -158,9 +158,12 @@ void desktop_view_event(struct session *s, const struct backend_view_event *ev)
     push(desktop_of(s), p);
 }
 
-void desktop_input_release(struct session *s)
+void desktop_input_control(struct session *s, bool person)
 {
+    struct desktop *d = desktop_of(s);
+    /* Before the release is queued: agent input queued meanwhile is refused. */
+    atomic_store(&d->person_control, person);
     struct person_job *p = xcalloc(1, sizeof *p);
     p->release = true;
-    push(desktop_of(s), p);
+    push(d, p);
 }

@@ -33,6 +33,7 @@ async function takeOver(t, srv, desk) {
   await page.goto((await makeLink(srv, ['--role', 'control', '--session', desk])).link);
   await waitInPage(page, () => window.gbView.view?.frames > 0, null, 'the first desktop frame');
   await waitInPage(page, () => !document.getElementById('take').hidden, null, 'the Take control button');
+  page.takenAt = Date.now();
   await page.click('#take');
   await waitInPage(page, () => !document.getElementById('handback').hidden, null, 'control taken');
   return page;
@@ -120,6 +121,7 @@ test('viewer takeover stops the agent typing in flight: its call ends with "a pe
   const page = await takeOver(t, srv, desk);
   const r = await typing;
   const took = Date.now() - started;
+  t.diagnostic(`the typing call ended ${Date.now() - page.takenAt} ms after Take control was clicked (${took} ms after it started)`);
   assert.equal(r.isError, true, textOf(r));
   assert.equal(r.structuredContent.error.code, 'denied');
   assert.match(textOf(r), /a person has control of session desktop-\d+/);
