@@ -162,3 +162,31 @@ test('viewer takeover lets go of a button the agent held down: the person moving
   await until(async () => /SELECT|more/.test((await srv.ok('clipboard_get', { session: desk, selection: 'primary' })).sc.text),
     ms(10000), 'a drag by the agent to select the text');
 });
+
+test('viewer takeover of a terminal stops the agent typing into a program that does not read; wait_for control on a terminal', needs('terminal', browserOpts({ timeout: ms(90000) })), async (t) => {
+  const { srv } = await startViewerServer(t);
+  // Raw mode: a full input queue blocks the writer (a line-mode terminal drops the excess).
+  const term = await srv.start({ command: ['sh', '-c', 'stty raw -echo; exec sleep 600'] });
+  await sleep(300);
+  let answered = false;
+  const typing = srv.call('type_text', { session: term.id, text: 'y'.repeat(4 * 1024 * 1024) }).finally(() => { answered = true; });
+  await sleep(500);
+  assert.equal(answered, false, 'typing is still going on (the program does not read)');
+  const browser = await launchBrowser(t);
+  const page = await browser.newPage();
+  await page.goto((await makeLink(srv, ['--role', 'control', '--session', term.id])).link);
+  await waitInPage(page, () => !document.getElementById('take').hidden, null, 'the Take control button');
+  await page.click('#take');
+  const r = await typing;
+  assert.equal(r.isError, true, textOf(r));
+  assert.equal(r.structuredContent.error.code, 'denied');
+  assert.match(textOf(r), /a person has control of session terminal-\d+ .*This call was stopped: stopped after typing \d+ of 4194304 bytes$/s);
+  const waiting = srv.call('wait_for', { session: term.id, control: 'agent', timeout_ms: ms(60000) });
+  await waitInPage(page, () => !document.getElementById('handback').hidden, null, 'control taken');
+  await page.click('#handback');
+  const back = await waiting;
+  assert.ok(!back.isError, textOf(back));
+  assert.equal(back.structuredContent.note, null);
+  // Bad combinations are refused, naming the field.
+  await srv.err('wait_for', { session: term.id, control: 'agent', text: 'x' }, /"control" waits alone: leave out "text"/);
+});
