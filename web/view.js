@@ -4,6 +4,7 @@
 import { TermView } from '/view/term.js';
 import { DeskView } from '/view/desk.js';
 import { OverlayLayer } from '/view/overlay.js';
+import { DeskInput } from '/view/takeover.js';
 
 const PROTOCOL = 'glovebox.view.v1';
 const $ = id => document.getElementById(id);
@@ -69,6 +70,8 @@ function clearView() {
   overlays.cleared();
   if (state.view && state.view.dispose) state.view.dispose();
   state.view = null;
+  state.deskInput?.dispose();
+  state.deskInput = null;
   $('term').hidden = true;
   $('term').replaceChildren();
   $('desk').hidden = true;
@@ -118,6 +121,7 @@ function onJson(m) {
       $('desk').hidden = false;
       state.view = new DeskView($('desk'), seq => send({ type: 'ack', seq }),
                                 (w, h) => overlays.setSize(w, h));
+      state.deskInput = new DeskInput($('desk'), send);
     }
     renderSessions();
     break;
@@ -186,7 +190,7 @@ function showCard(m) {
 }
 
 function renderControl(note) {
-  const canTake = state.role === 'control' && state.view instanceof TermView;
+  const canTake = state.role === 'control' && (state.view instanceof TermView || state.view instanceof DeskView);
   $('control').hidden = !state.watching;
   $('control').textContent = state.control === 'person'
     ? (state.mine ? 'you have control' : 'a person has control') : 'agent has control';
@@ -196,6 +200,7 @@ function renderControl(note) {
   if (state.view instanceof TermView) {
     state.view.setInput(state.mine ? data => send({ type: 'input', data }) : null);
   }
+  state.deskInput?.enable(!!state.mine);
   if (note) message(`Handed back: ${note}`);
 }
 

@@ -17,6 +17,7 @@ struct session;
 struct backend_result;
 struct frame_source;
 struct resource_provider;
+struct backend_view_event;
 
 /* A rectangle of a screen, in the screen's pixels. */
 struct screen_rect {
@@ -210,6 +211,25 @@ struct backend_impl {
     /* Input from a person who took control in the viewer: a terminal's
      * bytes, as a terminal emulator sends them for keys. NULL: none. */
     void (*view_input)(struct session *s, const char *bytes, size_t len);
+    /* Pointer and keys from a person who took control in the viewer (a
+     * desktop), sent after the input already queued. NULL: none. */
+    void (*view_event)(struct session *s, const struct backend_view_event *ev);
+    /* A person took control in the viewer (person) or handed it back: every
+     * key and button glovebox's input holds down is let go, after the input
+     * already queued; while a person has control, agent input that still
+     * reaches the backend (queued, or admitted just before) is refused.
+     * NULL: nothing is ever held (terminals; refused by the tools). */
+    void (*input_control)(struct session *s, bool person);
+};
+
+/* One input event from the viewer's page (backend_impl.view_event). */
+struct backend_view_event {
+    enum { BACKEND_VIEW_POINTER, BACKEND_VIEW_KEY } kind;
+    int x, y;        /* pointer: screen pixels (clamped by the backend) */
+    int button;      /* pointer: 0 a move; 1 left, 2 middle, 3 right; 4-7 a wheel click */
+    bool down;       /* button or key pressed (else released) */
+    uint32_t keysym; /* key: an X11 keysym */
+    bool is_char;    /* key: it types a character (tapped on down, with Shift as it needs) */
 };
 
 /* The backend operation a tool maps to, by the vtable field's offset. */

@@ -135,7 +135,25 @@ static void run_cancel_hook(struct pending *p)
     }
 }
 
+struct by_tool {
+    bool (*which)(const struct tool *tool, void *ud);
+    void *ud;
+};
+
+static bool pick_by_tool(const struct tool_call *call, void *ud)
+{
+    struct by_tool *bt = ud;
+    return bt->which(call->entry->tool, bt->ud);
+}
+
 int mcp_abort_calls(bool (*which)(const struct tool *tool, void *ud), void *ud, const char *reason)
+{
+    struct by_tool bt = {which, ud};
+    return mcp_abort_calls_if(pick_by_tool, &bt, reason);
+}
+
+int mcp_abort_calls_if(bool (*which)(const struct tool_call *call, void *ud), void *ud,
+                       const char *reason)
 {
     /* Hooks may finish (free) calls, their own or others: choose first, then
      * stop each chosen call that is still in flight. */
@@ -146,7 +164,7 @@ int mcp_abort_calls(bool (*which)(const struct tool *tool, void *ud), void *ud, 
     struct tool_call **list = xcalloc(count + 1, sizeof *list);
     size_t k = 0;
     for (struct tool_call *c = live_calls; c; c = c->live_next)
-        if (!c->abort_reason && !c->p.cancelled && which(c->entry->tool, ud))
+        if (!c->abort_reason && !c->p.cancelled && which(c, ud))
             list[k++] = c;
     for (size_t i = 0; i < k; i++) {
         /* Still in flight? An earlier hook may have finished it. */

@@ -75,3 +75,8 @@ struct tool;
  * error reason (copied) instead of its own result. Calls that cannot be
  * stopped (no cancel hook) answer as usual. Returns how many were stopped. */
 int mcp_abort_calls(bool (*which)(const struct tool *tool, void *ud), void *ud, const char *reason);
+struct tool_call;
+/* The same for the calls which() picks by the call itself (a person took
+ * control of one session: the input calls on it). */
+int mcp_abort_calls_if(bool (*which)(const struct tool_call *call, void *ud), void *ud,
+                       const char *reason);

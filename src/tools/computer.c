@@ -15,6 +15,7 @@
 #include "tools/screen_call.h"
 #include "tools/screen_guard.h"
 #include "tools/tools.h"
+#include "viewer/viewer.h"
 
 #include <string.h>
 #include <uv.h>
@@ -110,6 +111,7 @@ static void answer(struct run *r)
 
 static void finish_run(struct run *r)
 {
+    screen_call_untrack_input(r->call);
     answer(r);
     r->s->in_use--;
     screen_guard_release(r->guard);
@@ -214,6 +216,16 @@ static void cancel(struct tool_call *call)
     }
 }
 
+/* Whether a step gives input (refused, and stopped, while a person has
+ * control): asking where the pointer is does not. */
+static bool acts(const struct computer_step *st)
+{
+    if (!st->op || !screen_call_is_input(st->op))
+        return false;
+    const char *action = json_string_value(json_object_get(st->args, "action"));
+    return !(st->op == BACKEND_OP(pointer) && action && strcmp(action, "where") == 0);
+}
+
 void computer_run(struct tool_call *call, struct session *s, struct computer_plan *plan,
                   const struct computer_space *sp)
 {
@@ -230,6 +242,11 @@ void computer_run(struct tool_call *call, struct session *s, struct computer_pla
     s->in_use++;
     tool_call_set_data(call, r);
     tool_call_on_cancel(call, cancel);
+    for (size_t i = 0; i < r->plan.n; i++)
+        if (acts(&r->plan.steps[i])) {
+            screen_call_track_input(call, s);
+            break;
+        }
     next_step(r);
 }
 
@@ -289,6 +306,16 @@ static void start(struct tool_call *call, struct session *s)
         return;
     }
     tool_call_note(call, "action", json_string(plan.action));
+    for (size_t i = 0; i < plan.n; i++)
+        if (acts(&plan.steps[i]) && viewer_person_has_control(s)) {
+            tool_call_fail_code(call, ERROR_DENIED,
+                                "computer %s: a person has control of session %s (in the live "
+                                "viewer); wait until they hand it back (wait_for {\"control\": "
+                                "\"agent\"})",
+                                plan.asked, s->id);
+            computer_plan_finish(&plan);
+            return;
+        }
     add_tail(&plan, s->impl, sp);
     computer_run(call, s, &plan, sp);
 }

@@ -7,14 +7,67 @@
 #include "core/base64.h"
 #include "core/check.h"
 #include "core/xmalloc.h"
+#include "mcp/server.h"
 #include "session/session.h"
 #include "tools/screen_guard.h"
 
+#include <stdio.h>
+
 #include <string.h>
+
+/* The input calls in flight, with their session: a person's takeover stops
+ * those on the session taken (screen_call_stop_input). */
+struct input_call {
+    struct tool_call *call;
+    const struct session *s;
+    struct input_call *next;
+};
+
+static struct input_call *input_calls;
+
+void screen_call_track_input(struct tool_call *call, const struct session *s)
+{
+    struct input_call *ic = xcalloc(1, sizeof *ic);
+    ic->call = call;
+    ic->s = s;
+    ic->next = input_calls;
+    input_calls = ic;
+}
+
+void screen_call_untrack_input(struct tool_call *call)
+{
+    for (struct input_call **p = &input_calls; *p; p = &(*p)->next)
+        if ((*p)->call == call) {
+            struct input_call *ic = *p;
+            *p = ic->next;
+            free(ic);
+            return;
+        }
+}
+
+static bool on_session(const struct tool_call *call, void *ud)
+{
+    for (struct input_call *ic = input_calls; ic; ic = ic->next)
+        if (ic->call == call && ic->s == ud)
+            return true;
+    return false;
+}
+
+int screen_call_stop_input(const struct session *s)
+{
+    char *why = xasprintf("a person has control of session %s (they took it in the live viewer): "
+                          "this input was stopped; wait until they hand it back "
+                          "(wait_for {\"control\": \"agent\"}).",
+                          s->id);
+    int n = mcp_abort_calls_if(on_session, (void *)s, why);
+    free(why);
+    return n;
+}
 
 static void finish(struct backend_call *bc, struct backend_result *r)
 {
     struct tool_call *call = bc->owner;
+    screen_call_untrack_input(call);
     CHECK(bc->session->in_use > 0);
     bc->session->in_use--;
     if (r->error) {
@@ -149,6 +202,7 @@ static void begin(struct session *s, void *ud)
     /* Reached from SESSION_STARTING only at set_live or at the end of a start
      * that failed; screen_call_run has checked the rest. */
     if (!s->was_live) {
+        screen_call_untrack_input(call);
         tool_call_fail_code(call, ERROR_SESSION_EXPIRED, "cannot %s: session %s did not start (%s)",
                             sc->verb, s->id, s->end_reason ? s->end_reason : "stopped");
         screen_guard_release(sc->bc.guard);
@@ -165,6 +219,7 @@ static void cancel_waiting(struct tool_call *call)
 {
     struct screen_call *sc = tool_call_data(call);
     session_forget_live_waiter(sc->bc.session, sc);
+    screen_call_untrack_input(call);
     tool_call_fail(call, "cancelled while session %s was starting", sc->bc.session->id);
     screen_guard_release(sc->bc.guard);
     free(sc);
@@ -172,11 +227,11 @@ static void cancel_waiting(struct tool_call *call)
 
 /* The operations that send input: refused while a person holds control of
  * the session in the live viewer. */
-static bool is_input(size_t off)
+bool screen_call_is_input(size_t off)
 {
     return off == BACKEND_OP(type_text) || off == BACKEND_OP(press_key) ||
            off == BACKEND_OP(click) || off == BACKEND_OP(drag) || off == BACKEND_OP(scroll) ||
-           off == BACKEND_OP(pointer) || off == BACKEND_OP(key_hold);
+           off == BACKEND_OP(pointer) || off == BACKEND_OP(key_hold) || off == BACKEND_OP(hover);
 }
 
 void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb, bool needs_live)
@@ -190,10 +245,10 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
         free(err);
         return;
     }
-    if (is_input(op_offset) && viewer_person_has_control(s)) {
+    if (screen_call_is_input(op_offset) && viewer_person_has_control(s)) {
         tool_call_fail_code(call, ERROR_DENIED,
                             "cannot %s: a person has control of session %s (in the live viewer); "
-                            "wait until they hand it back",
+                            "wait until they hand it back (wait_for {\"control\": \"agent\"})",
                             verb, s->id);
         return;
     }
@@ -219,6 +274,8 @@ void screen_call_run(struct tool_call *call, size_t op_offset, const char *verb,
     sc->bc.args = args;
     sc->bc.finish = finish;
     tool_call_set_data(call, sc);
+    if (screen_call_is_input(op_offset))
+        screen_call_track_input(call, s);
     if (s->state == SESSION_STARTING) {
         /* Sent right after desktop_start (pipelined): wait for the backend,
          * at most as long as the start itself may take. */

@@ -32,3 +32,15 @@ struct session_client screen_call_client(struct tool_call *call);
 /* For a start tool: *who as above, if the session budget lets the caller
  * start one more; else the call is answered with why, and false. */
 bool screen_call_admit(struct tool_call *call, struct session_client *who);
+
+/* Whether the operation at op_offset (BACKEND_OP) sends input: refused
+ * while a person has control of the session (the live viewer). */
+bool screen_call_is_input(size_t op_offset);
+/* An input call in flight on s (screen_call_run does it; computer too),
+ * until untracked (before it is answered). */
+void screen_call_track_input(struct tool_call *call, const struct session *s);
+void screen_call_untrack_input(struct tool_call *call);
+/* A person took control of s: every input call in flight on it stops (its
+ * backend's cancel) and answers denied, "a person has control of session
+ * …". Returns how many were stopped. */
+int screen_call_stop_input(const struct session *s);

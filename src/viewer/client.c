@@ -136,6 +136,7 @@ static void watch(struct view_client *c, const char *id)
         return;
     }
     overlay_send_current(c);
+    viewer_control_send_state(c);
 }
 
 static void on_message(struct ws *ws, bool text, const char *data, size_t len, void *ud)
@@ -178,6 +179,8 @@ static void on_message(struct ws *ws, bool text, const char *data, size_t len, v
         const char *d = json_string_value(json_object_get(m, "data"));
         if (d)
             viewer_control_input(c, d, json_string_length(json_object_get(m, "data")));
+    } else if (strcmp(type, "pointer") == 0 || strcmp(type, "key") == 0) {
+        viewer_control_event(c, m);
     } else if (strcmp(type, "answer") == 0) {
         viewer_card_answer(c, json_string_value(json_object_get(m, "id")),
                            json_is_true(json_object_get(m, "approve")));
@@ -187,7 +190,7 @@ static void on_message(struct ws *ws, bool text, const char *data, size_t len, v
             viewer_feed_ack(c, (uint32_t)json_integer_value(seq));
     } else {
         send_error(c, "unknown message type (expected watch, unwatch, ack, answer, take, handback, "
-                      "input, stop or resume)");
+                      "input, key, pointer, stop or resume)");
     }
     json_decref(m);
 }

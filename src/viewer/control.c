@@ -1,17 +1,21 @@
 /* Takeover: a person with a control link takes a session from the agent in
- * the viewer. While they hold it, the agent's input tools are refused
+ * the viewer. The agent's input in flight on it stops and whatever it held
+ * down is let go; while they hold it, the agent's input tools are refused
  * (tools/screen_call.c asks viewer_person_has_control) and the person's
- * keys reach the session; "Hand back" returns it, with a note the pages
- * show and the log keeps. A holder whose page goes away hands back after
+ * keys (and, on a desktop, pointer) reach the session; "Hand back" returns
+ * it, with a note the pages show, the log keeps and wait_for {control:
+ * "agent"} answers with. A holder whose page goes away hands back after
  * CONTROL_GRACE_MS unless it takes control again. */
 #define LOG_MODULE "viewer"
 #include "backend/backend.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "tools/screen_call.h"
 #include "viewer/internal.h"
 #include "viewer/ws.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,54 @@ struct control {
 };
 
 static struct control *controls;
+
+/* wait_for {control: "agent"} calls waiting for a hand-back. */
+struct waiter {
+    char session[48];
+    void (*fn)(void *ud, const char *note);
+    void *ud;
+    struct waiter *next;
+};
+
+static struct waiter *waiters;
+
+void viewer_control_when_agent(struct session *s, void (*fn)(void *ud, const char *note), void *ud)
+{
+    struct waiter *w = xcalloc(1, sizeof *w);
+    snprintf(w->session, sizeof w->session, "%s", s->id);
+    w->fn = fn;
+    w->ud = ud;
+    w->next = waiters;
+    waiters = w;
+}
+
+void viewer_control_forget_waiter(void *ud)
+{
+    for (struct waiter **p = &waiters; *p; p = &(*p)->next)
+        if ((*p)->ud == ud) {
+            struct waiter *w = *p;
+            *p = w->next;
+            free(w);
+            return;
+        }
+}
+
+/* The waiters of session (all when NULL) hear note. Each is unlinked
+ * before it is called: its callback answers (frees) its call. */
+static void wake(const char *session, const char *note)
+{
+    for (;;) {
+        struct waiter **p = &waiters;
+        while (*p && session && strcmp((*p)->session, session) != 0)
+            p = &(*p)->next;
+        struct waiter *w = *p;
+        if (!w)
+            return;
+        *p = w->next;
+        w->fn(w->ud, note);
+        free(w);
+    }
+}
 
 static struct control *find(const char *session)
 {
@@ -68,7 +120,14 @@ static void release(struct viewer *v, struct control *k, const char *note)
     if (s)
         session_event(s, "person_handed_back_control",
                       json_pack("{s:s, s:s?}", "link", k->link_id, "note", note));
+    /* The person's keys and buttons still down (a key up the page never
+     * sent) are let go before the agent's input. */
+    if (s && s->state == SESSION_LIVE && s->impl->input_control)
+        s->impl->input_control(s, false);
+    char session[sizeof k->session];
+    memcpy(session, k->session, sizeof session);
     free(k);
+    wake(session, note);
 }
 
 void viewer_control_send_state(struct view_client *c)
@@ -88,7 +147,7 @@ void viewer_control_take(struct view_client *c)
         why = "take: only a control link can take control";
     else if (!s || s->state != SESSION_LIVE)
         why = "take: watch a live session first";
-    else if (!s->impl->view_input)
+    else if (!s->impl->view_input && !s->impl->view_event)
         why = "take: this kind of session cannot take a person's input yet";
     struct control *k = s ? find(s->id) : NULL;
     if (!why && k && k->holder && k->holder != c)
@@ -97,6 +156,7 @@ void viewer_control_take(struct view_client *c)
         viewer_client_send_json(c, json_pack("{s:s, s:s}", "type", "error", "message", why));
         return;
     }
+    bool taken = !k;
     if (!k) {
         k = xcalloc(1, sizeof *k);
         snprintf(k->session, sizeof k->session, "%s", s->id);
@@ -105,7 +165,16 @@ void viewer_control_take(struct view_client *c)
     }
     k->holder = c;
     memcpy(k->link_id, c->grant.link_id, sizeof k->link_id);
-    log_info("viewer link %s took control of %s", k->link_id, k->session);
+    if (taken) {
+        /* The agent's input in flight stops (its calls answer that a person
+         * has control), then whatever it holds down is let go: queued after
+         * the stopped input, before the person's. */
+        int n = screen_call_stop_input(s);
+        if (s->impl->input_control)
+            s->impl->input_control(s, true);
+        log_info("viewer link %s took control of %s (%d agent input call%s stopped)",
+                 c->grant.link_id, s->id, n, n == 1 ? "" : "s");
+    }
     broadcast(v, k->session, "person", NULL);
     session_event(s, "person_took_control", json_pack("{s:s}", "link", k->link_id));
     viewer_control_send_state(c);
@@ -131,7 +200,53 @@ void viewer_control_input(struct view_client *c, const char *data, size_t len)
                                              "input: take control of a live session first"));
         return;
     }
+    if (!s->impl->view_input) {
+        viewer_client_send_json(
+            c, json_pack("{s:s, s:s}", "type", "error", "message",
+                         "input: this kind of session takes \"key\" and \"pointer\" messages"));
+        return;
+    }
     s->impl->view_input(s, data, len);
+}
+
+void viewer_control_event(struct view_client *c, const json_t *msg)
+{
+    struct control *k = c->watching[0] ? find(c->watching) : NULL;
+    struct session *s = k && k->holder == c ? viewer_session_find(c->v, c->watching) : NULL;
+    const char *type = json_string_value(json_object_get(msg, "type"));
+    if (!s || s->state != SESSION_LIVE || !s->impl->view_event) {
+        viewer_client_send_json(
+            c, json_pack("{s:s, s:s}", "type", "error", "message",
+                         s && s->state == SESSION_LIVE
+                             ? "input: this kind of session takes keys as \"input\" messages"
+                             : "input: take control of a live session first"));
+        return;
+    }
+    struct backend_view_event ev = {.down = json_is_true(json_object_get(msg, "down"))};
+    if (strcmp(type, "key") == 0) {
+        ev.kind = BACKEND_VIEW_KEY;
+        ev.keysym = viewer_keysym(json_string_value(json_object_get(msg, "key")),
+                                  json_string_value(json_object_get(msg, "code")), &ev.is_char);
+        if (!ev.keysym)
+            return; /* a key with no keysym (dead keys): nothing to send */
+    } else {
+        const json_t *x = json_object_get(msg, "x"), *y = json_object_get(msg, "y");
+        const json_t *b = json_object_get(msg, "button");
+        if (!json_is_number(x) || !json_is_number(y) || (b && !json_is_integer(b)) ||
+            json_integer_value(b) < 0 || json_integer_value(b) > 7) {
+            viewer_client_send_json(
+                c, json_pack("{s:s, s:s}", "type", "error", "message",
+                             "pointer: expected numbers x and y (screen pixels) and an optional "
+                             "button 0-7 (1 left, 2 middle, 3 right, 4-7 wheel)"));
+            return;
+        }
+        ev.kind = BACKEND_VIEW_POINTER;
+        /* Bounded before the conversion; the backend clamps to the screen. */
+        ev.x = (int)fmax(-1, fmin(65535, json_number_value(x)));
+        ev.y = (int)fmax(-1, fmin(65535, json_number_value(y)));
+        ev.button = (int)json_integer_value(b);
+    }
+    s->impl->view_event(s, &ev);
 }
 
 void viewer_control_left(struct view_client *c)
@@ -158,6 +273,7 @@ void viewer_control_sweep(struct viewer *v)
 
 void viewer_control_finish(void)
 {
+    wake(NULL, NULL);
     while (controls) {
         struct control *k = controls;
         controls = k->next;

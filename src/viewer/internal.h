@@ -111,12 +111,19 @@ void viewer_card_answer(struct view_client *c, const char *id, bool yes);
 void viewer_control_take(struct view_client *c);
 void viewer_control_handback(struct view_client *c, const char *note);
 void viewer_control_input(struct view_client *c, const char *data, size_t len);
+/* A "pointer" or "key" message from c's page (a desktop it controls). */
+void viewer_control_event(struct view_client *c, const json_t *msg);
 /* Tell c who controls the session it watches. */
 void viewer_control_send_state(struct view_client *c);
 /* c's page went away (grace period); once a second; at shutdown. */
 void viewer_control_left(struct view_client *c);
 void viewer_control_sweep(struct viewer *v);
 void viewer_control_finish(void);
+
+/* The X11 keysym of a browser KeyboardEvent's key (code tells left from
+ * right modifiers); 0 for a key with none (dead keys, media keys).
+ * *is_char: it types a character (keysym.c). */
+uint32_t viewer_keysym(const char *key, const char *code, bool *is_char);
 
 /* Page assets (assets.c, generated). */
 struct view_asset {

@@ -38,3 +38,12 @@ void viewer_session_resized(struct session *s);
 /* Whether a person took control of s in the viewer (agent input is then
  * refused). */
 bool viewer_person_has_control(const struct session *s);
+
+/* wait_for {control: "agent"}: fn(ud, note) once the person hands s back
+ * (note: theirs, or NULL; borrowed), or its control ends otherwise (the
+ * session ended, the server stops). Only while a person has control
+ * (viewer_person_has_control). Loop thread. */
+void viewer_control_when_agent(struct session *s, void (*fn)(void *ud, const char *note), void *ud);
+/* Forget a waiter that has not been called (its call was cancelled or
+ * timed out). */
+void viewer_control_forget_waiter(void *ud);

@@ -417,6 +417,17 @@ static void act_run(struct input_job *job)
         stopped(a, "nothing was done");
         return;
     }
+    /* Admitted before a person took control, and reaching the desktop only
+     * now (it looked an element up first): refused here too. Asking where
+     * the pointer is gives no input. */
+    if (atomic_load(&a->d->person_control) &&
+        !(a->kind == ACT_POINTER && a->pointer == POINTER_WHERE)) {
+        a->err = xasprintf("a person has control of session %s (in the live viewer); wait until "
+                           "they hand it back (wait_for {\"control\": \"agent\"})",
+                           a->d->session->id);
+        a->err_code = ERROR_DENIED;
+        return;
+    }
     if (!xinput_lock(xi, &a->err))
         return;
     struct windows_focus_saved saved;

@@ -2,6 +2,7 @@
 #pragma once
 #include "backend/backend.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -65,6 +66,9 @@ struct desktop {
     struct xinput *input;            /* XTEST, created on the first action */
     struct input_queue *input_queue; /* the thread input runs on; with input */
     uint64_t input_at_ms; /* uv_hrtime ms when the last click, drag or key ended (input thread) */
+    /* A person has control (the live viewer): agent input is refused on the
+     * input thread. Set on the loop thread. */
+    atomic_bool person_control;
     struct typed_check *typed; /* password checks after typing (typed_check.h); NULL until used */
     struct xgrab *grab;        /* pixels; connects on the first capture */
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
@@ -113,6 +117,11 @@ bool desktop_capture(void *ud, struct frame *out, char **err);
 /* The live viewer's own frame source (view.c). */
 struct frame_source;
 bool desktop_view_frames(struct session *s, struct frame_source *out, char **err);
+/* Takeover (person.c): a person's pointer and keys from the viewer, and
+ * letting go of every key and button held (backend_impl). */
+struct backend_view_event;
+void desktop_view_event(struct session *s, const struct backend_view_event *ev);
+void desktop_input_control(struct session *s, bool person);
 /* Input (act.c): click, drag, scroll, type_text, press_key. */
 void desktop_click_op(struct backend_call *bc);
 void desktop_drag_op(struct backend_call *bc);

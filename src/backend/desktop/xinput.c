@@ -41,6 +41,10 @@ struct xinput {
     xcb_keysym_t *map;
     struct spare spare[MAX_SPARE];
     int n_spare;
+    /* What this connection pressed and has not let go: a takeover lets go
+     * of all of it (xinput_release_all). */
+    uint8_t keys_down[32]; /* bit per keycode */
+    uint8_t buttons_down;  /* bit per button 1-8 */
 };
 
 static uint64_t now_ms(void)
@@ -73,6 +77,9 @@ static void disconnect(struct xinput *xi)
     free(xi->map);
     xi->map = NULL;
     xi->n_spare = 0;
+    /* A new connection holds nothing (the server let go with the old one). */
+    memset(xi->keys_down, 0, sizeof xi->keys_down);
+    xi->buttons_down = 0;
 }
 
 /* Keycodes glovebox bound go back to having nothing on them: an attached
@@ -260,12 +267,51 @@ void xinput_button(struct xinput *xi, int button, bool down)
 {
     xcb_test_fake_input(xi->c, down ? XCB_BUTTON_PRESS : XCB_BUTTON_RELEASE, (uint8_t)button,
                         XCB_CURRENT_TIME, XCB_NONE, 0, 0, 0);
+    if (button >= 1 && button <= 8) {
+        uint8_t bit = (uint8_t)(1u << (button - 1));
+        xi->buttons_down = down ? xi->buttons_down | bit : xi->buttons_down & (uint8_t)~bit;
+    }
 }
 
 void xinput_key(struct xinput *xi, uint8_t code, bool down)
 {
     xcb_test_fake_input(xi->c, down ? XCB_KEY_PRESS : XCB_KEY_RELEASE, code, XCB_CURRENT_TIME,
                         XCB_NONE, 0, 0, 0);
+    uint8_t bit = (uint8_t)(1u << (code & 7));
+    if (down)
+        xi->keys_down[code >> 3] |= bit;
+    else
+        xi->keys_down[code >> 3] &= (uint8_t)~bit;
+}
+
+bool xinput_key_is_down(const struct xinput *xi, uint8_t code)
+{
+    return xi->keys_down[code >> 3] & (1u << (code & 7));
+}
+
+int xinput_release_all(struct xinput *xi)
+{
+    int n = 0;
+    for (int b = 1; b <= 8; b++)
+        if (xi->buttons_down & (1u << (b - 1))) {
+            xinput_button(xi, b, false);
+            n++;
+        }
+    for (int code = 0; code < 256; code++)
+        if (xinput_key_is_down(xi, (uint8_t)code)) {
+            xinput_key(xi, (uint8_t)code, false);
+            n++;
+        }
+    return n;
+}
+
+int xinput_held_codes(const struct xinput *xi, uint32_t keysym, uint8_t *codes, int max)
+{
+    int n = 0;
+    for (int code = xi->min_code; xi->map && code <= xi->max_code && n < max; code++)
+        if (xinput_key_is_down(xi, (uint8_t)code) && syms_of(xi, (uint8_t)code)[0] == keysym)
+            codes[n++] = (uint8_t)code;
+    return n;
 }
 
 bool xinput_sync(struct xinput *xi, char **err)

@@ -41,6 +41,13 @@ bool xinput_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shi
  * are undone by xinput_restore. */
 bool xinput_modifier_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, char **err);
 void xinput_key(struct xinput *xi, uint8_t code, bool down);
+/* Whether this connection holds the key down (pressed, not let go). */
+bool xinput_key_is_down(const struct xinput *xi, uint8_t code);
+/* The keycodes held down whose first keysym is keysym (Shift_L…), at most
+ * max, into codes; how many. */
+int xinput_held_codes(const struct xinput *xi, uint32_t keysym, uint8_t *codes, int max);
+/* Let go of every key and button this connection holds down; how many. */
+int xinput_release_all(struct xinput *xi);
 /* Keyboard focus. Without a window manager nobody gives a new window the
  * focus, and keys go to whatever is under the pointer: these put it on a
  * top-level window the way a window manager would. */
