@@ -227,7 +227,7 @@ static void android_destroy(struct session *s)
     free(a->product);
     free(a->version);
     free(a->stop_reason);
-    free(a->refs);
+    android_refs_clear(a);
     free(a);
     s->backend = NULL;
 }

@@ -12,6 +12,8 @@ struct ui_tree;
 struct android_rec;
 struct android_wait;
 struct frame;
+struct ocr_result;
+struct screen_guard;
 
 /* Timeouts of one adb step (ms): a device answers these in well under a
  * second; a screenshot moves megabytes. */
@@ -23,6 +25,12 @@ struct frame;
 
 struct android_ref {
     int x, y, w, h; /* bounds, screen pixels */
+    /* Who the element is, to know it again in a later dump (wait_for ref):
+     * its package, class and resource id (never NULL, "" when absent), and
+     * its name (text, else description) when it has no resource id or
+     * shares it with another element of the same snapshot (list rows);
+     * else name is NULL. Owned by the refs array (perceive.c). */
+    char *package, *cls, *resource_id, *name;
 };
 
 struct android {
@@ -83,6 +91,17 @@ void android_drag_op(struct backend_call *bc);
  * for). usable: OCR is built and the call's lang installed, else *err. */
 void android_read_ocr(struct backend_call *bc, const char *why);
 bool android_ocr_usable(const struct backend_call *bc, enum error_code *code, char **err);
+/* find by OCR (ocr_text.c): the places the call's text shows in the
+ * pixels, when no element of the window has it. */
+void android_find_ocr(struct backend_call *bc);
+/* Worker thread: screencap's raw output (stolen) decoded, the guard's
+ * redact areas painted over, and the rectangle (w 0: everything) read in
+ * lang, for at most deadline_ms (0: no limit). false with *code, *err. */
+bool android_ocr_raw(uint8_t *raw, size_t len, const struct screen_guard *g, int x, int y, int w,
+                     int h, const char *lang, int deadline_ms, struct ocr_result *out,
+                     enum error_code *code, char **err);
+/* The session's refs dropped (perceive.c). */
+void android_refs_clear(struct android *a);
 /* wait_for (wait.c); waits_end answers the waits of a stopping session. */
 void android_wait_for_op(struct backend_call *bc);
 void android_waits_end(struct android *a, const char *why);

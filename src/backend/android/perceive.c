@@ -109,21 +109,100 @@ static json_t *element_json(const struct ui_node *u, size_t ref)
     return o;
 }
 
+void android_refs_clear(struct android *a)
+{
+    for (size_t i = 0; i < a->n_refs; i++) {
+        free(a->refs[i].package);
+        free(a->refs[i].cls);
+        free(a->refs[i].resource_id);
+        free(a->refs[i].name);
+    }
+    free(a->refs);
+    a->refs = NULL;
+    a->n_refs = 0;
+}
+
+static int by_resource_id(const void *x, const void *y)
+{
+    const struct android_ref *const *p = x, *const *q = y;
+    return strcmp((*p)->resource_id, (*q)->resource_id);
+}
+
+/* A resource id shared by several elements (the rows of a list) does not
+ * say which one: their names tell them apart. Sorted, not compared pair by
+ * pair: a dump may have thousands of nodes. */
+static void name_shared_ids(struct android *a, const struct ui_tree *t, const size_t *node_of)
+{
+    struct android_ref **by_id = xcalloc(a->n_refs + 1, sizeof *by_id);
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_refs; i++)
+        if (a->refs[i].resource_id[0])
+            by_id[n++] = &a->refs[i];
+        else
+            a->refs[i].name = xstrdup(name_of(&t->nodes[node_of[i]]));
+    qsort(by_id, n, sizeof *by_id, by_resource_id);
+    for (size_t i = 0; i < n; i++) {
+        bool shared = (i > 0 && by_resource_id(&by_id[i], &by_id[i - 1]) == 0) ||
+                      (i + 1 < n && by_resource_id(&by_id[i], &by_id[i + 1]) == 0);
+        if (shared)
+            by_id[i]->name = xstrdup(name_of(&t->nodes[node_of[by_id[i] - a->refs]]));
+    }
+    free(by_id);
+}
+
 /* Refs for the meaningful nodes of t, kept on the session; their elements. */
 static json_t *elements(struct android *a, const struct ui_tree *t)
 {
     json_t *arr = json_array();
-    free(a->refs);
+    android_refs_clear(a);
     a->refs = xcalloc(t->n + 1, sizeof *a->refs);
-    a->n_refs = 0;
+    size_t *node_of = xcalloc(t->n + 1, sizeof *node_of);
     for (size_t i = 0; i < t->n; i++) {
         const struct ui_node *u = &t->nodes[i];
         if (!meaningful(u))
             continue;
-        a->refs[a->n_refs] = (struct android_ref){u->x1, u->y1, u->x2 - u->x1, u->y2 - u->y1};
+        node_of[a->n_refs] = i;
+        a->refs[a->n_refs] = (struct android_ref){.x = u->x1,
+                                                  .y = u->y1,
+                                                  .w = u->x2 - u->x1,
+                                                  .h = u->y2 - u->y1,
+                                                  .package = xstrdup(u->package),
+                                                  .cls = xstrdup(u->cls),
+                                                  .resource_id = xstrdup(u->resource_id)};
         json_array_append_new(arr, element_json(u, ++a->n_refs));
     }
+    name_shared_ids(a, t, node_of);
+    free(node_of);
     return arr;
+}
+
+bool android_ref_is(const struct android_ref *r, const struct ui_node *u)
+{
+    return u->has_bounds && u->x2 > u->x1 && u->y2 > u->y1 && strcmp(u->package, r->package) == 0 &&
+           strcmp(u->cls, r->cls) == 0 && strcmp(u->resource_id, r->resource_id) == 0 &&
+           (!r->name || strcmp(name_of(u), r->name) == 0);
+}
+
+void android_ref_copy(struct android_ref *to, const struct android_ref *from)
+{
+    *to = *from;
+    to->package = xstrdup(from->package);
+    to->cls = xstrdup(from->cls);
+    to->resource_id = xstrdup(from->resource_id);
+    to->name = from->name ? xstrdup(from->name) : NULL;
+}
+
+void android_ref_finish(struct android_ref *r)
+{
+    free(r->package);
+    free(r->cls);
+    free(r->resource_id);
+    free(r->name);
+}
+
+const char *android_node_name(const struct ui_node *u)
+{
+    return name_of(u);
 }
 
 /* The dump's reply parsed; false when bc was answered with why. */
@@ -216,6 +295,17 @@ static void find_dumped(struct backend_call *bc, const struct adb_reply *r)
     }
     json_decref(els);
     size_t n = json_array_size(matches);
+    /* Text no element has may be in the pixels (a game, a canvas, an
+     * image): as desktops, OCR then, when it is built and installed. */
+    enum error_code code;
+    char *err = NULL;
+    if (n == 0 && text && !role && android_ocr_usable(bc, &code, &err)) {
+        json_decref(matches);
+        strbuf_finish(&sb);
+        android_find_ocr(bc);
+        return;
+    }
+    free(err);
     json_t *out = json_pack("{s:s, s:s, s:I, s:o}", "session", bc->session->id, "source",
                             "accessibility", "count", (json_int_t)n, "matches", matches);
     backend_call_done(bc, out, "%zu matches\n%s", n, sb.data ? sb.data : "");

@@ -12,3 +12,13 @@ bool android_element_matches(const json_t *e, const char *text, const char *role
  * (refs renewed). False when bc was answered (no such element, bad dump). */
 bool android_find_target(struct backend_call *bc, const struct adb_reply *r, const char *text,
                          const char *role, bool exact, struct android_ref *out);
+
+struct ui_node;
+/* Whether node u of a later dump is the element ref r named (same package,
+ * class and resource id; same name when the ref keeps one). */
+bool android_ref_is(const struct android_ref *r, const struct ui_node *u);
+/* A ref's own copy (wait_for keeps it while snapshots renew the refs). */
+void android_ref_copy(struct android_ref *to, const struct android_ref *from);
+void android_ref_finish(struct android_ref *r);
+/* What a node is called: its text, else its description ("" when none). */
+const char *android_node_name(const struct ui_node *u);

@@ -1,7 +1,7 @@
 // One fake device: identity and connection state, screen geometry, settings,
 // files, the apps, and the log of everything received. The server asks it to
 // run shell command lines; tests read and change it through its setters.
-import { FakeApps, defaultPackages } from './app.mjs';
+import { FakeApps, defaultPackages, gamePackage } from './app.mjs';
 import { ADB_IME, execCommand } from './commands.mjs';
 
 const LATIN_IME = 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME';
@@ -15,7 +15,8 @@ export class FakeDevice {
   /**
    * opts: serial, state ('device' | 'offline' | 'unauthorized'), model, product, device,
    * width, height, density, release, sdk, rawHeader (16: Android 9+, 12: older),
-   * settingsWritable, telephony, adbKeyboard (true | 'selected').
+   * settingsWritable, telephony, adbKeyboard (true | 'selected'), game (installs com.example.game,
+   * whose words are only in the pixels).
    */
   constructor(opts = {}) {
     this.serial = opts.serial ?? 'emulator-5554';
@@ -55,7 +56,9 @@ export class FakeDevice {
     this.inputMethods = [LATIN_IME, ...(opts.adbKeyboard ? [ADB_IME] : [])];
     if (opts.adbKeyboard === 'selected') this.settings.secure.default_input_method = ADB_IME;
     this.fs = new FakeFs();
-    this.apps = new FakeApps(defaultPackages());
+    const packages = defaultPackages();
+    if (opts.game) packages.set(...gamePackage());
+    this.apps = new FakeApps(packages);
     /** Every service request and every simple command, in order: {kind, ...}. */
     this.log = [];
     this.uiXmlOverride = null;
@@ -93,7 +96,8 @@ export class FakeDevice {
 
   frame() {
     const { width, height } = this.displaySize();
-    const key = this.uiXml() + width + 'x' + height + this.apps.screenOn;
+    // What only the pixels show (the game's words) is part of the key too.
+    const key = this.uiXml() + width + 'x' + height + this.apps.screenOn + JSON.stringify(this.apps.game);
     if (this.cache.key !== key) {
       const px = renderScreen(width, height, this.densityOverride ?? this.density, this.tree());
       if (!this.apps.screenOn) px.fill(0);
