@@ -41,7 +41,7 @@ struct android_wait {
     bool has_ref;
     char *lang;  /* OCR's, or NULL: no OCR (not built, not installed, ref, stable_ms) */
     int checks;  /* dumps looked at */
-    bool by_ocr; /* the answer's line was read from the pixels */
+    bool by_ocr; /* the latest check read the pixels (the answer's source) */
     bool gone;
     int stable_ms, timeout_ms;
     uint64_t started, stable_since;
@@ -194,11 +194,11 @@ static void ocr_run(uv_work_t *work)
     if (!android_ocr_raw(raw, w->raw_len, w->bc->guard, 0, 0, 0, 0, w->lang, w->deadline_ms, &r,
                          &w->err_code, &w->err))
         return;
+    w->by_ocr = true;
     for (const char *p = r.text; *p && !w->found && !w->err;) {
         size_t n = strcspn(p, "\n");
         if (n && hit(w, p, n)) {
             w->found = true;
-            w->by_ocr = true;
             w->line = xstrndup(p, n);
         }
         p += n + (p[n] == '\n');

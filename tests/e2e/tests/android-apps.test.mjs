@@ -374,7 +374,7 @@ describe('phone tools on the fake adb server', () => {
     assert.deepEqual([r.matched, r.reason], [false, 'timeout']);
     r = (await srv.ok('wait_for', { stable_ms: 300, timeout_ms: 20000 })).sc;
     assert.equal(r.matched, true);
-    for (const [args, code] of [[{ ref: 'e1' }, 'not_supported'], [{ exit: true }, 'not_supported'], [{ text: 'a', regex: 'b' }, 'invalid_argument'], [{ regex: '(' }, 'invalid_argument']]) {
+    for (const [args, code] of [[{ ref: 'e1' }, 'not_found'], [{ exit: true }, 'not_supported'], [{ text: 'a', regex: 'b' }, 'invalid_argument'], [{ regex: '(' }, 'invalid_argument']]) {
       assert.equal(errorOf(await srv.call('wait_for', args)).code, code, JSON.stringify(args));
     }
     // A wait on a session that is stopped answers at once.

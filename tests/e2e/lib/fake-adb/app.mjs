@@ -42,12 +42,12 @@ export class FakeApps {
     this.login = { username: '', password: '', focus: null, error: '', signedInAs: null };
     this.url = '';
     this.screenOn = true;
-    this.game = { level: 0 }; // 0: the title screen ("TAP TO START")
+    this.game = { level: 0 }; // 0: the title screen; each tap one step on
   }
 
-  /** What the game paints (never in the uiautomator tree). */
+  /** What the game paints (never in the uiautomator tree): words Tesseract reads in the 5×7 font. */
   gameLines() {
-    return this.game.level ? [`LEVEL ${this.game.level}`, `SCORE ${this.game.level * 100}`] : ['TAP TO START'];
+    return [['PRESS START'], ['GET READY']][this.game.level] ?? ['GAME OVER', 'HIGH SCORE'];
   }
 
   /** Starts a package (bringing it to front); returns false when not installed. */
