@@ -267,6 +267,7 @@ static const struct backend_impl android_impl = {
     .app_stop = android_app_stop_op,
     .app_reset = android_app_reset_op,
     .app_install = android_app_install_op,
+    .app_uninstall = android_app_uninstall_op,
     .orientation = android_orientation_op,
     .set_network = android_set_network_op,
     .record_start = android_record_start_op,

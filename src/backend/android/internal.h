@@ -134,6 +134,7 @@ void android_app_launch_op(struct backend_call *bc);
 void android_app_stop_op(struct backend_call *bc);
 void android_app_reset_op(struct backend_call *bc);
 void android_app_install_op(struct backend_call *bc);
+void android_app_uninstall_op(struct backend_call *bc);
 void android_orientation_op(struct backend_call *bc);
 void android_set_network_op(struct backend_call *bc);
 void android_open_url_op(struct backend_call *bc);
