@@ -94,6 +94,11 @@ bool android_ocr_usable(const struct backend_call *bc, enum error_code *code, ch
 /* find by OCR (ocr_text.c): the places the call's text shows in the
  * pixels, when no element of the window has it. */
 void android_find_ocr(struct backend_call *bc);
+/* Where the pixels show text (exact: case and whole words), by OCR: at
+ * gets the centre of the first place and the match (borrowed); none: bc
+ * answered not_found. */
+typedef void (*android_at_fn)(struct backend_call *bc, int x, int y, const json_t *match);
+void android_locate_ocr(struct backend_call *bc, const char *text, bool exact, android_at_fn at);
 /* Worker thread: screencap's raw output (stolen) decoded, the guard's
  * redact areas painted over, and the rectangle (w 0: everything) read in
  * lang, for at most deadline_ms (0: no limit). false with *code, *err. */

@@ -5,6 +5,7 @@
  * screencap, decoded on the worker pool, the policy's redact areas painted
  * over before Tesseract sees them (src/ocr/), then read. */
 #include "backend/android/internal.h"
+#include "backend/android/perceive.h"
 #include "core/app.h"
 #include "core/args.h"
 #include "core/strbuf.h"
@@ -23,8 +24,11 @@ struct ocr_read {
     size_t raw_len;
     int x, y, w, h; /* the region; w 0: the whole screen */
     char *lang;
-    char *why; /* the fallback's reason, or NULL when asked for */
-    bool find; /* find: matches of the call's text, not the whole text */
+    char *why;    /* the fallback's reason, or NULL when asked for */
+    bool find;    /* find: matches of the call's text, not the whole text */
+    char *locate; /* or: where this text is (click), exact or not */
+    bool exact;
+    android_at_fn at;
     char *text;
     json_t *matches; /* find */
     enum error_code code;
@@ -65,7 +69,9 @@ static void read_run(uv_work_t *w)
                          &o->code, &o->err))
         return;
     o->text = xstrdup(r.text);
-    if (o->find)
+    if (o->locate)
+        o->matches = ocr_matches(&r, o->locate, o->exact, 1);
+    else if (o->find)
         o->matches = ocr_matches(&r, args_string(o->bc->args, "text", ""),
                                  args_bool(o->bc->args, "exact", false),
                                  (int)args_int(o->bc->args, "limit", 20));
@@ -103,6 +109,16 @@ static void read_done(uv_work_t *w, int status)
         backend_call_fail_code(bc, o->code, "cannot %s%s%s: %s", o->find ? "search" : "read text",
                                o->why ? " (" : "", o->why ? o->why : "",
                                o->err ? o->err : "OCR failed");
+    } else if (o->locate && json_array_size(o->matches) == 0) {
+        android_no_text(bc, o->locate, NULL, true);
+    } else if (o->locate) {
+        const json_t *m = json_array_get(o->matches, 0), *b = json_object_get(m, "bounds");
+        o->at(bc,
+              (int)(json_integer_value(json_object_get(b, "x")) +
+                    json_integer_value(json_object_get(b, "width")) / 2),
+              (int)(json_integer_value(json_object_get(b, "y")) +
+                    json_integer_value(json_object_get(b, "height")) / 2),
+              m);
     } else if (o->find) {
         found(bc, o->matches);
     } else {
@@ -125,6 +141,7 @@ static void read_done(uv_work_t *w, int status)
     free(o->text);
     free(o->err);
     json_decref(o->matches);
+    free(o->locate);
     free(o);
 }
 
@@ -137,6 +154,7 @@ static void captured(struct backend_call *bc, const struct adb_reply *r)
                                r->error);
         free(o->lang);
         free(o->why);
+        free(o->locate);
         free(o);
         return;
     }
@@ -155,7 +173,7 @@ bool android_ocr_usable(const struct backend_call *bc, enum error_code *code, ch
     return ocr_lang_check(args_string(bc->args, "lang", "eng"), err);
 }
 
-static void start(struct backend_call *bc, const char *why, bool find)
+static struct ocr_read *start(struct backend_call *bc, const char *why, bool find)
 {
     struct ocr_read *o = xcalloc(1, sizeof *o);
     o->bc = bc;
@@ -170,15 +188,31 @@ static void start(struct backend_call *bc, const char *why, bool find)
         o->h = (int)args_int(region, "height", 0);
     }
     bc->backend_data = o;
+    return o;
+}
+
+static void capture(struct backend_call *bc)
+{
     android_run(bc, ADB_EXEC, "screencap", ANDROID_SHOT_TIMEOUT_MS, ANDROID_MAX_SHOT, captured);
 }
 
 void android_read_ocr(struct backend_call *bc, const char *why)
 {
     start(bc, why, false);
+    capture(bc);
 }
 
 void android_find_ocr(struct backend_call *bc)
 {
     start(bc, NULL, true);
+    capture(bc);
+}
+
+void android_locate_ocr(struct backend_call *bc, const char *text, bool exact, android_at_fn at)
+{
+    struct ocr_read *o = start(bc, NULL, false);
+    o->locate = xstrdup(text);
+    o->exact = exact;
+    o->at = at;
+    capture(bc);
 }

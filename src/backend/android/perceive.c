@@ -397,8 +397,17 @@ void android_read_text_op(struct backend_call *bc)
     android_run(bc, ADB_SHELL_V2, DUMP_CMD, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, text_dumped);
 }
 
+void android_no_text(struct backend_call *bc, const char *text, const char *role, bool ocr)
+{
+    backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                           "text: no element on the screen has the text \"%s\"%s%s%s; "
+                           "snapshot shows what there is",
+                           text, role ? " and role " : "", role ? role : "",
+                           ocr ? ", and OCR did not read it in the pixels" : "");
+}
+
 bool android_find_target(struct backend_call *bc, const struct adb_reply *r, const char *text,
-                         const char *role, bool exact, struct android_ref *out)
+                         const char *role, bool exact, struct android_ref *out, bool *missing)
 {
     struct ui_tree t;
     if (!dumped(bc, r, &t))
@@ -418,10 +427,9 @@ bool android_find_target(struct backend_call *bc, const struct adb_reply *r, con
         }
     }
     json_decref(els);
-    if (!found)
-        backend_call_fail_code(bc, ERROR_NOT_FOUND,
-                               "text: no element on the screen has the text \"%s\"%s%s; "
-                               "snapshot shows what there is",
-                               text, role ? " and role " : "", role ? role : "");
+    if (!found && missing)
+        *missing = true;
+    else if (!found)
+        android_no_text(bc, text, role, false);
     return found;
 }

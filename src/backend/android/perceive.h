@@ -9,9 +9,12 @@
  * or resource id; whole and case-sensitive when exact) and role (NULL: any). */
 bool android_element_matches(const json_t *e, const char *text, const char *role, bool exact);
 /* From a dump reply: the bounds of the first element matching text/role
- * (refs renewed). False when bc was answered (no such element, bad dump). */
+ * (refs renewed). False when bc was answered (a bad dump; no such element,
+ * unless missing is given: then *missing is set and bc not answered). */
 bool android_find_target(struct backend_call *bc, const struct adb_reply *r, const char *text,
-                         const char *role, bool exact, struct android_ref *out);
+                         const char *role, bool exact, struct android_ref *out, bool *missing);
+/* bc answered not_found: no element has the text (ocr: nor the pixels). */
+void android_no_text(struct backend_call *bc, const char *text, const char *role, bool ocr);
 
 struct ui_node;
 /* Whether node u of a later dump is the element ref r named (same package,

@@ -86,7 +86,7 @@ describe('wait_for and find on the fake phone', () => {
     assert.match(errorOf(await srv.call('wait_for', { ref: 'e999' })).message, /ref: e999 is not an element of the latest snapshot/);
   });
 
-  test('text only in the pixels (a game): find and wait_for read it by OCR; the tree first', needs('android', needs('ocr', topts())), async (t) => {
+  test('text only in the pixels (a game): find, wait_for and click {text} read it by OCR; the tree first', needs('android', needs('ocr', topts())), async (t) => {
     const { dev, srv } = await phone(t, { game: true });
     dev.apps.launch(GAME);
     assert.ok(!dev.uiXml().includes('PRESS START'), 'the words are not in the tree');
@@ -110,7 +110,12 @@ describe('wait_for and find on the fake phone', () => {
     const over = srv.ok('wait_for', { text: 'GET READY', gone: true, timeout_ms: 60000 }).finally(() => { answered = true; });
     await looks(dev, 'screencap', 2);
     assert.equal(answered, false, 'not gone while the pixels show it');
-    await srv.ok('click', { x: 180, y: 400 });
+    // click {text} taps where OCR read it when no element has it.
+    const tapped = (await srv.ok('click', { text: 'get ready' })).sc;
+    assert.deepEqual([tapped.target.source, tapped.target.text], ['ocr', 'GET READY']);
+    const tap = dev.entries('tap').at(-1);
+    assert.deepEqual([tap.x, tap.y], [tapped.x, tapped.y]);
+    assert.ok(tap.y > 200 && tap.y < 600, JSON.stringify(tap));
     r = (await over).sc;
     assert.deepEqual([r.matched, r.source], [true, 'ocr']);
     r = (await srv.ok('wait_for', { regex: 'HIGH \\w+', timeout_ms: 60000 })).sc;
@@ -122,6 +127,14 @@ describe('wait_for and find on the fake phone', () => {
     assert.deepEqual([f.source, f.count], ['ocr', 0]);
     f = (await srv.ok('find', { text: 'GAME OVER', role: 'push button' })).sc;
     assert.deepEqual([f.source, f.count], ['accessibility', 0]);
+    const taps = dev.entries('tap').length;
+    let e = errorOf(await srv.call('click', { text: 'no such words' }));
+    assert.equal(e.code, 'not_found');
+    assert.match(e.message, /no element on the screen has the text "no such words", and OCR did not read it in the pixels/);
+    e = errorOf(await srv.call('click', { text: 'GAME OVER', role: 'push button' }));
+    assert.equal(e.code, 'not_found');
+    assert.doesNotMatch(e.message, /OCR/);
+    assert.equal(dev.entries('tap').length, taps, 'nothing tapped');
 
     // Text the tree has is found there, with a ref, without a screencap.
     dev.apps.launch(LOGIN);
