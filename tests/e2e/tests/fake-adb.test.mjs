@@ -285,6 +285,38 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
     }
   });
 
+  test('the game: its words only in the pixels (screencap), never in the dump; a tap changes them; pm uninstall', async () => {
+    const extra = fake.addDevice({ serial: 'game', width: 360, height: 800, density: 320, game: true });
+    try {
+      const on = (...args) => adb(port, ['-s', 'game', ...args]);
+      let r = await on('shell', 'monkey -p com.example.game -c android.intent.category.LAUNCHER 1');
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(extra.foreground, 'com.example.game');
+      const xml = (await on('exec-out', 'uiautomator dump /dev/tty')).stdout.toString();
+      assert.match(xml, /class="android\.view\.SurfaceView" package="com\.example\.game"/);
+      assert.doesNotMatch(xml, /PRESS|START/);
+      const shot = async () => PNG.sync.read((await on('exec-out', 'screencap -p')).stdout).data;
+      const title = await shot();
+      // Dark glyph pixels in the middle third of the screen: the words.
+      const dark = (px) => { let n = 0; for (let i = 360 * 4 * 250; i < 360 * 4 * 550; i += 4) if (px[i] < 100) n++; return n; };
+      assert.ok(dark(title) > 100, 'words drawn');
+      assert.equal((await on('shell', 'input tap 180 400')).code, 0);
+      const ready = await shot();
+      assert.ok(!ready.equals(title), 'the tap changed the picture');
+      assert.equal((await on('exec-out', 'uiautomator dump /dev/tty')).stdout.toString(), xml, 'and not the tree');
+
+      r = await on('shell', 'pm uninstall com.example.game');
+      assert.deepEqual([r.code, r.stdout.toString()], [0, 'Success\n']);
+      assert.notEqual(extra.foreground, 'com.example.game');
+      r = await on('shell', 'pm uninstall -k com.example.game');
+      assert.deepEqual([r.code, r.stdout.toString()], [1, 'Failure [DELETE_FAILED_INTERNAL_ERROR]\n']);
+      r = await on('shell', 'pm path com.example.game');
+      assert.equal(r.code, 1);
+    } finally {
+      fake.removeDevice('game');
+    }
+  });
+
   test('a device that drops mid-call: the output stops with no exit packet, the device goes offline', async () => {
     const extra = fake.addDevice({ serial: 'flaky', width: 360, height: 800, density: 160 });
     try {
