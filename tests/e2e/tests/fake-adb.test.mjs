@@ -118,6 +118,29 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
     assert.deepEqual([r.code, r.stdout.toString()], [4, 'one\ntwo\n']);
   });
 
+  test('adb shell kept open: each line runs as it arrives, before stdin closes; $? and variables carry over', async () => {
+    const env = { ...process.env, ANDROID_ADB_SERVER_PORT: String(port), ADB_SERVER_SOCKET: `tcp:127.0.0.1:${port}` };
+    const child = spawn(ADB, ['-P', String(port), 'shell'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b) => { out += b; });
+    const exited = new Promise((res) => child.on('close', (code) => res(code)));
+    const seen = async (re) => {
+      for (let i = 0; i < 200 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.match(out, re);
+    };
+    try {
+      const taps = dev.entries('tap').length;
+      child.stdin.write('input tap 5 6; echo "@@$?@@"\n');
+      await seen(/^@@0@@\n$/);
+      assert.equal(dev.entries('tap').length, taps + 1, 'ran while stdin is still open');
+      child.stdin.write('x=7; false\necho "$x $?"\n');
+      await seen(/@@0@@\n7 1\n$/);
+    } finally {
+      child.stdin.end('exit 3\n');
+    }
+    assert.equal(await exited, 3);
+  });
+
   test('exec-out screencap -p is a PNG of the screen; raw screencap has the 16-byte header', async () => {
     let r = await run('exec-out', 'screencap -p');
     assert.equal(r.code, 0, r.stderr);

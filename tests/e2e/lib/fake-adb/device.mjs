@@ -125,10 +125,20 @@ export class FakeDevice {
     return f.raw;
   }
 
-  /** Runs a shell command line; io = {out, err, stdin}. Returns the exit status. */
-  async runShell(line, io) {
+  /** The state of one sh that runs line after line (adb shell reading stdin): its variables and $?. */
+  shellSession() {
+    return { env: this.shellEnv(), exited: false };
+  }
+
+  shellEnv() {
+    return { __fs: this.fs, HOME: '/', PATH: '/product/bin:/apex/com.android.runtime/bin:/system/bin', USER: 'shell' };
+  }
+
+  /** Runs a shell command line (in session's sh when given); io = {out, err, stdin}. Returns the exit status. */
+  async runShell(line, io, session = null) {
     const expansions = [];
-    const env = { __fs: this.fs, HOME: '/', PATH: '/product/bin:/apex/com.android.runtime/bin:/system/bin', USER: 'shell' };
+    const env = session ? session.env : this.shellEnv();
+    if (session) io = { ...io, exited: () => { session.exited = true; } };
     const entry = { kind: 'shell', time: Date.now(), line, expansions, argv: [] };
     this.log.push(entry);
     const code = await runScript(line, io, (argv, cio) => {
