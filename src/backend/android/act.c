@@ -1,6 +1,6 @@
-/* Input on a device through its `input` command, one shell step per call
- * (taps, swipes, text, keys): the session caches the screen size, so a tap
- * is one round trip. */
+/* Input on a device through its `input` command, one line in the session's
+ * long-lived shell per call (taps, swipes, text, keys; input_shell.c): the
+ * session caches the screen size, so a tap is one round trip. */
 #include "backend/android/internal.h"
 #include "backend/android/perceive.h"
 #include "core/args.h"
@@ -43,7 +43,7 @@ void android_act(struct backend_call *bc, json_t *result, char *caption, const c
     x->result = result;
     x->text = caption;
     bc->backend_data = x;
-    android_run(bc, ADB_SHELL_V2, cmd, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, acted);
+    android_shell_run(bc, cmd, acted);
 }
 
 /* A ref of the latest snapshot or find; false when bc was answered. */

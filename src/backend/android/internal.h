@@ -11,6 +11,7 @@ struct session;
 struct ui_tree;
 struct android_rec;
 struct android_wait;
+struct android_shell;
 struct frame;
 struct ocr_result;
 struct screen_guard;
@@ -44,10 +45,12 @@ struct android {
     int pending;                 /* adb requests in flight */
     bool stopping, ended;        /* stop asked: end once pending is 0 */
     char *stop_reason;
-    struct android_rec *rec;    /* the recording in progress, or NULL */
-    struct android_wait *waits; /* wait_for calls (wait.c) */
-    char last_recording[32];    /* id of the recording written when the session ended; "" */
-    struct android_ref *refs;   /* the elements of the latest snapshot/find: e1 = refs[0] */
+    struct android_rec *rec;     /* the recording in progress, or NULL */
+    struct android_wait *waits;  /* wait_for calls (wait.c) */
+    struct android_shell *shell; /* the long-lived shell for input (input_shell.c), or NULL */
+    bool shell_off;              /* the device keeps no shell open: a step per command */
+    char last_recording[32];     /* id of the recording written when the session ended; "" */
+    struct android_ref *refs;    /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
     /* computer's pointer on a touch screen: where the last touch was (or
      * where the next one starts), and whether a finger is down. */
@@ -110,6 +113,14 @@ void android_refs_clear(struct android *a);
 /* wait_for (wait.c); waits_end answers the waits of a stopping session. */
 void android_wait_for_op(struct backend_call *bc);
 void android_waits_end(struct android *a, const char *why);
+
+/* Run cmd (a shell line) in the session's long-lived shell (input_shell.c),
+ * opened on first use; step gets the reply a step of its own would give
+ * (without req: no adb_reply_take_out). shell_end: the session stops. */
+void android_shell_run(struct backend_call *bc, const char *cmd, android_step_fn step);
+void android_shell_end(struct android *a);
+/* The device went away (error: why): the session ends (android.c). */
+void android_device_lost(struct android *a, const char *error);
 
 /* Run cmd (a shell line); answer result (stolen) with caption (stolen,
  * freed) once it exits 0, else the device's words. */
