@@ -63,6 +63,7 @@ export class FakeDevice {
     this.log = [];
     this.uiXmlOverride = null;
     this.dropPlan = null;
+    this.failPlan = null;
     this.cache = { key: null, png: null, raw: null };
   }
 
@@ -143,6 +144,12 @@ export class FakeDevice {
     this.log.push(entry);
     const code = await runScript(line, io, (argv, cio) => {
       entry.argv.push(argv);
+      const plan = this.failPlan;
+      if (plan && plan.match.test(argv.join(' '))) {
+        this.failPlan = null;
+        cio.err(Buffer.from(plan.stderr));
+        return plan.status;
+      }
       return execCommand(this, argv, cio);
     }, env, expansions);
     entry.exit = code;
@@ -153,7 +160,15 @@ export class FakeDevice {
 
   setState(state) { this.state = state; }
 
-  /** Makes the next service call whose text matches `match` (default: any) drop the connection. */
+  /** Makes the next simple command matching `match` (its words joined by spaces) fail: stderr, status. */
+  failNextCommand({ match, stderr = '', status = 1 }) {
+    this.failPlan = { match, stderr, status };
+  }
+
+  /**
+   * Makes the next service call whose text matches `match` (default: any) drop the connection;
+   * or the next line written to a kept shell (adb shell reading stdin) that matches.
+   */
   dropNextCall({ match = null, after = '', then = 'offline' } = {}) {
     this.dropPlan = { match, after, then };
   }

@@ -208,6 +208,15 @@ export class FakeAdbServer {
     const runLine = (line) => {
       queue = queue.then(async () => {
         if (ended) return;
+        const plan = dev.dropPlan;
+        if (plan && (!plan.match || plan.match.test(line))) { // the device goes away mid-line
+          dev.dropPlan = null;
+          ended = true;
+          const data = Buffer.from(plan.after ?? '');
+          conn.sock.write(data.length ? packet(ID_STDOUT, data) : Buffer.alloc(0), () => conn.sock.resetAndDestroy());
+          if (plan.then === 'gone') this.removeDevice(dev.serial); else dev.setState(plan.then);
+          return;
+        }
         try {
           status = await dev.runShell(line, { out, err, stdin: Buffer.alloc(0) }, session);
         } catch (e) {
