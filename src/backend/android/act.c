@@ -49,17 +49,10 @@ void android_act(struct backend_call *bc, json_t *result, char *caption, const c
 /* A ref of the latest snapshot or find; false when bc was answered. */
 static bool ref_bounds(struct backend_call *bc, const char *ref, struct android_ref *out)
 {
-    struct android *a = android_of(bc->session);
-    long i = strtol(ref + 1, NULL, 10);
-    if (i < 1 || (size_t)i > a->n_refs) {
-        backend_call_fail_code(bc, ERROR_NOT_FOUND,
-                               "ref: %s is not an element of the latest snapshot or find (%s); "
-                               "take a snapshot and use its refs",
-                               ref, a->n_refs ? "it has e1…" : "there was none");
-        return false;
-    }
-    *out = a->refs[i - 1];
-    return true;
+    const struct android_ref *r = android_ref_lookup(bc, ref, "");
+    if (r)
+        *out = *r;
+    return r != NULL;
 }
 
 /* target (stolen, or NULL): what was tapped, for the answer. */

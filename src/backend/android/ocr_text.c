@@ -82,22 +82,12 @@ static void read_run(uv_work_t *w)
 static void found(struct backend_call *bc, json_t *matches)
 {
     size_t n = json_array_size(matches);
-    struct strbuf sb = {0};
-    strbuf_printf(&sb, "%zu match%s (ocr)", n, n == 1 ? "" : "es");
-    for (size_t i = 0; i < n; i++) {
-        const json_t *m = json_array_get(matches, i), *b = json_object_get(m, "bounds");
-        strbuf_printf(&sb, "\n\"%s\" at %lld,%lld %lldx%lld",
-                      json_string_value(json_object_get(m, "text")),
-                      json_integer_value(json_object_get(b, "x")),
-                      json_integer_value(json_object_get(b, "y")),
-                      json_integer_value(json_object_get(b, "width")),
-                      json_integer_value(json_object_get(b, "height")));
-    }
+    char *caption = ocr_matches_caption(matches);
     json_t *out = json_pack("{s:s, s:s, s:I, s:O, s:s}", "session", bc->session->id, "source",
                             "ocr", "count", (json_int_t)n, "matches", matches, "note",
                             "no element of the window has the text; read from the pixels");
-    backend_call_done(bc, out, "%s", sb.data);
-    strbuf_finish(&sb);
+    backend_call_done(bc, out, "%s", caption);
+    free(caption);
 }
 
 static void read_done(uv_work_t *w, int status)

@@ -183,6 +183,21 @@ bool android_ref_is(const struct android_ref *r, const struct ui_node *u)
            (!r->name || strcmp(name_of(u), r->name) == 0);
 }
 
+const struct android_ref *android_ref_lookup(struct backend_call *bc, const char *ref,
+                                             const char *prefix)
+{
+    struct android *a = android_of(bc->session);
+    long i = strtol(ref + 1, NULL, 10);
+    if (i < 1 || (size_t)i > a->n_refs) {
+        backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                               "%sref: %s is not an element of the latest snapshot or find (%s); "
+                               "take a snapshot and use its refs",
+                               prefix, ref, a->n_refs ? "it has e1…" : "there was none");
+        return NULL;
+    }
+    return &a->refs[i - 1];
+}
+
 void android_ref_copy(struct android_ref *to, const struct android_ref *from)
 {
     *to = *from;

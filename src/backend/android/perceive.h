@@ -20,6 +20,10 @@ struct ui_node;
 /* Whether node u of a later dump is the element ref r named (same package,
  * class and resource id; same name when the ref keeps one). */
 bool android_ref_is(const struct android_ref *r, const struct ui_node *u);
+/* The element ref names in the latest snapshot or find, or NULL with bc
+ * answered not_found (the message after prefix). */
+const struct android_ref *android_ref_lookup(struct backend_call *bc, const char *ref,
+                                             const char *prefix);
 /* A ref's own copy (wait_for keeps it while snapshots renew the refs). */
 void android_ref_copy(struct android_ref *to, const struct android_ref *from);
 void android_ref_finish(struct android_ref *r);

@@ -369,23 +369,6 @@ static void cancel(struct backend_call *bc)
     }
 }
 
-/* The element a ref of the latest snapshot or find names; false when bc
- * was answered. */
-static bool ref_of(struct backend_call *bc, const char *ref, struct android_ref *out)
-{
-    struct android *a = android_of(bc->session);
-    long i = strtol(ref + 1, NULL, 10);
-    if (i < 1 || (size_t)i > a->n_refs) {
-        backend_call_fail_code(bc, ERROR_NOT_FOUND,
-                               "cannot wait: ref: %s is not an element of the latest snapshot or "
-                               "find (%s); take a snapshot and use its refs",
-                               ref, a->n_refs ? "it has e1…" : "there was none");
-        return false;
-    }
-    android_ref_copy(out, &a->refs[i - 1]);
-    return true;
-}
-
 /* The OCR language of a text or regex wait, or NULL when the pixels
  * cannot be read (not built, no language data): the tree alone then. A
  * lang the client gave that is unusable is its mistake (*bad). */
@@ -424,8 +407,11 @@ void android_wait_for_op(struct backend_call *bc)
         return;
     }
     struct android_ref target;
-    if (ref && !ref_of(bc, ref, &target))
+    const struct android_ref *named = ref ? android_ref_lookup(bc, ref, "cannot wait: ") : NULL;
+    if (ref && !named)
         return;
+    if (named)
+        android_ref_copy(&target, named);
     char *lang = NULL;
     bool bad = false;
     if ((text || regex) && !(lang = ocr_lang(bc, &bad)) && bad)
