@@ -229,6 +229,19 @@ describe('android sessions on the fake adb server', () => {
     assert.equal(errorOf(await srv.call('click', { session: s.id, x: 1, y: 1 })).code, 'session_expired');
   });
 
+  test('a device that refuses to keep a shell open: one step per input, nothing run twice', needs('android', topts()), async (t) => {
+    const adb = await fake(t, [{ serial: 'emulator-5554', width: W, height: H, keptShell: false }]);
+    const dev = adb.device();
+    const srv = await startServer(t);
+    await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` });
+    await Promise.all([srv.ok('click', { x: 1, y: 1 }), srv.ok('click', { x: 2, y: 2 })]);
+    await srv.ok('click', { x: 3, y: 3 });
+    assert.deepEqual(dev.entries('tap').map((e) => e.x).sort(), [1, 2, 3]);
+    const services = dev.entries('service').map((e) => e.service);
+    assert.equal(services.filter((x) => x === 'shell,v2,raw:').length, 1, 'asked once');
+    assert.equal(services.filter((x) => /^shell,v2,raw:input tap/.test(x)).length, 3);
+  });
+
   test('a session stopped or a server shut down with its input shell open ends cleanly', needs('android', topts()), async (t) => {
     const adb = await fake(t);
     const dev = adb.device();

@@ -15,7 +15,7 @@ export class FakeDevice {
   /**
    * opts: serial, state ('device' | 'offline' | 'unauthorized'), model, product, device,
    * width, height, density, release, sdk, rawHeader (16: Android 9+, 12: older),
-   * settingsWritable, telephony, adbKeyboard (true | 'selected'), game (installs com.example.game,
+   * settingsWritable, telephony, adbKeyboard (true | 'selected'), keptShell, game (installs com.example.game,
    * whose words are only in the pixels).
    */
   constructor(opts = {}) {
@@ -55,6 +55,8 @@ export class FakeDevice {
     /** Installed input methods; adbKeyboard: true adds ADBKeyBoard (selected with adbKeyboard: 'selected'). */
     this.inputMethods = [LATIN_IME, ...(opts.adbKeyboard ? [ADB_IME] : [])];
     if (opts.adbKeyboard === 'selected') this.settings.secure.default_input_method = ADB_IME;
+    /** false: `shell,v2,raw:` with no command is refused (FAIL closed), as by a server or adbd that will not keep one. */
+    this.keptShell = opts.keptShell ?? true;
     this.fs = new FakeFs();
     const packages = defaultPackages();
     if (opts.game) packages.set(...gamePackage());

@@ -266,6 +266,8 @@ export class FakeAdbServer {
     const [svc, ...opts] = name.split(',');
     if (svc === 'shell' || svc === 'exec') {
       const v2 = svc === 'shell' && opts.includes('v2');
+      // A device made with keptShell: false refuses a shell without a command.
+      if (v2 && !arg && !dev.keptShell) { this.fail(conn, 'closed'); return; }
       this.okay(conn);
       const buf = (b) => (Buffer.isBuffer(b) ? b : Buffer.from(b)); // no copy of a 10 MB frame
       const out = (b) => this.write(conn, v2 ? packet(ID_STDOUT, buf(b)) : buf(b));
