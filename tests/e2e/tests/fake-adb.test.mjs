@@ -139,6 +139,17 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
       child.stdin.end('exit 3\n');
     }
     assert.equal(await exited, 3);
+    // A device made with keptShell: false refuses a shell without a command; with one it still runs.
+    fake.addDevice({ serial: 'nokeep', width: 360, height: 800, keptShell: false });
+    try {
+      let r = await adb(port, ['-s', 'nokeep', 'shell'], { input: 'echo hi\n' });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /closed/);
+      r = await adb(port, ['-s', 'nokeep', 'shell', 'echo hi']);
+      assert.deepEqual([r.code, r.stdout.toString()], [0, 'hi\n']);
+    } finally {
+      fake.removeDevice('nokeep');
+    }
   });
 
   test('exec-out screencap -p is a PNG of the screen; raw screencap has the 16-byte header', async () => {
