@@ -5,7 +5,9 @@
  * is written as `CMD; echo "@@glovebox-done:$?@@"`: sh runs the lines in
  * order, so the markers answer the commands in the order they were sent;
  * what came before a marker is that command's output, $? its status.
- * Commands with a newline (typed text) take a step of their own. A device
+ * Commands with a newline (typed text) take a step of their own; commands
+ * sent here must not read stdin (it holds the next lines): `input` and
+ * `am` do not. A device
  * or server that will not keep a shell open (the service refused) gets
  * one step per command for the rest of the session. */
 #include "backend/android/internal.h"

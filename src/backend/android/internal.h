@@ -30,8 +30,10 @@ struct android_ref {
      * its package, class and resource id (never NULL, "" when absent), and
      * its name (text, else description) when it has no resource id or
      * shares it with another element of the same snapshot (list rows);
-     * else name is NULL. Owned by the refs array (perceive.c). */
+     * else name is NULL. With neither an id nor a name, its bounds say
+     * which (by_bounds). Owned by the refs array (perceive.c). */
     char *package, *cls, *resource_id, *name;
+    bool by_bounds;
 };
 
 struct android {

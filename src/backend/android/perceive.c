@@ -138,8 +138,10 @@ static void name_shared_ids(struct android *a, const struct ui_tree *t, const si
     for (size_t i = 0; i < a->n_refs; i++)
         if (a->refs[i].resource_id[0])
             by_id[n++] = &a->refs[i];
-        else
+        else {
             a->refs[i].name = xstrdup(name_of(&t->nodes[node_of[i]]));
+            a->refs[i].by_bounds = !a->refs[i].name[0];
+        }
     qsort(by_id, n, sizeof *by_id, by_resource_id);
     for (size_t i = 0; i < n; i++) {
         bool shared = (i > 0 && by_resource_id(&by_id[i], &by_id[i - 1]) == 0) ||
@@ -180,7 +182,9 @@ bool android_ref_is(const struct android_ref *r, const struct ui_node *u)
 {
     return u->has_bounds && u->x2 > u->x1 && u->y2 > u->y1 && strcmp(u->package, r->package) == 0 &&
            strcmp(u->cls, r->cls) == 0 && strcmp(u->resource_id, r->resource_id) == 0 &&
-           (!r->name || strcmp(name_of(u), r->name) == 0);
+           (!r->name || strcmp(name_of(u), r->name) == 0) &&
+           (!r->by_bounds ||
+            (u->x1 == r->x && u->y1 == r->y && u->x2 - u->x1 == r->w && u->y2 - u->y1 == r->h));
 }
 
 const struct android_ref *android_ref_lookup(struct backend_call *bc, const char *ref,
