@@ -286,9 +286,24 @@ bool android_element_matches(const json_t *e, const char *text, const char *role
     return false;
 }
 
+bool android_no_hierarchy(const struct adb_reply *r)
+{
+    return r->ok && (r->exit_code != 0 || !memmem(r->out, r->out_len, "<hierarchy", 10));
+}
+
 static void find_dumped(struct backend_call *bc, const struct adb_reply *r)
 {
     struct ui_tree t;
+    enum error_code code;
+    char *err = NULL;
+    /* No hierarchy (an animating screen, a game): the pixels, as read_text. */
+    if (android_no_hierarchy(r) && args_string(bc->args, "text", NULL) &&
+        !args_string(bc->args, "role", NULL) && android_ocr_usable(bc, &code, &err)) {
+        android_find_ocr(bc);
+        return;
+    }
+    free(err);
+    err = NULL;
     if (!dumped(bc, r, &t))
         return;
     struct android *a = android_of(bc->session);
@@ -316,8 +331,6 @@ static void find_dumped(struct backend_call *bc, const struct adb_reply *r)
     size_t n = json_array_size(matches);
     /* Text no element has may be in the pixels (a game, a canvas, an
      * image): as desktops, OCR then, when it is built and installed. */
-    enum error_code code;
-    char *err = NULL;
     if (n == 0 && text && !role && android_ocr_usable(bc, &code, &err)) {
         json_decref(matches);
         strbuf_finish(&sb);
@@ -352,8 +365,7 @@ static bool ocr_instead(struct backend_call *bc, const char *why)
 static void text_dumped(struct backend_call *bc, const struct adb_reply *r)
 {
     struct ui_tree t;
-    /* A dump that fails on the device (not a device that went away). */
-    if (r->ok && (r->exit_code != 0 || !memmem(r->out, r->out_len, "<hierarchy", 10))) {
+    if (android_no_hierarchy(r)) {
         char *why = xasprintf("uiautomator gave no window hierarchy: %.200s",
                               r->err_len ? (const char *)r->err : (const char *)r->out);
         why[strcspn(why, "\r\n")] = 0;

@@ -24,6 +24,9 @@ bool android_ref_is(const struct android_ref *r, const struct ui_node *u);
  * answered not_found (the message after prefix). */
 const struct android_ref *android_ref_lookup(struct backend_call *bc, const char *ref,
                                              const char *prefix);
+/* A dump that failed on the device (not a device that went away): no
+ * window hierarchy to read ("could not get idle state", a secure window). */
+bool android_no_hierarchy(const struct adb_reply *r);
 /* A ref's own copy (wait_for keeps it while snapshots renew the refs). */
 void android_ref_copy(struct android_ref *to, const struct android_ref *from);
 void android_ref_finish(struct android_ref *r);

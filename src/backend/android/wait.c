@@ -42,6 +42,7 @@ struct android_wait {
     char *lang;  /* OCR's, or NULL: no OCR (not built, not installed, ref, stable_ms) */
     int checks;  /* dumps looked at */
     bool by_ocr; /* the latest check read the pixels (the answer's source) */
+    bool blind;  /* the latest check saw neither a tree nor pixels: it proves nothing gone */
     bool gone;
     int stable_ms, timeout_ms;
     uint64_t started, stable_since;
@@ -280,7 +281,7 @@ static void checked(struct android_wait *w)
             answer(w, true, NULL);
             return;
         }
-    } else if (w->found != w->gone) {
+    } else if (w->found != w->gone && !(w->gone && w->blind)) {
         answer(w, true, NULL);
         return;
     }
@@ -288,6 +289,7 @@ static void checked(struct android_wait *w)
     w->line = NULL;
     w->found = false;
     w->by_ocr = false;
+    w->blind = false;
     w->window_text = false;
     poll_soon(w);
 }
@@ -317,6 +319,21 @@ static void match_done(uv_work_t *work, int status)
 static void dumped(struct backend_call *bc, const struct adb_reply *r)
 {
     struct android_wait *w = bc->backend_data;
+    /* No hierarchy from a device that answered ("could not get idle
+     * state" on an animating screen — a game —, a secure window): the
+     * pixels alone, when they can be read. */
+    if (android_no_hierarchy(r) && w->lang && !w->a->stopping && !w->has_ref && !w->stable_ms) {
+        w->checks++;
+        w->window_text = false;
+        if (wants_ocr(w)) {
+            android_run(bc, ADB_EXEC, "screencap", ANDROID_SHOT_TIMEOUT_MS, ANDROID_MAX_SHOT,
+                        captured);
+            return;
+        }
+        w->blind = true;
+        checked(w);
+        return;
+    }
     if (!r->ok || r->exit_code != 0) {
         char *msg = !r->ok ? xstrdup(r->error)
                            : xasprintf("uiautomator exited with status %d: %.300s", r->exit_code,

@@ -121,6 +121,16 @@ describe('wait_for and find on the fake phone', () => {
     r = (await srv.ok('wait_for', { regex: 'HIGH \\w+', timeout_ms: 60000 })).sc;
     assert.deepEqual([r.matched, r.line], [true, 'HIGH SCORE']);
 
+    // No hierarchy at all (uiautomator on an animating screen): the pixels alone.
+    dev.setUiXml('ERROR: could not get idle state.');
+    const f2 = (await srv.ok('find', { text: 'game over' })).sc;
+    assert.deepEqual([f2.source, f2.count], ['ocr', 1]);
+    r = (await srv.ok('wait_for', { text: 'HIGH SCORE', timeout_ms: 60000 })).sc;
+    assert.deepEqual([r.matched, r.source], [true, 'ocr']);
+    r = (await srv.ok('wait_for', { text: 'HIGH SCORE', gone: true, timeout_ms: 1500 })).sc;
+    assert.deepEqual([r.matched, r.reason], [false, 'timeout'], 'still in the pixels');
+    dev.setUiXml(null);
+
     // Nothing anywhere: an empty answer read from the pixels; with a role
     // only the tree is asked (pixels have no roles).
     f = (await srv.ok('find', { text: 'no such words' })).sc;
