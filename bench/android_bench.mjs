@@ -4,7 +4,9 @@
 // run. The fake answers at once, so the figures are each server's own
 // overhead: glovebox speaks the adb protocol itself, mobile-mcp (with
 // MOBILEMCP_LEGACY_ROBOT=1) runs the `adb` program for every action.
-//   tap: `click {x, y}` vs mobile_click_on_screen_at_coordinates
+//   tap: `click {x, y}` vs mobile_click_on_screen_at_coordinates (glovebox's
+//     taps go through one shell kept open on the device; a second fake device
+//     that refuses to keep one measures the step-per-tap path too)
 //   element list: `snapshot` vs mobile_list_elements_on_screen
 //   screenshot: `screenshot` (PNG) vs mobile_take_screenshot
 // Full tool-call round trips over stdio; p50 of BENCH_ACTIONS calls. Without
@@ -33,7 +35,7 @@ async function timed(n, fn) {
   return times;
 }
 
-async function glovebox(port) {
+async function glovebox(port, tapsOnly = false) {
   const server = { name: 'glovebox', command: gloveboxBinary(), args: ['serve', '--allow-all'], required: true };
   const peer = new StdioPeer(server);
   expectResult(server, 'initialize', (await peer.request('initialize', initializeParams, 30000)).msg);
@@ -45,6 +47,12 @@ async function glovebox(port) {
     return result;
   };
   await call('android_connect', { adb_server: `127.0.0.1:${port}` });
+  if (tapsOnly) {
+    const tap = await timed(ACTIONS, () => call('click', { x: 10, y: 10 }));
+    peer.child.stdin.end();
+    await peer.exited;
+    return { tap };
+  }
   const out = {
     tap: await timed(ACTIONS, () => call('click', { x: 10, y: 10 })),
     elements: await timed(ACTIONS, () => call('snapshot', {})),
@@ -95,16 +103,25 @@ fake.device().apps.launch('com.example.login');
 try {
   const g = await glovebox(fake.port);
   const m = await mobileMcp(fake.port);
+  // The same taps on a device that refuses a kept shell: a connection and a new sh per tap.
+  const stepFake = await startFakeAdb({ devices: [{ serial: SERIAL, keptShell: false }] });
+  let step;
+  try {
+    step = await glovebox(stepFake.port, true);
+  } finally {
+    await stepFake.close();
+  }
   const p50 = (v) => (v ? percentile(v, 50) : NaN);
   const rows = [
     { metric: 'tap p50', a: p50(g.tap), b: p50(m?.tap), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
     { metric: 'element list p50', a: p50(g.elements), b: p50(m?.elements), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
     { metric: 'screenshot p50 (1080×2400 PNG)', a: p50(g.screenshot), b: p50(m?.screenshot), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
     { metric: 'tap p50, glovebox alone', a: p50(g.tap), b: NaN, format: formatMs, target: { max: 5, text: '< 5 ms' } },
+    { metric: 'tap p50, glovebox, a step per tap (no kept shell)', a: p50(step.tap), b: NaN, format: formatMs, target: { max: 5, text: '< 5 ms' } },
   ];
   printComparison(`android benchmark (fake device 1080×2400, ${ACTIONS} calls each)`,
     ['glovebox', m ? 'mobile-mcp (adb per action)' : 'mobile-mcp (not installed)'], rows);
-  saveResults('android', { glovebox: g, mobile_mcp: m });
+  saveResults('android', { glovebox: g, glovebox_step_per_tap: step, mobile_mcp: m });
 } finally {
   await fake.close();
 }

@@ -198,6 +198,8 @@ struct backend_impl {
     backend_op app_install;  /* {path}: a local file */
     backend_op orientation;  /* {set?} */
     backend_op set_network;  /* {wifi?, data?, airplane?} */
+    /* {app, keep_data?}: remove it */
+    backend_op app_uninstall;
 
     /* The live viewer (src/viewer/). A terminal: the screen as bytes a fresh
      * terminal emulator replays to show it as it is now (text, colours,

@@ -138,9 +138,17 @@ static const struct resource_provider *const webdriver_resources[] = {&webdriver
 #endif
 
 #if GLOVEBOX_KIND_ANDROID
-static const struct tool *const android_tools[] = {
-    &tool_android_connect, &tool_device_list, &tool_press_button, &tool_app_list,    &tool_app_stop,
-    &tool_app_reset,       &tool_app_install, &tool_orientation,  &tool_set_network, NULL};
+static const struct tool *const android_tools[] = {&tool_android_connect,
+                                                   &tool_device_list,
+                                                   &tool_press_button,
+                                                   &tool_app_list,
+                                                   &tool_app_stop,
+                                                   &tool_app_reset,
+                                                   &tool_app_install,
+                                                   &tool_app_uninstall,
+                                                   &tool_orientation,
+                                                   &tool_set_network,
+                                                   NULL};
 #define ANDROID_MODULE .module = "android", .tools = android_tools
 #else
 #define ANDROID_MODULE .module = NULL
@@ -186,7 +194,7 @@ static const struct backend_kind kinds[] = {
      .has_option = true,
      .tool_names = (const char *const[]){"android_connect", "device_list", "press_button",
                                          "app_list", "app_stop", "app_reset", "app_install",
-                                         "orientation", "set_network", NULL},
+                                         "app_uninstall", "orientation", "set_network", NULL},
      ANDROID_MODULE},
 };
 

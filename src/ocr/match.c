@@ -64,3 +64,21 @@ json_t *ocr_matches(const struct ocr_result *r, const char *text, bool exact, in
     }
     return out;
 }
+
+char *ocr_matches_caption(const json_t *matches)
+{
+    size_t n = json_array_size(matches);
+    struct strbuf sb;
+    strbuf_init(&sb);
+    strbuf_printf(&sb, "%zu match%s (ocr)", n, n == 1 ? "" : "es");
+    for (size_t i = 0; i < n; i++) {
+        const json_t *m = json_array_get(matches, i), *b = json_object_get(m, "bounds");
+        strbuf_printf(&sb, "\n\"%s\" at %lld,%lld %lldx%lld",
+                      json_string_value(json_object_get(m, "text")),
+                      json_integer_value(json_object_get(b, "x")),
+                      json_integer_value(json_object_get(b, "y")),
+                      json_integer_value(json_object_get(b, "width")),
+                      json_integer_value(json_object_get(b, "height")));
+    }
+    return strbuf_steal(&sb);
+}

@@ -43,6 +43,9 @@ void ocr_result_finish(struct ocr_result *r);
  * width, height}, confidence, line}], bounds the union of the words the
  * match touches. */
 json_t *ocr_matches(const struct ocr_result *r, const char *text, bool exact, int limit);
+/* The text mirror of ocr_matches' answer: "N matches (ocr)" and a line per
+ * match ("TEXT" at x,y WxH). Caller frees. */
+char *ocr_matches_caption(const json_t *matches);
 /* Where Tesseract's language data is ($TESSDATA_PREFIX or Debian's). */
 const char *ocr_tessdata_dir(void);
 

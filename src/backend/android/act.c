@@ -1,6 +1,6 @@
-/* Input on a device through its `input` command, one shell step per call
- * (taps, swipes, text, keys): the session caches the screen size, so a tap
- * is one round trip. */
+/* Input on a device through its `input` command, one line in the session's
+ * long-lived shell per call (taps, swipes, text, keys; input_shell.c): the
+ * session caches the screen size, so a tap is one round trip. */
 #include "backend/android/internal.h"
 #include "backend/android/perceive.h"
 #include "core/args.h"
@@ -43,26 +43,20 @@ void android_act(struct backend_call *bc, json_t *result, char *caption, const c
     x->result = result;
     x->text = caption;
     bc->backend_data = x;
-    android_run(bc, ADB_SHELL_V2, cmd, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, acted);
+    android_shell_run(bc, cmd, acted);
 }
 
 /* A ref of the latest snapshot or find; false when bc was answered. */
 static bool ref_bounds(struct backend_call *bc, const char *ref, struct android_ref *out)
 {
-    struct android *a = android_of(bc->session);
-    long i = strtol(ref + 1, NULL, 10);
-    if (i < 1 || (size_t)i > a->n_refs) {
-        backend_call_fail_code(bc, ERROR_NOT_FOUND,
-                               "ref: %s is not an element of the latest snapshot or find (%s); "
-                               "take a snapshot and use its refs",
-                               ref, a->n_refs ? "it has e1…" : "there was none");
-        return false;
-    }
-    *out = a->refs[i - 1];
-    return true;
+    const struct android_ref *r = android_ref_lookup(bc, ref, "");
+    if (r)
+        *out = *r;
+    return r != NULL;
 }
 
-static void tap(struct backend_call *bc, int x, int y, const char *ref)
+/* target (stolen, or NULL): what was tapped, for the answer. */
+static void tap(struct backend_call *bc, int x, int y, json_t *target)
 {
     int count = (int)args_int(bc->args, "count", 1);
     int hold = (int)args_int(bc->args, "hold_ms", 0);
@@ -81,10 +75,8 @@ static void tap(struct backend_call *bc, int x, int y, const char *ref)
     }
     json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x, "y",
                                y, "button", "left", "count", count);
-    if (ref)
-        json_object_set_new(
-            result, "target",
-            json_pack("{s:s, s:i, s:i, s:s}", "ref", ref, "x", x, "y", y, "by", "pointer"));
+    if (target)
+        json_object_set_new(result, "target", target);
     char *caption = xasprintf("%s %d,%d%s", hold > 0 ? "long-pressed" : "tapped", x, y,
                               count == 2   ? " twice"
                               : count == 3 ? " three times"
@@ -103,16 +95,36 @@ struct by_text {
     bool exact;
 };
 
+static void tap_seen(struct backend_call *bc, int x, int y, const json_t *match)
+{
+    tap(bc, x, y,
+        json_pack("{s:O, s:i, s:i, s:s, s:s}", "text", json_object_get(match, "text"), "x", x, "y",
+                  y, "by", "pointer", "source", "ocr"));
+}
+
 static void click_dumped(struct backend_call *bc, const struct adb_reply *r)
 {
     struct by_text *q = bc->backend_data;
+    bc->backend_data = NULL;
     struct android_ref t;
-    bool found = android_find_target(bc, r, q->text, q->role, q->exact, &t);
+    bool missing = false;
+    bool found = android_find_target(bc, r, q->text, q->role, q->exact, &t, &missing);
+    if (found) {
+        tap(bc, centre(t.x, t.w), centre(t.y, t.h), NULL);
+    } else if (missing) {
+        /* No element has it: the pixels may (a game, a canvas, an image),
+         * as find reads them; a role only the tree knows. */
+        enum error_code code;
+        char *err = NULL;
+        if (!q->role && android_ocr_usable(bc, &code, &err))
+            android_locate_ocr(bc, q->text, q->exact, tap_seen);
+        else
+            android_no_text(bc, q->text, q->role, false);
+        free(err);
+    }
     free(q->text);
     free(q->role);
     free(q);
-    if (found)
-        tap(bc, centre(t.x, t.w), centre(t.y, t.h), NULL);
 }
 
 void android_click_op(struct backend_call *bc)
@@ -131,7 +143,9 @@ void android_click_op(struct backend_call *bc)
     if (ref) {
         struct android_ref b;
         if (ref_bounds(bc, ref, &b))
-            tap(bc, centre(b.x, b.w), centre(b.y, b.h), ref);
+            tap(bc, centre(b.x, b.w), centre(b.y, b.h),
+                json_pack("{s:s, s:i, s:i, s:s}", "ref", ref, "x", centre(b.x, b.w), "y",
+                          centre(b.y, b.h), "by", "pointer"));
         return;
     }
     if (text) {

@@ -17,7 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#define DEFAULT_PORT 5037
+#define DEFAULT_PORT              5037
+#define ANDROID_STREAM_MAX_PACKET (1u << 20) /* adb's packets are at most 1 MiB */
 
 static bool is_loopback(const char *host)
 {
@@ -148,10 +149,15 @@ struct req {
     struct strbuf out, err;
     int exit_code;
     bool got_exit;
+    /* ADB_STREAM */
+    adb_packet_fn packet;
+    struct strbuf stdin_held; /* written before the service answered */
+    bool stdin_end;           /* and stdin closed then */
     /* the answer */
     bool ok, lost;
     enum error_code code;
     char *error;
+    bool step_reached_body;
 };
 
 static void closed(uv_handle_t *h)
@@ -169,6 +175,7 @@ static void closed(uv_handle_t *h)
         .err = (const uint8_t *)(r->err.data ? r->err.data : ""),
         .err_len = r->err.len,
         .exit_code = r->exit_code,
+        .opened = r->step_reached_body,
         .req = r,
     };
     r->done(r->ud, &reply);
@@ -182,6 +189,7 @@ static void closed(uv_handle_t *h)
     strbuf_finish(&r->in);
     strbuf_finish(&r->out);
     strbuf_finish(&r->err);
+    strbuf_finish(&r->stdin_held);
     free(r);
 }
 
@@ -297,6 +305,13 @@ static void shell_packets(struct req *r)
         if (r->in.len - at < 5 + (size_t)len)
             break;
         const char *data = (const char *)p + 5;
+        if (r->mode == ADB_STREAM && (p[0] == 1 || p[0] == 2)) {
+            r->packet(r->ud, p[0], (const uint8_t *)data, len);
+            if (r->step != STEP_BODY)
+                return;
+            at += 5 + len;
+            continue;
+        }
         switch (p[0]) {
         case 1:
             if (!keep(r, &r->out, data, len))
@@ -391,6 +406,81 @@ static void push_answer(struct req *r)
     fail(r, ERROR_TOOL_FAILED, false, "%s refused the file: %.*s", who(r), (int)n, r->in.data + 8);
 }
 
+/* ---- streams (ADB_STREAM) ---- */
+
+struct stream_write {
+    uv_write_t w;
+    struct req *r;
+    size_t len;
+    char data[]; /* a stdin packet: id 0, 4-byte LE length, bytes */
+};
+
+static void on_stream_written(uv_write_t *w, int status)
+{
+    struct stream_write *sw = (struct stream_write *)w;
+    if (status < 0 && status != UV_ECANCELED)
+        fail(sw->r, ERROR_DEVICE_UNAVAILABLE, true, "cannot write to the shell on %s: %s",
+             who(sw->r), uv_strerror(status));
+    free(sw);
+}
+
+/* A shell v2 packet to the device: id 0 stdin, 4 close-stdin. */
+static void stream_send(struct req *r, char id, const char *data, size_t len)
+{
+    struct stream_write *sw = xmalloc(sizeof *sw + 5 + len);
+    sw->r = r;
+    sw->len = 5 + len;
+    sw->data[0] = id;
+    put_le32((uint8_t *)sw->data + 1, (uint32_t)len);
+    memcpy(sw->data + 5, data, len);
+    uv_buf_t b = uv_buf_init(sw->data, (unsigned)sw->len);
+    int rc = uv_write(&sw->w, (uv_stream_t *)&r->tcp, &b, 1, on_stream_written);
+    if (rc < 0) {
+        free(sw);
+        fail(r, ERROR_DEVICE_UNAVAILABLE, true, "cannot write to the shell on %s: %s", who(r),
+             uv_strerror(rc));
+    }
+}
+
+/* The service answered: the stream lives on without a deadline; what was
+ * written meanwhile goes now. */
+static void stream_opened(struct req *r)
+{
+    uv_timer_stop(&r->timer);
+    if (r->stdin_held.len)
+        stream_send(r, 0, r->stdin_held.data, r->stdin_held.len);
+    strbuf_finish(&r->stdin_held);
+    if (r->stdin_end)
+        stream_send(r, 4, "", 0);
+}
+
+void adb_stream_write(struct adb_stream *s, const char *data, size_t len)
+{
+    struct req *r = (struct req *)s;
+    if (r->step == STEP_DONE)
+        return;
+    if (r->step != STEP_BODY)
+        strbuf_append(&r->stdin_held, data, len);
+    else
+        stream_send(r, 0, data, len);
+}
+
+void adb_stream_end_input(struct adb_stream *s)
+{
+    struct req *r = (struct req *)s;
+    if (r->step == STEP_DONE)
+        return;
+    if (r->step != STEP_BODY)
+        r->stdin_end = true;
+    else
+        stream_send(r, 4, "", 0);
+}
+
+void adb_stream_close(struct adb_stream *s, enum error_code code, const char *why)
+{
+    fail((struct req *)s, code, false, "%s", why);
+}
+
 /* Advance through the steps with what r->in holds. */
 static void parse(struct req *r)
 {
@@ -406,8 +496,11 @@ static void parse(struct req *r)
                     r->step = STEP_TPORT_ID;
                 } else {
                     r->step = r->mode == ADB_HOST ? STEP_HOST_LEN : STEP_BODY;
+                    r->step_reached_body = r->step == STEP_BODY;
                     if (r->mode == ADB_SYNC_PUSH)
                         push_send(r);
+                    if (r->mode == ADB_STREAM)
+                        stream_opened(r);
                 }
                 continue;
             }
@@ -465,7 +558,7 @@ static void parse(struct req *r)
         case STEP_BODY:
             if (r->mode == ADB_SYNC_PUSH) {
                 push_answer(r);
-            } else if (r->mode == ADB_SHELL_V2) {
+            } else if (r->mode == ADB_SHELL_V2 || r->mode == ADB_STREAM) {
                 shell_packets(r);
             } else if (r->in.len) {
                 if (keep(r, &r->out, r->in.data, r->in.len))
@@ -598,6 +691,19 @@ void adb_push(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
     r->push_len = len;
     r->push_path = xasprintf("%s,%u", remote, mode);
     request_start(loop, r);
+}
+
+struct adb_stream *adb_stream_open(uv_loop_t *loop, const struct adb_server *srv,
+                                   const char *serial, const char *request,
+                                   uint64_t open_timeout_ms, adb_packet_fn packet, adb_done_fn done,
+                                   void *ud)
+{
+    /* max_bytes bounds one packet: a stream keeps nothing itself. */
+    struct req *r = request_new(loop, srv, serial, request, ADB_STREAM, open_timeout_ms,
+                                ANDROID_STREAM_MAX_PACKET, done, ud);
+    r->packet = packet;
+    request_start(loop, r);
+    return (struct adb_stream *)r;
 }
 
 void adb_request(uv_loop_t *loop, const struct adb_server *srv, const char *serial,

@@ -30,6 +30,7 @@ enum adb_mode {
     ADB_EXEC,      /* exec: service: raw output until the device closes */
     ADB_SHELL_V2,  /* shell,v2,raw: packets, ends with an exit packet */
     ADB_SYNC_PUSH, /* sync: SEND of adb_push's data, answered OKAY or FAIL */
+    ADB_STREAM,    /* shell,v2: kept open: stdin written, packets passed on (adb_stream_open) */
 };
 
 struct adb_reply {
@@ -42,6 +43,7 @@ struct adb_reply {
     const uint8_t *err; /* shell v2 stderr (NUL-terminated past err_len) */
     size_t err_len;
     int exit_code; /* shell v2 */
+    bool opened;   /* the device service said OKAY (a stream that ends may have run things) */
     void *req;     /* the request's, for adb_reply_take_out */
 };
 
@@ -66,3 +68,26 @@ void adb_request(uv_loop_t *loop, const struct adb_server *srv, const char *seri
 void adb_push(uv_loop_t *loop, const struct adb_server *srv, const char *serial, const char *remote,
               unsigned mode, const uint8_t *data, size_t len, uint64_t timeout_ms, adb_done_fn done,
               void *ud);
+
+/* A device service kept open (ADB_STREAM): `shell,v2,raw:` with no command
+ * is the device's sh reading stdin, so commands written one after another
+ * run without a new connection (and a new sh) each. */
+struct adb_stream;
+/* A shell v2 packet from the device: 1 stdout, 2 stderr (data borrowed). */
+typedef void (*adb_packet_fn)(void *ud, int id, const uint8_t *data, size_t len);
+/* Open request on serial's device. packet is called as output comes; done
+ * exactly once when the stream ends (the device's exit packet: ok; a
+ * failure; adb_stream_close), always later; the stream is gone after.
+ * open_timeout_ms bounds reaching the device (not the stream's life). */
+struct adb_stream *adb_stream_open(uv_loop_t *loop, const struct adb_server *srv,
+                                   const char *serial, const char *request,
+                                   uint64_t open_timeout_ms, adb_packet_fn packet, adb_done_fn done,
+                                   void *ud);
+/* Write len bytes to the stream's stdin (copied; held until the device
+ * service has answered). */
+void adb_stream_write(struct adb_stream *s, const char *data, size_t len);
+/* Close the stream's stdin (the device's sh runs what it has, then exits:
+ * done follows with its exit status). */
+void adb_stream_end_input(struct adb_stream *s);
+/* End the stream: done follows, with ok false and why (copied). */
+void adb_stream_close(struct adb_stream *s, enum error_code code, const char *why);

@@ -214,6 +214,7 @@ static void android_stop(struct session *s)
     a->stopping = true;
     android_record_end(a);
     android_waits_end(a, a->stop_reason ? a->stop_reason : "the session was stopped");
+    android_shell_end(a);
     end_if_idle(a);
 }
 
@@ -227,7 +228,7 @@ static void android_destroy(struct session *s)
     free(a->product);
     free(a->version);
     free(a->stop_reason);
-    free(a->refs);
+    android_refs_clear(a);
     free(a);
     s->backend = NULL;
 }
@@ -267,6 +268,7 @@ static const struct backend_impl android_impl = {
     .app_stop = android_app_stop_op,
     .app_reset = android_app_reset_op,
     .app_install = android_app_install_op,
+    .app_uninstall = android_app_uninstall_op,
     .orientation = android_orientation_op,
     .set_network = android_set_network_op,
     .record_start = android_record_start_op,
@@ -313,6 +315,15 @@ struct run {
     android_step_fn step;
 };
 
+void android_device_lost(struct android *a, const char *error)
+{
+    if (a->stopping)
+        return;
+    free(a->stop_reason);
+    a->stop_reason = xasprintf("the device %s went away: %s", a->serial, error);
+    session_stop(a->session, a->stop_reason);
+}
+
 static void ran(void *ud, const struct adb_reply *r)
 {
     struct run *run = ud;
@@ -320,11 +331,8 @@ static void ran(void *ud, const struct adb_reply *r)
     run->step(run->bc, r);
     free(run);
     a->pending--;
-    if (r->device_lost && !a->stopping) {
-        free(a->stop_reason);
-        a->stop_reason = xasprintf("the device %s went away: %s", a->serial, r->error);
-        session_stop(a->session, a->stop_reason);
-    }
+    if (r->device_lost)
+        android_device_lost(a, r->error);
     end_if_idle(a);
 }
 

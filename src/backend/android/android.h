@@ -49,5 +49,6 @@ extern const struct tool tool_app_list;
 extern const struct tool tool_app_stop;
 extern const struct tool tool_app_reset;
 extern const struct tool tool_app_install;
+extern const struct tool tool_app_uninstall;
 extern const struct tool tool_orientation;
 extern const struct tool tool_set_network;

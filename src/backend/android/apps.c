@@ -212,7 +212,7 @@ void android_app_launch_op(struct backend_call *bc)
     free(cmd);
 }
 
-/* stop and reset: `pm path APP && <command>`; pm path prints "package:…"
+/* stop, reset and uninstall: `pm path APP && <command>`; pm path prints "package:…"
  * for an installed app and fails for others. */
 static void app_done(struct backend_call *bc, const struct adb_reply *r, const char *verb,
                      const char *past, const char *success)
@@ -261,6 +261,19 @@ void android_app_stop_op(struct backend_call *bc)
 void android_app_reset_op(struct backend_call *bc)
 {
     app_step(bc, "pm clear", reset_done);
+}
+
+/* pm uninstall says Failure […] and exits 1 for what it refuses (a
+ * system app, a device admin): the device's words go back. */
+static void uninstalled(struct backend_call *bc, const struct adb_reply *r)
+{
+    app_done(bc, r, "uninstall the app", "uninstalled", "Success");
+}
+
+void android_app_uninstall_op(struct backend_call *bc)
+{
+    app_step(bc, args_bool(bc->args, "keep_data", false) ? "pm uninstall -k" : "pm uninstall",
+             uninstalled);
 }
 
 /* ---- app_install -------------------------------------------------------- */

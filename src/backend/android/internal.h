@@ -11,7 +11,10 @@ struct session;
 struct ui_tree;
 struct android_rec;
 struct android_wait;
+struct android_shell;
 struct frame;
+struct ocr_result;
+struct screen_guard;
 
 /* Timeouts of one adb step (ms): a device answers these in well under a
  * second; a screenshot moves megabytes. */
@@ -23,6 +26,14 @@ struct frame;
 
 struct android_ref {
     int x, y, w, h; /* bounds, screen pixels */
+    /* Who the element is, to know it again in a later dump (wait_for ref):
+     * its package, class and resource id (never NULL, "" when absent), and
+     * its name (text, else description) when it has no resource id or
+     * shares it with another element of the same snapshot (list rows);
+     * else name is NULL. With neither an id nor a name, its bounds say
+     * which (by_bounds). Owned by the refs array (perceive.c). */
+    char *package, *cls, *resource_id, *name;
+    bool by_bounds;
 };
 
 struct android {
@@ -36,10 +47,12 @@ struct android {
     int pending;                 /* adb requests in flight */
     bool stopping, ended;        /* stop asked: end once pending is 0 */
     char *stop_reason;
-    struct android_rec *rec;    /* the recording in progress, or NULL */
-    struct android_wait *waits; /* wait_for calls (wait.c) */
-    char last_recording[32];    /* id of the recording written when the session ended; "" */
-    struct android_ref *refs;   /* the elements of the latest snapshot/find: e1 = refs[0] */
+    struct android_rec *rec;     /* the recording in progress, or NULL */
+    struct android_wait *waits;  /* wait_for calls (wait.c) */
+    struct android_shell *shell; /* the long-lived shell for input (input_shell.c), or NULL */
+    bool shell_off;              /* the device keeps no shell open: a step per command */
+    char last_recording[32];     /* id of the recording written when the session ended; "" */
+    struct android_ref *refs;    /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
     /* computer's pointer on a touch screen: where the last touch was (or
      * where the next one starts), and whether a finger is down. */
@@ -83,9 +96,33 @@ void android_drag_op(struct backend_call *bc);
  * for). usable: OCR is built and the call's lang installed, else *err. */
 void android_read_ocr(struct backend_call *bc, const char *why);
 bool android_ocr_usable(const struct backend_call *bc, enum error_code *code, char **err);
+/* find by OCR (ocr_text.c): the places the call's text shows in the
+ * pixels, when no element of the window has it. */
+void android_find_ocr(struct backend_call *bc);
+/* Where the pixels show text (exact: case and whole words), by OCR: at
+ * gets the centre of the first place and the match (borrowed); none: bc
+ * answered not_found. */
+typedef void (*android_at_fn)(struct backend_call *bc, int x, int y, const json_t *match);
+void android_locate_ocr(struct backend_call *bc, const char *text, bool exact, android_at_fn at);
+/* Worker thread: screencap's raw output (stolen) decoded, the guard's
+ * redact areas painted over, and the rectangle (w 0: everything) read in
+ * lang, for at most deadline_ms (0: no limit). false with *code, *err. */
+bool android_ocr_raw(uint8_t *raw, size_t len, const struct screen_guard *g, int x, int y, int w,
+                     int h, const char *lang, int deadline_ms, struct ocr_result *out,
+                     enum error_code *code, char **err);
+/* The session's refs dropped (perceive.c). */
+void android_refs_clear(struct android *a);
 /* wait_for (wait.c); waits_end answers the waits of a stopping session. */
 void android_wait_for_op(struct backend_call *bc);
 void android_waits_end(struct android *a, const char *why);
+
+/* Run cmd (a shell line) in the session's long-lived shell (input_shell.c),
+ * opened on first use; step gets the reply a step of its own would give
+ * (without req: no adb_reply_take_out). shell_end: the session stops. */
+void android_shell_run(struct backend_call *bc, const char *cmd, android_step_fn step);
+void android_shell_end(struct android *a);
+/* The device went away (error: why): the session ends (android.c). */
+void android_device_lost(struct android *a, const char *error);
 
 /* Run cmd (a shell line); answer result (stolen) with caption (stolen,
  * freed) once it exits 0, else the device's words. */
@@ -115,6 +152,7 @@ void android_app_launch_op(struct backend_call *bc);
 void android_app_stop_op(struct backend_call *bc);
 void android_app_reset_op(struct backend_call *bc);
 void android_app_install_op(struct backend_call *bc);
+void android_app_uninstall_op(struct backend_call *bc);
 void android_orientation_op(struct backend_call *bc);
 void android_set_network_op(struct backend_call *bc);
 void android_open_url_op(struct backend_call *bc);

@@ -109,21 +109,119 @@ static json_t *element_json(const struct ui_node *u, size_t ref)
     return o;
 }
 
+void android_refs_clear(struct android *a)
+{
+    for (size_t i = 0; i < a->n_refs; i++) {
+        free(a->refs[i].package);
+        free(a->refs[i].cls);
+        free(a->refs[i].resource_id);
+        free(a->refs[i].name);
+    }
+    free(a->refs);
+    a->refs = NULL;
+    a->n_refs = 0;
+}
+
+static int by_resource_id(const void *x, const void *y)
+{
+    const struct android_ref *const *p = x, *const *q = y;
+    return strcmp((*p)->resource_id, (*q)->resource_id);
+}
+
+/* A resource id shared by several elements (the rows of a list) does not
+ * say which one: their names tell them apart. Sorted, not compared pair by
+ * pair: a dump may have thousands of nodes. */
+static void name_shared_ids(struct android *a, const struct ui_tree *t, const size_t *node_of)
+{
+    struct android_ref **by_id = xcalloc(a->n_refs + 1, sizeof *by_id);
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_refs; i++)
+        if (a->refs[i].resource_id[0])
+            by_id[n++] = &a->refs[i];
+        else {
+            a->refs[i].name = xstrdup(name_of(&t->nodes[node_of[i]]));
+            a->refs[i].by_bounds = !a->refs[i].name[0];
+        }
+    qsort(by_id, n, sizeof *by_id, by_resource_id);
+    for (size_t i = 0; i < n; i++) {
+        bool shared = (i > 0 && by_resource_id(&by_id[i], &by_id[i - 1]) == 0) ||
+                      (i + 1 < n && by_resource_id(&by_id[i], &by_id[i + 1]) == 0);
+        if (shared)
+            by_id[i]->name = xstrdup(name_of(&t->nodes[node_of[by_id[i] - a->refs]]));
+    }
+    free(by_id);
+}
+
 /* Refs for the meaningful nodes of t, kept on the session; their elements. */
 static json_t *elements(struct android *a, const struct ui_tree *t)
 {
     json_t *arr = json_array();
-    free(a->refs);
+    android_refs_clear(a);
     a->refs = xcalloc(t->n + 1, sizeof *a->refs);
-    a->n_refs = 0;
+    size_t *node_of = xcalloc(t->n + 1, sizeof *node_of);
     for (size_t i = 0; i < t->n; i++) {
         const struct ui_node *u = &t->nodes[i];
         if (!meaningful(u))
             continue;
-        a->refs[a->n_refs] = (struct android_ref){u->x1, u->y1, u->x2 - u->x1, u->y2 - u->y1};
+        node_of[a->n_refs] = i;
+        a->refs[a->n_refs] = (struct android_ref){.x = u->x1,
+                                                  .y = u->y1,
+                                                  .w = u->x2 - u->x1,
+                                                  .h = u->y2 - u->y1,
+                                                  .package = xstrdup(u->package),
+                                                  .cls = xstrdup(u->cls),
+                                                  .resource_id = xstrdup(u->resource_id)};
         json_array_append_new(arr, element_json(u, ++a->n_refs));
     }
+    name_shared_ids(a, t, node_of);
+    free(node_of);
     return arr;
+}
+
+bool android_ref_is(const struct android_ref *r, const struct ui_node *u)
+{
+    return u->has_bounds && u->x2 > u->x1 && u->y2 > u->y1 && strcmp(u->package, r->package) == 0 &&
+           strcmp(u->cls, r->cls) == 0 && strcmp(u->resource_id, r->resource_id) == 0 &&
+           (!r->name || strcmp(name_of(u), r->name) == 0) &&
+           (!r->by_bounds ||
+            (u->x1 == r->x && u->y1 == r->y && u->x2 - u->x1 == r->w && u->y2 - u->y1 == r->h));
+}
+
+const struct android_ref *android_ref_lookup(struct backend_call *bc, const char *ref,
+                                             const char *prefix)
+{
+    struct android *a = android_of(bc->session);
+    long i = strtol(ref + 1, NULL, 10);
+    if (i < 1 || (size_t)i > a->n_refs) {
+        backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                               "%sref: %s is not an element of the latest snapshot or find (%s); "
+                               "take a snapshot and use its refs",
+                               prefix, ref, a->n_refs ? "it has e1…" : "there was none");
+        return NULL;
+    }
+    return &a->refs[i - 1];
+}
+
+void android_ref_copy(struct android_ref *to, const struct android_ref *from)
+{
+    *to = *from;
+    to->package = xstrdup(from->package);
+    to->cls = xstrdup(from->cls);
+    to->resource_id = xstrdup(from->resource_id);
+    to->name = from->name ? xstrdup(from->name) : NULL;
+}
+
+void android_ref_finish(struct android_ref *r)
+{
+    free(r->package);
+    free(r->cls);
+    free(r->resource_id);
+    free(r->name);
+}
+
+const char *android_node_name(const struct ui_node *u)
+{
+    return name_of(u);
 }
 
 /* The dump's reply parsed; false when bc was answered with why. */
@@ -188,9 +286,24 @@ bool android_element_matches(const json_t *e, const char *text, const char *role
     return false;
 }
 
+bool android_no_hierarchy(const struct adb_reply *r)
+{
+    return r->ok && (r->exit_code != 0 || !memmem(r->out, r->out_len, "<hierarchy", 10));
+}
+
 static void find_dumped(struct backend_call *bc, const struct adb_reply *r)
 {
     struct ui_tree t;
+    enum error_code code;
+    char *err = NULL;
+    /* No hierarchy (an animating screen, a game): the pixels, as read_text. */
+    if (android_no_hierarchy(r) && args_string(bc->args, "text", NULL) &&
+        !args_string(bc->args, "role", NULL) && android_ocr_usable(bc, &code, &err)) {
+        android_find_ocr(bc);
+        return;
+    }
+    free(err);
+    err = NULL;
     if (!dumped(bc, r, &t))
         return;
     struct android *a = android_of(bc->session);
@@ -216,6 +329,15 @@ static void find_dumped(struct backend_call *bc, const struct adb_reply *r)
     }
     json_decref(els);
     size_t n = json_array_size(matches);
+    /* Text no element has may be in the pixels (a game, a canvas, an
+     * image): as desktops, OCR then, when it is built and installed. */
+    if (n == 0 && text && !role && android_ocr_usable(bc, &code, &err)) {
+        json_decref(matches);
+        strbuf_finish(&sb);
+        android_find_ocr(bc);
+        return;
+    }
+    free(err);
     json_t *out = json_pack("{s:s, s:s, s:I, s:o}", "session", bc->session->id, "source",
                             "accessibility", "count", (json_int_t)n, "matches", matches);
     backend_call_done(bc, out, "%zu matches\n%s", n, sb.data ? sb.data : "");
@@ -243,8 +365,7 @@ static bool ocr_instead(struct backend_call *bc, const char *why)
 static void text_dumped(struct backend_call *bc, const struct adb_reply *r)
 {
     struct ui_tree t;
-    /* A dump that fails on the device (not a device that went away). */
-    if (r->ok && (r->exit_code != 0 || !memmem(r->out, r->out_len, "<hierarchy", 10))) {
+    if (android_no_hierarchy(r)) {
         char *why = xasprintf("uiautomator gave no window hierarchy: %.200s",
                               r->err_len ? (const char *)r->err : (const char *)r->out);
         why[strcspn(why, "\r\n")] = 0;
@@ -307,8 +428,17 @@ void android_read_text_op(struct backend_call *bc)
     android_run(bc, ADB_SHELL_V2, DUMP_CMD, ANDROID_TIMEOUT_MS, ANDROID_MAX_TEXT, text_dumped);
 }
 
+void android_no_text(struct backend_call *bc, const char *text, const char *role, bool ocr)
+{
+    backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                           "text: no element on the screen has the text \"%s\"%s%s%s; "
+                           "snapshot shows what there is",
+                           text, role ? " and role " : "", role ? role : "",
+                           ocr ? ", and OCR did not read it in the pixels" : "");
+}
+
 bool android_find_target(struct backend_call *bc, const struct adb_reply *r, const char *text,
-                         const char *role, bool exact, struct android_ref *out)
+                         const char *role, bool exact, struct android_ref *out, bool *missing)
 {
     struct ui_tree t;
     if (!dumped(bc, r, &t))
@@ -328,10 +458,9 @@ bool android_find_target(struct backend_call *bc, const struct adb_reply *r, con
         }
     }
     json_decref(els);
-    if (!found)
-        backend_call_fail_code(bc, ERROR_NOT_FOUND,
-                               "text: no element on the screen has the text \"%s\"%s%s; "
-                               "snapshot shows what there is",
-                               text, role ? " and role " : "", role ? role : "");
+    if (!found && missing)
+        *missing = true;
+    else if (!found)
+        android_no_text(bc, text, role, false);
     return found;
 }

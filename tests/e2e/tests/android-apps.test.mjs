@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import { startFakeAdb } from '../lib/fake-adb/index.mjs';
 import { connectClient, needs } from '../lib/server.mjs';
 import { decodeGif, decodePng, imageOf, ms, startServer, topts, until } from '../lib/terminal.mjs';
@@ -248,6 +250,57 @@ describe('phone tools on the fake adb server', () => {
     assert.equal(adb.device().foreground, LOGIN);
   });
 
+  test('app_uninstall removes an app after the person confirms; unknown and system apps refused', needs('android', topts()), async (t) => {
+    const tmp = mkdtempSync(join(tmpdir(), 'gb-android-uninstall-'));
+    const policy = join(tmp, 'policy.json');
+    writeFileSync(policy, JSON.stringify({ allow: ['*'], confirm: ['app_uninstall'] }));
+    const adb = await startFakeAdb({ devices: [{ width: W, height: H, game: true }] });
+    t.after(() => adb.close());
+    const dev = adb.device();
+    const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy, '--data-dir', join(tmp, 'data')],
+      env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(tmp, 'config') }, capabilities: { elicitation: {} } });
+    const asked = [];
+    let answer = { action: 'accept', content: { confirm: true } };
+    srv.client.setRequestHandler(ElicitRequestSchema, async (req) => { asked.push(req.params.message); return answer; });
+    const call = (name, args) => srv.client.callTool({ name, arguments: args });
+    const s = (await call('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).structuredContent;
+    dev.apps.launch(LOGIN);
+
+    // The person says no: nothing reaches the device.
+    answer = { action: 'decline' };
+    let r = await call('app_uninstall', { app: LOGIN });
+    assert.equal(r.isError, true);
+    assert.match(asked[0], new RegExp(`^Allow the agent to uninstall the app "${LOGIN}" from the current session\\?`));
+    assert.ok(dev.apps.packages.has(LOGIN));
+    assert.ok(!dev.log.some((e) => e.kind === 'shell' && /pm uninstall/.test(e.line)));
+
+    answer = { action: 'accept', content: { confirm: true } };
+    r = await call('app_uninstall', { app: LOGIN });
+    assert.equal(r.isError, undefined, JSON.stringify(r));
+    assert.deepEqual(r.structuredContent, { session: s.id, app: LOGIN });
+    assert.ok(!dev.apps.packages.has(LOGIN), 'pm uninstall removed it');
+    assert.notEqual(dev.foreground, LOGIN, 'it left the screen');
+    assert.ok(!(await call('app_list', {})).structuredContent.apps.some((a) => a.app === LOGIN));
+    r = await call('app_uninstall', { session: s.id, app: 'com.example.game', keep_data: true });
+    assert.equal(r.isError, undefined, JSON.stringify(r));
+    assert.equal(asked.at(-1).split('\n')[0], `Allow the agent to uninstall the app "com.example.game" (keeping its data) from session "${s.id}"?`);
+    assert.ok(dev.log.some((e) => e.kind === 'shell' && e.line.includes('pm uninstall -k com.example.game')));
+
+    // Not installed (now, or ever): not_found naming app_list; a system app:
+    // the device's refusal; a name that is no package: invalid_argument.
+    for (const app of [LOGIN, 'com.example.missing']) {
+      const e = errorOf(await call('app_uninstall', { app }));
+      assert.equal(e.code, 'not_found', app);
+      assert.match(e.message, new RegExp(`app: ${app.replace(/\./g, '\\.')} is not installed.*app_list`));
+    }
+    let e = errorOf(await call('app_uninstall', { app: 'com.android.settings' }));
+    assert.equal(e.code, 'tool_failed');
+    assert.match(e.message, /DELETE_FAILED_INTERNAL_ERROR/);
+    e = errorOf(await call('app_uninstall', { app: '$(reboot)' }));
+    assert.equal(e.code, 'invalid_argument');
+    assert.ok(dev.apps.packages.has('com.android.settings'));
+  });
+
   test('record_start/record_stop: a GIF of the phone screen through the shared recorder; a device that leaves keeps its file', needs('android', topts()), async (t) => {
     const { dev, srv, s } = await phone(t, { width: 180, height: 400 });
     let r = await srv.call('record_start', { fps: 11 });
@@ -374,7 +427,7 @@ describe('phone tools on the fake adb server', () => {
     assert.deepEqual([r.matched, r.reason], [false, 'timeout']);
     r = (await srv.ok('wait_for', { stable_ms: 300, timeout_ms: 20000 })).sc;
     assert.equal(r.matched, true);
-    for (const [args, code] of [[{ ref: 'e1' }, 'not_supported'], [{ exit: true }, 'not_supported'], [{ text: 'a', regex: 'b' }, 'invalid_argument'], [{ regex: '(' }, 'invalid_argument']]) {
+    for (const [args, code] of [[{ ref: 'e1' }, 'not_found'], [{ exit: true }, 'not_supported'], [{ text: 'a', regex: 'b' }, 'invalid_argument'], [{ regex: '(' }, 'invalid_argument']]) {
       assert.equal(errorOf(await srv.call('wait_for', args)).code, code, JSON.stringify(args));
     }
     // A wait on a session that is stopped answers at once.

@@ -182,13 +182,80 @@ describe('android sessions on the fake adb server', () => {
     assert.equal(dev.login.password, 'line2');
     const shells = dev.entries('shell');
     assert.ok(shells.length > 0);
-    for (const e of shells) assert.deepEqual(e.expansions ?? [], [], `the device's sh expanded something in ${e.line}`);
+    // The one expansion: the status glovebox's input shell echoes after each command.
+    const ours = (e) => (e.line.endsWith('; echo "@@glovebox-done:$?@@"') ? ['$?'] : []);
+    for (const e of shells) assert.deepEqual(e.expansions ?? [], ours(e), `the device's sh expanded something in ${e.line}`);
     assert.ok(!dev.log.some((e) => e.kind === 'shell' && e.argv?.some((a) => a[0] === 'reboot' || a[0] === 'id' || a[0] === 'rm')),
       'no command of the text ran');
     // Only printable ASCII, tab and newline can be typed through `input text`.
     const r = await srv.call('type_text', { text: 'café' });
     assert.equal(errorOf(r).code, 'not_supported');
     assert.match(errorOf(r).message, /character 4 \(U\+00E9\).*ADBKeyBoard/);
+  });
+
+  test('input goes through one shell kept open on the device; a failing command, a device that leaves mid-tap', needs('android', topts()), async (t) => {
+    const adb = await fake(t);
+    const dev = adb.device();
+    const srv = await startServer(t);
+    const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+    const shells = () => dev.entries('service').filter((e) => e.service === 'shell,v2,raw:').length;
+    const calls = [];
+    for (let i = 0; i < 5; i++) calls.push(srv.ok('click', { x: 10 + i, y: 20 }));
+    await Promise.all(calls); // sent together: answered in order by one shell
+    await srv.ok('press_key', { key: 'Tab' });
+    await srv.ok('press_button', { button: 'home' });
+    await srv.ok('scroll', { direction: 'down' });
+    assert.deepEqual(dev.entries('tap').map((e) => e.x), [10, 11, 12, 13, 14]);
+    assert.equal(dev.entries('key').length, 2);
+    assert.equal(shells(), 1, 'one shell for every input');
+    assert.ok(!dev.entries('service').some((e) => /raw:input/.test(e.service)), 'no step of its own');
+
+    // A command that fails in the kept shell: its status and words, and the shell goes on.
+    dev.failNextCommand({ match: /^input tap/, stderr: 'java.lang.SecurityException: Injecting input events requires INJECT_EVENTS\n', status: 255 });
+    let r = await srv.call('click', { x: 5, y: 5 });
+    assert.equal(errorOf(r).code, 'tool_failed');
+    assert.match(errorOf(r).message, /exited with status 255: java\.lang\.SecurityException: Injecting input events/);
+    await srv.ok('click', { x: 6, y: 6 });
+    assert.equal(dev.entries('tap').at(-1).x, 6);
+    assert.equal(shells(), 1);
+
+    // The device leaves while a tap is in the shell: device_unavailable, the session ends.
+    dev.dropNextCall({ match: /^input tap 7 7/ });
+    r = await srv.call('click', { x: 7, y: 7 });
+    assert.equal(errorOf(r).code, 'device_unavailable');
+    assert.match(errorOf(r).message, /emulator-5554 went away/);
+    const ended = (await srv.ok('session_list', { include_ended: true })).sc.sessions.find((x) => x.id === s.id);
+    assert.equal(ended.state, 'ended');
+    assert.equal(errorOf(await srv.call('click', { session: s.id, x: 1, y: 1 })).code, 'session_expired');
+  });
+
+  test('a device that refuses to keep a shell open: one step per input, nothing run twice', needs('android', topts()), async (t) => {
+    const adb = await fake(t, [{ serial: 'emulator-5554', width: W, height: H, keptShell: false }]);
+    const dev = adb.device();
+    const srv = await startServer(t);
+    await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` });
+    await Promise.all([srv.ok('click', { x: 1, y: 1 }), srv.ok('click', { x: 2, y: 2 })]);
+    await srv.ok('click', { x: 3, y: 3 });
+    assert.deepEqual(dev.entries('tap').map((e) => e.x).sort(), [1, 2, 3]);
+    const services = dev.entries('service').map((e) => e.service);
+    assert.equal(services.filter((x) => x === 'shell,v2,raw:').length, 1, 'asked once');
+    assert.equal(services.filter((x) => /^shell,v2,raw:input tap/.test(x)).length, 3);
+  });
+
+  test('a session stopped or a server shut down with its input shell open ends cleanly', needs('android', topts()), async (t) => {
+    const adb = await fake(t);
+    const dev = adb.device();
+    const srv = await startServer(t);
+    const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+    await srv.ok('click', { x: 1, y: 2 });
+    await srv.ok('session_stop', { session: s.id });
+    // A new session opens its own shell; the server shuts down with it open.
+    await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` });
+    const tapping = srv.call('click', { x: 3, y: 4 }).catch((e) => e);
+    await srv.ok('click', { x: 5, y: 6 });
+    await tapping;
+    assert.equal(dev.entries('service').filter((e) => e.service === 'shell,v2,raw:').length, 2);
+    await srv.close(); // asserts a clean exit (no sanitizer report)
   });
 
   test('press_key, double tap, long press and scroll become input commands', needs('android', topts()), async (t) => {

@@ -118,6 +118,40 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
     assert.deepEqual([r.code, r.stdout.toString()], [4, 'one\ntwo\n']);
   });
 
+  test('adb shell kept open: each line runs as it arrives, before stdin closes; $? and variables carry over', async () => {
+    const env = { ...process.env, ANDROID_ADB_SERVER_PORT: String(port), ADB_SERVER_SOCKET: `tcp:127.0.0.1:${port}` };
+    const child = spawn(ADB, ['-P', String(port), 'shell'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b) => { out += b; });
+    const exited = new Promise((res) => child.on('close', (code) => res(code)));
+    const seen = async (re) => {
+      for (let i = 0; i < 200 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.match(out, re);
+    };
+    try {
+      const taps = dev.entries('tap').length;
+      child.stdin.write('input tap 5 6; echo "@@$?@@"\n');
+      await seen(/^@@0@@\n$/);
+      assert.equal(dev.entries('tap').length, taps + 1, 'ran while stdin is still open');
+      child.stdin.write('x=7; false\necho "$x $?"\n');
+      await seen(/@@0@@\n7 1\n$/);
+    } finally {
+      child.stdin.end('exit 3\n');
+    }
+    assert.equal(await exited, 3);
+    // A device made with keptShell: false refuses a shell without a command; with one it still runs.
+    fake.addDevice({ serial: 'nokeep', width: 360, height: 800, keptShell: false });
+    try {
+      let r = await adb(port, ['-s', 'nokeep', 'shell'], { input: 'echo hi\n' });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /closed/);
+      r = await adb(port, ['-s', 'nokeep', 'shell', 'echo hi']);
+      assert.deepEqual([r.code, r.stdout.toString()], [0, 'hi\n']);
+    } finally {
+      fake.removeDevice('nokeep');
+    }
+  });
+
   test('exec-out screencap -p is a PNG of the screen; raw screencap has the 16-byte header', async () => {
     let r = await run('exec-out', 'screencap -p');
     assert.equal(r.code, 0, r.stderr);
@@ -282,6 +316,38 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
       assert.match(r.stdout.toString() + r.stderr, /remote object '\/sdcard\/missing\.txt' does not exist/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the game: its words only in the pixels (screencap), never in the dump; a tap changes them; pm uninstall', async () => {
+    const extra = fake.addDevice({ serial: 'game', width: 360, height: 800, density: 320, game: true });
+    try {
+      const on = (...args) => adb(port, ['-s', 'game', ...args]);
+      let r = await on('shell', 'monkey -p com.example.game -c android.intent.category.LAUNCHER 1');
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(extra.foreground, 'com.example.game');
+      const xml = (await on('exec-out', 'uiautomator dump /dev/tty')).stdout.toString();
+      assert.match(xml, /class="android\.view\.SurfaceView" package="com\.example\.game"/);
+      assert.doesNotMatch(xml, /PRESS|START/);
+      const shot = async () => PNG.sync.read((await on('exec-out', 'screencap -p')).stdout).data;
+      const title = await shot();
+      // Dark glyph pixels in the middle third of the screen: the words.
+      const dark = (px) => { let n = 0; for (let i = 360 * 4 * 250; i < 360 * 4 * 550; i += 4) if (px[i] < 100) n++; return n; };
+      assert.ok(dark(title) > 100, 'words drawn');
+      assert.equal((await on('shell', 'input tap 180 400')).code, 0);
+      const ready = await shot();
+      assert.ok(!ready.equals(title), 'the tap changed the picture');
+      assert.equal((await on('exec-out', 'uiautomator dump /dev/tty')).stdout.toString(), xml, 'and not the tree');
+
+      r = await on('shell', 'pm uninstall com.example.game');
+      assert.deepEqual([r.code, r.stdout.toString()], [0, 'Success\n']);
+      assert.notEqual(extra.foreground, 'com.example.game');
+      r = await on('shell', 'pm uninstall -k com.example.game');
+      assert.deepEqual([r.code, r.stdout.toString()], [1, 'Failure [DELETE_FAILED_INTERNAL_ERROR]\n']);
+      r = await on('shell', 'pm path com.example.game');
+      assert.equal(r.code, 1);
+    } finally {
+      fake.removeDevice('game');
     }
   });
 

@@ -27,7 +27,7 @@ const KIND_TOOLS = {
   terminal: ['terminal_start'],
   desktop: ['desktop_start', 'launch_app'],
   webdriver: ['webdriver_connect', 'open_url'],
-  android: ['android_connect', 'device_list', 'press_button', 'app_list', 'app_stop', 'app_reset', 'app_install', 'orientation', 'set_network'],
+  android: ['android_connect', 'device_list', 'press_button', 'app_list', 'app_stop', 'app_reset', 'app_install', 'app_uninstall', 'orientation', 'set_network'],
   vnc: ['vnc_connect'],
 };
 // The kinds whose tools the starter policy and the policy below give rules to.

@@ -1,12 +1,14 @@
 // The fake device's apps: a launcher, a login app (username, password, Sign in
-// → "Welcome, <name>"), a browser that shows the URL it was opened with, and a
-// settings screen. Holds the UI state; builds the node tree that both the
+// → "Welcome, <name>"), a browser that shows the URL it was opened with, a
+// settings screen, and (device option `game`) a game whose words are only
+// pixels: one SurfaceView without text, as games and canvases show. Holds the UI state; builds the node tree that both the
 // uiautomator dump and the screen renderer read, so the two always agree.
 
 export const LAUNCHER = 'com.google.android.apps.nexuslauncher';
 export const LOGIN = 'com.example.login';
 export const BROWSER = 'com.android.chrome';
 export const SETTINGS = 'com.android.settings';
+export const GAME = 'com.example.game';
 
 /** Installed packages → their launcher activity (what `am start -n` / monkey accept). */
 export function defaultPackages() {
@@ -17,6 +19,11 @@ export function defaultPackages() {
     [SETTINGS, { activity: `${SETTINGS}.Settings`, label: 'Settings', system: true }],
     ['com.android.systemui', { activity: null, label: 'System UI', system: true }],
   ]);
+}
+
+/** The game's entry, for devices made with `game: true`. */
+export function gamePackage() {
+  return [GAME, { activity: `${GAME}.GameActivity`, label: 'Game', system: false }];
 }
 
 function node(props, children = []) {
@@ -35,6 +42,12 @@ export class FakeApps {
     this.login = { username: '', password: '', focus: null, error: '', signedInAs: null };
     this.url = '';
     this.screenOn = true;
+    this.game = { level: 0 }; // 0: the title screen; each tap one step on
+  }
+
+  /** What the game paints (never in the uiautomator tree): words Tesseract reads in the 5×7 font. */
+  gameLines() {
+    return [['PRESS START'], ['GET READY']][this.game.level] ?? ['GAME OVER', 'HIGH SCORE'];
   }
 
   /** Starts a package (bringing it to front); returns false when not installed. */
@@ -52,6 +65,7 @@ export class FakeApps {
   forceStop(pkg) {
     if (pkg === LOGIN) this.login = { username: '', password: '', focus: null, error: '', signedInAs: null };
     if (pkg === BROWSER) this.url = '';
+    if (pkg === GAME) this.game = { level: 0 };
     this.history = this.history.filter((p) => p !== pkg);
     if (this.foreground === pkg) this.foreground = this.history.pop() ?? LAUNCHER;
   }
@@ -149,6 +163,9 @@ export class FakeApps {
     } else if (pkg === BROWSER) {
       content.push(node({ kind: 'field', cls: 'android.widget.EditText', id: `${BROWSER}:id/url_bar`,
         text: this.url || 'Search or type web address', clickable: true, focusable: true, bounds: row(0) }));
+    } else if (pkg === GAME) {
+      content.push(node({ kind: 'canvas', cls: 'android.view.SurfaceView', paint: this.gameLines(), clickable: true,
+        focusable: true, bounds: [[0, bar.bounds[1][1]], [width, height]], onTap: () => { this.game.level++; } }));
     } else if (pkg === SETTINGS) {
       content.push(node({ kind: 'text', cls: 'android.widget.TextView', text: 'Settings', bounds: row(0) }));
       content.push(node({ kind: 'text', cls: 'android.widget.TextView', text: 'Display', clickable: true,

@@ -1,7 +1,7 @@
 // One fake device: identity and connection state, screen geometry, settings,
 // files, the apps, and the log of everything received. The server asks it to
 // run shell command lines; tests read and change it through its setters.
-import { FakeApps, defaultPackages } from './app.mjs';
+import { FakeApps, defaultPackages, gamePackage } from './app.mjs';
 import { ADB_IME, execCommand } from './commands.mjs';
 
 const LATIN_IME = 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME';
@@ -15,7 +15,8 @@ export class FakeDevice {
   /**
    * opts: serial, state ('device' | 'offline' | 'unauthorized'), model, product, device,
    * width, height, density, release, sdk, rawHeader (16: Android 9+, 12: older),
-   * settingsWritable, telephony, adbKeyboard (true | 'selected').
+   * settingsWritable, telephony, adbKeyboard (true | 'selected'), keptShell, game (installs com.example.game,
+   * whose words are only in the pixels).
    */
   constructor(opts = {}) {
     this.serial = opts.serial ?? 'emulator-5554';
@@ -54,12 +55,17 @@ export class FakeDevice {
     /** Installed input methods; adbKeyboard: true adds ADBKeyBoard (selected with adbKeyboard: 'selected'). */
     this.inputMethods = [LATIN_IME, ...(opts.adbKeyboard ? [ADB_IME] : [])];
     if (opts.adbKeyboard === 'selected') this.settings.secure.default_input_method = ADB_IME;
+    /** false: `shell,v2,raw:` with no command is refused (FAIL closed), as by a server or adbd that will not keep one. */
+    this.keptShell = opts.keptShell ?? true;
     this.fs = new FakeFs();
-    this.apps = new FakeApps(defaultPackages());
+    const packages = defaultPackages();
+    if (opts.game) packages.set(...gamePackage());
+    this.apps = new FakeApps(packages);
     /** Every service request and every simple command, in order: {kind, ...}. */
     this.log = [];
     this.uiXmlOverride = null;
     this.dropPlan = null;
+    this.failPlan = null;
     this.cache = { key: null, png: null, raw: null };
   }
 
@@ -93,7 +99,8 @@ export class FakeDevice {
 
   frame() {
     const { width, height } = this.displaySize();
-    const key = this.uiXml() + width + 'x' + height + this.apps.screenOn;
+    // What only the pixels show (the game's words) is part of the key too.
+    const key = this.uiXml() + width + 'x' + height + this.apps.screenOn + JSON.stringify(this.apps.game);
     if (this.cache.key !== key) {
       const px = renderScreen(width, height, this.densityOverride ?? this.density, this.tree());
       if (!this.apps.screenOn) px.fill(0);
@@ -121,14 +128,30 @@ export class FakeDevice {
     return f.raw;
   }
 
-  /** Runs a shell command line; io = {out, err, stdin}. Returns the exit status. */
-  async runShell(line, io) {
+  /** The state of one sh that runs line after line (adb shell reading stdin): its variables and $?. */
+  shellSession() {
+    return { env: this.shellEnv(), exited: false };
+  }
+
+  shellEnv() {
+    return { __fs: this.fs, HOME: '/', PATH: '/product/bin:/apex/com.android.runtime/bin:/system/bin', USER: 'shell' };
+  }
+
+  /** Runs a shell command line (in session's sh when given); io = {out, err, stdin}. Returns the exit status. */
+  async runShell(line, io, session = null) {
     const expansions = [];
-    const env = { __fs: this.fs, HOME: '/', PATH: '/product/bin:/apex/com.android.runtime/bin:/system/bin', USER: 'shell' };
+    const env = session ? session.env : this.shellEnv();
+    if (session) io = { ...io, exited: () => { session.exited = true; } };
     const entry = { kind: 'shell', time: Date.now(), line, expansions, argv: [] };
     this.log.push(entry);
     const code = await runScript(line, io, (argv, cio) => {
       entry.argv.push(argv);
+      const plan = this.failPlan;
+      if (plan && plan.match.test(argv.join(' '))) {
+        this.failPlan = null;
+        cio.err(Buffer.from(plan.stderr));
+        return plan.status;
+      }
       return execCommand(this, argv, cio);
     }, env, expansions);
     entry.exit = code;
@@ -139,7 +162,15 @@ export class FakeDevice {
 
   setState(state) { this.state = state; }
 
-  /** Makes the next service call whose text matches `match` (default: any) drop the connection. */
+  /** Makes the next simple command matching `match` (its words joined by spaces) fail: stderr, status. */
+  failNextCommand({ match, stderr = '', status = 1 }) {
+    this.failPlan = { match, stderr, status };
+  }
+
+  /**
+   * Makes the next service call whose text matches `match` (default: any) drop the connection;
+   * or the next line written to a kept shell (adb shell reading stdin) that matches.
+   */
   dropNextCall({ match = null, after = '', then = 'offline' } = {}) {
     this.dropPlan = { match, after, then };
   }

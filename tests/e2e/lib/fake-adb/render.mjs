@@ -84,6 +84,15 @@ function drawNode(cv, node, scale) {
     case 'text':
       cv.text(x0, ty, label, s, COLORS.text);
       break;
+    case 'canvas': { // a game: words drawn on a surface, none in the tree
+      const longest = Math.max(...node.paint.map((l) => [...l].length));
+      const big = Math.max(1, Math.min(scale, Math.floor(((x1 - x0) * 0.9) / (longest * (GLYPH_W + 1)))));
+      node.paint.forEach((line, i) => {
+        const lx = x0 + Math.floor((x1 - x0 - textWidth(line, big)) / 2);
+        cv.text(lx, y0 + Math.floor(h / 3) + i * GLYPH_H * big * 2, line, big, COLORS.text);
+      });
+      break;
+    }
     default:
       break;
   }

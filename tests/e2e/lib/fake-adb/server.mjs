@@ -104,7 +104,7 @@ export class FakeAdbServer {
       }
     });
     // The client closing its side after we half-closed ends the drain.
-    sock.on('end', () => { if (conn.finished) sock.destroy(); });
+    sock.on('end', () => { if (conn.finished) sock.destroy(); else conn.onEnd?.(); });
   }
 
   write(conn, data) {
@@ -187,6 +187,66 @@ export class FakeAdbServer {
     this.fail(conn, 'unknown host service');
   }
 
+  /**
+   * `adb shell` with no command (shell,v2,raw:): the device's sh reading stdin,
+   * each line run as it arrives (variables and $? kept, as one sh), so a client
+   * may keep it open and write commands one after another; `exit N`, close-stdin
+   * or the client closing its side ends it with the last status.
+   */
+  interactive(conn, dev, out, err) {
+    const session = dev.shellSession();
+    let pending = '';
+    let queue = Promise.resolve();
+    let status = 0;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.write(conn, packet(ID_EXIT, Buffer.from([status & 0xff])));
+      this.finish(conn);
+    };
+    const runLine = (line) => {
+      queue = queue.then(async () => {
+        if (ended) return;
+        const plan = dev.dropPlan;
+        if (plan && (!plan.match || plan.match.test(line))) { // the device goes away mid-line
+          dev.dropPlan = null;
+          ended = true;
+          const data = Buffer.from(plan.after ?? '');
+          conn.sock.write(data.length ? packet(ID_STDOUT, data) : Buffer.alloc(0), () => conn.sock.resetAndDestroy());
+          if (plan.then === 'gone') this.removeDevice(dev.serial); else dev.setState(plan.then);
+          return;
+        }
+        try {
+          status = await dev.runShell(line, { out, err, stdin: Buffer.alloc(0) }, session);
+        } catch (e) {
+          err(`fake device: internal error: ${e.stack}\n`);
+          status = 255;
+        }
+        if (session.exited) end();
+      });
+    };
+    const closeStdin = () => {
+      if (pending) runLine(pending);
+      pending = '';
+      queue = queue.then(end);
+    };
+    const reader = new PacketReader((id, payload) => {
+      if (id === ID_STDIN) {
+        pending += Buffer.from(payload).toString('utf8');
+        let nl;
+        while ((nl = pending.indexOf('\n')) >= 0) {
+          runLine(pending.slice(0, nl));
+          pending = pending.slice(nl + 1);
+        }
+      }
+      if (id === ID_CLOSE_STDIN) closeStdin();
+    });
+    conn.sink = (chunk) => reader.push(chunk);
+    conn.onEnd = () => { ended = true; conn.sock.destroy(); };
+    if (conn.buf.length) reader.push(conn.buf);
+  }
+
   service(conn, dev, req) {
     dev.record('service', { service: req });
     const plan = dev.dropPlan;
@@ -206,10 +266,16 @@ export class FakeAdbServer {
     const [svc, ...opts] = name.split(',');
     if (svc === 'shell' || svc === 'exec') {
       const v2 = svc === 'shell' && opts.includes('v2');
+      // A device made with keptShell: false refuses a shell without a command.
+      if (v2 && !arg && !dev.keptShell) { this.fail(conn, 'closed'); return; }
       this.okay(conn);
       const buf = (b) => (Buffer.isBuffer(b) ? b : Buffer.from(b)); // no copy of a 10 MB frame
       const out = (b) => this.write(conn, v2 ? packet(ID_STDOUT, buf(b)) : buf(b));
       const err = (b) => this.write(conn, v2 ? packet(ID_STDERR, buf(b)) : buf(b));
+      if (v2 && !arg) {
+        this.interactive(conn, dev, out, err);
+        return;
+      }
       const stdin = [];
       let stdinClosed = !v2;
       let onStdinClosed = null;
@@ -224,12 +290,7 @@ export class FakeAdbServer {
         conn.sink = () => {};
       }
       const run = async () => {
-        // `adb shell` with no command and a script on stdin: run the script once stdin closes.
-        let line = arg;
-        if (!line && v2) {
-          if (!stdinClosed) await new Promise((r) => { onStdinClosed = r; });
-          line = Buffer.concat(stdin).toString('utf8');
-        }
+        const line = arg;
         let code;
         try {
           code = await dev.runShell(line, { out, err, stdin: Buffer.concat(stdin) });

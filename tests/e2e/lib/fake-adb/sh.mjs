@@ -199,7 +199,8 @@ class Exit extends Error {
  * $(…), `…` and $VAR the script expanded (proof for tests). Returns the status.
  */
 export async function runScript(src, io, exec, env, expansions) {
-  let status = 0;
+  // $? carries over between the lines of one sh (env.__status), as in a script.
+  let status = env.__status ?? 0;
   const expand = async (parts) => {
     const fields = [];
     let cur = null; // the field being built; null until something (even "") starts it
@@ -304,8 +305,10 @@ export async function runScript(src, io, exec, env, expansions) {
       }
     }
   } catch (e) {
-    if (e instanceof Exit) return e.code;
-    throw e;
+    if (!(e instanceof Exit)) throw e;
+    io.exited?.();
+    status = e.code;
   }
+  env.__status = status;
   return status;
 }
