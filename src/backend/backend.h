@@ -128,6 +128,37 @@ void backend_call_fail_code(struct backend_call *bc, enum error_code code, const
 
 typedef void (*backend_op)(struct backend_call *bc);
 
+/* One listener to a screen's changes (backend_impl.watch_changes): changed
+ * runs on the loop thread after each change of the screen that happened
+ * after the listener was added. It must not add or remove listeners. */
+struct backend_change_watch {
+    void (*changed)(struct backend_change_watch *w);
+    struct backend_change_watch *next; /* the backend's list */
+};
+
+/* The list a backend keeps its listeners in (loop thread). */
+static inline void backend_changes_add(struct backend_change_watch **list,
+                                       struct backend_change_watch *w)
+{
+    w->next = *list;
+    *list = w;
+}
+static inline void backend_changes_remove(struct backend_change_watch **list,
+                                          struct backend_change_watch *w)
+{
+    for (struct backend_change_watch **p = list; *p; p = &(*p)->next) {
+        if (*p == w) {
+            *p = w->next;
+            return;
+        }
+    }
+}
+static inline void backend_changes_notify(struct backend_change_watch *list)
+{
+    for (struct backend_change_watch *w = list; w; w = w->next)
+        w->changed(w);
+}
+
 struct backend_impl {
     const char *kind; /* "terminal", "desktop", "vnc", "webdriver", "android" */
 
@@ -181,6 +212,13 @@ struct backend_impl {
      * held around a click): {key: a chord ("shift", "ctrl+shift", "a"),
      * state: "down" | "up"}. The caller lets go of whatever it holds down. */
     backend_op key_hold;
+    /* Adds (on) or removes w, a listener to the screen's changes, for
+     * computer's wait for the first frame after an action (desktops: X
+     * DAMAGE; VNC: framebuffer updates; terminals: output that changed the
+     * screen). Adding answers false when the screen cannot tell now (the
+     * caller then waits a fixed time); removing always works, also after
+     * the session stopped. NULL: the kind never tells. Loop thread. */
+    bool (*watch_changes)(struct session *s, struct backend_change_watch *w, bool on);
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;
     /* The backend calls session_changed itself when its screen changes

@@ -42,7 +42,12 @@ struct computer_step {
     bool cleanup;    /* runs even after a failed step or a cancel (letting keys go) */
     bool at_pointer; /* a click where the pointer is: x,y filled in when it runs */
     bool main;       /* the action's own step: its answer is the action's */
+    bool settle;     /* a pause: the wait for the screen after the action */
 };
+
+/* After a change the screen must be still this long before the
+ * screenshot: a program draws one frame in several requests. */
+#define COMPUTER_SETTLE_GAP_MS 10
 
 struct computer_plan {
     const char *action;    /* the computer_20251124 name of what is done */
@@ -50,7 +55,8 @@ struct computer_plan {
     const struct tool *as; /* the named tool whose policy applies */
     struct computer_step *steps;
     size_t n, cap;
-    int settle_ms; /* wait before the screenshot */
+    int settle_ms; /* the longest wait before the screenshot; 0: none */
+    int quiet_ms;  /* the wait when the screen does not change (<= settle_ms) */
     bool zoom;     /* screenshot of region at full resolution */
     int region[4]; /* zoom: x, y, width, height in screen pixels */
     bool position; /* cursor_position: say where the pointer is */

@@ -121,8 +121,13 @@ static void on_wake(uv_async_t *a)
         return;
     pthread_mutex_lock(&v->mu);
     bool gone = v->gone, ready = v->initialized;
+    uint64_t serial = v->serial;
     char *why = xstrdup(v->close_reason ? v->close_reason : "the VNC server closed the connection");
     pthread_mutex_unlock(&v->mu);
+    if (serial != v->told_serial) {
+        v->told_serial = serial;
+        backend_changes_notify(v->change_watchers);
+    }
     if (gone && v->stopping) {
         finish_end(v);
     } else if (gone) {
@@ -143,6 +148,24 @@ static void on_wake(uv_async_t *a)
         answer_connect(v, s, 0, NULL);
     }
     free(why);
+}
+
+static bool watch_changes(struct session *s, struct backend_change_watch *w, bool on)
+{
+    struct vnc *v = vnc_of(s);
+    if (!v)
+        return !on;
+    if (on)
+        backend_changes_add(&v->change_watchers, w);
+    else
+        backend_changes_remove(&v->change_watchers, w);
+    pthread_mutex_lock(&v->mu);
+    /* Updates from before the listener are not news to it. */
+    if (on)
+        v->told_serial = v->serial;
+    v->serial_watched = v->change_watchers != NULL;
+    pthread_mutex_unlock(&v->mu);
+    return true;
 }
 
 static void connect_timed_out(uv_timer_t *t)
@@ -281,6 +304,7 @@ static const struct backend_impl vnc_impl = {
     .record_stop = vnc_record_stop_op,
     .pointer = vnc_pointer_op,
     .key_hold = vnc_key_hold_op,
+    .watch_changes = watch_changes,
     .read_text = vnc_read_text_op,
     .wait_for = vnc_wait_for_op,
     .find = vnc_find_op,
