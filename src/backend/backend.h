@@ -134,6 +134,7 @@ typedef void (*backend_op)(struct backend_call *bc);
 struct backend_change_watch {
     void (*changed)(struct backend_change_watch *w);
     struct backend_change_watch *next; /* the backend's list */
+    uint64_t since;                    /* the backend's: where this listener began */
 };
 
 /* The list a backend keeps its listeners in (loop thread). */
@@ -152,6 +153,14 @@ static inline void backend_changes_remove(struct backend_change_watch **list,
             return;
         }
     }
+}
+static inline bool backend_changes_has(const struct backend_change_watch *list,
+                                       const struct backend_change_watch *w)
+{
+    for (; list; list = list->next)
+        if (list == w)
+            return true;
+    return false;
 }
 static inline void backend_changes_notify(struct backend_change_watch *list)
 {
@@ -217,7 +226,10 @@ struct backend_impl {
      * DAMAGE; VNC: framebuffer updates; terminals: output that changed the
      * screen). Adding answers false when the screen cannot tell now (the
      * caller then waits a fixed time); removing always works, also after
-     * the session stopped. NULL: the kind never tells. Loop thread. */
+     * the session stopped. Adding w again tells it the changes that have
+     * happened but not been read yet (it is not added twice), and answers
+     * whether it is still listening. NULL: the kind never tells. Loop
+     * thread. */
     bool (*watch_changes)(struct session *s, struct backend_change_watch *w, bool on);
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;

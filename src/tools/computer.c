@@ -44,13 +44,15 @@ struct run {
     /* Settling (docs/computer.md): the screen's changes are counted from
      * before the action's first step. */
     struct backend_change_watch watch;
-    bool watching;      /* watch is added to the session's backend */
-    bool watched;       /* changes could be seen: "changed" is known */
-    bool settling;      /* the settle step is in progress, on timer */
-    unsigned changes;   /* seen since the action began */
-    uint64_t settle_t0; /* uv_hrtime when the settle step began */
-    uint64_t deadline;  /* uv_now ms: the settle step's end at the latest */
-    int settled_ms;     /* how long it took */
+    bool watching;                /* watch is added to the session's backend */
+    bool watched;                 /* changes could be seen: "changed" is known */
+    bool settling;                /* the settle step is in progress, on timer */
+    unsigned changes;             /* seen since the action began */
+    uint64_t settle_t0;           /* uv_hrtime when the settle step began */
+    uint64_t deadline;            /* uv_now ms: the settle step's end at the latest */
+    int settled_ms;               /* how long it took */
+    struct computer_cache *cache; /* the session's last screenshot; NULL */
+    char *cache_key;              /* of the screenshot being made */
 };
 
 struct step_call {
@@ -212,6 +214,7 @@ static void finish_run(struct run *r)
     computer_plan_finish(&r->plan);
     free(r->err);
     free(r->main_text);
+    free(r->cache_key);
     free(r->bytes);
     json_decref(r->shot);
     r->timer.data = r;
@@ -241,6 +244,9 @@ static void step_done(struct backend_call *bc, struct backend_result *res)
             r->main_text = xstrdup(res->text);
         }
         if (st->op == BACKEND_OP(screenshot) && res->kind == BACKEND_RESULT_IMAGE) {
+            if (r->cache_key)
+                computer_cache_store(r->cache, r->cache_key, res->bytes, res->len, res->mime,
+                                     res->data);
             r->bytes = res->bytes;
             r->len = res->len;
             r->mime = res->mime;
@@ -275,6 +281,18 @@ static void next_step(struct run *r)
             r->timer.data = r;
             uv_timer_start(&r->timer, on_timer_pause, (uint64_t)st->wait_ms, 0);
             return;
+        }
+        if (st->op == BACKEND_OP(screenshot) && r->cache && !stopped) {
+            char *key = computer_cache_key(st->args, r->guard);
+            json_t *data;
+            if (computer_cache_take(r->cache, key, &r->bytes, &r->len, &r->mime, &data)) {
+                r->shot = data;
+                free(key);
+                continue;
+            }
+            computer_cache_begin(r->cache);
+            free(r->cache_key);
+            r->cache_key = key;
         }
         if (st->at_pointer) {
             json_object_set_new(st->args, "x", json_integer(r->cx));
@@ -323,6 +341,9 @@ void computer_run(struct tool_call *call, struct session *s, struct computer_pla
     }
     r->guard = screen_guard_for(tool_call_app(call)->policy);
     uv_timer_init(tool_call_app(call)->loop, &r->timer);
+    /* Before the action: a copy of the screen kept from now on is valid
+     * until a change comes. */
+    r->cache = computer_cache_of(s);
     /* Before the first input: a change the action causes at once is seen. */
     if (r->plan.settle_ms > 0 && s->impl->watch_changes) {
         r->watch.changed = screen_changed;
@@ -345,9 +366,12 @@ static void add_tail(struct computer_plan *p, const struct backend_impl *impl,
         p->cap = need;
         p->steps = xrealloc(p->steps, p->cap * sizeof *p->steps);
     }
+    /* An action ending with the pointer alone has just been told where it
+     * is: no second round trip to ask. */
+    bool told = p->n > 0 && p->steps[p->n - 1].op == BACKEND_OP(pointer);
     if (p->settle_ms > 0)
         p->steps[p->n++] = (struct computer_step){.wait_ms = p->settle_ms, .settle = true};
-    if (impl->pointer && sp)
+    if (impl->pointer && sp && !told)
         p->steps[p->n++] = (struct computer_step){.op = BACKEND_OP(pointer),
                                                   .args = json_pack("{s:s}", "action", "where")};
     json_t *shot = json_object();

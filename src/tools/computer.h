@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct backend_impl;
 struct tool;
@@ -77,3 +78,23 @@ struct tool_call;
 struct session;
 void computer_run(struct tool_call *call, struct session *s, struct computer_plan *plan,
                   const struct computer_space *sp);
+
+/* The last screenshot of a session, answered again while its screen has
+ * not changed (computer_cache.c). NULL: the session's kind cannot tell
+ * changes. Lives until the session ends. Loop thread. */
+struct computer_cache;
+struct screen_guard;
+struct computer_cache *computer_cache_of(struct session *s);
+/* What identifies a screenshot: its arguments and the areas painted over
+ * (malloc'd). */
+char *computer_cache_key(const json_t *shot_args, const struct screen_guard *g);
+/* A copy of the last screenshot made for key, when the screen has not
+ * changed since its capture began: bytes malloc'd, data a new reference. */
+bool computer_cache_take(struct computer_cache *c, const char *key, uint8_t **bytes, size_t *len,
+                         const char **mime, json_t **data);
+/* A capture begins: the copy is dropped, changes count from now. */
+void computer_cache_begin(struct computer_cache *c);
+/* The capture's result (copied), kept unless the screen changed since
+ * computer_cache_begin. */
+void computer_cache_store(struct computer_cache *c, const char *key, const uint8_t *bytes,
+                          size_t len, const char *mime, json_t *data);

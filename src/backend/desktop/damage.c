@@ -9,8 +9,8 @@
  *
  * "After the listener was added" is told by the sequence numbers the
  * server stamps on events (the last request of this connection it had
- * processed): adding the first listener empties the region, and an event
- * numbered before that subtract is damage from before. */
+ * processed): adding a listener empties the region, and an event numbered
+ * before that subtract (the listener's since) is damage from before. */
 #define LOG_MODULE "desktop"
 #include "backend/desktop/internal.h"
 #include "core/app.h"
@@ -29,8 +29,7 @@ struct desktop_damage {
     uint8_t first_event; /* DAMAGE's event base */
     uv_poll_t poll;
     bool poll_open;
-    bool failed;        /* no connection or no DAMAGE: never tried again */
-    uint16_t armed_seq; /* the subtract that started the current listening */
+    bool failed; /* no connection or no DAMAGE: never tried again */
     struct backend_change_watch *watchers;
 };
 
@@ -49,31 +48,47 @@ static uint16_t subtract(struct desktop_damage *dd)
     return (uint16_t)ck.sequence;
 }
 
+/* Reads the events that have come and tells each listener of those after
+ * it began. */
+static void drain(struct desktop_damage *dd)
+{
+    bool any = false;
+    uint16_t last = 0;
+    xcb_generic_event_t *ev;
+    while ((ev = xcb_poll_for_event(dd->c))) {
+        if ((ev->response_type & 0x7f) == dd->first_event + XCB_DAMAGE_NOTIFY) {
+            any = true;
+            last = ev->sequence;
+        }
+        free(ev);
+    }
+    if (xcb_connection_has_error(dd->c)) {
+        log_debug("%s: the damage watch lost its X connection", dd->d->display);
+        dd->failed = true;
+        uv_poll_stop(&dd->poll);
+        return;
+    }
+    if (!any || !dd->watchers)
+        return;
+    /* Emptied again so that the next change is told too. */
+    subtract(dd);
+    for (struct backend_change_watch *w = dd->watchers; w; w = w->next)
+        /* At or after the listener's subtract (mod 2^16, as the server
+         * counts). */
+        if ((uint16_t)(last - (uint16_t)w->since) < 0x8000)
+            w->changed(w);
+}
+
 static void readable(uv_poll_t *p, int status, int events)
 {
     (void)events;
     struct desktop_damage *dd = p->data;
-    bool changed = false;
-    xcb_generic_event_t *ev;
-    while ((ev = xcb_poll_for_event(dd->c))) {
-        /* At or after the arming subtract (mod 2^16, as the server counts). */
-        if ((ev->response_type & 0x7f) == dd->first_event + XCB_DAMAGE_NOTIFY &&
-            (uint16_t)(ev->sequence - dd->armed_seq) < 0x8000)
-            changed = true;
-        free(ev);
-    }
-    if (status < 0 || xcb_connection_has_error(dd->c)) {
-        log_debug("%s: the damage watch lost its X connection", dd->d->display);
+    if (status < 0) {
         dd->failed = true;
         uv_poll_stop(p);
         return;
     }
-    if (!dd->watchers)
-        return;
-    /* Emptied again so that the next change is told too. */
-    subtract(dd);
-    if (changed)
-        backend_changes_notify(dd->watchers);
+    drain(dd);
 }
 
 static struct desktop_damage *open_damage(struct desktop *d)
@@ -130,9 +145,14 @@ bool desktop_watch_changes(struct session *s, struct backend_change_watch *w, bo
     struct desktop_damage *dd = d->damage;
     if (dd->failed)
         return false;
-    if (!dd->watchers)
-        dd->armed_seq = subtract(dd);
-    backend_changes_add(&dd->watchers, w);
+    /* What has come in is told first: to w only if it listens already. */
+    drain(dd);
+    if (dd->failed)
+        return false;
+    if (!backend_changes_has(dd->watchers, w)) {
+        w->since = subtract(dd);
+        backend_changes_add(&dd->watchers, w);
+    }
     return true;
 }
 

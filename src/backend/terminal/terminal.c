@@ -497,9 +497,10 @@ static bool watch_changes(struct session *s, struct backend_change_watch *w, boo
     struct terminal *t = s->backend;
     if (!t)
         return !on;
-    if (on)
+    /* Output is read as it comes: nothing is waiting to be told. */
+    if (on && !backend_changes_has(t->change_watchers, w))
         backend_changes_add(&t->change_watchers, w);
-    else
+    else if (!on)
         backend_changes_remove(&t->change_watchers, w);
     return true;
 }

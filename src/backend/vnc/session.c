@@ -155,16 +155,26 @@ static bool watch_changes(struct session *s, struct backend_change_watch *w, boo
     struct vnc *v = vnc_of(s);
     if (!v)
         return !on;
-    if (on)
-        backend_changes_add(&v->change_watchers, w);
-    else
+    if (!on) {
         backend_changes_remove(&v->change_watchers, w);
+        pthread_mutex_lock(&v->mu);
+        v->serial_watched = v->change_watchers != NULL;
+        pthread_mutex_unlock(&v->mu);
+        return true;
+    }
     pthread_mutex_lock(&v->mu);
-    /* Updates from before the listener are not news to it. */
-    if (on)
-        v->told_serial = v->serial;
-    v->serial_watched = v->change_watchers != NULL;
+    /* Set first: an update from now on wakes the loop. */
+    v->serial_watched = true;
+    uint64_t serial = v->serial;
     pthread_mutex_unlock(&v->mu);
+    /* Those listening already hear of the updates not yet told; for a new
+     * listener they are from before it. */
+    if (serial != v->told_serial) {
+        v->told_serial = serial;
+        backend_changes_notify(v->change_watchers);
+    }
+    if (!backend_changes_has(v->change_watchers, w))
+        backend_changes_add(&v->change_watchers, w);
     return true;
 }
 
