@@ -283,7 +283,7 @@ static void next_step(struct run *r)
             return;
         }
         if (st->op == BACKEND_OP(screenshot) && r->cache && !stopped) {
-            char *key = computer_cache_key(st->args, r->guard);
+            char *key = computer_cache_key(st->args, r->sp.width, r->sp.height, r->guard);
             json_t *data;
             if (computer_cache_take(r->cache, key, &r->bytes, &r->len, &r->mime, &data)) {
                 r->shot = data;

@@ -85,9 +85,10 @@ void computer_run(struct tool_call *call, struct session *s, struct computer_pla
 struct computer_cache;
 struct screen_guard;
 struct computer_cache *computer_cache_of(struct session *s);
-/* What identifies a screenshot: its arguments and the areas painted over
- * (malloc'd). */
-char *computer_cache_key(const json_t *shot_args, const struct screen_guard *g);
+/* What identifies a screenshot: its arguments, the screen's size (0 x 0:
+ * unknown) and the areas painted over (malloc'd). */
+char *computer_cache_key(const json_t *shot_args, int width, int height,
+                         const struct screen_guard *g);
 /* A copy of the last screenshot made for key, when the screen has not
  * changed since its capture began: bytes malloc'd, data a new reference. */
 bool computer_cache_take(struct computer_cache *c, const char *key, uint8_t **bytes, size_t *len,

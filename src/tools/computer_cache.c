@@ -84,12 +84,14 @@ struct computer_cache *computer_cache_of(struct session *s)
     return c;
 }
 
-char *computer_cache_key(const json_t *shot_args, const struct screen_guard *g)
+char *computer_cache_key(const json_t *shot_args, int width, int height,
+                         const struct screen_guard *g)
 {
     char *args = json_dumps(shot_args, JSON_SORT_KEYS | JSON_COMPACT);
     struct strbuf b;
     strbuf_init(&b);
-    strbuf_puts(&b, args ? args : "");
+    /* A resized screen is another picture even where the arguments match. */
+    strbuf_printf(&b, "%dx%d;%s", width, height, args ? args : "");
     free(args);
     for (size_t i = 0; g && i < g->n_redact; i++)
         strbuf_printf(&b, ";%d,%d,%d,%d", g->redact[i].x, g->redact[i].y, g->redact[i].width,
