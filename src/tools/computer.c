@@ -128,6 +128,9 @@ static bool begin_settle(struct run *r, const struct computer_step *st)
         uv_timer_start(&r->timer, on_timer_pause, (uint64_t)ms, 0);
         return true;
     }
+    /* Changes that have come but not been read yet count (a desktop's
+     * events waiting on its connection). */
+    r->s->impl->watch_changes(r->s, &r->watch, true);
     if (r->changes == 0 && p->quiet_ms <= 0) {
         end_settle(r);
         return false;
