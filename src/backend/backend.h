@@ -130,6 +130,46 @@ void backend_call_fail_code(struct backend_call *bc, enum error_code code, const
 
 typedef void (*backend_op)(struct backend_call *bc);
 
+/* One listener to a screen's changes (backend_impl.watch_changes): changed
+ * runs on the loop thread after each change of the screen that happened
+ * after the listener was added. It must not add or remove listeners. */
+struct backend_change_watch {
+    void (*changed)(struct backend_change_watch *w);
+    struct backend_change_watch *next; /* the backend's list */
+    uint64_t since;                    /* the backend's: where this listener began */
+};
+
+/* The list a backend keeps its listeners in (loop thread). */
+static inline void backend_changes_add(struct backend_change_watch **list,
+                                       struct backend_change_watch *w)
+{
+    w->next = *list;
+    *list = w;
+}
+static inline void backend_changes_remove(struct backend_change_watch **list,
+                                          struct backend_change_watch *w)
+{
+    for (struct backend_change_watch **p = list; *p; p = &(*p)->next) {
+        if (*p == w) {
+            *p = w->next;
+            return;
+        }
+    }
+}
+static inline bool backend_changes_has(const struct backend_change_watch *list,
+                                       const struct backend_change_watch *w)
+{
+    for (; list; list = list->next)
+        if (list == w)
+            return true;
+    return false;
+}
+static inline void backend_changes_notify(struct backend_change_watch *list)
+{
+    for (struct backend_change_watch *w = list; w; w = w->next)
+        w->changed(w);
+}
+
 struct backend_impl {
     const char *kind; /* "terminal", "desktop", "vnc", "webdriver", "android" */
 
@@ -183,6 +223,16 @@ struct backend_impl {
      * held around a click): {key: a chord ("shift", "ctrl+shift", "a"),
      * state: "down" | "up"}. The caller lets go of whatever it holds down. */
     backend_op key_hold;
+    /* Adds (on) or removes w, a listener to the screen's changes, for
+     * computer's wait for the first frame after an action (desktops: X
+     * DAMAGE; VNC: framebuffer updates; terminals: output that changed the
+     * screen). Adding answers false when the screen cannot tell now (the
+     * caller then waits a fixed time); removing always works, also after
+     * the session stopped. Adding w again tells it the changes that have
+     * happened but not been read yet (it is not added twice), and answers
+     * whether it is still listening. NULL: the kind never tells. Loop
+     * thread. */
+    bool (*watch_changes)(struct session *s, struct backend_change_watch *w, bool on);
     /* Render the current screen (for the screen resource); NULL if none. */
     backend_op capture;
     /* The backend calls session_changed itself when its screen changes

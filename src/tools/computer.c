@@ -17,6 +17,7 @@
 #include "tools/tools.h"
 #include "viewer/viewer.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <uv.h>
 
@@ -41,6 +42,18 @@ struct run {
     size_t len;
     const char *mime;
     json_t *shot; /* its data */
+    /* Settling (docs/computer.md): the screen's changes are counted from
+     * before the action's first step. */
+    struct backend_change_watch watch;
+    bool watching;                /* watch is added to the session's backend */
+    bool watched;                 /* changes could be seen: "changed" is known */
+    bool settling;                /* the settle step is in progress, on timer */
+    unsigned changes;             /* seen since the action began */
+    uint64_t settle_t0;           /* uv_hrtime when the settle step began */
+    uint64_t deadline;            /* uv_now ms: the settle step's end at the latest */
+    int settled_ms;               /* how long it took */
+    struct computer_cache *cache; /* the session's last screenshot; NULL */
+    char *cache_key;              /* of the screenshot being made */
 };
 
 struct step_call {
@@ -50,6 +63,91 @@ struct step_call {
 };
 
 static void next_step(struct run *r);
+
+static void on_timer_pause(uv_timer_t *t)
+{
+    struct run *r = t->data;
+    r->waiting = false;
+    next_step(r);
+}
+
+static void unwatch(struct run *r)
+{
+    if (!r->watching)
+        return;
+    r->watching = false;
+    r->s->impl->watch_changes(r->s, &r->watch, false);
+}
+
+static void end_settle(struct run *r)
+{
+    r->settling = false;
+    r->waiting = false;
+    r->settled_ms = (int)((uv_hrtime() - r->settle_t0 + 500000) / 1000000);
+    unwatch(r);
+}
+
+static void on_settled(uv_timer_t *t)
+{
+    struct run *r = t->data;
+    end_settle(r);
+    next_step(r);
+}
+
+/* The screenshot follows once the screen has been still for the gap, and
+ * at the deadline at the latest. */
+static void wait_gap(struct run *r)
+{
+    uint64_t now = uv_now(tool_call_app(r->call)->loop);
+    uint64_t left = r->deadline > now ? r->deadline - now : 0;
+    uv_timer_start(&r->timer, on_settled,
+                   left < COMPUTER_SETTLE_GAP_MS ? left : COMPUTER_SETTLE_GAP_MS, 0);
+}
+
+static void screen_changed(struct backend_change_watch *w)
+{
+    struct run *r = (struct run *)((char *)w - offsetof(struct run, watch));
+    r->changes++;
+    if (r->settling)
+        wait_gap(r);
+}
+
+/* Starts the settle step: false when there is nothing to wait for. */
+static bool begin_settle(struct run *r, const struct computer_step *st)
+{
+    const struct computer_plan *p = &r->plan;
+    r->settle_t0 = uv_hrtime();
+    if (!r->watching) {
+        /* No change can be seen: a fixed pause, as long as a screen that
+         * does not change would make the action wait. */
+        int ms = p->quiet_ms;
+        r->settled_ms = ms;
+        if (ms <= 0)
+            return false;
+        r->waiting = true;
+        r->timer.data = r;
+        uv_timer_start(&r->timer, on_timer_pause, (uint64_t)ms, 0);
+        return true;
+    }
+    /* Changes that have come but not been read yet count (a desktop's
+     * events waiting on its connection). */
+    r->s->impl->watch_changes(r->s, &r->watch, true);
+    if (r->changes == 0 && p->quiet_ms <= 0) {
+        end_settle(r);
+        return false;
+    }
+    uv_loop_t *loop = tool_call_app(r->call)->loop;
+    uv_update_time(loop);
+    r->deadline = uv_now(loop) + (uint64_t)st->wait_ms;
+    r->settling = true;
+    r->waiting = true;
+    r->timer.data = r;
+    if (r->changes)
+        wait_gap(r);
+    else
+        uv_timer_start(&r->timer, on_settled, (uint64_t)p->quiet_ms, 0);
+    return true;
+}
 
 static void freed(uv_handle_t *h)
 {
@@ -94,6 +192,8 @@ static void answer(struct run *r)
                         json_pack("{s:O, s:O, s:O}", "width", json_object_get(r->shot, "width"),
                                   "height", json_object_get(r->shot, "height"), "scale",
                                   json_object_get(r->shot, "scale")));
+    json_object_set_new(o, "settled_ms", json_integer(r->settled_ms));
+    json_object_set_new(o, "changed", r->watched ? json_boolean(r->changes > 0) : json_null());
     json_t *redacted = json_object_get(r->shot, "redacted");
     if (redacted)
         json_object_set(o, "redacted", redacted);
@@ -112,12 +212,14 @@ static void answer(struct run *r)
 static void finish_run(struct run *r)
 {
     screen_call_untrack_input(r->call);
+    unwatch(r);
     answer(r);
     r->s->in_use--;
     screen_guard_release(r->guard);
     computer_plan_finish(&r->plan);
     free(r->err);
     free(r->main_text);
+    free(r->cache_key);
     free(r->bytes);
     json_decref(r->shot);
     r->timer.data = r;
@@ -147,6 +249,9 @@ static void step_done(struct backend_call *bc, struct backend_result *res)
             r->main_text = xstrdup(res->text);
         }
         if (st->op == BACKEND_OP(screenshot) && res->kind == BACKEND_RESULT_IMAGE) {
+            if (r->cache_key)
+                computer_cache_store(r->cache, r->cache_key, res->bytes, res->len, res->mime,
+                                     res->data);
             r->bytes = res->bytes;
             r->len = res->len;
             r->mime = res->mime;
@@ -163,13 +268,6 @@ static void step_done(struct backend_call *bc, struct backend_result *res)
     next_step(r);
 }
 
-static void on_timer(uv_timer_t *t)
-{
-    struct run *r = t->data;
-    r->waiting = false;
-    next_step(r);
-}
-
 static void next_step(struct run *r)
 {
     while (r->next < r->plan.n) {
@@ -178,11 +276,28 @@ static void next_step(struct run *r)
         bool stopped = r->err || r->cancelled;
         if (stopped && !st->cleanup)
             continue;
+        if (st->settle) {
+            if (begin_settle(r, st))
+                return;
+            continue;
+        }
         if (!st->op) {
             r->waiting = true;
             r->timer.data = r;
-            uv_timer_start(&r->timer, on_timer, (uint64_t)st->wait_ms, 0);
+            uv_timer_start(&r->timer, on_timer_pause, (uint64_t)st->wait_ms, 0);
             return;
+        }
+        if (st->op == BACKEND_OP(screenshot) && r->cache && !stopped) {
+            char *key = computer_cache_key(st->args, r->sp.width, r->sp.height, r->guard);
+            json_t *data;
+            if (computer_cache_take(r->cache, key, &r->bytes, &r->len, &r->mime, &data)) {
+                r->shot = data;
+                free(key);
+                continue;
+            }
+            computer_cache_begin(r->cache);
+            free(r->cache_key);
+            r->cache_key = key;
         }
         if (st->at_pointer) {
             json_object_set_new(st->args, "x", json_integer(r->cx));
@@ -211,6 +326,8 @@ static void cancel(struct tool_call *call)
         r->inflight->cancel(r->inflight);
     if (r->waiting) {
         uv_timer_stop(&r->timer);
+        if (r->settling)
+            end_settle(r);
         r->waiting = false;
         next_step(r);
     }
@@ -239,6 +356,15 @@ void computer_run(struct tool_call *call, struct session *s, struct computer_pla
     }
     r->guard = screen_guard_for(tool_call_app(call)->policy);
     uv_timer_init(tool_call_app(call)->loop, &r->timer);
+    /* Before the action: a copy of the screen kept from now on is valid
+     * until a change comes. */
+    r->cache = computer_cache_of(s);
+    /* Before the first input: a change the action causes at once is seen. */
+    if (r->plan.settle_ms > 0 && s->impl->watch_changes) {
+        r->watch.changed = screen_changed;
+        r->watching = s->impl->watch_changes(s, &r->watch, true);
+        r->watched = r->watching;
+    }
     s->in_use++;
     tool_call_set_data(call, r);
     tool_call_on_cancel(call, cancel);
@@ -260,9 +386,12 @@ static void add_tail(struct computer_plan *p, const struct backend_impl *impl,
         p->cap = need;
         p->steps = xrealloc(p->steps, p->cap * sizeof *p->steps);
     }
+    /* An action ending with the pointer alone has just been told where it
+     * is: no second round trip to ask. */
+    bool told = p->n > 0 && p->steps[p->n - 1].op == BACKEND_OP(pointer);
     if (p->settle_ms > 0)
-        p->steps[p->n++] = (struct computer_step){.wait_ms = p->settle_ms};
-    if (impl->pointer && sp)
+        p->steps[p->n++] = (struct computer_step){.wait_ms = p->settle_ms, .settle = true};
+    if (impl->pointer && sp && !told)
         p->steps[p->n++] = (struct computer_step){.op = BACKEND_OP(pointer),
                                                   .args = json_pack("{s:s}", "action", "where")};
     json_t *shot = json_object();

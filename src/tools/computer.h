@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct backend_impl;
 struct tool;
@@ -42,7 +43,12 @@ struct computer_step {
     bool cleanup;    /* runs even after a failed step or a cancel (letting keys go) */
     bool at_pointer; /* a click where the pointer is: x,y filled in when it runs */
     bool main;       /* the action's own step: its answer is the action's */
+    bool settle;     /* a pause: the wait for the screen after the action */
 };
+
+/* After a change the screen must be still this long before the
+ * screenshot: a program draws one frame in several requests. */
+#define COMPUTER_SETTLE_GAP_MS 10
 
 struct computer_plan {
     const char *action;    /* the computer_20251124 name of what is done */
@@ -50,7 +56,8 @@ struct computer_plan {
     const struct tool *as; /* the named tool whose policy applies */
     struct computer_step *steps;
     size_t n, cap;
-    int settle_ms; /* wait before the screenshot */
+    int settle_ms; /* the longest wait before the screenshot; 0: none */
+    int quiet_ms;  /* the wait when the screen does not change (<= settle_ms) */
     bool zoom;     /* screenshot of region at full resolution */
     int region[4]; /* zoom: x, y, width, height in screen pixels */
     bool position; /* cursor_position: say where the pointer is */
@@ -71,3 +78,24 @@ struct tool_call;
 struct session;
 void computer_run(struct tool_call *call, struct session *s, struct computer_plan *plan,
                   const struct computer_space *sp);
+
+/* The last screenshot of a session, answered again while its screen has
+ * not changed (computer_cache.c). NULL: the session's kind cannot tell
+ * changes. Lives until the session ends. Loop thread. */
+struct computer_cache;
+struct screen_guard;
+struct computer_cache *computer_cache_of(struct session *s);
+/* What identifies a screenshot: its arguments, the screen's size (0 x 0:
+ * unknown) and the areas painted over (malloc'd). */
+char *computer_cache_key(const json_t *shot_args, int width, int height,
+                         const struct screen_guard *g);
+/* A copy of the last screenshot made for key, when the screen has not
+ * changed since its capture began: bytes malloc'd, data a new reference. */
+bool computer_cache_take(struct computer_cache *c, const char *key, uint8_t **bytes, size_t *len,
+                         const char **mime, json_t **data);
+/* A capture begins: the copy is dropped, changes count from now. */
+void computer_cache_begin(struct computer_cache *c);
+/* The capture's result (copied), kept unless the screen changed since
+ * computer_cache_begin. */
+void computer_cache_store(struct computer_cache *c, const char *key, const uint8_t *bytes,
+                          size_t len, const char *mime, json_t *data);

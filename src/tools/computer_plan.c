@@ -77,10 +77,23 @@ struct verb {
     build_fn build;
 };
 
-#define SETTLE_INPUT   100
-#define SETTLE_POINTER 0
+/* How an action settles (docs/computer.md "Settling"): the screenshot is
+ * taken at the first change after the action once the screen has been
+ * still for COMPUTER_SETTLE_GAP_MS, never later than settle_ms; quiet_ms is
+ * how long an action waits when nothing changes at all. Input (clicks,
+ * keys, typing, scroll, drag) nearly always changes something, maybe late:
+ * it waits for it up to settle_ms. A button alone (left_mouse_down/up)
+ * often changes nothing: a short look. Pointer motion alone mostly changes
+ * nothing, and what it changes (hover effects) is seldom what the model
+ * asked for: no wait unless a change has been seen already (or settle_ms
+ * is given, asking to wait for one). */
+#define SETTLE_INPUT   (-2)
+#define SETTLE_BUTTON  (-3)
+#define SETTLE_POINTER (-4)
 /* Actions that answer with the screen as it is (no settle_ms). */
-#define NO_SETTLE (-1)
+#define NO_SETTLE         (-1)
+#define SETTLE_DEFAULT_MS 100
+#define QUIET_BUTTON_MS   30
 
 static bool fail(struct ctx *c, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -492,8 +505,8 @@ static const struct verb anthropic[] = {
     {"double_click", 0, CLICK_FIELDS, &tool_click, SETTLE_INPUT, anthropic_click},
     {"triple_click", 0, CLICK_FIELDS, &tool_click, SETTLE_INPUT, anthropic_click},
     {"left_click_drag", F_START | F_COORD, 0, &tool_drag, SETTLE_INPUT, left_click_drag},
-    {"left_mouse_down", 0, F_COORD, &tool_click, SETTLE_POINTER, mouse_button},
-    {"left_mouse_up", 0, F_COORD, &tool_click, SETTLE_POINTER, mouse_button},
+    {"left_mouse_down", 0, F_COORD, &tool_click, SETTLE_BUTTON, mouse_button},
+    {"left_mouse_up", 0, F_COORD, &tool_click, SETTLE_BUTTON, mouse_button},
     {"scroll", F_DIR | F_AMOUNT, F_COORD | F_TEXT, &tool_scroll, SETTLE_INPUT, scroll},
     {"type", F_TEXT, 0, &tool_type_text, SETTLE_INPUT, type},
     {"key", F_TEXT, 0, &tool_press_key, SETTLE_INPUT, key},
@@ -639,9 +652,15 @@ bool computer_plan_make(const json_t *args, const struct computer_space *sp,
                    : !strcmp(v->name, "move")     ? "mouse_move"
                                                   : v->name;
     plan->as = v->as;
-    plan->settle_ms = v->settle_ms > 0 ? v->settle_ms : 0;
-    if (v->settle_ms != NO_SETTLE && json_object_get(args, "settle_ms"))
-        plan->settle_ms = (int)json_integer_value(json_object_get(args, "settle_ms"));
+    if (v->settle_ms != NO_SETTLE) {
+        const json_t *given = json_object_get(args, "settle_ms");
+        plan->settle_ms = given ? (int)json_integer_value(given) : SETTLE_DEFAULT_MS;
+        plan->quiet_ms = given || v->settle_ms == SETTLE_INPUT ? plan->settle_ms
+                         : v->settle_ms == SETTLE_BUTTON       ? QUIET_BUTTON_MS
+                                                               : 0;
+        if (plan->quiet_ms > plan->settle_ms)
+            plan->quiet_ms = plan->settle_ms;
+    }
     if (!check_fields(&c, v, shape) || !v->build(&c) || !supported(&c, impl)) {
         computer_plan_finish(plan);
         return false;

@@ -218,6 +218,7 @@ static void end_session(struct desktop *d)
     d->input_queue = NULL;
     typed_check_close(d);
     desktop_watch_close(d);
+    desktop_damage_close(d);
     desktop_record_end(d);
     remove_runtime_dir(d);
     desktop_output_close(d->output);
@@ -292,6 +293,7 @@ static void desktop_stop(struct session *s)
     /* Before the X server is told to go, so waiting calls hear why. */
     desktop_clipboard_close(d);
     desktop_watch_close(d);
+    desktop_damage_close(d);
     if (!live_children(d)) {
         end_session(d);
         return;
@@ -310,6 +312,7 @@ static void desktop_destroy(struct session *s)
     desktop_record_end(d);
     desktop_clipboard_close(d);
     desktop_watch_close(d);
+    desktop_damage_close(d);
     desktop_output_close(d->output);
     d->output = NULL;
     for (int i = 0; i < d->n_children; i++) {
@@ -481,6 +484,7 @@ static const struct backend_impl desktop_impl = {
     .type_text = desktop_type_op,
     .press_key = desktop_press_key_op,
     .capture = desktop_screenshot_op,
+    .watch_changes = desktop_watch_changes,
     .reports_changes = true,
     .view_frames = desktop_view_frames,
     .view_event = desktop_view_event,

@@ -10,6 +10,7 @@
 
 struct app;
 struct desktop_clipboard;
+struct desktop_damage;
 struct desktop_output;
 struct desktop_watch;
 struct frame;
@@ -76,6 +77,7 @@ struct desktop {
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
     struct desktop_rec *rec;             /* the recording in progress (recording.c); NULL */
     struct desktop_watch *watch;         /* windows opened/closed/focused (watch.c); NULL */
+    struct desktop_damage *damage;       /* screen changes (damage.c); NULL until asked */
     pid_t last_app_pid;                  /* the program started last (not the window manager); 0 */
     struct desktop_exited exited[DESKTOP_EXITED_KEPT]; /* ring of the last that ended */
     unsigned next_exited;
@@ -145,6 +147,10 @@ void desktop_key_hold_op(struct backend_call *bc);
 /* The desktop's input connection and the thread that uses it (input_queue.h),
  * created on first use. */
 void desktop_input_ensure(struct desktop *d);
+/* Screen changes for computer's settling (damage.c, backend.h
+ * watch_changes); closed when the desktop stops. */
+bool desktop_watch_changes(struct session *s, struct backend_change_watch *w, bool on);
+void desktop_damage_close(struct desktop *d);
 /* window_list and window_manage (window_ops.c). */
 void desktop_window_list_op(struct backend_call *bc);
 void desktop_window_manage_op(struct backend_call *bc);

@@ -46,9 +46,10 @@ struct terminal {
     bool answers_dropped; /* answers were dropped (logged once) */
     struct term_write *writes;
 
-    uint64_t last_output_ms; /* uv_now() of the latest output */
-    bool damaged;            /* the screen changed during the current read */
-    bool output_since_input; /* output arrived after the latest typed input */
+    uint64_t last_output_ms;                      /* uv_now() of the latest output */
+    bool damaged;                                 /* the screen changed during the current read */
+    struct backend_change_watch *change_watchers; /* computer's settling (watch_changes) */
+    bool output_since_input;                      /* output arrived after the latest typed input */
     struct term_wait *waits;
     struct term_run *run; /* the terminal_run in progress; NULL: none */
     /* The program's raw output, newest HISTORY_MAX bytes at most

@@ -234,8 +234,10 @@ static void read_output(struct terminal *t)
         terminal_record_changed(t);
         /* Only output that changed the screen: a still screen tells
          * subscribers nothing. */
-        if (t->damaged)
+        if (t->damaged) {
             session_changed(t->session, SESSION_CHANGED_SCREEN);
+            backend_changes_notify(t->change_watchers);
+        }
         t->damaged = false;
     }
     if (closed && t->poll_open) {
@@ -490,6 +492,19 @@ static void screen_changed(void *ud)
     t->damaged = true;
 }
 
+static bool watch_changes(struct session *s, struct backend_change_watch *w, bool on)
+{
+    struct terminal *t = s->backend;
+    if (!t)
+        return !on;
+    /* Output is read as it comes: nothing is waiting to be told. */
+    if (on && !backend_changes_has(t->change_watchers, w))
+        backend_changes_add(&t->change_watchers, w);
+    else if (!on)
+        backend_changes_remove(&t->change_watchers, w);
+    return true;
+}
+
 struct session *terminal_start(struct app *app, const struct terminal_options *o, char **err)
 {
     struct pidns *ns;
@@ -563,6 +578,7 @@ static const struct backend_impl terminal_impl = {
     .record_stop = terminal_record_stop_op,
     .capture = terminal_capture_op,
     .reports_changes = true,
+    .watch_changes = watch_changes,
     .view_replay = terminal_view_replay,
     .view_input = terminal_view_input,
 };

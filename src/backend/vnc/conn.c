@@ -324,8 +324,11 @@ static void on_update(VncConnection *conn, guint16 x, guint16 y, guint16 w, guin
     if (!v->vp_w ||
         (x < v->vp_x + v->vp_w && x + w > v->vp_x && y < v->vp_y + v->vp_h && y + h > v->vp_y))
         v->serial++;
+    bool tell = v->serial_watched;
     pthread_cond_broadcast(&v->changed);
     pthread_mutex_unlock(&v->mu);
+    if (tell)
+        uv_async_send(&v->wake);
     /* Ask for the next changes once this update has been read: the
      * framebuffer stays current without a request per screenshot. */
     if (!v->request_source)

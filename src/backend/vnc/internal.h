@@ -59,18 +59,23 @@ struct vnc {
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
     struct frame_recording_slot rec;
+    /* Computer's settling (watch_changes; loop thread): the listeners and
+     * the update count they have been told of. */
+    struct backend_change_watch *change_watchers;
+    uint64_t told_serial;
 
     pthread_mutex_t mu;
     pthread_cond_t changed; /* a framebuffer update, or the end */
     /* Under mu. */
     uint8_t *pixels; /* R,G,B,x per pixel; libgvnc writes it on the GLib thread */
     int width, height;
-    uint64_t covered;  /* pixels updated since the framebuffer was made */
-    bool full;         /* a whole frame has arrived since */
-    uint64_t serial;   /* framebuffer updates so far */
-    bool initialized;  /* the handshake is done */
-    bool gone;         /* the connection is closed and released */
-    bool reconnecting; /* dropped, being tried again: calls wait or fail */
+    uint64_t covered;    /* pixels updated since the framebuffer was made */
+    bool full;           /* a whole frame has arrived since */
+    uint64_t serial;     /* framebuffer updates so far */
+    bool serial_watched; /* computer's settling listens: tell the loop of updates */
+    bool initialized;    /* the handshake is done */
+    bool gone;           /* the connection is closed and released */
+    bool reconnecting;   /* dropped, being tried again: calls wait or fail */
     char *server_name;
     char *cut_text;       /* the server's latest cut text, as UTF-8; NULL: none yet */
     const char *security; /* "none", "vnc" */

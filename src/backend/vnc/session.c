@@ -127,8 +127,13 @@ static void on_wake(uv_async_t *a)
         return;
     pthread_mutex_lock(&v->mu);
     bool gone = v->gone, ready = v->initialized;
+    uint64_t serial = v->serial;
     char *why = xstrdup(v->close_reason ? v->close_reason : "the VNC server closed the connection");
     pthread_mutex_unlock(&v->mu);
+    if (serial != v->told_serial) {
+        v->told_serial = serial;
+        backend_changes_notify(v->change_watchers);
+    }
     if (gone && v->stopping) {
         vnc_finish_end(v);
     } else if (gone) {
@@ -156,6 +161,34 @@ void vnc_go_live(struct vnc *v)
     log_info("%s: connected to %s:%d (%dx%d, security %s)", s->id, v->host, v->port, v->width,
              v->height, v->security ? v->security : "?");
     answer_connect(v, s, 0, NULL);
+}
+
+static bool watch_changes(struct session *s, struct backend_change_watch *w, bool on)
+{
+    struct vnc *v = vnc_of(s);
+    if (!v)
+        return !on;
+    if (!on) {
+        backend_changes_remove(&v->change_watchers, w);
+        pthread_mutex_lock(&v->mu);
+        v->serial_watched = v->change_watchers != NULL;
+        pthread_mutex_unlock(&v->mu);
+        return true;
+    }
+    pthread_mutex_lock(&v->mu);
+    /* Set first: an update from now on wakes the loop. */
+    v->serial_watched = true;
+    uint64_t serial = v->serial;
+    pthread_mutex_unlock(&v->mu);
+    /* Those listening already hear of the updates not yet told; for a new
+     * listener they are from before it. */
+    if (serial != v->told_serial) {
+        v->told_serial = serial;
+        backend_changes_notify(v->change_watchers);
+    }
+    if (!backend_changes_has(v->change_watchers, w))
+        backend_changes_add(&v->change_watchers, w);
+    return true;
 }
 
 static void connect_timed_out(uv_timer_t *t)
@@ -299,6 +332,7 @@ static const struct backend_impl vnc_impl = {
     .record_stop = vnc_record_stop_op,
     .pointer = vnc_pointer_op,
     .key_hold = vnc_key_hold_op,
+    .watch_changes = watch_changes,
     .read_text = vnc_read_text_op,
     .wait_for = vnc_wait_for_op,
     .find = vnc_find_op,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { element, launchShell, outputOf, startDesktop } from '../lib/desktop.mjs';
+import { element, launchShell, outputOf, settledSnapshot, startDesktop } from '../lib/desktop.mjs';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { connectClient, needs, runCli, sleep } from '../lib/server.mjs';
@@ -363,4 +363,36 @@ test('glovebox computer-spec --session reads a running server\'s session from th
   assert.equal(both.code, 2);
   await srv.ok('session_stop', { session: d.id });
   await until(async () => (await runCli(['computer-spec', '--session', d.id, '--data-dir', srv.dataDir])).code === 1, ms(10000), 'an ended session to be refused');
+});
+
+test('a mouse_move sent with text typed into a password field does not move the check: the computer row stays redacted', needs('desktop', topts({ timeout: ms(90000) })), async (t) => {
+  const srv = await startServer(t);
+  const dir = tempDir(t, 'glovebox-computer-');
+  const session = await startDesktop(srv, { width: 1280, height: 800 });
+  const out = await launchShell(srv, session, dir, 'login', 'zenity --forms --title Login --text Login --add-entry User --add-password Pass');
+  await srv.ok('wait_for', { session, text: 'User', timeout_ms: ms(15000) });
+  const snap = (await settledSnapshot(srv, session)).sc;
+  const pass = element(snap, 'password text');
+  const user = element(snap, 'text');
+  const at = (e) => [Math.round(e.bounds.x + e.bounds.width / 2), Math.round(e.bounds.y + e.bounds.height / 2)];
+  await srv.ok('click', { session, x: at(pass)[0], y: at(pass)[1] });
+  // The move goes over the other field while the check of the typed text
+  // is under way: under glovebox's click-to-focus window manager the
+  // pointer does not take the focus along, so the check still sees where
+  // the keys went.
+  await Promise.all([
+    srv.ok('computer', { session, action: 'type', text: 'm0vedover', settle_ms: 0 }),
+    srv.ok('computer', { session, action: 'mouse_move', coordinate: at(user) }),
+  ]);
+  await srv.ok('computer', { session, action: 'left_click', coordinate: at(user) });
+  await srv.ok('computer', { session, action: 'type', text: 'bob' });
+  await srv.ok('click', { session, ref: element(snap, 'push button', 'OK').ref });
+  assert.equal(await outputOf(out), 'bob|m0vedover\nstatus=0\n', 'the program got both fields');
+  const db = join(srv.dataDir, 'audit.db');
+  let rows = '';
+  await until(() => {
+    rows = execFileSync('sqlite3', ['-readonly', db, "SELECT arguments FROM calls WHERE tool = 'computer'"]).toString();
+    return /bob/.test(rows) && /redacted/.test(rows);
+  }, ms(5000), 'the computer calls to be audited');
+  assert.ok(!rows.includes('m0vedover'), `the secret is not stored: ${rows}`);
 });
