@@ -1,5 +1,8 @@
 /* A desktop's frames for its viewers. While a page watches, the screen is
- * grabbed every FEED_TICK_MS on the worker pool (the viewer's own X
+ * grabbed as soon as the desktop reports a change (X DAMAGE, through the
+ * session's watch_changes; at most one grab per FEED_MIN_GAP_MS), and every
+ * FEED_TICK_WATCHED_MS whatever it reports (FEED_TICK_MS for a session that
+ * reports nothing), on the worker pool (the viewer's own X
  * connection), compared with the previous grab in 64×64 tiles, and what
  * changed is merged into rectangles and encoded once: PNG where a region
  * has few colours (text, windows), JPEG where it has many (photos, video),
@@ -22,8 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TILE             64
-#define FEED_TICK_MS     50
+#define TILE         64
+#define FEED_TICK_MS 50
+/* With changes reported, the regular grab is only the safety net (and
+ * what notices the screen has gone still). */
+#define FEED_TICK_WATCHED_MS 250
+/* The shortest time between two grabs a change starts: a screen that
+ * changes all the time is grabbed about 60 times a second, not more. */
+#define FEED_MIN_GAP_MS  16
 #define FEED_REFRESH_MS  500
 #define FEED_MAX_UNACKED 2
 #define MAX_GROUPS       8
@@ -60,6 +69,12 @@ struct feed {
     uint64_t job;      /* the job in flight, or the last one */
     uint32_t seq;
     uint64_t last_change_ms;
+    uint64_t last_grab_ms;
+    /* Told of changes by the session: a grab starts at once. */
+    struct backend_change_watch watch;
+    bool watching, change_pending;
+    uv_timer_t soon; /* a grab a change asked for, FEED_MIN_GAP_MS after the last */
+    bool soon_closed;
     /* Job in/out. */
     struct group groups[MAX_GROUPS];
     int n_groups;
@@ -91,8 +106,11 @@ static void feed_free(struct feed *f)
 static void on_timer_closed(uv_handle_t *h)
 {
     struct feed *f = h->data;
-    f->timer_closed = true;
-    if (!f->busy)
+    if (h == (uv_handle_t *)&f->soon)
+        f->soon_closed = true;
+    else
+        f->timer_closed = true;
+    if (!f->busy && f->timer_closed && f->soon_closed)
         feed_free(f);
 }
 
@@ -101,8 +119,17 @@ static void feed_close(struct feed *f)
     if (f->closing)
         return;
     f->closing = true;
+    if (f->watching) {
+        /* A session already gone took its listeners with it. */
+        struct session *s = viewer_session_find(f->v, f->session);
+        if (s && s->impl->watch_changes)
+            s->impl->watch_changes(s, &f->watch, false);
+        f->watching = false;
+    }
     uv_timer_stop(&f->timer);
     uv_close((uv_handle_t *)&f->timer, on_timer_closed);
+    uv_timer_stop(&f->soon);
+    uv_close((uv_handle_t *)&f->soon, on_timer_closed);
 }
 
 static bool tiles_equal(const struct frame *a, const struct frame *b, int x0, int y0, int w, int h)
@@ -257,6 +284,8 @@ static void build_message(struct feed *f, struct group *g, struct cached **cache
     g->msg = (uint8_t *)strbuf_steal(&m);
 }
 
+static void grab_soon(struct feed *f);
+
 static void work(uv_work_t *w)
 {
     struct feed *f = w->data;
@@ -359,8 +388,11 @@ static void after_work(uv_work_t *w, int status)
     f->changed = NULL;
     free(f->err);
     f->err = NULL;
-    if (f->closing && f->timer_closed)
+    f->last_grab_ms = now;
+    if (f->closing && f->timer_closed && f->soon_closed)
         feed_free(f);
+    else if (f->change_pending && !f->closing)
+        grab_soon(f);
 }
 
 static bool lossy_any(const struct view_client *c, int n)
@@ -426,6 +458,32 @@ static void on_tick(uv_timer_t *timer)
     uv_queue_work(v->app->loop, &f->work, work, after_work);
 }
 
+static void on_soon(uv_timer_t *t)
+{
+    on_tick(t);
+}
+
+/* A change was reported: grab now, or FEED_MIN_GAP_MS after the last grab,
+ * or when the grab in flight is done. */
+static void grab_soon(struct feed *f)
+{
+    if (f->busy) {
+        f->change_pending = true;
+        return;
+    }
+    f->change_pending = false;
+    uint64_t now = uv_now(f->v->app->loop);
+    uint64_t due = f->last_grab_ms + FEED_MIN_GAP_MS;
+    uv_timer_start(&f->soon, on_soon, due > now ? due - now : 0, 0);
+}
+
+static void on_changed(struct backend_change_watch *w)
+{
+    struct feed *f = (struct feed *)((char *)w - offsetof(struct feed, watch));
+    if (!f->closing)
+        grab_soon(f);
+}
+
 bool viewer_feed_join(struct viewer *v, struct view_client *c, struct session *s, char **err)
 {
     struct feed *f = v->feeds;
@@ -439,9 +497,13 @@ bool viewer_feed_join(struct viewer *v, struct view_client *c, struct session *s
             free(f);
             return false;
         }
+        uv_timer_init(v->app->loop, &f->soon);
+        f->soon.data = f;
+        f->watch.changed = on_changed;
+        f->watching = s->impl->watch_changes && s->impl->watch_changes(s, &f->watch, true);
         uv_timer_init(v->app->loop, &f->timer);
         f->timer.data = f;
-        uv_timer_start(&f->timer, on_tick, 0, FEED_TICK_MS);
+        uv_timer_start(&f->timer, on_tick, 0, f->watching ? FEED_TICK_WATCHED_MS : FEED_TICK_MS);
         f->next = v->feeds;
         v->feeds = f;
     }
@@ -469,8 +531,18 @@ void viewer_feed_leave(struct view_client *c)
 void viewer_feed_ack(struct view_client *c, uint32_t seq)
 {
     (void)seq;
-    if (c->feed && c->unacked > 0)
-        c->unacked--;
+    if (!c->feed || c->unacked == 0)
+        return;
+    c->unacked--;
+    /* A page that fell behind has tiles waiting: send them now, not at
+     * the next regular grab. */
+    int n = c->feed->tw * c->feed->th;
+    for (int k = 0; c->dirty && k < n; k++)
+        if (c->dirty[k]) {
+            if (!c->feed->closing)
+                grab_soon(c->feed);
+            break;
+        }
 }
 
 void viewer_feeds_close_all(struct viewer *v)
