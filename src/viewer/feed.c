@@ -478,3 +478,11 @@ void viewer_feeds_close_all(struct viewer *v)
     for (struct feed *f = v->feeds; f; f = f->next)
         feed_close(f);
 }
+
+uint64_t viewer_feed_changed_ms(struct viewer *v, const char *session)
+{
+    for (struct feed *f = v->feeds; f; f = f->next)
+        if (!f->closing && strcmp(f->session, session) == 0)
+            return f->last_change_ms;
+    return 0;
+}

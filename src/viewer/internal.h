@@ -96,6 +96,9 @@ bool viewer_feed_join(struct viewer *v, struct view_client *c, struct session *s
 void viewer_feed_leave(struct view_client *c);
 void viewer_feed_ack(struct view_client *c, uint32_t seq);
 void viewer_feeds_close_all(struct viewer *v);
+/* When the desktop a page watches last changed on screen (uv_now ms); 0
+ * when no page watches it. */
+uint64_t viewer_feed_changed_ms(struct viewer *v, const char *session);
 /* The session with this id (any state), or NULL. */
 struct session *viewer_session_find(struct viewer *v, const char *id);
 
