@@ -4,12 +4,15 @@
 import { TermView } from '/view/term.js';
 import { DeskView } from '/view/desk.js';
 import { OverlayLayer } from '/view/overlay.js';
+import { applyCrop, parseCrop, resetCrop, showNote } from '/view/crop.js';
 
 const PROTOCOL = 'glovebox.view.v1';
 const $ = id => document.getElementById(id);
 const overlays = new OverlayLayer(document.getElementById('overlay'));
 const state = { overlays, ws: null, role: null, watching: null, view: null, sessions: [], closedFor: null };
 window.gbView = state; // for tests and the bench
+state.cropWant = parseCrop(location.search);
+showNote(state.cropWant.error);
 
 function setState(s, text) {
   document.body.dataset.state = s;
@@ -72,6 +75,7 @@ function clearView() {
   $('term').hidden = true;
   $('term').replaceChildren();
   $('desk').hidden = true;
+  resetCrop($('screen'), $('desk'), $('overlay'));
 }
 
 function watch(id) {
@@ -116,8 +120,12 @@ function onJson(m) {
       overlays.setSize($('term').clientWidth, $('term').clientHeight);
     } else {
       $('desk').hidden = false;
-      state.view = new DeskView($('desk'), seq => send({ type: 'ack', seq }),
-                                (w, h) => overlays.setSize(w, h));
+      state.monitors = m.monitors || [];
+      state.view = new DeskView($('desk'), seq => send({ type: 'ack', seq }), (w, h) => {
+        overlays.setSize(w, h);
+        state.crop = applyCrop(state.cropWant, w, h, state.monitors, $('screen'), $('desk'), $('overlay'));
+        showNote(state.cropWant.error || state.crop.error);
+      });
     }
     renderSessions();
     break;
@@ -130,6 +138,7 @@ function onJson(m) {
   case 'overlay':
     if (m.session !== state.watching) break;
     if (m.event === 'created') overlays.created(m.overlays);
+    else if (m.event === 'updated') overlays.updated(m.overlays);
     else if (m.event === 'removed') overlays.removed(m.ids);
     else if (m.event === 'cleared') overlays.cleared();
     break;
