@@ -4,6 +4,7 @@
 import { TermView } from '/view/term.js';
 import { DeskView } from '/view/desk.js';
 import { OverlayLayer } from '/view/overlay.js';
+import { CardMarkers } from '/view/marker.js';
 import { applyCrop, parseCrop, resetCrop, showNote } from '/view/crop.js';
 
 const PROTOCOL = 'glovebox.view.v1';
@@ -11,6 +12,7 @@ const $ = id => document.getElementById(id);
 const overlays = new OverlayLayer(document.getElementById('overlay'));
 const state = { overlays, ws: null, role: null, watching: null, view: null, sessions: [], closedFor: null };
 window.gbView = state; // for tests and the bench
+state.markers = new CardMarkers(document.getElementById('overlay'), state);
 state.cropWant = parseCrop(location.search);
 showNote(state.cropWant.error);
 
@@ -66,6 +68,7 @@ function send(obj) {
 
 function clearCards() {
   $('cards').replaceChildren();
+  state.markers.clear();
 }
 
 function clearView() {
@@ -128,6 +131,7 @@ function onJson(m) {
       });
     }
     renderSessions();
+    state.markers.sync();
     break;
   case 'screen':
     if (state.view instanceof TermView) {
@@ -162,7 +166,11 @@ function onJson(m) {
     if (m.by === 'agent') state.mine = false;
     renderControl(m.note);
     break;
+  case 'card_target':
+    state.markers.target(m.id, m.target);
+    break;
   case 'card_gone':
+    state.markers.gone(m.id);
     document.querySelector(`.card[data-card="${CSS.escape(m.id)}"]`)?.remove();
     break;
   }
@@ -181,6 +189,7 @@ function showCard(m) {
   why.className = 'why';
   why.textContent = `glovebox asks because ${m.why}. No answer in ${Math.round(m.expires_in_ms / 1000)} s counts as no.`;
   div.append(q, why);
+  state.markers.card(m, div);
   if (state.role === 'approve' || state.role === 'control') {
     for (const [label, approve] of [['Approve', true], ['Decline', false]]) {
       const b = document.createElement('button');
@@ -191,7 +200,7 @@ function showCard(m) {
     }
   }
   $('cards').append(div);
-  setTimeout(() => div.remove(), m.expires_in_ms + 1000);
+  setTimeout(() => { div.remove(); state.markers.gone(m.id); }, m.expires_in_ms + 1000);
 }
 
 function renderControl(note) {

@@ -77,8 +77,8 @@ static void step(struct anchor *a)
         return;
     }
     if (!s->impl->inspect) {
-        char *why = xasprintf("refs name elements of desktops; %s sessions have none",
-                              s->impl->kind);
+        char *why =
+            xasprintf("refs name elements of desktops; %s sessions have none", s->impl->kind);
         finish_all(a, (int)a->next, ERROR_NOT_SUPPORTED, why);
         free(why);
         return;

@@ -109,6 +109,15 @@ void viewer_cards_stop(void);
 void viewer_cards_send(struct view_client *c);
 /* c answered question id. */
 void viewer_card_answer(struct view_client *c, const char *id, bool yes);
+/* Where the call of card id acts is known: bounds {x, y, width, height}
+ * (borrowed), or NULL when its ref could not be found. */
+void viewer_card_located(const char *id, const json_t *bounds);
+
+/* Card markers (card_target.c). */
+/* Where a call acts: {session, x, y}, {session, ref}, or NULL (a new object). */
+json_t *viewer_card_target(struct viewer *v, const json_t *args, const char *caller);
+/* Looks up the bounds of a {session, ref} target, then viewer_card_located. */
+void viewer_card_target_resolve(struct viewer *v, const char *card, const json_t *target);
 
 /* Takeover (control.c). */
 void viewer_control_take(struct view_client *c);

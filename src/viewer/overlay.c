@@ -172,9 +172,8 @@ static void resolved(void *ud, json_t *bounds, int failed, enum error_code code,
     } else {
         size_t i;
         json_t *b;
-        json_array_foreach(bounds, i, b)
-            place(json_array_get(p->shapes, (size_t)json_integer_value(json_array_get(p->index, i))),
-                  b);
+        json_array_foreach(bounds, i, b) place(
+            json_array_get(p->shapes, (size_t)json_integer_value(json_array_get(p->index, i))), b);
         ids = add(p->app, s, p->shapes, p->ttl_ms, p->one_at_a_time, &code, &why);
     }
     p->done(p->ud, p->session, ids, code, why);

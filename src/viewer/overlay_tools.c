@@ -27,8 +27,7 @@ static struct session *session_of(struct tool_call *call)
     return s;
 }
 
-static void drawn(void *ud, const char *session, json_t *ids, enum error_code code,
-                  const char *err)
+static void drawn(void *ud, const char *session, json_t *ids, enum error_code code, const char *err)
 {
     struct tool_call *call = ud;
     if (!ids) {

@@ -4,9 +4,12 @@
 // parameters of the address (vx, vy, vw, vh, scale) and bad ones.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { element, settledSnapshot } from '../lib/desktop.mjs';
 import { ms, needs } from '../lib/server.mjs';
+import { tempDir } from '../lib/terminal.mjs';
 import { browserOpts, launchBrowser, makeLink, startViewerServer, waitInPage } from '../lib/viewer.mjs';
 
 const topts = (extra = {}) => browserOpts({ timeout: ms(120000), ...extra });
@@ -153,4 +156,50 @@ test('viewer: vx, vy, vw, vh and scale show one region of the desktop; bad value
     assert.equal(w, 640, q);
     await bad.close();
   }
+});
+
+test('viewer: an approval card marks where the call would act: the point, or the ref\'s bounds', needs('desktop', topts()), async (t) => {
+  const dir = tempDir(t, 'glovebox-viewer-');
+  const policy = join(dir, 'confirm.json');
+  writeFileSync(policy, JSON.stringify({ mode: 'autopilot', allow: ['*'], confirm: ['click'], confirm_timeout_s: 60 }));
+  const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') };
+  const { srv } = await startViewerServer(t, { args: ['--policy', policy], env });
+  const desk = (await srv.ok('desktop_start', { width: 800, height: 600 })).sc.id;
+  await srv.ok('launch_app', { session: desk, command: ['zenity', '--question', '--title', 'Marker', '--text', 'Send the report?'] });
+  await srv.ok('wait_for', { session: desk, text: 'Send the report?', timeout_ms: ms(20000) });
+  const yes = element((await settledSnapshot(srv, desk)).sc, 'push button', 'Yes');
+  const page = await openDesk(t, srv, desk);
+  const { link } = await makeLink(srv, ['--session', desk, '--role', 'watch']);
+  const watcher = await page.context().browser().newPage();
+  await watcher.goto(link);
+  await waitInPage(watcher, () => window.gbView.view?.frames > 0, null, 'the watch page\'s frame');
+
+  // A point.
+  const atPoint = srv.call('click', { session: desk, x: 100, y: 120 });
+  await page.waitForSelector('.card .target', { timeout: ms(15000) });
+  assert.equal(await page.textContent('.card .target'), `at 100,120 in ${desk}`);
+  const ring = await waitInPage(page, () => {
+    const c = document.querySelector('#overlay g[data-card-marker] circle');
+    return c && [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))];
+  }, null, 'the marker on the point');
+  assert.deepEqual(ring, [100, 120]);
+  // A watch page reads where, but gets no marker (it cannot answer).
+  await watcher.waitForSelector('.card .target', { timeout: ms(15000) });
+  assert.equal(await watcher.textContent('.card .target'), `at 100,120 in ${desk}`);
+  assert.equal(await watcher.locator('#overlay g[data-card-marker]').count(), 0);
+  await page.click('.card button.decline');
+  assert.equal((await atPoint).isError, true);
+  await waitInPage(page, () => !document.querySelector('#overlay g[data-card-marker]'), null, 'the marker to go with its card');
+
+  // A ref: its bounds, looked up when the card shows.
+  const atRef = srv.call('click', { session: desk, ref: yes.ref });
+  const box = await waitInPage(page, () => {
+    const r = document.querySelector('#overlay g[data-card-marker] rect');
+    return r && ['x', 'y', 'width', 'height'].map((k) => Number(r.getAttribute(k)));
+  }, null, 'the marker on the element');
+  assert.deepEqual(box, [yes.bounds.x, yes.bounds.y, yes.bounds.width, yes.bounds.height]);
+  assert.equal(await page.textContent('.card .target'), `on ${yes.ref} in ${desk}, at ${yes.bounds.x},${yes.bounds.y} (${yes.bounds.width}×${yes.bounds.height})`);
+  await page.click('.card button.decline');
+  const declined = await atRef;
+  assert.match(declined.content[0].text, /Declined/);
 });
