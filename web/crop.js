@@ -37,15 +37,16 @@ export function parseCrop(search) {
 }
 
 // Shows the region of a desktop width×height (canvas and overlay layer
-// alike); monitors: [{x, y, width, height}] as the server reported them.
+// alike); monitors: [{x, y, width, height}] as the server reported them,
+// null while not known.
 // Returns an error to show, or null.
 export function applyCrop(want, width, height, monitors, screen, canvas, svg) {
   let r = want.region;
   let error = null;
-  if (want.monitor !== undefined) {
-    const m = (monitors || [])[want.monitor];
+  if (want.monitor !== undefined && monitors) { // null: not known yet
+    const m = monitors[want.monitor];
     if (m) r = { x: m.x, y: m.y, width: m.width, height: m.height };
-    else error = `This screen has ${(monitors || []).length || 'no'} monitor${(monitors || []).length === 1 ? '' : 's'} glovebox knows of; monitor=${want.monitor} is not one (they count from 0). Showing the whole screen.`;
+    else error = `This screen has ${monitors.length || 'no'} monitor${monitors.length === 1 ? '' : 's'} glovebox knows of; monitor=${want.monitor} is not one (they count from 0). Showing the whole screen.`;
   }
   if (r && (r.x + r.width > width || r.y + r.height > height)) {
     error = `The region ${r.x},${r.y} ${r.width}×${r.height} does not fit the ${width}×${height} screen. Showing the whole screen.`;

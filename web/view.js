@@ -81,6 +81,14 @@ function clearView() {
   resetCrop($('screen'), $('desk'), $('overlay'));
 }
 
+// The part of the desktop this window shows (crop.js), once its size is known.
+function crop() {
+  const c = $('desk');
+  if (!(state.view instanceof DeskView) || !c.width) return;
+  state.crop = applyCrop(state.cropWant, c.width, c.height, state.monitors, $('screen'), c, $('overlay'));
+  showNote(state.cropWant.error || state.crop.error);
+}
+
 function watch(id) {
   state.wanted = id;
   send({ type: 'watch', session: id });
@@ -123,11 +131,10 @@ function onJson(m) {
       overlays.setSize($('term').clientWidth, $('term').clientHeight);
     } else {
       $('desk').hidden = false;
-      state.monitors = m.monitors || [];
+      state.monitors = null; // until the server says (RandR)
       state.view = new DeskView($('desk'), seq => send({ type: 'ack', seq }), (w, h) => {
         overlays.setSize(w, h);
-        state.crop = applyCrop(state.cropWant, w, h, state.monitors, $('screen'), $('desk'), $('overlay'));
-        showNote(state.cropWant.error || state.crop.error);
+        crop();
       });
     }
     renderSessions();
@@ -145,6 +152,11 @@ function onJson(m) {
     else if (m.event === 'updated') overlays.updated(m.overlays);
     else if (m.event === 'removed') overlays.removed(m.ids);
     else if (m.event === 'cleared') overlays.cleared();
+    break;
+  case 'monitors':
+    if (m.session !== state.watching) break;
+    state.monitors = m.monitors;
+    crop();
     break;
   case 'ended':
     message(`${m.session} ended: ${m.reason}`);

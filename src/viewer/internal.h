@@ -99,6 +99,9 @@ void viewer_feeds_close_all(struct viewer *v);
 /* When the desktop a page watches last changed on screen (uv_now ms); 0
  * when no page watches it. */
 uint64_t viewer_feed_changed_ms(struct viewer *v, const char *session);
+/* The monitors (RandR) of the desktop a page watches, as last sent to the
+ * pages (borrowed); NULL when not known or no page watches it. */
+const json_t *viewer_feed_monitors(struct viewer *v, const char *session);
 /* The session with this id (any state), or NULL. */
 struct session *viewer_session_find(struct viewer *v, const char *id);
 

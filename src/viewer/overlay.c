@@ -112,6 +112,38 @@ static void place(json_t *shape, const json_t *b)
     json_object_set_new(shape, "height", json_integer(h));
 }
 
+/* The monitor a shape falls on (its centre; an arrow's or path's first
+ * point), when the desktop's monitors are known: a page that shows one
+ * monitor per window can tell which of its shapes are its own. */
+static void set_monitor(json_t *shape, const json_t *monitors)
+{
+    if (!monitors || json_object_get(shape, "monitor_index"))
+        return;
+    const json_t *p0 = json_array_get(json_object_get(shape, "points"), 0);
+    double x, y;
+    if (p0) {
+        x = json_number_value(json_array_get(p0, 0));
+        y = json_number_value(json_array_get(p0, 1));
+    } else {
+        x = json_number_value(json_object_get(shape, "x")) +
+            json_number_value(json_object_get(shape, "width")) / 2;
+        y = json_number_value(json_object_get(shape, "y")) +
+            json_number_value(json_object_get(shape, "height")) / 2;
+    }
+    size_t i;
+    const json_t *m;
+    json_array_foreach(monitors, i, m)
+    {
+        double mx = json_number_value(json_object_get(m, "x"));
+        double my = json_number_value(json_object_get(m, "y"));
+        if (x >= mx && y >= my && x < mx + json_number_value(json_object_get(m, "width")) &&
+            y < my + json_number_value(json_object_get(m, "height"))) {
+            json_object_set_new(shape, "monitor_index", json_integer((json_int_t)i));
+            return;
+        }
+    }
+}
+
 /* Adds the shapes, placed. */
 static json_t *add(struct app *app, struct session *s, const json_t *shapes, int64_t ttl_ms,
                    bool one_at_a_time, enum error_code *code, char **err)
@@ -134,6 +166,7 @@ static json_t *add(struct app *app, struct session *s, const json_t *shapes, int
         snprintf(o->id, sizeof o->id, "ov%u", next_id++);
         snprintf(o->session, sizeof o->session, "%s", s->id);
         o->shape = json_deep_copy(json_array_get(shapes, i));
+        set_monitor(o->shape, viewer_the ? viewer_feed_monitors(viewer_the, s->id) : NULL);
         o->show_ms = now + (one_at_a_time ? (uint64_t)ttl_ms * i : 0);
         o->expire_ms = o->show_ms + (uint64_t)ttl_ms;
         o->next = overlays;

@@ -203,3 +203,32 @@ test('viewer: an approval card marks where the call would act: the point, or the
   const declined = await atRef;
   assert.match(declined.content[0].text, /Declined/);
 });
+
+test('viewer: monitors from RandR reach the page; monitor=N shows one; overlays carry the monitor they fall on', needs('desktop', topts()), async (t) => {
+  const { srv } = await startViewerServer(t);
+  const desk = (await srv.ok('desktop_start', { width: 640, height: 480 })).sc.id;
+  // Two monitors side by side on one screen, as a desk of two would have.
+  await srv.ok('launch_app', { session: desk, command: ['sh', '-c', 'xrandr --setmonitor L 320/0x480/0+0+0 none && xrandr --setmonitor R 320/0x480/0+320+0 none'] });
+  const page = await openDesk(t, srv, desk);
+  const mons = await waitInPage(page, () => {
+    const m = window.gbView.monitors;
+    return m && m.some((x) => x.name === 'R') && m.some((x) => x.name === 'L') && m;
+  }, null, 'the monitors in the page (they are looked at every 2 s)');
+  const right = mons.findIndex((m) => m.name === 'R');
+  assert.deepEqual((({ x, y, width, height }) => ({ x, y, width, height }))(mons[right]), { x: 320, y: 0, width: 320, height: 480 });
+
+  const drawn = await srv.ok('overlay_draw', { session: desk, shapes: [
+    { kind: 'box', x: 400, y: 100, width: 50, height: 50 },
+    { kind: 'box', x: 10, y: 10, width: 20, height: 20, monitor_index: 7 },
+  ] });
+  const idx = await waitInPage(page, (ids) => {
+    const g = ids.map((id) => document.querySelector(`#overlay g[data-overlay="${id}"]`));
+    return g.every(Boolean) && g.map((e) => Number(e.dataset.monitor));
+  }, drawn.sc.ids, 'the overlays');
+  assert.deepEqual(idx, [right, 7], 'the monitor it falls on; one given is kept');
+
+  const one = await openDesk(t, srv, desk, `?monitor=${right}`);
+  await waitInPage(one, () => document.getElementById('screen').dataset.crop, null, 'the crop to the monitor');
+  assert.equal(await one.evaluate(() => document.getElementById('screen').dataset.crop), '320,0,320,480,1');
+  assert.equal(await one.evaluate(() => document.getElementById('viewnote')?.hidden ?? true), true, 'no complaint');
+});
