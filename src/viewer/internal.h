@@ -80,6 +80,10 @@ void viewer_grants_finish(struct viewer *v);
 /* Clients (client.c). */
 void viewer_client_open(struct viewer *v, int fd, const char *key, const char *in, size_t n,
                         const struct view_grant *g);
+/* The same over HTTPS, on a connection libwebsockets serves (ws_lws.c):
+ * the page's ws. */
+struct ws_lws;
+struct ws *viewer_client_open_lws(struct viewer *v, struct ws_lws *l, const struct view_grant *g);
 /* Once a second: expiry and revocation, session list, ended sessions. */
 void viewer_clients_sweep(struct viewer *v);
 void viewer_clients_close_all(struct viewer *v);
