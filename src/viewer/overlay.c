@@ -16,6 +16,7 @@ struct overlay {
     char id[24];
     char session[48];
     json_t *shape;
+    bool monitor_given;          /* monitor_index came with the shape; else it is found */
     uint64_t show_ms, expire_ms; /* uv_now times */
     struct overlay *next;
 };
@@ -166,6 +167,7 @@ static json_t *add(struct app *app, struct session *s, const json_t *shapes, int
         snprintf(o->id, sizeof o->id, "ov%u", next_id++);
         snprintf(o->session, sizeof o->session, "%s", s->id);
         o->shape = json_deep_copy(json_array_get(shapes, i));
+        o->monitor_given = json_object_get(o->shape, "monitor_index") != NULL;
         set_monitor(o->shape, viewer_the ? viewer_feed_monitors(viewer_the, s->id) : NULL);
         o->show_ms = now + (one_at_a_time ? (uint64_t)ttl_ms * i : 0);
         o->expire_ms = o->show_ms + (uint64_t)ttl_ms;
@@ -343,6 +345,10 @@ static void refreshed(void *ud, json_t *bounds, int failed, enum error_code code
             continue;
         json_t *moved = json_deep_copy(o->shape);
         place(moved, bi);
+        if (!o->monitor_given) {
+            json_object_del(moved, "monitor_index");
+            set_monitor(moved, viewer_the ? viewer_feed_monitors(viewer_the, r->session) : NULL);
+        }
         if (json_equal(moved, o->shape)) {
             json_decref(moved);
             continue;

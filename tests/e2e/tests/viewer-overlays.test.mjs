@@ -227,6 +227,23 @@ test('viewer: monitors from RandR reach the page; monitor=N shows one; overlays 
   }, drawn.sc.ids, 'the overlays');
   assert.deepEqual(idx, [right, 7], 'the monitor it falls on; one given is kept');
 
+  // An anchored overlay that moves to the other monitor says so.
+  await srv.ok('launch_app', { session: desk, command: ['zenity', '--info', '--title', 'Mon', '--text', 'Two screens'] });
+  await srv.ok('wait_for', { session: desk, text: 'Two screens', timeout_ms: ms(20000) });
+  await srv.ok('window_manage', { session: desk, window: 'Mon', action: 'move', x: 10, y: 10 });
+  const left = mons.findIndex((m) => m.name === 'L');
+  let label = null;
+  for (let i = 0; i < 50 && !(label && label.bounds.x < 300); i++) {
+    label = element((await srv.ok('snapshot', { session: desk, app: 'zenity' })).sc, 'label', 'Two screens');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const anchored = (await srv.ok('overlay_draw', { session: desk, shapes: [{ kind: 'box', ref: label.ref }], ttl_ms: 60000 })).sc.ids[0];
+  const monitorOf = (id) => page.evaluate((id) => Number(document.querySelector(`#overlay g[data-overlay="${id}"]`)?.dataset.monitor), id);
+  await waitInPage(page, (id) => !!document.querySelector(`#overlay g[data-overlay="${id}"]`), anchored, 'the anchored box');
+  assert.equal(await monitorOf(anchored), left);
+  await srv.ok('window_manage', { session: desk, window: 'Mon', action: 'move', x: 400, y: 10 });
+  await waitInPage(page, ([id, m]) => Number(document.querySelector(`#overlay g[data-overlay="${id}"]`)?.dataset.monitor) === m, [anchored, right], 'the box to say it is on the right monitor now');
+
   const one = await openDesk(t, srv, desk, `?monitor=${right}`);
   await waitInPage(one, () => document.getElementById('screen').dataset.crop, null, 'the crop to the monitor');
   assert.equal(await one.evaluate(() => document.getElementById('screen').dataset.crop), '320,0,320,480,1');
