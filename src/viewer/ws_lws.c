@@ -166,8 +166,8 @@ int viewer_lws_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
                         size_t len)
 {
     struct ws_lws **pl = user;
-    if (!pl && reason != LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION)
-        return 0;
+    if (!pl) /* no connection state: nothing of ours yet, or any more */
+        return reason == LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION;
     struct http_transport *t = lws_context_user(lws_get_context(wsi));
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
