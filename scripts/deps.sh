@@ -8,7 +8,7 @@ build_pkgs=(
   libuv1-dev libjansson-dev libvterm-dev
   libfreetype-dev libfontconfig-dev fonts-dejavu-core
   libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libcgif-dev libavcodec-dev libavformat-dev libwebsockets-dev libwebsockets-evlib-uv fonts-unifont
-  libglib2.0-dev at-spi2-core libtesseract-dev tesseract-ocr-eng libxcb1-dev libxcb-xtest0-dev libxcb-shm0-dev libxcb-xfixes0-dev libxcb-damage0-dev xvfb dbus openbox
+  libglib2.0-dev at-spi2-core libtesseract-dev tesseract-ocr-eng libxcb1-dev libxcb-xtest0-dev libxcb-shm0-dev libxcb-xfixes0-dev libxcb-damage0-dev libxcb-randr0-dev xvfb dbus openbox
   libsqlite3-dev libssl-dev libpcre2-dev
   libcurl4-openssl-dev
   libgvnc-1.0-dev

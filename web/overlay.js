@@ -52,7 +52,7 @@ export class OverlayLayer {
       this.remove(o.id);
       const g = this.draw(o);
       const item = { g, timers: [] };
-      const show = () => this.svg.append(g);
+      const show = () => this.svg.append(item.g);
       if (o.show_in_ms > 0) item.timers.push(setTimeout(show, o.show_in_ms)); else show();
       item.timers.push(setTimeout(() => this.remove(o.id), o.expires_in_ms));
       this.items.set(o.id, item);
@@ -64,6 +64,16 @@ export class OverlayLayer {
     item.timers.forEach(clearTimeout);
     item.g.remove();
     this.items.delete(id);
+  }
+  // Anchored overlays whose element moved: drawn again in place, same timers.
+  updated(list) {
+    for (const o of list) {
+      const item = this.items.get(o.id);
+      if (!item) continue;
+      const g = this.draw(o);
+      if (item.g.isConnected) item.g.replaceWith(g);
+      item.g = g;
+    }
   }
   removed(ids) { ids.forEach(id => this.remove(id)); }
   cleared() { [...this.items.keys()].forEach(id => this.remove(id)); }

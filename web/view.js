@@ -5,12 +5,17 @@ import { TermView } from '/view/term.js';
 import { DeskView } from '/view/desk.js';
 import { OverlayLayer } from '/view/overlay.js';
 import { DeskInput } from '/view/takeover.js';
+import { CardMarkers } from '/view/marker.js';
+import { applyCrop, parseCrop, resetCrop, showNote } from '/view/crop.js';
 
 const PROTOCOL = 'glovebox.view.v1';
 const $ = id => document.getElementById(id);
 const overlays = new OverlayLayer(document.getElementById('overlay'));
 const state = { overlays, ws: null, role: null, watching: null, view: null, sessions: [], closedFor: null };
 window.gbView = state; // for tests and the bench
+state.markers = new CardMarkers(document.getElementById('overlay'), state);
+state.cropWant = parseCrop(location.search);
+showNote(state.cropWant.error);
 
 function setState(s, text) {
   document.body.dataset.state = s;
@@ -64,6 +69,7 @@ function send(obj) {
 
 function clearCards() {
   $('cards').replaceChildren();
+  state.markers.clear();
 }
 
 function clearView() {
@@ -75,6 +81,15 @@ function clearView() {
   $('term').hidden = true;
   $('term').replaceChildren();
   $('desk').hidden = true;
+  resetCrop($('screen'), $('desk'), $('overlay'));
+}
+
+// The part of the desktop this window shows (crop.js), once its size is known.
+function crop() {
+  const c = $('desk');
+  if (!(state.view instanceof DeskView) || !c.width) return;
+  state.crop = applyCrop(state.cropWant, c.width, c.height, state.monitors, $('screen'), c, $('overlay'));
+  showNote(state.cropWant.error || state.crop.error);
 }
 
 function watch(id) {
@@ -119,11 +134,15 @@ function onJson(m) {
       overlays.setSize($('term').clientWidth, $('term').clientHeight);
     } else {
       $('desk').hidden = false;
-      state.view = new DeskView($('desk'), seq => send({ type: 'ack', seq }),
-                                (w, h) => overlays.setSize(w, h));
+      state.monitors = null; // until the server says (RandR)
+      state.view = new DeskView($('desk'), seq => send({ type: 'ack', seq }), (w, h) => {
+        overlays.setSize(w, h);
+        crop();
+      });
       state.deskInput = new DeskInput($('desk'), send);
     }
     renderSessions();
+    state.markers.sync();
     break;
   case 'screen':
     if (state.view instanceof TermView) {
@@ -134,8 +153,14 @@ function onJson(m) {
   case 'overlay':
     if (m.session !== state.watching) break;
     if (m.event === 'created') overlays.created(m.overlays);
+    else if (m.event === 'updated') overlays.updated(m.overlays);
     else if (m.event === 'removed') overlays.removed(m.ids);
     else if (m.event === 'cleared') overlays.cleared();
+    break;
+  case 'monitors':
+    if (m.session !== state.watching) break;
+    state.monitors = m.monitors;
+    crop();
     break;
   case 'ended':
     message(`${m.session} ended: ${m.reason}`);
@@ -157,7 +182,11 @@ function onJson(m) {
     if (m.by === 'agent') state.mine = false;
     renderControl(m.note);
     break;
+  case 'card_target':
+    state.markers.target(m.id, m.target);
+    break;
   case 'card_gone':
+    state.markers.gone(m.id);
     document.querySelector(`.card[data-card="${CSS.escape(m.id)}"]`)?.remove();
     break;
   }
@@ -176,6 +205,7 @@ function showCard(m) {
   why.className = 'why';
   why.textContent = `glovebox asks because ${m.why}. No answer in ${Math.round(m.expires_in_ms / 1000)} s counts as no.`;
   div.append(q, why);
+  state.markers.card(m, div);
   if (state.role === 'approve' || state.role === 'control') {
     for (const [label, approve] of [['Approve', true], ['Decline', false]]) {
       const b = document.createElement('button');
@@ -186,7 +216,7 @@ function showCard(m) {
     }
   }
   $('cards').append(div);
-  setTimeout(() => div.remove(), m.expires_in_ms + 1000);
+  setTimeout(() => { div.remove(); state.markers.gone(m.id); }, m.expires_in_ms + 1000);
 }
 
 function renderControl(note) {

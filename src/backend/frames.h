@@ -69,6 +69,10 @@ struct frame_source {
     void *ud;
     /* Prefix of a failure's message ("cannot take a screenshot"). */
     const char *failure;
+    /* Worker pool, never while produce runs: the screen's monitors, [{index,
+     * name, x, y, width, height, primary}] (a new array), or NULL with *err.
+     * NULL: the source cannot say (the live viewer). */
+    json_t *(*monitors)(void *ud, char **err);
 };
 
 /* Takes a screenshot for bc (arguments: format, quality, max_width, fit,

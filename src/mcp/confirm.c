@@ -498,8 +498,9 @@ static void *show_card(struct confirm *cf)
     if (!hook)
         return NULL;
     char *question = confirm_question(tool_call_tool_name(cf->call), tool_call_args(cf->call));
-    void *card = hook->show(hook->ud, tool_call_tool_name(cf->call), question, cf->why,
-                            cf->timeout_ms, hook_answered, cf);
+    void *card =
+        hook->show(hook->ud, tool_call_tool_name(cf->call), tool_call_args(cf->call),
+                   tool_call_owner(cf->call), question, cf->why, cf->timeout_ms, hook_answered, cf);
     free(question);
     return card;
 }

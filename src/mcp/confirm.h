@@ -39,9 +39,11 @@ char *confirm_question(const char *tool, const json_t *args);
  * answered, for the audit log. First answer wins, between this and the
  * client's elicitation. */
 struct confirm_hook {
-    void *(*show)(void *ud, const char *tool, const char *question, const char *why,
-                  uint64_t timeout_ms, void (*answer)(void *cf, bool yes, const char *by),
-                  void *cf);
+    /* args: the call's (borrowed; for where it acts: session, x, y, ref);
+     * caller: who called (tool_call_owner), to find its default session. */
+    void *(*show)(void *ud, const char *tool, const json_t *args, const char *caller,
+                  const char *question, const char *why, uint64_t timeout_ms,
+                  void (*answer)(void *cf, bool yes, const char *by), void *cf);
     void (*withdraw)(void *ud, void *handle);
     void *ud;
 };

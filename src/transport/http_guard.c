@@ -130,6 +130,11 @@ static struct client_slot *slot_for(struct http_transport *t, const char *remote
     return c;
 }
 
+bool http_guard_host_origin(struct http_transport *t, const char *host, const char *origin)
+{
+    return host && host_allowed(t, host) && (!origin || origin_allowed(t, origin));
+}
+
 bool http_guard_check(struct http_req *req)
 {
     struct http_transport *t = req->t;

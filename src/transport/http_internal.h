@@ -112,6 +112,9 @@ void http_rest_destroy(struct rest *r);
 
 /* The guard: false when it already answered (403, 401, 429, 413…). */
 bool http_guard_check(struct http_req *req);
+/* The same Host and Origin rules for a request that has no http_req (a
+ * WebSocket libwebsockets upgrades itself: the viewer's over HTTPS). */
+bool http_guard_host_origin(struct http_transport *t, const char *host, const char *origin);
 /* Per-client (remote address) accounting. */
 bool http_guard_open(struct http_req *req);
 void http_guard_close(struct http_req *req);

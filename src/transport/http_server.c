@@ -10,6 +10,7 @@
 #include "mcp/jsonrpc.h"
 #include "transport/http_internal.h"
 #include "viewer/viewer.h"
+#include "viewer/ws_lws.h"
 
 #include <jansson.h>
 #include <libwebsockets.h>
@@ -574,6 +575,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
 static const struct lws_protocols protocols[] = {
     {"http", callback, sizeof(struct pss), 0, 0, NULL, 0},
+    /* The live viewer's WebSocket over HTTPS (src/viewer/ws_lws.c); over
+     * plain HTTP the viewer takes the socket over itself. */
+    {VIEWER_WS_PROTOCOL, viewer_lws_callback, VIEWER_LWS_PSS_SIZE, 0, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 

@@ -16,6 +16,7 @@
 struct card {
     char id[16];
     char *tool, *question, *why;
+    json_t *target; /* where the call acts (card_target.c), or NULL */
     uint64_t expires_ms;
     void (*answer)(void *cf, bool yes, const char *by);
     void *cf;
@@ -29,9 +30,12 @@ static unsigned next_card = 1;
 
 static json_t *card_json(const struct card *c, uint64_t now)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "type", "card", "id", c->id, "tool", c->tool,
-                     "question", c->question, "why", c->why, "expires_in_ms",
-                     (json_int_t)(c->expires_ms > now ? c->expires_ms - now : 0));
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "type", "card", "id", c->id, "tool",
+                          c->tool, "question", c->question, "why", c->why, "expires_in_ms",
+                          (json_int_t)(c->expires_ms > now ? c->expires_ms - now : 0));
+    if (c->target)
+        json_object_set(j, "target", c->target);
+    return j;
 }
 
 static void broadcast(json_t *msg)
@@ -49,6 +53,7 @@ static void card_free(struct card *c)
     free(c->tool);
     free(c->question);
     free(c->why);
+    json_decref(c->target);
     free(c);
 }
 
@@ -64,8 +69,9 @@ static struct card *unlink_card(const char *id)
     return NULL;
 }
 
-static void *show(void *ud, const char *tool, const char *question, const char *why,
-                  uint64_t timeout_ms, void (*answer)(void *cf, bool yes, const char *by), void *cf)
+static void *show(void *ud, const char *tool, const json_t *args, const char *caller,
+                  const char *question, const char *why, uint64_t timeout_ms,
+                  void (*answer)(void *cf, bool yes, const char *by), void *cf)
 {
     struct viewer *v = ud;
     /* Nobody who may answer is watching: nothing to show. */
@@ -79,6 +85,7 @@ static void *show(void *ud, const char *tool, const char *question, const char *
     c->tool = xstrdup(tool);
     c->question = xstrdup(question);
     c->why = xstrdup(why);
+    c->target = viewer_card_target(v, args, caller);
     uint64_t now = uv_now(v->app->loop);
     c->expires_ms = now + timeout_ms;
     c->answer = answer;
@@ -86,6 +93,8 @@ static void *show(void *ud, const char *tool, const char *question, const char *
     c->next = cards;
     cards = c;
     broadcast(card_json(c, now));
+    if (c->target && json_object_get(c->target, "ref"))
+        viewer_card_target_resolve(v, c->id, c->target);
     return c;
 }
 
@@ -128,6 +137,22 @@ void viewer_card_answer(struct view_client *c, const char *id, bool yes)
     void *cf = k->cf;
     card_free(k);
     answer(cf, yes, by);
+}
+
+void viewer_card_located(const char *id, const json_t *bounds)
+{
+    struct card *k = cards;
+    while (k && strcmp(k->id, id) != 0)
+        k = k->next;
+    /* Answered or withdrawn meanwhile. */
+    if (!k || !k->target)
+        return;
+    if (bounds)
+        json_object_update(k->target, (json_t *)bounds);
+    else
+        json_object_set_new(k->target, "found", json_false());
+    broadcast(
+        json_pack("{s:s, s:s, s:O}", "type", "card_target", "id", k->id, "target", k->target));
 }
 
 static struct confirm_hook hook = {.show = show, .withdraw = withdraw};

@@ -215,13 +215,34 @@ static void on_closed(struct ws *ws, void *ud)
 
 static const struct ws_handlers handlers = {.message = on_message, .closed = on_closed};
 
-void viewer_client_open(struct viewer *v, int fd, const char *key, const char *in, size_t n,
-                        const struct view_grant *g)
+/* A new page on ws: told who it is, the sessions and open questions. */
+static void welcome(struct view_client *c)
+{
+    struct viewer *v = c->v;
+    c->next = v->clients;
+    v->clients = c;
+    v->n_clients++;
+    viewer_client_send_json(c, json_pack("{s:s, s:s, s:s, s:I}", "type", "hello", "role",
+                                         view_role_name(c->grant.role), "session", c->grant.session,
+                                         "expires_in",
+                                         (json_int_t)(c->grant.expires - (int64_t)time(NULL))));
+    send_list(c);
+    viewer_cards_send(c);
+}
+
+static struct view_client *client_new(struct viewer *v, const struct view_grant *g)
 {
     struct view_client *c = xcalloc(1, sizeof *c);
     c->v = v;
     c->grant = *g;
     c->grant.next = NULL;
+    return c;
+}
+
+void viewer_client_open(struct viewer *v, int fd, const char *key, const char *in, size_t n,
+                        const struct view_grant *g)
+{
+    struct view_client *c = client_new(v, g);
     char *err = NULL;
     c->ws = ws_create(v->app->loop, fd, key, VIEW_PROTOCOL, in, n, &handlers, c, &err);
     if (!c->ws) {
@@ -230,17 +251,17 @@ void viewer_client_open(struct viewer *v, int fd, const char *key, const char *i
         free(c);
         return;
     }
-    c->next = v->clients;
-    v->clients = c;
-    v->n_clients++;
-    viewer_client_send_json(c,
-                            json_pack("{s:s, s:s, s:s, s:I}", "type", "hello", "role",
-                                      view_role_name(g->role), "session", g->session, "expires_in",
-                                      (json_int_t)(g->expires - (int64_t)time(NULL))));
-    send_list(c);
-    viewer_cards_send(c);
+    welcome(c);
     /* Last: it may answer (or close) c. */
     ws_start(c->ws);
+}
+
+struct ws *viewer_client_open_lws(struct viewer *v, struct ws_lws *l, const struct view_grant *g)
+{
+    struct view_client *c = client_new(v, g);
+    c->ws = ws_create_lws(v->app->loop, l, &handlers, c);
+    welcome(c);
+    return c->ws;
 }
 
 void viewer_clients_sweep(struct viewer *v)

@@ -81,10 +81,16 @@ struct feed {
     uint8_t *changed; /* tiles changed by this grab */
     bool resized;
     char *err;
+    /* The screen's monitors (RandR): the last known, and a fresh look the
+     * job took (asked at the first grab, after a resize and every
+     * MONITORS_EVERY grabs: xrandr may add or move one any time). */
+    json_t *monitors, *new_monitors;
+    unsigned grabs;
     struct feed *next;
 };
 
 static uint64_t next_job = 1;
+#define MONITORS_EVERY 40 /* grabs: 2 s */
 
 static void feed_free(struct feed *f)
 {
@@ -99,6 +105,8 @@ static void feed_free(struct feed *f)
     frame_finish(&f->prev);
     free(f->changed);
     free(f->err);
+    json_decref(f->monitors);
+    json_decref(f->new_monitors);
     free(f);
     viewer_release(v);
 }
@@ -309,6 +317,11 @@ static void work(uv_work_t *w)
     f->prev = cur;
     f->tw = tw;
     f->th = th;
+    if (f->src.monitors && (f->resized || f->grabs++ % MONITORS_EVERY == 0)) {
+        char *err = NULL;
+        f->new_monitors = f->src.monitors(f->src.ud, &err);
+        free(err); /* said by the next grab, which fails too */
+    }
     struct cached *cache = NULL;
     int n_cache = 0;
     for (int i = 0; i < f->n_groups; i++) {
@@ -324,6 +337,12 @@ static void work(uv_work_t *w)
     for (int i = 0; i < n_cache; i++)
         free(cache[i].bytes);
     free(cache);
+}
+
+static void send_monitors(struct view_client *c, struct feed *f)
+{
+    viewer_client_send_json(c, json_pack("{s:s, s:s, s:O}", "type", "monitors", "session",
+                                         f->session, "monitors", f->monitors));
 }
 
 static void resize_bitmaps(struct view_client *c, int n)
@@ -351,6 +370,16 @@ static void after_work(uv_work_t *w, int status)
     if (f->err && !f->closing) {
         log_debug("%s: viewer grab failed: %s", f->session, f->err);
     }
+    if (f->new_monitors && !json_equal(f->new_monitors, f->monitors)) {
+        json_decref(f->monitors);
+        f->monitors = f->new_monitors;
+        f->new_monitors = NULL;
+        for (struct view_client *c = v->clients; c; c = c->next)
+            if (c->feed == f)
+                send_monitors(c, f);
+    }
+    json_decref(f->new_monitors);
+    f->new_monitors = NULL;
     for (struct view_client *c = v->clients; c; c = c->next) {
         if (c->feed != f)
             continue;
@@ -516,6 +545,8 @@ bool viewer_feed_join(struct viewer *v, struct view_client *c, struct session *s
     int n = f->tw * f->th;
     if (n && !f->busy)
         resize_bitmaps(c, n); /* everything, from the next grab */
+    if (f->monitors)
+        send_monitors(c, f);
     return true;
 }
 
@@ -549,4 +580,20 @@ void viewer_feeds_close_all(struct viewer *v)
 {
     for (struct feed *f = v->feeds; f; f = f->next)
         feed_close(f);
+}
+
+uint64_t viewer_feed_changed_ms(struct viewer *v, const char *session)
+{
+    for (struct feed *f = v->feeds; f; f = f->next)
+        if (!f->closing && strcmp(f->session, session) == 0)
+            return f->last_change_ms;
+    return 0;
+}
+
+const json_t *viewer_feed_monitors(struct viewer *v, const char *session)
+{
+    for (struct feed *f = v->feeds; f; f = f->next)
+        if (!f->closing && strcmp(f->session, session) == 0)
+            return f->monitors;
+    return NULL;
 }

@@ -151,7 +151,9 @@ static void upgrade(struct viewer *v, struct http_req *req)
         return;
     }
     if (req->wsi) {
-        answer_error(req, 501, "the viewer's WebSocket is served over plain HTTP only for now");
+        /* Over HTTPS libwebsockets upgrades a request naming the protocol
+         * itself (ws_lws.c); one that reaches here it did not take. */
+        answer_error(req, 501, "this WebSocket upgrade cannot be served over HTTPS");
         return;
     }
     if (v->n_clients >= VIEW_MAX_CLIENTS) {

@@ -80,6 +80,10 @@ void viewer_grants_finish(struct viewer *v);
 /* Clients (client.c). */
 void viewer_client_open(struct viewer *v, int fd, const char *key, const char *in, size_t n,
                         const struct view_grant *g);
+/* The same over HTTPS, on a connection libwebsockets serves (ws_lws.c):
+ * the page's ws. */
+struct ws_lws;
+struct ws *viewer_client_open_lws(struct viewer *v, struct ws_lws *l, const struct view_grant *g);
 /* Once a second: expiry and revocation, session list, ended sessions. */
 void viewer_clients_sweep(struct viewer *v);
 void viewer_clients_close_all(struct viewer *v);
@@ -96,6 +100,12 @@ bool viewer_feed_join(struct viewer *v, struct view_client *c, struct session *s
 void viewer_feed_leave(struct view_client *c);
 void viewer_feed_ack(struct view_client *c, uint32_t seq);
 void viewer_feeds_close_all(struct viewer *v);
+/* When the desktop a page watches last changed on screen (uv_now ms); 0
+ * when no page watches it. */
+uint64_t viewer_feed_changed_ms(struct viewer *v, const char *session);
+/* The monitors (RandR) of the desktop a page watches, as last sent to the
+ * pages (borrowed); NULL when not known or no page watches it. */
+const json_t *viewer_feed_monitors(struct viewer *v, const char *session);
 /* The session with this id (any state), or NULL. */
 struct session *viewer_session_find(struct viewer *v, const char *id);
 
@@ -106,6 +116,15 @@ void viewer_cards_stop(void);
 void viewer_cards_send(struct view_client *c);
 /* c answered question id. */
 void viewer_card_answer(struct view_client *c, const char *id, bool yes);
+/* Where the call of card id acts is known: bounds {x, y, width, height}
+ * (borrowed), or NULL when its ref could not be found. */
+void viewer_card_located(const char *id, const json_t *bounds);
+
+/* Card markers (card_target.c). */
+/* Where a call acts: {session, x, y}, {session, ref}, or NULL (a new object). */
+json_t *viewer_card_target(struct viewer *v, const json_t *args, const char *caller);
+/* Looks up the bounds of a {session, ref} target, then viewer_card_located. */
+void viewer_card_target_resolve(struct viewer *v, const char *card, const json_t *target);
 
 /* Takeover (control.c). */
 void viewer_control_take(struct view_client *c);

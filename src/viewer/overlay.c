@@ -4,6 +4,7 @@
 
 #include "core/xmalloc.h"
 #include "session/session.h"
+#include "viewer/anchor.h"
 #include "viewer/internal.h"
 #include "viewer/ws.h"
 
@@ -15,6 +16,7 @@ struct overlay {
     char id[24];
     char session[48];
     json_t *shape;
+    bool monitor_given;          /* monitor_index came with the shape; else it is found */
     uint64_t show_ms, expire_ms; /* uv_now times */
     struct overlay *next;
 };
@@ -23,6 +25,9 @@ struct bucket {
     char session[48];
     double tokens;
     uint64_t at_ms;
+    /* Anchored overlays: a look in flight, and when the last began. */
+    bool refreshing;
+    uint64_t refreshed_ms;
     struct bucket *next;
 };
 
@@ -91,11 +96,59 @@ static void broadcast(const char *session, json_t *msg)
     free(text);
 }
 
-json_t *overlay_draw(struct app *app, struct session *s, const json_t *shapes, int64_t ttl_ms,
-                     bool one_at_a_time, enum error_code *code, char **err)
+/* Sets a shape's place from its element's bounds: a point at the centre,
+ * every other kind over the element. */
+static void place(json_t *shape, const json_t *b)
 {
-    if (!check(app, s, code, err))
-        return NULL;
+    json_int_t x = json_integer_value(json_object_get(b, "x"));
+    json_int_t y = json_integer_value(json_object_get(b, "y"));
+    json_int_t w = json_integer_value(json_object_get(b, "width"));
+    json_int_t h = json_integer_value(json_object_get(b, "height"));
+    const char *kind = json_string_value(json_object_get(shape, "kind"));
+    if (kind && strcmp(kind, "point") == 0)
+        x += w / 2, y += h / 2;
+    json_object_set_new(shape, "x", json_integer(x));
+    json_object_set_new(shape, "y", json_integer(y));
+    json_object_set_new(shape, "width", json_integer(w));
+    json_object_set_new(shape, "height", json_integer(h));
+}
+
+/* The monitor a shape falls on (its centre; an arrow's or path's first
+ * point), when the desktop's monitors are known: a page that shows one
+ * monitor per window can tell which of its shapes are its own. */
+static void set_monitor(json_t *shape, const json_t *monitors)
+{
+    if (!monitors || json_object_get(shape, "monitor_index"))
+        return;
+    const json_t *p0 = json_array_get(json_object_get(shape, "points"), 0);
+    double x, y;
+    if (p0) {
+        x = json_number_value(json_array_get(p0, 0));
+        y = json_number_value(json_array_get(p0, 1));
+    } else {
+        x = json_number_value(json_object_get(shape, "x")) +
+            json_number_value(json_object_get(shape, "width")) / 2;
+        y = json_number_value(json_object_get(shape, "y")) +
+            json_number_value(json_object_get(shape, "height")) / 2;
+    }
+    size_t i;
+    const json_t *m;
+    json_array_foreach(monitors, i, m)
+    {
+        double mx = json_number_value(json_object_get(m, "x"));
+        double my = json_number_value(json_object_get(m, "y"));
+        if (x >= mx && y >= my && x < mx + json_number_value(json_object_get(m, "width")) &&
+            y < my + json_number_value(json_object_get(m, "height"))) {
+            json_object_set_new(shape, "monitor_index", json_integer((json_int_t)i));
+            return;
+        }
+    }
+}
+
+/* Adds the shapes, placed. */
+static json_t *add(struct app *app, struct session *s, const json_t *shapes, int64_t ttl_ms,
+                   bool one_at_a_time, enum error_code *code, char **err)
+{
     int have = 0;
     for (struct overlay *o = overlays; o; o = o->next)
         have += strcmp(o->session, s->id) == 0;
@@ -114,6 +167,8 @@ json_t *overlay_draw(struct app *app, struct session *s, const json_t *shapes, i
         snprintf(o->id, sizeof o->id, "ov%u", next_id++);
         snprintf(o->session, sizeof o->session, "%s", s->id);
         o->shape = json_deep_copy(json_array_get(shapes, i));
+        o->monitor_given = json_object_get(o->shape, "monitor_index") != NULL;
+        set_monitor(o->shape, viewer_the ? viewer_feed_monitors(viewer_the, s->id) : NULL);
         o->show_ms = now + (one_at_a_time ? (uint64_t)ttl_ms * i : 0);
         o->expire_ms = o->show_ms + (uint64_t)ttl_ms;
         o->next = overlays;
@@ -124,6 +179,78 @@ json_t *overlay_draw(struct app *app, struct session *s, const json_t *shapes, i
     broadcast(s->id, json_pack("{s:s, s:s, s:s, s:o}", "type", "overlay", "event", "created",
                                "session", s->id, "overlays", list));
     return ids;
+}
+
+/* A draw waiting for the bounds of its refs. */
+struct pending {
+    struct app *app;
+    char session[48];
+    json_t *shapes, *refs, *index; /* index: the shape of each ref */
+    int64_t ttl_ms;
+    bool one_at_a_time;
+    overlay_drawn_fn done;
+    void *ud;
+};
+
+static void resolved(void *ud, json_t *bounds, int failed, enum error_code code, const char *err)
+{
+    struct pending *p = ud;
+    struct session *s = viewer_the ? viewer_session_find(viewer_the, p->session) : NULL;
+    json_t *ids = NULL;
+    char *why = NULL;
+    if (!bounds) {
+        size_t shape = (size_t)json_integer_value(json_array_get(p->index, (size_t)failed));
+        why = xasprintf("shapes[%zu].ref: %s", shape, err);
+    } else if (!s || s->state != SESSION_LIVE) {
+        code = ERROR_SESSION_EXPIRED;
+        why = xasprintf("session %s is not live", p->session);
+    } else {
+        size_t i;
+        json_t *b;
+        json_array_foreach(bounds, i, b) place(
+            json_array_get(p->shapes, (size_t)json_integer_value(json_array_get(p->index, i))), b);
+        ids = add(p->app, s, p->shapes, p->ttl_ms, p->one_at_a_time, &code, &why);
+    }
+    p->done(p->ud, p->session, ids, code, why);
+    free(why);
+    json_decref(bounds);
+    json_decref(p->shapes);
+    json_decref(p->refs);
+    json_decref(p->index);
+    free(p);
+}
+
+void overlay_draw(struct app *app, struct session *s, const json_t *shapes, int64_t ttl_ms,
+                  bool one_at_a_time, overlay_drawn_fn done, void *ud)
+{
+    enum error_code code;
+    char *err = NULL;
+    if (!check(app, s, &code, &err)) {
+        done(ud, s->id, NULL, code, err);
+        free(err);
+        return;
+    }
+    struct pending *p = xcalloc(1, sizeof *p);
+    p->app = app;
+    snprintf(p->session, sizeof p->session, "%s", s->id);
+    p->shapes = json_deep_copy(shapes);
+    p->refs = json_array();
+    p->index = json_array();
+    p->ttl_ms = ttl_ms;
+    p->one_at_a_time = one_at_a_time;
+    p->done = done;
+    p->ud = ud;
+    size_t i;
+    json_t *shape;
+    json_array_foreach(p->shapes, i, shape)
+    {
+        json_t *ref = json_object_get(shape, "ref");
+        if (json_is_string(ref)) {
+            json_array_append(p->refs, ref);
+            json_array_append_new(p->index, json_integer((json_int_t)i));
+        }
+    }
+    anchor_resolve(app, s, p->refs, false, resolved, p);
 }
 
 static int drop(const char *session, const json_t *ids, bool all, uint64_t expire_before)
@@ -190,6 +317,89 @@ void overlay_send_current(struct view_client *c)
                                          "created", "session", c->watching, "overlays", list));
 }
 
+/* A look at where anchored overlays' elements are now. */
+struct refresh {
+    char session[48];
+    json_t *ids;
+};
+
+static void refreshed(void *ud, json_t *bounds, int failed, enum error_code code, const char *err)
+{
+    (void)failed, (void)code, (void)err;
+    struct refresh *r = ud;
+    struct bucket *b = buckets;
+    while (b && strcmp(b->session, r->session) != 0)
+        b = b->next;
+    if (b)
+        b->refreshing = false;
+    json_t *list = json_array();
+    uint64_t now = viewer_the ? uv_now(viewer_the->app->loop) : 0;
+    for (size_t i = 0; bounds && i < json_array_size(r->ids); i++) {
+        const char *id = json_string_value(json_array_get(r->ids, i));
+        json_t *bi = json_array_get(bounds, i);
+        struct overlay *o = overlays;
+        while (o && strcmp(o->id, id) != 0)
+            o = o->next;
+        /* Gone meanwhile, or its element is not showing: it stays where it was. */
+        if (!o || !json_is_object(bi))
+            continue;
+        json_t *moved = json_deep_copy(o->shape);
+        place(moved, bi);
+        if (!o->monitor_given) {
+            json_object_del(moved, "monitor_index");
+            set_monitor(moved, viewer_the ? viewer_feed_monitors(viewer_the, r->session) : NULL);
+        }
+        if (json_equal(moved, o->shape)) {
+            json_decref(moved);
+            continue;
+        }
+        json_decref(o->shape);
+        o->shape = moved;
+        json_array_append_new(list, to_json(o, now));
+    }
+    if (json_array_size(list))
+        broadcast(r->session, json_pack("{s:s, s:s, s:s, s:O}", "type", "overlay", "event",
+                                        "updated", "session", r->session, "overlays", list));
+    json_decref(list);
+    json_decref(bounds);
+    json_decref(r->ids);
+    free(r);
+}
+
+/* Anchored overlays follow their elements: looked at again when the screen
+ * a page watches has changed since the last look (at most once a second,
+ * one look per session at a time; a still screen costs nothing). */
+static void refresh(struct viewer *v)
+{
+    uint64_t now = uv_now(v->app->loop);
+    for (struct bucket *b = buckets; b; b = b->next) {
+        if (b->refreshing || viewer_feed_changed_ms(v, b->session) <= b->refreshed_ms)
+            continue;
+        struct session *s = viewer_session_find(v, b->session);
+        if (!s || s->state != SESSION_LIVE)
+            continue;
+        json_t *ids = json_array(), *refs = json_array();
+        for (struct overlay *o = overlays; o; o = o->next) {
+            json_t *ref = json_object_get(o->shape, "ref");
+            if (strcmp(o->session, b->session) == 0 && json_is_string(ref)) {
+                json_array_append_new(ids, json_string(o->id));
+                json_array_append(refs, ref);
+            }
+        }
+        b->refreshed_ms = now;
+        if (json_array_size(ids)) {
+            struct refresh *r = xcalloc(1, sizeof *r);
+            snprintf(r->session, sizeof r->session, "%s", b->session);
+            r->ids = ids;
+            b->refreshing = true;
+            anchor_resolve(v->app, s, refs, true, refreshed, r);
+        } else {
+            json_decref(ids);
+        }
+        json_decref(refs);
+    }
+}
+
 void overlay_sweep(struct viewer *v)
 {
     uint64_t now = uv_now(v->app->loop);
@@ -212,6 +422,7 @@ void overlay_sweep(struct viewer *v)
         else
             drop(session, NULL, false, now);
     }
+    refresh(v);
 }
 
 void overlay_finish(void)

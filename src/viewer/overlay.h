@@ -18,11 +18,16 @@ struct viewer;
 #define OVERLAY_RATE   20
 #define OVERLAY_TTL_MS 10000
 
-/* Draws shapes (checked by the tool's schema) on s: the new ids (a new
- * array), or NULL with *code and *err (malloc'd). one_at_a_time: each shape
- * shows for ttl_ms after the one before it. */
-json_t *overlay_draw(struct app *app, struct session *s, const json_t *shapes, int64_t ttl_ms,
-                     bool one_at_a_time, enum error_code *code, char **err);
+/* Draws shapes (checked by the tool's schema) on s, then done(ud, s's id,
+ * ids (a new array), ...) or done(ud, s's id, NULL, code, err) — maybe
+ * before it returns.
+ * one_at_a_time: each shape shows for ttl_ms after the one before it. A
+ * shape with a ref takes that element's bounds first (anchor.h), and
+ * follows it while a page watches (overlay_sweep). */
+typedef void (*overlay_drawn_fn)(void *ud, const char *session, json_t *ids, enum error_code code,
+                                 const char *err);
+void overlay_draw(struct app *app, struct session *s, const json_t *shapes, int64_t ttl_ms,
+                  bool one_at_a_time, overlay_drawn_fn done, void *ud);
 /* Removes the overlays ids names on s; how many, or -1 with *code, *err. */
 int overlay_remove(struct app *app, struct session *s, const json_t *ids, enum error_code *code,
                    char **err);

@@ -27,26 +27,28 @@ static struct session *session_of(struct tool_call *call)
     return s;
 }
 
+static void drawn(void *ud, const char *session, json_t *ids, enum error_code code, const char *err)
+{
+    struct tool_call *call = ud;
+    if (!ids) {
+        tool_call_fail_code(call, code, "%s", err);
+        return;
+    }
+    size_t n = json_array_size(ids);
+    tool_call_done(call, json_pack("{s:s, s:o}", "session", session, "ids", ids),
+                   "drew %zu overlay%s on %s (shown in the live viewer only)", n, n == 1 ? "" : "s",
+                   session);
+}
+
 static void draw(struct tool_call *call)
 {
     struct session *s = session_of(call);
     if (!s)
         return;
     const json_t *args = tool_call_args(call);
-    enum error_code code;
-    char *err = NULL;
-    json_t *ids = overlay_draw(tool_call_app(call), s, json_object_get(args, "shapes"),
-                               args_int(args, "ttl_ms", OVERLAY_TTL_MS),
-                               json_is_true(json_object_get(args, "one_at_a_time")), &code, &err);
-    if (!ids) {
-        tool_call_fail_code(call, code, "%s", err);
-        free(err);
-        return;
-    }
-    size_t n = json_array_size(ids);
-    tool_call_done(call, json_pack("{s:s, s:o}", "session", s->id, "ids", ids),
-                   "drew %zu overlay%s on %s (shown in the live viewer only)", n, n == 1 ? "" : "s",
-                   s->id);
+    overlay_draw(tool_call_app(call), s, json_object_get(args, "shapes"),
+                 args_int(args, "ttl_ms", OVERLAY_TTL_MS),
+                 json_is_true(json_object_get(args, "one_at_a_time")), drawn, call);
 }
 
 static void finish(struct tool_call *call, struct session *s, int n, enum error_code code,

@@ -24,6 +24,8 @@ struct ws {
     bool handle_closed;
     double tokens; /* message rate bucket */
     uint64_t refilled_ms;
+    struct ws_lws *lws; /* HTTPS: libwebsockets frames it (tcp unused); NULL: ours */
+    uv_loop_t *loop;
 };
 
 struct ws_write {
@@ -115,19 +117,27 @@ static void frame_out(struct ws *ws, uint8_t opcode, const void *a, size_t alen,
 
 void ws_send(struct ws *ws, bool text, const void *data, size_t len)
 {
-    if (!ws->closing)
+    if (ws->closing)
+        return;
+    if (ws->lws)
+        ws_lws_send(ws->lws, text, data, len, NULL, 0);
+    else
         frame_out(ws, text ? 1 : 2, data, len, NULL, 0, false);
 }
 
 void ws_send2(struct ws *ws, const void *a, size_t alen, const void *b, size_t blen)
 {
-    if (!ws->closing)
+    if (ws->closing)
+        return;
+    if (ws->lws)
+        ws_lws_send(ws->lws, false, a, alen, b, blen);
+    else
         frame_out(ws, 2, a, alen, b, blen, false);
 }
 
 size_t ws_queued(const struct ws *ws)
 {
-    return ws->queued;
+    return ws->lws ? ws_lws_queued(ws->lws) : ws->queued;
 }
 
 bool ws_closing(const struct ws *ws)
@@ -140,6 +150,10 @@ void ws_close(struct ws *ws, uint16_t code, const char *reason)
     if (ws->closing)
         return;
     ws->closing = true;
+    if (ws->lws) {
+        ws_lws_close(ws->lws, code, reason);
+        return;
+    }
     uint8_t payload[125];
     size_t rl = strlen(reason);
     if (rl > sizeof payload - 2)
@@ -221,7 +235,7 @@ static bool one_frame(struct ws *ws, size_t *used)
 
 static bool rate_ok(struct ws *ws)
 {
-    uint64_t now = uv_now(ws->tcp.loop);
+    uint64_t now = uv_now(ws->loop);
     ws->tokens += (double)(now - ws->refilled_ms) * WS_MAX_RATE / 1000.0;
     if (ws->tokens > 2.0 * WS_MAX_RATE)
         ws->tokens = 2.0 * WS_MAX_RATE;
@@ -295,6 +309,7 @@ struct ws *ws_create(uv_loop_t *loop, int fd, const char *key, const char *proto
     ws->h = h;
     ws->ud = ud;
     ws->tokens = 2.0 * WS_MAX_RATE;
+    ws->loop = loop;
     uv_tcp_init(loop, &ws->tcp);
     ws->tcp.data = ws;
     ws->refilled_ms = uv_now(loop);
@@ -343,4 +358,34 @@ void ws_start(struct ws *ws)
     process(ws);
     if (!ws->closing && ws->in_len > WS_MAX_IN + 14)
         ws_close(ws, 1009, "message too big");
+}
+
+struct ws *ws_create_lws(uv_loop_t *loop, struct ws_lws *l, const struct ws_handlers *h, void *ud)
+{
+    struct ws *ws = xcalloc(1, sizeof *ws);
+    ws->h = h;
+    ws->ud = ud;
+    ws->lws = l;
+    ws->loop = loop;
+    ws->tokens = 2.0 * WS_MAX_RATE;
+    ws->refilled_ms = uv_now(loop);
+    return ws;
+}
+
+void ws_lws_message(struct ws *ws, bool text, const char *data, size_t len)
+{
+    if (ws->closing)
+        return;
+    if (!rate_ok(ws)) {
+        ws_close(ws, 1008, "too many messages: at most 200 a second");
+        return;
+    }
+    ws->h->message(ws, text, data, len, ws->ud);
+}
+
+void ws_lws_gone(struct ws *ws)
+{
+    ws->closing = true;
+    ws->h->closed(ws, ws->ud);
+    free(ws);
 }

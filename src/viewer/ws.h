@@ -41,3 +41,17 @@ void ws_start(struct ws *ws);
 bool ws_closing(const struct ws *ws);
 /* The Sec-WebSocket-Accept value for key into out[29]. */
 void ws_accept_key(const char *key, char *out);
+
+/* Over HTTPS libwebsockets frames the connection (ws_lws.c); a ws around
+ * it has the same interface and limits. */
+struct ws_lws;
+struct ws *ws_create_lws(uv_loop_t *loop, struct ws_lws *l, const struct ws_handlers *h, void *ud);
+/* ws_lws.c's side: a whole message came (rate-limited here), and the
+ * connection is gone (closed() runs, ws is freed). */
+void ws_lws_message(struct ws *ws, bool text, const char *data, size_t len);
+void ws_lws_gone(struct ws *ws);
+/* ws.c's side, ws_lws.c's work. */
+void ws_lws_send(struct ws_lws *l, bool text, const void *a, size_t alen, const void *b,
+                 size_t blen);
+void ws_lws_close(struct ws_lws *l, uint16_t code, const char *reason);
+size_t ws_lws_queued(const struct ws_lws *l);
