@@ -83,14 +83,15 @@ struct feed {
     char *err;
     /* The screen's monitors (RandR): the last known, and a fresh look the
      * job took (asked at the first grab, after a resize and every
-     * MONITORS_EVERY grabs: xrandr may add or move one any time). */
+     * MONITORS_EVERY_MS: xrandr may add or move one any time). */
     json_t *monitors, *new_monitors;
-    unsigned grabs;
+    uint64_t monitors_ms; /* when the last look was asked for */
+    bool look_monitors;   /* the job in flight looks */
     struct feed *next;
 };
 
 static uint64_t next_job = 1;
-#define MONITORS_EVERY 40 /* grabs: 2 s */
+#define MONITORS_EVERY_MS 2000
 
 static void feed_free(struct feed *f)
 {
@@ -317,7 +318,7 @@ static void work(uv_work_t *w)
     f->prev = cur;
     f->tw = tw;
     f->th = th;
-    if (f->src.monitors && (f->resized || f->grabs++ % MONITORS_EVERY == 0)) {
+    if (f->src.monitors && (f->resized || f->look_monitors)) {
         char *err = NULL;
         f->new_monitors = f->src.monitors(f->src.ud, &err);
         free(err); /* said by the next grab, which fails too */
@@ -482,6 +483,9 @@ static void on_tick(uv_timer_t *timer)
     }
     /* Pages that joined before the first grab know no size yet: the grab
      * counts as resized for them (after_work). */
+    f->look_monitors = f->monitors_ms == 0 || now - f->monitors_ms >= MONITORS_EVERY_MS;
+    if (f->look_monitors)
+        f->monitors_ms = now;
     f->busy = true;
     f->work.data = f;
     uv_queue_work(v->app->loop, &f->work, work, after_work);
