@@ -123,7 +123,7 @@ static void test_png_strips_decode_to_the_same_pixels(void **state)
         uint8_t *png;
         size_t len;
         char *err = NULL;
-        assert_true(png_strips_encode(&f, 2, strips, &png, &len, &err));
+        assert_true(png_strips_encode(&f, strips, &png, &len, &err));
         spng_ctx *ctx = spng_ctx_new(0);
         assert_int_equal(spng_set_png_buffer(ctx, png, len), 0);
         size_t out_size;
@@ -183,7 +183,7 @@ static void test_png_of_few_colours_is_indexed(void **state)
             uint8_t *png;
             size_t len;
             char *err = NULL;
-            assert_true(png_strips_encode(&f, 1, strips, &png, &len, &err));
+            assert_true(png_strips_encode(&f, strips, &png, &len, &err));
             expect_png_of(png, len, &f, SPNG_COLOR_TYPE_INDEXED);
             free(png);
         }
@@ -200,7 +200,7 @@ static void test_png_of_257_colours_is_truecolour(void **state)
     uint8_t *png;
     size_t len;
     char *err = NULL;
-    assert_true(png_strips_encode(&f, 1, 2, &png, &len, &err));
+    assert_true(png_strips_encode(&f, 2, &png, &len, &err));
     expect_png_of(png, len, &f, SPNG_COLOR_TYPE_TRUECOLOR);
     free(png);
     /* …and through image_encode, as screenshots go. */

@@ -1,0 +1,604 @@
+#include "image/png_deflate.h"
+
+#include "core/xmalloc.h"
+#include "image/frame.h"
+#include "image/png_palette.h"
+
+#include <assert.h>
+#include <libdeflate.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Scanline bytes a Huffman block covers: large enough that its header
+ * (about 80 bytes) is lost in it, small enough for its codes to follow a
+ * screen's changing parts. */
+#define BLOCK        (128 * 1024)
+#define MIN_MATCH    4 /* a 3-byte match rarely beats three literals */
+#define MAX_MATCH    258
+#define WINDOW       32768
+#define STORED_MAX   65535
+#define LITLEN_SYMS  286
+#define DIST_SYMS    30
+#define CODELEN_SYMS 19
+#define END_OF_BLOCK 256
+#define HASH_BITS    13
+
+enum { FILTER_NONE = 0, FILTER_SUB = 1, FILTER_UP = 2 };
+
+/* `lits` literal bytes, then a match of `len` bytes `dist` back (len 0:
+ * none, the block's last literals). */
+struct token {
+    uint32_t lits;
+    uint16_t len;
+    uint16_t dist;
+};
+
+struct bits {
+    uint8_t *p;
+    uint64_t buf;
+    unsigned n; /* bits in buf, < 32 between calls */
+};
+
+static uint32_t load32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* Deflate's bits go least significant first; whole little-endian words are
+ * stored and the pointer moves by the bytes completed (the output has 8
+ * bytes of slack for the store). */
+static inline void put(struct bits *w, uint32_t v, unsigned len)
+{
+    w->buf |= (uint64_t)v << w->n;
+    w->n += len;
+    if (w->n >= 32) {
+        uint64_t le = w->buf; /* little-endian hosts only, see the static assert */
+        memcpy(w->p, &le, 8);
+        w->p += 4;
+        w->buf >>= 32;
+        w->n -= 32;
+    }
+}
+
+static void align(struct bits *w)
+{
+    while (w->n > 0) {
+        *w->p++ = (uint8_t)w->buf;
+        w->buf >>= 8;
+        w->n = w->n > 8 ? w->n - 8 : 0;
+    }
+    w->buf = 0;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "png_deflate writes its bit buffer as little-endian words"
+#endif
+
+/* Length 3..258 -> symbol 257..285 and its extra bits (RFC 1951 3.2.5). */
+static unsigned len_sym(unsigned len, unsigned *eb, unsigned *ev)
+{
+    if (len <= 10) {
+        *eb = *ev = 0;
+        return 257 + len - 3;
+    }
+    if (len == 258) {
+        *eb = *ev = 0;
+        return 285;
+    }
+    unsigned v = len - 3, hb = 31 - (unsigned)__builtin_clz(v);
+    *eb = hb - 2;
+    *ev = v & ((1u << *eb) - 1);
+    return 257 + 4 * (hb - 1) + ((v >> (hb - 2)) & 3);
+}
+
+/* Distance 1..32768 -> symbol 0..29 and its extra bits. */
+static unsigned dist_sym(unsigned dist, unsigned *eb, unsigned *ev)
+{
+    if (dist <= 4) {
+        *eb = *ev = 0;
+        return dist - 1;
+    }
+    unsigned v = dist - 1, hb = 31 - (unsigned)__builtin_clz(v);
+    *eb = hb - 1;
+    *ev = v & ((1u << *eb) - 1);
+    return 2 * hb + ((v >> (hb - 1)) & 1);
+}
+
+/* Shell sort (Ciura's gaps): at most 286 keys, and no qsort callback for
+ * each comparison. */
+static void sort_u64(uint64_t *a, int n)
+{
+    static const int gaps[] = {132, 57, 23, 10, 4, 1};
+    for (size_t g = 0; g < sizeof gaps / sizeof *gaps; g++) {
+        int gap = gaps[g];
+        for (int i = gap; i < n; i++) {
+            uint64_t v = a[i];
+            int j = i;
+            for (; j >= gap && a[j - gap] > v; j -= gap)
+                a[j] = a[j - gap];
+            a[j] = v;
+        }
+    }
+}
+
+/* Huffman code lengths for n symbols of the counts freq, none over
+ * `limit` bits; unused symbols get 0. At least two symbols get a code
+ * (inflaters refuse a code of one), so an unused one may be given one. */
+static void huff_lengths(const uint32_t *freq, int n, unsigned limit, uint8_t *len)
+{
+    uint64_t key[LITLEN_SYMS];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        len[i] = 0;
+        if (freq[i])
+            key[m++] = (uint64_t)freq[i] << 16 | (unsigned)i;
+    }
+    for (int i = 0; m < 2; i++) {
+        bool used = false;
+        for (int k = 0; k < m; k++)
+            used = used || (int)(key[k] & 0xffff) == i;
+        if (!used)
+            key[m++] = (uint64_t)i; /* count 0: sorts first, longest code */
+    }
+    sort_u64(key, m);
+    /* Two queues: the leaves in order of count, and the inner nodes, which
+     * are made in order of count too; a node's parent always comes after it. */
+    uint64_t w[2 * LITLEN_SYMS];
+    int parent[2 * LITLEN_SYMS];
+    unsigned depth[2 * LITLEN_SYMS];
+    for (int i = 0; i < m; i++)
+        w[i] = key[i] >> 16;
+    int li = 0, ii = m, nc = m;
+    for (int k = 0; k < m - 1; k++) {
+        int pick[2];
+        for (int j = 0; j < 2; j++)
+            pick[j] = li < m && (ii >= nc || w[li] <= w[ii]) ? li++ : ii++;
+        w[nc] = w[pick[0]] + w[pick[1]];
+        parent[pick[0]] = parent[pick[1]] = nc;
+        nc++;
+    }
+    depth[nc - 1] = 0;
+    for (int i = nc - 2; i >= 0; i--)
+        depth[i] = depth[parent[i]] + 1;
+    /* Lengths over the limit are cut to it, then leaves are pushed down
+     * from shorter lengths until the code is complete again. */
+    unsigned bl[16] = {0};
+    for (int i = 0; i < m; i++)
+        bl[depth[i] > limit ? limit : depth[i]]++;
+    uint32_t total = 0;
+    for (unsigned l = 1; l <= limit; l++)
+        total += bl[l] << (limit - l);
+    while (total > (1u << limit)) {
+        bl[limit]--;
+        for (unsigned l = limit - 1; l > 0; l--)
+            if (bl[l]) {
+                bl[l]--;
+                bl[l + 1] += 2;
+                break;
+            }
+        total--;
+    }
+    /* The rarest symbols get the longest codes. */
+    int k = 0;
+    for (unsigned l = limit; l >= 1; l--)
+        for (unsigned c = bl[l]; c > 0; c--)
+            len[key[k++] & 0xffff] = (uint8_t)l;
+}
+
+/* Canonical codes for the lengths, bit-reversed for LSB-first output. */
+static void huff_codes(const uint8_t *len, int n, uint16_t *code)
+{
+    unsigned bl[16] = {0}, next[16];
+    for (int i = 0; i < n; i++)
+        bl[len[i]]++;
+    bl[0] = 0;
+    unsigned c = 0;
+    for (int b = 1; b < 16; b++) {
+        c = (c + bl[b - 1]) << 1;
+        next[b] = c;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!len[i])
+            continue;
+        unsigned v = next[len[i]]++, r = 0;
+        for (unsigned b = 0; b < len[i]; b++)
+            r |= ((v >> b) & 1) << (len[i] - 1 - b);
+        code[i] = (uint16_t)r;
+    }
+}
+
+struct block {
+    uint32_t ht[1 << HASH_BITS]; /* piece offset + 1 of the last place each 4-byte hash was seen */
+    uint32_t lit[LITLEN_SYMS];
+    uint32_t dist[DIST_SYMS];
+    struct token *tok;
+    size_t ntok;
+};
+
+/* The block's code lengths, run-length coded (symbols 16, 17, 18). */
+struct header {
+    uint8_t lens[LITLEN_SYMS + DIST_SYMS];
+    unsigned hlit, hdist, hclen;
+    uint8_t item[LITLEN_SYMS + DIST_SYMS];  /* code-length symbols */
+    uint8_t extra[LITLEN_SYMS + DIST_SYMS]; /* their repeat counts */
+    int nitems;
+    uint8_t cl_len[CODELEN_SYMS];
+    uint16_t cl_code[CODELEN_SYMS];
+};
+
+static const uint8_t cl_order[CODELEN_SYMS] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                               11, 4,  12, 3, 13, 2, 14, 1, 15};
+static const uint8_t cl_extra_bits[CODELEN_SYMS] = {[16] = 2, [17] = 3, [18] = 7};
+
+/* Fills h from the lit/len and distance lengths; returns its size in bits. */
+static size_t header_build(struct header *h, const uint8_t *llen, const uint8_t *dlen)
+{
+    h->hlit = LITLEN_SYMS;
+    while (h->hlit > 257 && !llen[h->hlit - 1])
+        h->hlit--;
+    h->hdist = DIST_SYMS;
+    while (h->hdist > 1 && !dlen[h->hdist - 1])
+        h->hdist--;
+    memcpy(h->lens, llen, h->hlit);
+    memcpy(h->lens + h->hlit, dlen, h->hdist);
+    unsigned total = h->hlit + h->hdist;
+    uint32_t freq[CODELEN_SYMS] = {0};
+    h->nitems = 0;
+#define ITEM(s, x)                                                                                 \
+    do {                                                                                           \
+        h->item[h->nitems] = (uint8_t)(s);                                                         \
+        h->extra[h->nitems++] = (uint8_t)(x);                                                      \
+        freq[s]++;                                                                                 \
+    } while (0)
+    for (unsigned i = 0; i < total;) {
+        uint8_t v = h->lens[i];
+        unsigned run = 1;
+        while (i + run < total && h->lens[i + run] == v)
+            run++;
+        i += run;
+        if (v == 0) {
+            while (run >= 11) {
+                unsigned r = run < 138 ? run : 138;
+                ITEM(18, r - 11);
+                run -= r;
+            }
+            if (run >= 3) {
+                ITEM(17, run - 3);
+                run = 0;
+            }
+        } else {
+            ITEM(v, 0);
+            run--;
+            while (run >= 3) {
+                unsigned r = run < 6 ? run : 6;
+                ITEM(16, r - 3);
+                run -= r;
+            }
+        }
+        while (run-- > 0)
+            ITEM(v, 0);
+    }
+#undef ITEM
+    huff_lengths(freq, CODELEN_SYMS, 7, h->cl_len);
+    huff_codes(h->cl_len, CODELEN_SYMS, h->cl_code);
+    h->hclen = CODELEN_SYMS;
+    while (h->hclen > 4 && !h->cl_len[cl_order[h->hclen - 1]])
+        h->hclen--;
+    size_t bits = 3 + 5 + 5 + 4 + 3 * (size_t)h->hclen;
+    for (int s = 0; s < CODELEN_SYMS; s++)
+        bits += (size_t)freq[s] * (h->cl_len[s] + cl_extra_bits[s]);
+    return bits;
+}
+
+static void header_write(struct bits *w, const struct header *h, bool final)
+{
+    put(w, final, 1);
+    put(w, 2, 2); /* dynamic Huffman */
+    put(w, h->hlit - 257, 5);
+    put(w, h->hdist - 1, 5);
+    put(w, h->hclen - 4, 4);
+    for (unsigned i = 0; i < h->hclen; i++)
+        put(w, h->cl_len[cl_order[i]], 3);
+    for (int i = 0; i < h->nitems; i++) {
+        unsigned s = h->item[i];
+        put(w, h->cl_code[s], h->cl_len[s]);
+        if (cl_extra_bits[s])
+            put(w, h->extra[i], cl_extra_bits[s]);
+    }
+}
+
+static void write_stored(struct bits *w, const uint8_t *data, size_t len, bool final)
+{
+    do {
+        size_t n = len < STORED_MAX ? len : STORED_MAX;
+        put(w, final && n == len, 1);
+        put(w, 0, 2);
+        align(w);
+        w->p[0] = (uint8_t)n;
+        w->p[1] = (uint8_t)(n >> 8);
+        w->p[2] = (uint8_t)~n;
+        w->p[3] = (uint8_t)(~n >> 8);
+        memcpy(w->p + 4, data, n);
+        w->p += 4 + n;
+        data += n;
+        len -= n;
+    } while (len > 0);
+}
+
+/* Writes the block's tokens over data[0..len): dynamic Huffman, or stored
+ * when that is no larger (noise). */
+__attribute__((noinline)) static void write_block(struct bits *w, struct block *b,
+                                                  const uint8_t *data, size_t len, bool final)
+{
+    b->lit[END_OF_BLOCK] = 1;
+    uint8_t llen[LITLEN_SYMS], dlen[DIST_SYMS];
+    uint16_t lcode[LITLEN_SYMS], dcode[DIST_SYMS];
+    huff_lengths(b->lit, LITLEN_SYMS, 15, llen);
+    huff_lengths(b->dist, DIST_SYMS, 15, dlen);
+    struct header h;
+    size_t bits = header_build(&h, llen, dlen);
+    for (int s = 0; s < LITLEN_SYMS; s++)
+        bits += (size_t)b->lit[s] * llen[s];
+    for (int s = 265; s < 285; s++)
+        bits += (size_t)b->lit[s] * ((s - 261) / 4);
+    for (int s = 0; s < DIST_SYMS; s++)
+        bits += (size_t)b->dist[s] * (dlen[s] + (s < 4 ? 0 : s / 2 - 1));
+    size_t stored_bits = (len + (len / STORED_MAX + 1) * 5) * 8 + 7;
+    if (bits >= stored_bits) {
+        write_stored(w, data, len, final);
+        return;
+    }
+    huff_codes(llen, LITLEN_SYMS, lcode);
+    huff_codes(dlen, DIST_SYMS, dcode);
+    header_write(w, &h, final);
+    const uint8_t *q = data;
+    for (size_t t = 0; t < b->ntok; t++) {
+        const struct token *k = &b->tok[t];
+        const uint8_t *end = q + k->lits;
+        /* Two literals (up to 30 bits) between checks of the buffer. */
+        for (; q + 2 <= end; q += 2)
+            put(w, lcode[q[0]] | (uint32_t)lcode[q[1]] << llen[q[0]], llen[q[0]] + llen[q[1]]);
+        if (q < end) {
+            put(w, lcode[*q], llen[*q]);
+            q++;
+        }
+        if (!k->len)
+            continue;
+        unsigned eb, ev, s = len_sym(k->len, &eb, &ev);
+        put(w, lcode[s] | ev << llen[s], llen[s] + eb);
+        s = dist_sym(k->dist, &eb, &ev);
+        put(w, dcode[s] | ev << dlen[s], dlen[s] + eb);
+        q += k->len;
+    }
+    put(w, lcode[END_OF_BLOCK], llen[END_OF_BLOCK]);
+}
+
+/* How many bytes at a equal those at b, from the 4 known to, up to max. */
+static unsigned extend(const uint8_t *a, const uint8_t *b, unsigned max)
+{
+    unsigned k = MIN_MATCH;
+    for (; k + 8 <= max; k += 8) {
+        uint64_t x = load64(a + k) ^ load64(b + k);
+        if (x)
+            return k + (unsigned)__builtin_ctzll(x) / 8;
+    }
+    while (k < max && a[k] == b[k])
+        k++;
+    return k;
+}
+
+/* Finds the matches in buf[start..end) (buf[0..start) is history the
+ * matches may reach back into) and counts the symbols. */
+/* Finds the matches in buf[start..end) (buf[0..start) is history the
+ * matches may reach back into; buf[0] is byte `base` of the piece) and
+ * counts the symbols. Every candidate is tested first without a branch:
+ * in a stretch of literals (text, photos) the one branch taken is then
+ * predictable. */
+__attribute__((noinline)) static void find_matches(struct block *b, const uint8_t *buf, size_t base,
+                                                   size_t start, size_t end, unsigned bpp,
+                                                   size_t row_len)
+{
+    uint32_t *ht = b->ht;
+    memset(b->lit, 0, sizeof b->lit);
+    memset(b->dist, 0, sizeof b->dist);
+    b->ntok = 0;
+    const size_t row = row_len <= WINDOW ? row_len : 0;
+    size_t i = start, lits_from = start;
+    while (i + MIN_MATCH <= end) {
+        const uint8_t *p = buf + i;
+        uint32_t cur = load32(p);
+        uint32_t h = (cur * 2654435761u) >> (32 - HASH_BITS);
+        size_t seen = ht[h];
+        ht[h] = (uint32_t)(base + i + 1);
+        size_t hat = seen - 1 - base; /* huge when not in buf */
+        bool ok1 = i >= 1, okp = i >= bpp, okr = row && i >= row;
+        bool okh = seen > base && hat < i && i - hat <= WINDOW;
+        bool m1 = ok1 & (load32(ok1 ? p - 1 : p) == cur);
+        bool mp = okp & (load32(okp ? p - bpp : p) == cur);
+        bool mr = okr & (load32(okr ? p - row : p) == cur);
+        bool mh = okh & (load32(okh ? buf + hat : p) == cur);
+        if (__builtin_expect(!(m1 | mp | mr | mh), 1)) {
+            b->lit[*p]++;
+            i++;
+            continue;
+        }
+        unsigned max = end - i < MAX_MATCH ? (unsigned)(end - i) : MAX_MATCH;
+        unsigned best = 0, dist = 0;
+        if (m1) {
+            best = extend(p, p - 1, max);
+            dist = 1;
+        }
+        if (mp && best < max) {
+            unsigned l = extend(p, p - bpp, max);
+            if (l > best) {
+                best = l;
+                dist = bpp;
+            }
+        }
+        if (mr && best < max) {
+            unsigned l = extend(p, p - row, max);
+            if (l > best) {
+                best = l;
+                dist = (unsigned)row;
+            }
+        }
+        if (mh && best < max && i - hat != 1 && i - hat != bpp && i - hat != row) {
+            unsigned l = extend(p, buf + hat, max);
+            if (l > best) {
+                best = l;
+                dist = (unsigned)(i - hat);
+            }
+        }
+        b->tok[b->ntok++] = (struct token){
+            .lits = (uint32_t)(i - lits_from), .len = (uint16_t)best, .dist = (uint16_t)dist};
+        unsigned eb, ev;
+        b->lit[len_sym(best, &eb, &ev)]++;
+        b->dist[dist_sym(dist, &eb, &ev)]++;
+        i += best;
+        lits_from = i;
+    }
+    for (; i < end; i++)
+        b->lit[buf[i]]++;
+    b->tok[b->ntok++] = (struct token){.lits = (uint32_t)(end - lits_from)};
+}
+
+/* RGBA row -> RGB: four bytes copied a pixel, the fourth overwritten by the
+ * next (the last pixel byte by byte, so nothing is written past the row). */
+static void rgb_row(const uint8_t *restrict src, uint32_t width, uint8_t *restrict d)
+{
+    uint32_t x = 0;
+    for (; x + 1 < width; x++)
+        memcpy(d + 3 * x, src + 4 * x, 4);
+    d[3 * x] = src[4 * x];
+    d[3 * x + 1] = src[4 * x + 1];
+    d[3 * x + 2] = src[4 * x + 2];
+}
+
+/* |v| of v as a signed byte: min(v, -v) unsigned, which vectorises. */
+static inline unsigned mag(uint8_t v)
+{
+    uint8_t n = (uint8_t)-v;
+    return v < n ? v : n;
+}
+
+/* The filter leaving the smallest bytes (as signed values: libpng's
+ * heuristic), and the filtered row in out[1..]. Three plain loops, so the
+ * compiler makes each a vector loop. */
+__attribute__((noinline)) static void filter_row(const uint8_t *restrict cur,
+                                                 const uint8_t *restrict prev, size_t n,
+                                                 uint8_t *restrict out)
+{
+    unsigned none = 0, sub = 0, up = 0;
+    for (size_t i = 0; i < n; i++)
+        none += mag(cur[i]);
+    for (size_t i = 0; i < n; i++)
+        up += mag((uint8_t)(cur[i] - prev[i]));
+    for (size_t i = 0; i < 3 && i < n; i++)
+        sub += mag(cur[i]);
+    for (size_t i = 3; i < n; i++)
+        sub += mag((uint8_t)(cur[i] - cur[i - 3]));
+    if (up <= sub && up < none) {
+        out[0] = FILTER_UP;
+        for (size_t i = 0; i < n; i++)
+            out[1 + i] = (uint8_t)(cur[i] - prev[i]);
+    } else if (sub < none) {
+        out[0] = FILTER_SUB;
+        for (size_t i = 0; i < 3 && i < n; i++)
+            out[1 + i] = cur[i];
+        for (size_t i = 3; i < n; i++)
+            out[1 + i] = (uint8_t)(cur[i] - cur[i - 3]);
+    } else {
+        out[0] = FILTER_NONE;
+        memcpy(out + 1, cur, n);
+    }
+}
+
+void png_deflate_rows(const struct frame *f, const struct png_palette *pal, uint32_t y0,
+                      uint32_t y1, bool final, struct png_deflate_piece *out)
+{
+    assert(y0 < y1 && y1 <= f->height);
+    const unsigned bpp = pal ? 1 : 3;
+    const size_t row_len = 1 + (size_t)f->width * bpp;
+    const size_t raw_len = row_len * (y1 - y0);
+    /* History kept before each block: one row, for the row-above matches. */
+    const size_t hist = row_len <= WINDOW ? row_len : 0;
+    const size_t block_cap = row_len > BLOCK ? row_len : BLOCK;
+    uint8_t *buf = xmalloc(hist + block_cap);
+    struct block b;
+    memset(b.ht, 0, sizeof b.ht);
+    size_t base = 0; /* piece offset of buf[0] */
+    b.tok = xmalloc((block_cap / MIN_MATCH + 2) * sizeof *b.tok);
+    /* Stored blocks bound the output: 5 bytes each 65535, plus the bit
+     * writer's slack and the closing empty block. */
+    size_t cap = raw_len + (raw_len / STORED_MAX + 2 * (raw_len / BLOCK + 1)) * 5 + 64;
+    out->data = xmalloc(cap);
+    out->raw_len = raw_len;
+    out->adler = 1;
+    struct bits w = {.p = out->data};
+    uint8_t *rgb[2] = {NULL, NULL};
+    if (!pal) {
+        rgb[0] = xcalloc(1, (size_t)f->width * 3); /* row 0's row above: zeros */
+        rgb[1] = xmalloc((size_t)f->width * 3);
+        if (y0 > 0)
+            rgb_row(f->rgba + (size_t)(y0 - 1) * f->stride, f->width, rgb[0]);
+    }
+    const size_t row_bytes = (size_t)f->width * 4;
+    size_t kept = 0; /* history bytes at the front of buf */
+    uint32_t y = y0;
+    while (y < y1) {
+        size_t at = kept;
+        do {
+            uint8_t *row = buf + at;
+            if (pal) {
+                row[0] = FILTER_NONE;
+                memcpy(row + 1, pal->index + (size_t)y * f->width, f->width);
+            } else {
+                const uint8_t *src = f->rgba + (size_t)y * f->stride;
+                /* A row like the one above is Up: all zeros, found as one
+                 * run (the RGB row above stays the previous one). */
+                if (y > 0 && memcmp(src, src - f->stride, row_bytes) == 0) {
+                    row[0] = FILTER_UP;
+                    memset(row + 1, 0, row_len - 1);
+                } else {
+                    rgb_row(src, f->width, rgb[1]);
+                    filter_row(rgb[1], rgb[0], row_len - 1, row);
+                    uint8_t *t = rgb[0];
+                    rgb[0] = rgb[1];
+                    rgb[1] = t;
+                }
+            }
+            at += row_len;
+            y++;
+        } while (y < y1 && at - kept + row_len <= block_cap);
+        out->adler = libdeflate_adler32(out->adler, buf + kept, at - kept);
+        find_matches(&b, buf, base, kept, at, bpp, row_len);
+        write_block(&w, &b, buf + kept, at - kept, final && y == y1);
+        kept = hist;
+        memmove(buf, buf + at - hist, hist);
+        base += at - hist;
+    }
+    if (!final) {
+        /* An empty stored block: the piece ends on a byte boundary. */
+        put(&w, 0, 3);
+        align(&w);
+        memcpy(w.p, "\0\0\xff\xff", 4);
+        w.p += 4;
+    } else {
+        align(&w);
+    }
+    out->len = (size_t)(w.p - out->data);
+    assert(out->len + 8 <= cap);
+    free(rgb[0]);
+    free(rgb[1]);
+    free(b.tok);
+    free(buf);
+}
