@@ -8,13 +8,19 @@
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Scanline bytes a Huffman block covers: large enough that its header
  * (about 80 bytes) is lost in it, small enough for its codes to follow a
  * screen's changing parts. */
-#define BLOCK        (128 * 1024)
-#define MIN_MATCH    4 /* a 3-byte match rarely beats three literals */
-#define MAX_MATCH    258
+#define BLOCK     (256 * 1024)
+#define MIN_MATCH 4 /* a 3-byte match rarely beats three literals */
+#define MAX_MATCH 258
+#ifndef NICE_MATCH
+#define NICE_MATCH 32
+#endif
 #define WINDOW       32768
 #define STORED_MAX   65535
 #define LITLEN_SYMS  286
@@ -209,10 +215,12 @@ static void huff_codes(const uint8_t *len, int n, uint16_t *code)
     for (int i = 0; i < n; i++) {
         if (!len[i])
             continue;
-        unsigned v = next[len[i]]++, r = 0;
-        for (unsigned b = 0; b < len[i]; b++)
-            r |= ((v >> b) & 1) << (len[i] - 1 - b);
-        code[i] = (uint16_t)r;
+        uint32_t v = next[len[i]]++;
+        v = (v & 0x5555) << 1 | (v >> 1 & 0x5555);
+        v = (v & 0x3333) << 2 | (v >> 2 & 0x3333);
+        v = (v & 0x0f0f) << 4 | (v >> 4 & 0x0f0f);
+        v = (v & 0x00ff) << 8 | (v >> 8 & 0x00ff);
+        code[i] = (uint16_t)(v >> (16 - len[i]));
     }
 }
 
@@ -334,6 +342,41 @@ static void write_stored(struct bits *w, const uint8_t *data, size_t len, bool f
     } while (len > 0);
 }
 
+/* The block's symbols. The bit buffer is a local copy, so it stays in
+ * registers. */
+static void emit_tokens(struct bits *out, const struct block *b, const uint8_t *data,
+                        const uint8_t *llen, const uint16_t *lcode, const uint8_t *dlen,
+                        const uint16_t *dcode)
+{
+    /* Code and length of each literal in one word: one load a byte. */
+    uint32_t lit[256];
+    for (int i = 0; i < 256; i++)
+        lit[i] = lcode[i] | (uint32_t)llen[i] << 16;
+    struct bits w = *out;
+    const uint8_t *q = data;
+    for (size_t t = 0; t < b->ntok; t++) {
+        const struct token *k = &b->tok[t];
+        const uint8_t *end = q + k->lits;
+        /* Two literals (up to 30 bits) between checks of the buffer. */
+        for (; q + 2 <= end; q += 2) {
+            uint32_t a = lit[q[0]], c = lit[q[1]];
+            put(&w, (a & 0xffff) | (c & 0xffff) << (a >> 16), (a >> 16) + (c >> 16));
+        }
+        if (q < end) {
+            put(&w, lit[*q] & 0xffff, lit[*q] >> 16);
+            q++;
+        }
+        if (!k->len)
+            continue;
+        unsigned eb, ev, s = len_sym(k->len, &eb, &ev);
+        put(&w, lcode[s] | ev << llen[s], llen[s] + eb);
+        s = dist_sym(k->dist, &eb, &ev);
+        put(&w, dcode[s] | ev << dlen[s], dlen[s] + eb);
+        q += k->len;
+    }
+    *out = w;
+}
+
 /* Writes the block's tokens over data[0..len): dynamic Huffman, or stored
  * when that is no larger (noise). */
 __attribute__((noinline)) static void write_block(struct bits *w, struct block *b,
@@ -360,25 +403,7 @@ __attribute__((noinline)) static void write_block(struct bits *w, struct block *
     huff_codes(llen, LITLEN_SYMS, lcode);
     huff_codes(dlen, DIST_SYMS, dcode);
     header_write(w, &h, final);
-    const uint8_t *q = data;
-    for (size_t t = 0; t < b->ntok; t++) {
-        const struct token *k = &b->tok[t];
-        const uint8_t *end = q + k->lits;
-        /* Two literals (up to 30 bits) between checks of the buffer. */
-        for (; q + 2 <= end; q += 2)
-            put(w, lcode[q[0]] | (uint32_t)lcode[q[1]] << llen[q[0]], llen[q[0]] + llen[q[1]]);
-        if (q < end) {
-            put(w, lcode[*q], llen[*q]);
-            q++;
-        }
-        if (!k->len)
-            continue;
-        unsigned eb, ev, s = len_sym(k->len, &eb, &ev);
-        put(w, lcode[s] | ev << llen[s], llen[s] + eb);
-        s = dist_sym(k->dist, &eb, &ev);
-        put(w, dcode[s] | ev << dlen[s], dlen[s] + eb);
-        q += k->len;
-    }
+    emit_tokens(w, b, data, llen, lcode, dlen, dcode);
     put(w, lcode[END_OF_BLOCK], llen[END_OF_BLOCK]);
 }
 
@@ -404,8 +429,7 @@ static unsigned extend(const uint8_t *a, const uint8_t *b, unsigned max)
  * in a stretch of literals (text, photos) the one branch taken is then
  * predictable. */
 __attribute__((noinline)) static void find_matches(struct block *b, const uint8_t *buf, size_t base,
-                                                   size_t start, size_t end, unsigned bpp,
-                                                   size_t row_len)
+                                                   size_t start, size_t end, size_t row_len)
 {
     uint32_t *ht = b->ht;
     memset(b->lit, 0, sizeof b->lit);
@@ -420,13 +444,12 @@ __attribute__((noinline)) static void find_matches(struct block *b, const uint8_
         size_t seen = ht[h];
         ht[h] = (uint32_t)(base + i + 1);
         size_t hat = seen - 1 - base; /* huge when not in buf */
-        bool ok1 = i >= 1, okp = i >= bpp, okr = row && i >= row;
+        bool ok1 = i >= 1, okr = row && i >= row;
         bool okh = seen > base && hat < i && i - hat <= WINDOW;
         bool m1 = ok1 & (load32(ok1 ? p - 1 : p) == cur);
-        bool mp = okp & (load32(okp ? p - bpp : p) == cur);
         bool mr = okr & (load32(okr ? p - row : p) == cur);
         bool mh = okh & (load32(okh ? buf + hat : p) == cur);
-        if (__builtin_expect(!(m1 | mp | mr | mh), 1)) {
+        if (__builtin_expect(!(m1 | mr | mh), 1)) {
             b->lit[*p]++;
             i++;
             continue;
@@ -437,21 +460,17 @@ __attribute__((noinline)) static void find_matches(struct block *b, const uint8_
             best = extend(p, p - 1, max);
             dist = 1;
         }
-        if (mp && best < max) {
-            unsigned l = extend(p, p - bpp, max);
-            if (l > best) {
-                best = l;
-                dist = bpp;
-            }
-        }
-        if (mr && best < max) {
+        /* A match this long is taken without trying the others (zlib's
+         * "nice length"): fewer unpredictable branches a match. */
+        const unsigned nice = max < NICE_MATCH ? max : NICE_MATCH;
+        if (mr && best < nice) {
             unsigned l = extend(p, p - row, max);
             if (l > best) {
                 best = l;
                 dist = (unsigned)row;
             }
         }
-        if (mh && best < max && i - hat != 1 && i - hat != bpp && i - hat != row) {
+        if (mh && best < nice && i - hat != 1 && i - hat != row) {
             unsigned l = extend(p, buf + hat, max);
             if (l > best) {
                 best = l;
@@ -471,18 +490,6 @@ __attribute__((noinline)) static void find_matches(struct block *b, const uint8_
     b->tok[b->ntok++] = (struct token){.lits = (uint32_t)(end - lits_from)};
 }
 
-/* RGBA row -> RGB: four bytes copied a pixel, the fourth overwritten by the
- * next (the last pixel byte by byte, so nothing is written past the row). */
-static void rgb_row(const uint8_t *restrict src, uint32_t width, uint8_t *restrict d)
-{
-    uint32_t x = 0;
-    for (; x + 1 < width; x++)
-        memcpy(d + 3 * x, src + 4 * x, 4);
-    d[3 * x] = src[4 * x];
-    d[3 * x + 1] = src[4 * x + 1];
-    d[3 * x + 2] = src[4 * x + 2];
-}
-
 /* |v| of v as a signed byte: min(v, -v) unsigned, which vectorises. */
 static inline unsigned mag(uint8_t v)
 {
@@ -490,35 +497,108 @@ static inline unsigned mag(uint8_t v)
     return v < n ? v : n;
 }
 
-/* The filter leaving the smallest bytes (as signed values: libpng's
- * heuristic), and the filtered row in out[1..]. Three plain loops, so the
- * compiler makes each a vector loop. */
-__attribute__((noinline)) static void filter_row(const uint8_t *restrict cur,
-                                                 const uint8_t *restrict prev, size_t n,
-                                                 uint8_t *restrict out)
+/* Bytewise a - b of four bytes at once, no borrow between them. */
+static inline uint32_t sub_bytes(uint32_t a, uint32_t b)
 {
+    return ((a | 0x80808080u) - (b & 0x7f7f7f7fu)) ^ ((a ^ ~b) & 0x80808080u);
+}
+
+/* The three filters' scores for the RGBA row cur (prev: the row above):
+ * the sums of the filtered bytes as signed magnitudes (libpng's
+ * heuristic). Alpha, 255 everywhere, adds 1 a pixel to None's score and
+ * nothing to the others'. */
+static void score_row(const uint8_t *restrict cur, const uint8_t *restrict prev, size_t n,
+                      unsigned score[3])
+{
+    size_t i = 0;
     unsigned none = 0, sub = 0, up = 0;
-    for (size_t i = 0; i < n; i++)
+#ifdef __SSE2__
+    /* Sixteen bytes a step: min(v, -v) is the magnitude, psadbw sums it. */
+    if (n >= 32) {
+        const __m128i z = _mm_setzero_si128();
+        __m128i sn = z, ss = z, su = z;
+        for (i = 4; i + 16 <= n; i += 16) {
+            __m128i c = _mm_loadu_si128((const __m128i *)(cur + i));
+            __m128i l = _mm_loadu_si128((const __m128i *)(cur + i - 4));
+            __m128i u = _mm_loadu_si128((const __m128i *)(prev + i));
+            __m128i ds = _mm_sub_epi8(c, l), du = _mm_sub_epi8(c, u);
+            sn = _mm_add_epi64(sn, _mm_sad_epu8(_mm_min_epu8(c, _mm_sub_epi8(z, c)), z));
+            ss = _mm_add_epi64(ss, _mm_sad_epu8(_mm_min_epu8(ds, _mm_sub_epi8(z, ds)), z));
+            su = _mm_add_epi64(su, _mm_sad_epu8(_mm_min_epu8(du, _mm_sub_epi8(z, du)), z));
+        }
+        none = (unsigned)(_mm_cvtsi128_si32(sn) + _mm_cvtsi128_si32(_mm_srli_si128(sn, 8)));
+        sub = (unsigned)(_mm_cvtsi128_si32(ss) + _mm_cvtsi128_si32(_mm_srli_si128(ss, 8)));
+        up = (unsigned)(_mm_cvtsi128_si32(su) + _mm_cvtsi128_si32(_mm_srli_si128(su, 8)));
+        for (size_t k = 0; k < 4; k++) {
+            none += mag(cur[k]);
+            sub += mag(cur[k]);
+            up += mag((uint8_t)(cur[k] - prev[k]));
+        }
+    }
+#endif
+    for (; i < n; i++) {
         none += mag(cur[i]);
-    for (size_t i = 0; i < n; i++)
+        sub += mag((uint8_t)(cur[i] - (i >= 4 ? cur[i - 4] : 0)));
         up += mag((uint8_t)(cur[i] - prev[i]));
-    for (size_t i = 0; i < 3 && i < n; i++)
-        sub += mag(cur[i]);
-    for (size_t i = 3; i < n; i++)
-        sub += mag((uint8_t)(cur[i] - cur[i - 3]));
-    if (up <= sub && up < none) {
-        out[0] = FILTER_UP;
-        for (size_t i = 0; i < n; i++)
-            out[1 + i] = (uint8_t)(cur[i] - prev[i]);
-    } else if (sub < none) {
-        out[0] = FILTER_SUB;
-        for (size_t i = 0; i < 3 && i < n; i++)
-            out[1 + i] = cur[i];
-        for (size_t i = 3; i < n; i++)
-            out[1 + i] = (uint8_t)(cur[i] - cur[i - 3]);
-    } else {
-        out[0] = FILTER_NONE;
-        memcpy(out + 1, cur, n);
+    }
+    score[FILTER_NONE] = none - (unsigned)(n / 4);
+    score[FILTER_SUB] = sub;
+    score[FILTER_UP] = up;
+}
+
+/* The RGBA row cur as a filtered RGB scanline in out, with the filter of
+ * the lowest score. Each pixel is written as a four-byte store, the fourth
+ * byte overwritten by the next pixel (the last byte by byte, so nothing is
+ * written past the row). */
+static void filter_row(const uint8_t *restrict cur, const uint8_t *restrict prev, uint32_t width,
+                       uint8_t *restrict out)
+{
+    unsigned sc[3];
+    score_row(cur, prev, (size_t)width * 4, sc);
+    int filter = sc[FILTER_UP] <= sc[FILTER_SUB] && sc[FILTER_UP] < sc[FILTER_NONE] ? FILTER_UP
+                 : sc[FILTER_SUB] < sc[FILTER_NONE]                                 ? FILTER_SUB
+                                                                                    : FILTER_NONE;
+    out[0] = (uint8_t)filter;
+    uint8_t *d = out + 1;
+    uint32_t x = 0;
+#ifdef __SSE2__
+    /* Four pixels a step: subtracted as vectors, then RGBA -> RGB two
+     * pixels a word, stored 8 bytes at a time (the 2 past the 6 written
+     * land in the next pixels, or the slack after the buffer). */
+    for (; x + 4 <= width; x += 4) {
+        __m128i c = _mm_loadu_si128((const __m128i *)(cur + 4 * x));
+        __m128i r = _mm_setzero_si128();
+        if (filter == FILTER_UP)
+            r = _mm_loadu_si128((const __m128i *)(prev + 4 * x));
+        else if (filter == FILTER_SUB)
+            r = x ? _mm_loadu_si128((const __m128i *)(cur + 4 * x - 4)) : _mm_slli_si128(c, 4);
+        uint64_t px[2];
+        _mm_storeu_si128((__m128i *)px, _mm_sub_epi8(c, r));
+        for (int k = 0; k < 2; k++) {
+            uint64_t v = (px[k] & 0xffffffu) | (px[k] >> 8 & 0xffffff000000u);
+            memcpy(d + 3 * x + 6 * k, &v, 8);
+        }
+    }
+#endif
+    uint32_t last = 0;
+    if (x && filter == FILTER_SUB)
+        memcpy(&last, cur + 4 * x - 4, 4);
+    for (; x < width; x++) {
+        uint32_t v, r = 0;
+        memcpy(&v, cur + 4 * x, 4);
+        if (filter == FILTER_UP)
+            memcpy(&r, prev + 4 * x, 4);
+        else if (filter == FILTER_SUB)
+            r = last;
+        last = v;
+        uint32_t o = sub_bytes(v, r);
+        if (x + 1 < width) {
+            memcpy(d + 3 * x, &o, 4);
+        } else {
+            d[3 * x] = (uint8_t)o;
+            d[3 * x + 1] = (uint8_t)(o >> 8);
+            d[3 * x + 2] = (uint8_t)(o >> 16);
+        }
     }
 }
 
@@ -532,7 +612,7 @@ void png_deflate_rows(const struct frame *f, const struct png_palette *pal, uint
     /* History kept before each block: one row, for the row-above matches. */
     const size_t hist = row_len <= WINDOW ? row_len : 0;
     const size_t block_cap = row_len > BLOCK ? row_len : BLOCK;
-    uint8_t *buf = xmalloc(hist + block_cap);
+    uint8_t *buf = xmalloc(hist + block_cap + 16); /* 16: filter_row's stores */
     struct block b;
     memset(b.ht, 0, sizeof b.ht);
     size_t base = 0; /* piece offset of buf[0] */
@@ -544,14 +624,9 @@ void png_deflate_rows(const struct frame *f, const struct png_palette *pal, uint
     out->raw_len = raw_len;
     out->adler = 1;
     struct bits w = {.p = out->data};
-    uint8_t *rgb[2] = {NULL, NULL};
-    if (!pal) {
-        rgb[0] = xcalloc(1, (size_t)f->width * 3); /* row 0's row above: zeros */
-        rgb[1] = xmalloc((size_t)f->width * 3);
-        if (y0 > 0)
-            rgb_row(f->rgba + (size_t)(y0 - 1) * f->stride, f->width, rgb[0]);
-    }
     const size_t row_bytes = (size_t)f->width * 4;
+    /* Row 0's row above, for the filters: zeros. */
+    uint8_t *zeros = pal || y0 > 0 ? NULL : xcalloc(1, row_bytes);
     size_t kept = 0; /* history bytes at the front of buf */
     uint32_t y = y0;
     while (y < y1) {
@@ -563,24 +638,20 @@ void png_deflate_rows(const struct frame *f, const struct png_palette *pal, uint
                 memcpy(row + 1, pal->index + (size_t)y * f->width, f->width);
             } else {
                 const uint8_t *src = f->rgba + (size_t)y * f->stride;
-                /* A row like the one above is Up: all zeros, found as one
-                 * run (the RGB row above stays the previous one). */
-                if (y > 0 && memcmp(src, src - f->stride, row_bytes) == 0) {
+                const uint8_t *above = y > 0 ? src - f->stride : zeros;
+                /* A row like the one above is Up: all zeros, found as runs. */
+                if (y > 0 && memcmp(src, above, row_bytes) == 0) {
                     row[0] = FILTER_UP;
                     memset(row + 1, 0, row_len - 1);
                 } else {
-                    rgb_row(src, f->width, rgb[1]);
-                    filter_row(rgb[1], rgb[0], row_len - 1, row);
-                    uint8_t *t = rgb[0];
-                    rgb[0] = rgb[1];
-                    rgb[1] = t;
+                    filter_row(src, above, f->width, row);
                 }
             }
             at += row_len;
             y++;
         } while (y < y1 && at - kept + row_len <= block_cap);
         out->adler = libdeflate_adler32(out->adler, buf + kept, at - kept);
-        find_matches(&b, buf, base, kept, at, bpp, row_len);
+        find_matches(&b, buf, base, kept, at, row_len);
         write_block(&w, &b, buf + kept, at - kept, final && y == y1);
         kept = hist;
         memmove(buf, buf + at - hist, hist);
@@ -597,8 +668,7 @@ void png_deflate_rows(const struct frame *f, const struct png_palette *pal, uint
     }
     out->len = (size_t)(w.p - out->data);
     assert(out->len + 8 <= cap);
-    free(rgb[0]);
-    free(rgb[1]);
+    free(zeros);
     free(b.tok);
     free(buf);
 }

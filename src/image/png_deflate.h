@@ -7,7 +7,7 @@
  *   - looks for matches at three distances only, by direct comparison:
  *     the byte before (runs, and the zeros Sub and Up leave), the pixel
  *     before, and the row above;
- *   - writes one dynamic Huffman block per 128 KiB of scanlines, its codes
+ *   - writes one dynamic Huffman block per 256 KiB of scanlines, its codes
  *     from that block's own counts (a stored block if that is smaller).
  * The result is raw deflate (no zlib header) that any inflater reads. */
 #pragma once
