@@ -8,7 +8,9 @@
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
+/* SSE2 (every x86-64) for the filters; other machines take plain loops. */
+#if defined(__SSE2__) && defined(__x86_64__)
+#define HAVE_SSE2 1
 #include <emmintrin.h>
 #endif
 
@@ -516,7 +518,7 @@ static void score_row(const uint8_t *restrict cur, const uint8_t *restrict prev,
 {
     size_t i = 0;
     unsigned none = 0, sub = 0, up = 0;
-#ifdef __SSE2__
+#ifdef HAVE_SSE2
     /* Sixteen bytes a step: min(v, -v) is the magnitude, psadbw sums it. */
     if (n >= 32) {
         const __m128i z = _mm_setzero_si128();
@@ -565,7 +567,7 @@ static void filter_row(const uint8_t *restrict cur, const uint8_t *restrict prev
     out[0] = (uint8_t)filter;
     uint8_t *d = out + 1;
     uint32_t x = 0;
-#ifdef __SSE2__
+#ifdef HAVE_SSE2
     /* Four pixels a step: subtracted as vectors, then RGBA -> RGB two
      * pixels a word, stored 8 bytes at a time (the 2 past the 6 written
      * land in the next pixels, or the slack after the buffer). */
@@ -576,8 +578,9 @@ static void filter_row(const uint8_t *restrict cur, const uint8_t *restrict prev
             r = _mm_loadu_si128((const __m128i *)(prev + 4 * x));
         else if (filter == FILTER_SUB)
             r = x ? _mm_loadu_si128((const __m128i *)(cur + 4 * x - 4)) : _mm_slli_si128(c, 4);
-        uint64_t px[2];
-        _mm_storeu_si128((__m128i *)px, _mm_sub_epi8(c, r));
+        __m128i fv = _mm_sub_epi8(c, r);
+        uint64_t px[2] = {(uint64_t)_mm_cvtsi128_si64(fv),
+                          (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(fv, fv))};
         for (int k = 0; k < 2; k++) {
             uint64_t v = (px[k] & 0xffffffu) | (px[k] >> 8 & 0xffffff000000u);
             memcpy(d + 3 * x + 6 * k, &v, 8);
