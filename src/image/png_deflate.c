@@ -226,7 +226,7 @@ static void huff_codes(const uint8_t *len, int n, uint16_t *code)
 }
 
 struct block {
-    uint16_t ht[1 << HASH_BITS]; /* where each 4-byte hash was last seen (piece offset, mod 2^16) */
+    uint16_t ht[1 << HASH_BITS]; /* where each 4-byte hash was last seen: piece offset mod 2^16 */
     uint32_t lit[LITLEN_SYMS];
     uint32_t dist[DIST_SYMS];
     struct token *tok;
@@ -425,8 +425,6 @@ static unsigned extend(const uint8_t *a, const uint8_t *b, unsigned max)
     return k;
 }
 
-/* Finds the matches in buf[start..end) (buf[0..start) is history the
- * matches may reach back into) and counts the symbols. */
 /* Finds the matches in buf[start..end) (buf[0..start) is history the
  * matches may reach back into; buf[0] is byte `base` of the piece) and
  * counts the symbols. Every candidate is tested first without a branch:

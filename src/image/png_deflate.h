@@ -4,9 +4,10 @@
  *   - filters each truecolour row None, Sub or Up, whichever leaves the
  *     smallest bytes (a row equal to the one above is Up at once: zeros);
  *     palette rows stay unfiltered;
- *   - looks for matches at three distances only, by direct comparison:
- *     the byte before (runs, and the zeros Sub and Up leave), the pixel
- *     before, and the row above;
+ *   - looks for matches at three places only, by direct comparison: the
+ *     byte before (runs, and the zeros Sub and Up leave), the row above,
+ *     and the last place the same 4 bytes were seen (one probe of a small
+ *     table, no chains: repeated glyphs);
  *   - writes one dynamic Huffman block per 256 KiB of scanlines, its codes
  *     from that block's own counts (a stored block if that is smaller).
  * The result is raw deflate (no zlib header) that any inflater reads. */
