@@ -10,11 +10,6 @@
 #include <unistd.h>
 #include <webp/encode.h>
 
-/* Speed over size: screenshots are encoded while an agent waits. On a
- * 1200x760 terminal render libdeflate level 1 took 5.5 ms for 296 KB, level
- * 4 7.7 ms for 221 KB (zlib level 2: 8.2 ms, 264 KB); the Up filter cost
- * more time than it saved bytes. */
-#define PNG_LEVEL 1
 /* WebP effort 0..6: 3 and up doubled the time for 2% less on screenshots. */
 #define WEBP_METHOD 2
 
@@ -61,7 +56,8 @@ const char *image_format_extension(enum image_format fmt)
 
 /* From this many pixels on, PNG is compressed in strips on every core: a
  * 1280×800 screen takes about half the time on two. Smaller images are not
- * worth the threads. */
+ * worth the threads. Speed over size: screenshots are encoded while an
+ * agent waits, and png_deflate.h is made for screens. */
 #define PNG_STRIPS_FROM (256 * 1024)
 #define PNG_MAX_STRIPS  8
 
@@ -71,7 +67,7 @@ static bool encode_png(const struct frame *f, uint8_t **out, size_t *out_len, ch
     int strips = 1;
     if ((size_t)f->width * f->height >= PNG_STRIPS_FROM && cores > 1)
         strips = cores < PNG_MAX_STRIPS ? (int)cores : PNG_MAX_STRIPS;
-    return png_strips_encode(f, PNG_LEVEL, strips, out, out_len, err);
+    return png_strips_encode(f, strips, out, out_len, err);
 }
 
 static bool encode_jpeg(const struct frame *f, int quality, uint8_t **out, size_t *out_len,
