@@ -10,10 +10,16 @@
 // the order rotating every round, so load and warm-up weigh on all alike.
 // Server CPU per call (utime + stime of the server, every thread, from
 // /proc/PID/stat): a phase per door, since the CPU counter cannot tell
-// interleaved calls apart. Prints the medians over the runs. Never asserts on the figures;
+// interleaved calls apart. Prints the medians over the runs.
+// The tool's own work: a second glovebox (same build, stdio, audit on)
+// replays a recipe of 200 read_text steps and one of 200 session_list
+// steps on a terminal like the one above; both kinds of step pass the same
+// gate, audit and recipe bookkeeping, so the difference of their server CPU
+// per step is what read_text itself costs. CPU per REST call minus that is
+// what the call costs beyond the tool's own work (issue 20: ≤ 30 µs). Never asserts on the figures;
 // exits 1 only if glovebox misbehaves (an error, or a failed call).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +29,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 import { formatMs, median, percentile, printComparison, saveResults } from './lib/report.mjs';
 import { gloveboxBinary } from './lib/servers.mjs';
+import { expectResult, initializeParams, StdioPeer } from './lib/stdio_peer.mjs';
 
 const CLIENTS = Number(process.env.BENCH_REST_CLIENTS ?? 16);
 const CALLS = Number(process.env.BENCH_REST_CALLS ?? 200);
@@ -171,6 +178,44 @@ async function cpuPerCall(door) {
   return ((cpuSeconds(child.pid) - cpu0) / (CLIENTS * CALLS)) * 1000;
 }
 
+// read_text's own CPU per call (see the top): µs.
+async function toolOwnWork() {
+  const home = mkdtempSync(join(tmpdir(), 'glovebox-rest-bench-tool-'));
+  const recipes = join(home, 'config', 'glovebox', 'recipes');
+  mkdirSync(recipes, { recursive: true });
+  const steps = (tool) => JSON.stringify({ steps: Array.from({ length: 200 }, () => ({ tool, arguments: {} })) });
+  writeFileSync(join(recipes, 'reads.recipe.json'), steps('read_text'));
+  writeFileSync(join(recipes, 'lists.recipe.json'), steps('session_list'));
+  const server = { name: 'glovebox', command: gloveboxBinary(), args: ['serve', '--allow-all', '--rate-limit', '0', '--data-dir', join(home, 'data')], required: true };
+  const peer = new StdioPeer(server, { env: { XDG_CONFIG_HOME: join(home, 'config') } });
+  try {
+    expectResult(server, 'initialize', (await peer.request('initialize', initializeParams)).msg);
+    peer.notify('notifications/initialized');
+    const call = async (name, args) => {
+      const res = expectResult(server, name, (await peer.request('tools/call', { name, arguments: args }, 60000)).msg);
+      if (res.isError || (res.structuredContent?.status && res.structuredContent.status !== 'ok')) throw new Error(`${name}: ${JSON.stringify(res).slice(0, 300)}`);
+    };
+    await call('terminal_start', { command: ['cat'] });
+    const perStep = async (name) => {
+      await call('recipe_run', { name });
+      const cpu0 = cpuSeconds(peer.pid);
+      for (let i = 0; i < 10; i++) await call('recipe_run', { name });
+      return ((cpuSeconds(peer.pid) - cpu0) / 2000) * 1e6;
+    };
+    const reads = [], lists = [];
+    for (let i = 0; i < 3; i++) {
+      reads.push(await perStep('reads'));
+      lists.push(await perStep('lists'));
+    }
+    return median(reads) - median(lists);
+  } finally {
+    await peer.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+const toolWorkUs = await toolOwnWork();
+console.log(`read_text's own work: ${toolWorkUs.toFixed(1)} µs of server CPU per call`);
+
 const runs = [];
 for (let r = 0; r < RUNS; r++) {
   const lat = await latencies();
@@ -194,10 +239,11 @@ printComparison(
     { metric: 'call latency p99', a: med('rest', 'p99'), b: med('mcp', 'p99'), format: formatMs },
     { metric: 'server CPU per call (utime+stime)', a: med('rest', 'cpuPerCall'), b: med('mcp', 'cpuPerCall'), format: us },
     { metric: 'server CPU per call, /mcp by fetch', a: med('rest', 'cpuPerCall'), b: med('raw', 'cpuPerCall'), format: us },
+    { metric: "server CPU per call beyond the tool's own work", a: med('rest', 'cpuPerCall') - toolWorkUs / 1000, b: med('mcp', 'cpuPerCall') - toolWorkUs / 1000, format: us, target: { max: 0.030, text: '≤ 30 µs' } },
   ],
   'ratio = REST / MCP (lower is better); targets are not asserted.',
 );
-saveResults('rest', { clients: CLIENTS, calls: CALLS, runs });
+saveResults('rest', { clients: CLIENTS, calls: CALLS, runs, tool_own_work_us: toolWorkUs });
 
 await Promise.all(mcpClients.map((c) => c.transport.terminateSession().catch(() => {}).then(() => c.close())));
 child.kill('SIGTERM');
