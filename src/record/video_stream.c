@@ -28,8 +28,11 @@ struct video_stream {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    /* Under lock: */
-    struct slot next;
+    /* Under lock: the first frame, never replaced (a video starts with the
+     * screen as it was when recording began, however slowly the encoder
+     * starts), and the newest since, which replaces one not taken yet. */
+    struct slot first, next;
+    bool offered;
     bool closing;
     bool stopped; /* no more frames are taken */
     char *stopped_reason;
@@ -103,12 +106,13 @@ static void *run(void *arg)
     struct video_stream *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (!s->next.data && !s->closing)
+        while (!s->first.data && !s->next.data && !s->closing)
             pthread_cond_wait(&s->wake, &s->lock);
-        if (!s->next.data)
+        struct slot *take = s->first.data ? &s->first : &s->next;
+        if (!take->data)
             break; /* closing, and nothing left to encode */
-        struct slot in = s->next;
-        s->next.data = NULL;
+        struct slot in = *take;
+        take->data = NULL;
         bool skip = s->stopped;
         pthread_mutex_unlock(&s->lock);
         if (!skip)
@@ -160,6 +164,10 @@ enum video_stream_offer video_stream_offer(struct video_stream *s, void *data,
     pthread_mutex_lock(&s->lock);
     if (s->stopped || s->closing) {
         r = VIDEO_STREAM_STOPPED;
+    } else if (!s->offered) {
+        s->offered = true;
+        s->first = (struct slot){data, render, release, at_ms};
+        pthread_cond_signal(&s->wake);
     } else {
         if (s->next.data) {
             old = s->next;

@@ -4,7 +4,9 @@
  * stopping only flushes the encoder and writes the index. Frames are
  * offered without waiting: one waits for the encoder at most, and a newer
  * frame replaces it (the older is dropped and counted), so a slow encoder
- * lowers the frame rate instead of queueing without bound. */
+ * lowers the frame rate instead of queueing without bound. The first frame
+ * and the newest are never dropped: a video starts and ends with the screen
+ * as it was, even when the encoder starts slowly. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

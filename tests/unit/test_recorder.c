@@ -11,6 +11,8 @@
 #include "image/frame.h"
 #include "record/recorder.h"
 #include "record/recordings.h"
+#include "record/video.h"
+#include "record/video_stream.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -55,6 +57,42 @@ static struct recorder *make(enum rec_format format, uint64_t max_bytes, uint64_
     struct recorder *r = recorder_create(&app, "test-1", &o, &err);
     assert_non_null(r);
     return r;
+}
+
+static bool solid_render(void *data, struct frame *out, char **err)
+{
+    (void)err;
+    frame_init(out, 64, 48);
+    fill(out, (uint8_t)(uintptr_t)data);
+    return true;
+}
+
+static void solid_release(void *data)
+{
+    (void)data;
+}
+
+/* Frames offered faster than the encoder starts (libvpx takes a while):
+ * the first is kept, and the newest; those between may be dropped. */
+static void test_video_keeps_its_first_and_last_frames(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    if (!video_available(&err)) {
+        free(err);
+        skip();
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s/first-last.webm", dir);
+    struct video_stream *vs = video_stream_create(path, 10, 0, &err);
+    assert_non_null(vs);
+    for (int i = 0; i < 5; i++)
+        video_stream_offer(vs, (void *)(uintptr_t)(40 + 40 * i), solid_render, solid_release,
+                           (uint64_t)i * 100);
+    struct video_stream_result res;
+    assert_true(video_stream_finish(vs, 500, &res, &err));
+    assert_true(res.frames >= 2);
+    assert_int_equal(res.frames + res.dropped, 5);
 }
 
 static void test_only_changes_are_kept(void **state)
@@ -154,6 +192,7 @@ static void test_no_temporary_file_is_left(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_video_keeps_its_first_and_last_frames),
         cmocka_unit_test(test_only_changes_are_kept),
         cmocka_unit_test(test_max_bytes_keeps_the_frames_before),
         cmocka_unit_test(test_max_duration_stops),
