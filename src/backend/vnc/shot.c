@@ -9,7 +9,6 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/pattern.h"
-#include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "ocr/ocr.h"
 #include "session/session.h"
@@ -233,19 +232,7 @@ static void find_run(struct look *l)
     json_t *matches = ocr_matches(&r, l->text, l->exact, l->limit);
     ocr_result_finish(&r);
     size_t n = json_array_size(matches);
-    struct strbuf sb;
-    strbuf_init(&sb);
-    strbuf_printf(&sb, "%zu match%s (ocr)", n, n == 1 ? "" : "es");
-    for (size_t i = 0; i < n; i++) {
-        const json_t *m = json_array_get(matches, i), *b = json_object_get(m, "bounds");
-        strbuf_printf(&sb, "\n\"%s\" at %lld,%lld %lldx%lld",
-                      json_string_value(json_object_get(m, "text")),
-                      json_integer_value(json_object_get(b, "x")),
-                      json_integer_value(json_object_get(b, "y")),
-                      json_integer_value(json_object_get(b, "width")),
-                      json_integer_value(json_object_get(b, "height")));
-    }
-    l->summary = strbuf_steal(&sb);
+    l->summary = ocr_matches_caption(matches);
     l->data = json_pack("{s:s, s:s, s:I, s:o}", "session", l->bc->session->id, "source", "ocr",
                         "count", (json_int_t)n, "matches", matches);
 }
