@@ -196,14 +196,8 @@ static void ocr_run(uv_work_t *work)
                          &w->err_code, &w->err))
         return;
     w->by_ocr = true;
-    for (const char *p = r.text; *p && !w->found && !w->err;) {
-        size_t n = strcspn(p, "\n");
-        if (n && hit(w, p, n)) {
-            w->found = true;
-            w->line = xstrndup(p, n);
-        }
-        p += n + (p[n] == '\n');
-    }
+    w->line = pattern_first_line(r.text, w->text, w->re, WAIT_MATCH_LIMIT, &w->err);
+    w->found = w->line != NULL;
     ocr_result_finish(&r);
 }
 

@@ -116,31 +116,6 @@ static bool recognize(struct look *l, const struct frame *f, struct ocr_result *
     return false;
 }
 
-/* The first line of text holding the text or matching the pattern, or
- * NULL. malloc'd. */
-static char *matching_line(struct look *l, const char *text)
-{
-    const char *p = text;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        bool hit;
-        if (l->re) {
-            char *e = NULL;
-            hit = pattern_match(l->re, p, n, 0, &e) == 1;
-            free(e);
-        } else {
-            char *line = xstrndup(p, n);
-            hit = strstr(line, l->text) != NULL;
-            free(line);
-        }
-        if (hit)
-            return xstrndup(p, n);
-        p += n + (nl ? 1 : 0);
-    }
-    return NULL;
-}
-
 static void read_run(struct look *l)
 {
     struct frame f;
@@ -186,7 +161,7 @@ static void wait_run(struct look *l)
                 return;
             }
             free(line);
-            line = matching_line(l, r.text);
+            line = pattern_first_line(r.text, l->text, l->re, 0, NULL);
             ocr_result_finish(&r);
             matched = l->gone ? line == NULL : line != NULL;
         }

@@ -58,32 +58,6 @@ static void wait_free(struct wait *wt)
     free(wt);
 }
 
-/* The first line of text holding the text or a match of the regex, or NULL. */
-static char *matching_line(struct wait *wt, const char *text)
-{
-    const char *p = text;
-    while (*p) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        char *line = xstrndup(p, len);
-        bool hit = false;
-        if (wt->text)
-            hit = strstr(line, wt->text) != NULL;
-        else {
-            char *err = NULL;
-            hit = pattern_match(wt->re, line, len, 0, &err) == 1;
-            free(err);
-        }
-        if (hit)
-            return line;
-        free(line);
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    return NULL;
-}
-
 static void answer(struct wait *wt, bool matched, const char *line, const char *reason)
 {
     struct backend_call *bc = wt->bc;
@@ -128,7 +102,7 @@ static void looked(struct wd *w, void *ud, json_t *value, enum error_code code, 
         if (wt->ref)
             matched = (strcmp(wt->last, "1") == 0) != wt->gone;
         else {
-            line = matching_line(wt, wt->last);
+            line = pattern_first_line(wt->last, wt->text, wt->re, 0, NULL);
             matched = (line != NULL) != wt->gone;
         }
     }
