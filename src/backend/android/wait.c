@@ -112,15 +112,8 @@ static void answer(struct android_wait *w, bool matched, const char *reason)
     unlink_wait(w);
     struct backend_call *bc = w->bc;
     bc->cancel = NULL;
-    uint64_t ms = elapsed(w);
-    json_t *out =
-        json_pack("{s:s, s:b, s:I, s:s}", "session", bc->session->id, "matched", matched,
-                  "elapsed_ms", (json_int_t)ms, "source", w->by_ocr ? "ocr" : "accessibility");
-    json_object_set_new(out, "line", w->line && matched ? json_string(w->line) : json_null());
-    if (reason)
-        json_object_set_new(out, "reason", json_string(reason));
-    backend_call_done(bc, out, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
-                      (unsigned long long)ms, reason ? ": " : "", reason ? reason : "");
+    backend_call_done_wait(bc, matched, elapsed(w), w->by_ocr ? "ocr" : "accessibility",
+                           matched ? w->line : NULL, reason);
     close_timer(w);
 }
 

@@ -87,7 +87,12 @@ struct look {
     int stable_ms;
     int timeout_ms;
     atomic_bool cancelled;
-    /* The answer. */
+    /* wait_for's answer. */
+    bool matched;
+    uint64_t elapsed_ms;
+    char *line;         /* the line that matched (text, regex), or NULL */
+    const char *reason; /* why not matched, or NULL */
+    /* The answer of find and read_text. */
     json_t *data;
     char *summary;
     char *err;
@@ -139,7 +144,6 @@ static void wait_run(struct look *l)
     uint64_t start = now_ms(), last_serial = 0, since = start;
     char *line = NULL;
     bool matched = false, looked = false;
-    const char *reason = NULL;
     for (;;) {
         struct frame f;
         uint64_t serial;
@@ -171,25 +175,21 @@ static void wait_run(struct look *l)
         if (matched)
             break;
         if (atomic_load(&l->cancelled)) {
-            reason = "cancelled";
+            l->reason = "cancelled";
             break;
         }
         if (now_ms() - start >= (uint64_t)l->timeout_ms) {
-            reason = "timed out";
+            l->reason = "timed out";
             break;
         }
         sleep_ms(WAIT_EVERY_MS);
     }
-    uint64_t elapsed = now_ms() - start;
-    l->data =
-        json_pack("{s:s, s:b, s:I, s:s}", "session", l->bc->session->id, "matched", matched,
-                  "elapsed_ms", (json_int_t)elapsed, "source", l->stable_ms ? "screen" : "ocr");
-    json_object_set_new(l->data, "line", line && !l->gone ? json_string(line) : json_null());
-    if (reason)
-        json_object_set_new(l->data, "reason", json_string(reason));
-    l->summary = xasprintf("%s after %llu ms%s%s", matched ? "matched" : "not matched",
-                           (unsigned long long)elapsed, reason ? ": " : "", reason ? reason : "");
-    free(line);
+    l->matched = matched;
+    l->elapsed_ms = now_ms() - start;
+    if (l->gone)
+        free(line);
+    else
+        l->line = line;
 }
 
 /* find: the places the text appears on the screen, by OCR, with bounds
@@ -234,10 +234,14 @@ static void after(uv_work_t *w, int status)
                                : l->wait ? "wait"
                                          : "read text",
                                l->err);
+    else if (l->wait)
+        backend_call_done_wait(l->bc, l->matched, l->elapsed_ms, l->stable_ms ? "screen" : "ocr",
+                               l->line, l->reason);
     else {
         backend_call_done(l->bc, l->data, "%s", l->summary);
         l->data = NULL;
     }
+    free(l->line);
     json_decref(l->data);
     free(l->summary);
     free(l->err);

@@ -63,14 +63,7 @@ static void answer(struct wait *wt, bool matched, const char *line, const char *
     struct backend_call *bc = wt->bc;
     wt->bc = NULL;
     bc->cancel = NULL;
-    uint64_t elapsed = now_ms() - wt->start_ms;
-    json_t *data = json_pack("{s:s, s:b, s:I, s:s}", "session", bc->session->id, "matched", matched,
-                             "elapsed_ms", (json_int_t)elapsed, "source", "page");
-    json_object_set_new(data, "line", line ? json_string(line) : json_null());
-    if (reason)
-        json_object_set_new(data, "reason", json_string(reason));
-    backend_call_done(bc, data, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
-                      (unsigned long long)elapsed, reason ? ": " : "", reason ? reason : "");
+    backend_call_done_wait(bc, matched, now_ms() - wt->start_ms, "page", line, reason);
 }
 
 static void look(struct wait *wt);
