@@ -8,6 +8,7 @@
 
 #include "core/app.h"
 #include "core/args.h"
+#include "core/clock.h"
 #include "core/pattern.h"
 #include "core/xmalloc.h"
 #include "ocr/ocr.h"
@@ -99,19 +100,6 @@ struct look {
     enum error_code code;
 };
 
-static uint64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
-
 /* OCR of the frame f (its region when one was given). */
 static bool recognize(struct look *l, const struct frame *f, struct ocr_result *r)
 {
@@ -141,7 +129,7 @@ static void read_run(struct look *l)
  * the framebuffer's update count) until matched, cancelled or timed out. */
 static void wait_run(struct look *l)
 {
-    uint64_t start = now_ms(), last_serial = 0, since = start;
+    uint64_t start = clock_now_ms(), last_serial = 0, since = start;
     char *line = NULL;
     bool matched = false, looked = false;
     for (;;) {
@@ -151,7 +139,7 @@ static void wait_run(struct look *l)
             free(line);
             return;
         }
-        uint64_t t = now_ms();
+        uint64_t t = clock_now_ms();
         if (l->stable_ms) {
             if (!looked || serial != last_serial)
                 since = t;
@@ -178,14 +166,14 @@ static void wait_run(struct look *l)
             l->reason = "cancelled";
             break;
         }
-        if (now_ms() - start >= (uint64_t)l->timeout_ms) {
+        if (clock_now_ms() - start >= (uint64_t)l->timeout_ms) {
             l->reason = "timed out";
             break;
         }
-        sleep_ms(WAIT_EVERY_MS);
+        clock_sleep_ms(WAIT_EVERY_MS);
     }
     l->matched = matched;
-    l->elapsed_ms = now_ms() - start;
+    l->elapsed_ms = clock_now_ms() - start;
     if (l->gone)
         free(line);
     else

@@ -9,6 +9,7 @@
 #include "backend/webdriver/internal.h"
 
 #include "core/args.h"
+#include "core/clock.h"
 #include "core/pattern.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
@@ -44,11 +45,6 @@ struct wait {
     char *last; /* the state last seen */
 };
 
-static uint64_t now_ms(void)
-{
-    return uv_hrtime() / 1000000;
-}
-
 static void wait_free(struct wait *wt)
 {
     free(wt->ref);
@@ -63,7 +59,7 @@ static void answer(struct wait *wt, bool matched, const char *line, const char *
     struct backend_call *bc = wt->bc;
     wt->bc = NULL;
     bc->cancel = NULL;
-    backend_call_done_wait(bc, matched, now_ms() - wt->start_ms, "page", line, reason);
+    backend_call_done_wait(bc, matched, clock_now_ms() - wt->start_ms, "page", line, reason);
 }
 
 static void look(struct wait *wt);
@@ -106,7 +102,7 @@ static void looked(struct wd *w, void *ud, json_t *value, enum error_code code, 
         return;
     }
     free(line);
-    if (now_ms() - wt->start_ms >= (uint64_t)wt->timeout_ms) {
+    if (clock_now_ms() - wt->start_ms >= (uint64_t)wt->timeout_ms) {
         answer(wt, false, NULL, "timed out");
         wait_free(wt);
         return;
@@ -116,7 +112,7 @@ static void looked(struct wd *w, void *ud, json_t *value, enum error_code code, 
 
 static void look(struct wait *wt)
 {
-    uint64_t spent = now_ms() - wt->start_ms;
+    uint64_t spent = clock_now_ms() - wt->start_ms;
     long left = wt->timeout_ms > (long)spent ? wt->timeout_ms - (long)spent : 0;
     long wait = left < LOOK_MS ? left : LOOK_MS;
     struct wd *w = wd_of(wt->bc->session);
@@ -175,7 +171,7 @@ void wd_wait_for_op(struct backend_call *bc)
     wt->re = re;
     wt->gone = args_bool(bc->args, "gone", false);
     wt->timeout_ms = (int)args_int(bc->args, "timeout_ms", 10000);
-    wt->start_ms = now_ms();
+    wt->start_ms = clock_now_ms();
     bc->cancel = cancel;
     bc->backend_data = wt;
     look(wt);
