@@ -109,15 +109,21 @@ static bool recognize(struct look *l, const struct frame *f, struct ocr_result *
     return false;
 }
 
-static void read_run(struct look *l)
+/* OCR of the screen now (read_text, find). */
+static bool read_screen(struct look *l, struct ocr_result *r)
 {
     struct frame f;
-    struct ocr_result r;
     if (!vnc_copy_frame(l->v, FIRST_FRAME_MS, &f, NULL, &l->code, &l->err))
-        return;
-    bool ok = recognize(l, &f, &r);
+        return false;
+    bool ok = recognize(l, &f, r);
     frame_finish(&f);
-    if (!ok)
+    return ok;
+}
+
+static void read_run(struct look *l)
+{
+    struct ocr_result r;
+    if (!read_screen(l, &r))
         return;
     l->data = json_pack("{s:s, s:s, s:s}", "session", l->bc->session->id, "source", "ocr", "text",
                         r.text);
@@ -184,13 +190,8 @@ static void wait_run(struct look *l)
  * to click (as desktops answer when no accessible element says it). */
 static void find_run(struct look *l)
 {
-    struct frame f;
     struct ocr_result r;
-    if (!vnc_copy_frame(l->v, FIRST_FRAME_MS, &f, NULL, &l->code, &l->err))
-        return;
-    bool ok = recognize(l, &f, &r);
-    frame_finish(&f);
-    if (!ok)
+    if (!read_screen(l, &r))
         return;
     json_t *matches = ocr_matches(&r, l->text, l->exact, l->limit);
     ocr_result_finish(&r);
