@@ -124,22 +124,7 @@ static void snapshot_got(struct wd *w, void *ud, json_t *value, enum error_code 
     size_t total = json_array_size(els) + cut;
     while (json_array_size(els) > max)
         json_array_remove(els, json_array_size(els) - 1);
-    struct strbuf sb;
-    strbuf_init(&sb);
-    size_t i;
-    json_t *e;
-    json_array_foreach(els, i, e) wd_outline_line(&sb, e, &view);
-    size_t n = json_array_size(els);
-    json_t *out = json_pack("{s:s, s:s, s:o, s:I, s:s, s:b}", "session", bc->session->id, "kind",
-                            "webdriver", "elements", els, "count", (json_int_t)n, "outline",
-                            sb.data ? sb.data : "", "truncated", total > n);
-    if (total > n) {
-        char *note = xasprintf("%zu of %zu elements (max_elements)", n, total);
-        json_object_set_new(out, "truncation", json_string(note));
-        free(note);
-    }
-    backend_call_done(bc, out, "%zu elements\n%s", n, sb.data ? sb.data : "");
-    strbuf_finish(&sb);
+    wd_snapshot_answer(bc, els, total, &view);
 }
 
 void wd_native_snapshot(struct backend_call *bc)

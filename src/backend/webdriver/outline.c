@@ -1,6 +1,7 @@
 #include "backend/webdriver/outline.h"
 
 #include "core/args.h"
+#include "core/xmalloc.h"
 #include "session/session.h"
 
 #include <string.h>
@@ -48,6 +49,31 @@ bool wd_element_matches(const json_t *e, const struct wd_element_view *v, const 
             return true;
     }
     return false;
+}
+
+void wd_snapshot_answer(struct backend_call *bc, json_t *els, size_t total,
+                        const struct wd_element_view *v)
+{
+    struct strbuf sb;
+    strbuf_init(&sb);
+    size_t i;
+    json_t *e;
+    json_array_foreach(els, i, e) wd_outline_line(&sb, e, v);
+    size_t n = json_array_size(els);
+    json_t *out = json_pack("{s:s, s:s, s:o, s:I, s:s, s:b}", "session", bc->session->id, "kind",
+                            "webdriver", "elements", els, "count", (json_int_t)n, "outline",
+                            sb.data ? sb.data : "", "truncated", total > n);
+    if (total > n) {
+        const char *scope = args_string(bc->args, "scope", NULL);
+        char *note =
+            xasprintf("%zu of %zu elements%s%s (max_elements)%s", n, total, scope ? " under " : "",
+                      scope ? scope : "", v->advice ? v->advice : "");
+        json_object_set_new(out, "truncation", json_string(note));
+        free(note);
+    }
+    backend_call_done(bc, out, "%zu elements%s\n%s", n, total > n ? " (truncated)" : "",
+                      sb.data ? sb.data : "");
+    strbuf_finish(&sb);
 }
 
 void wd_find_answer(struct backend_call *bc, json_t *els, const struct wd_element_view *v)

@@ -156,6 +156,7 @@ static const struct wd_element_view view = {
     .quiet_states = (const char *const[]){"enabled", NULL},
     .show_value = true,
     .text_fields = (const char *const[]){"name", "value", NULL},
+    .advice = "; snapshot a part of the page (scope) or raise max_elements",
 };
 
 /* scope: a ref whose element alone is walked; NULL: the page. */
@@ -198,28 +199,8 @@ static void snapshot_done(struct wd *w, void *ud, json_t *value, enum error_code
     struct backend_call *bc = ud;
     size_t total;
     json_t *els = answered_elements(bc, value, code, err, "take a snapshot", &total);
-    if (!els)
-        return;
-    struct strbuf sb;
-    strbuf_init(&sb);
-    size_t i;
-    json_t *e;
-    json_array_foreach(els, i, e) wd_outline_line(&sb, e, &view);
-    size_t n = json_array_size(els);
-    json_t *out = json_pack("{s:s, s:s, s:o, s:I, s:s, s:b}", "session", bc->session->id, "kind",
-                            "webdriver", "elements", els, "count", (json_int_t)n, "outline",
-                            sb.data ? sb.data : "", "truncated", total > n);
-    if (total > n) {
-        const char *scope = args_string(bc->args, "scope", NULL);
-        char *note = xasprintf("%zu of %zu elements%s%s (max_elements); snapshot a part of the "
-                               "page (scope) or raise max_elements",
-                               n, total, scope ? " under " : "", scope ? scope : "");
-        json_object_set_new(out, "truncation", json_string(note));
-        free(note);
-    }
-    backend_call_done(bc, out, "%zu elements%s\n%s", n, total > n ? " (truncated)" : "",
-                      sb.data ? sb.data : "");
-    strbuf_finish(&sb);
+    if (els)
+        wd_snapshot_answer(bc, els, total, &view);
 }
 
 static bool refuse(struct backend_call *bc, const char *verb, const char *const *fields)
