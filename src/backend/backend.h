@@ -127,6 +127,10 @@ void backend_call_done_link(struct backend_call *bc, json_t *data, const char *u
  * "matched after N ms" or "not matched after N ms: reason". */
 void backend_call_done_wait(struct backend_call *bc, bool matched, uint64_t elapsed_ms,
                             const char *source, const char *line, const char *reason);
+/* wait_for's regex (NULL: none, *re NULL) compiled into *re (caller
+ * destroys); false when it does not compile: bc answered invalid_argument. */
+struct pattern;
+bool backend_wait_regex(struct backend_call *bc, const char *regex, struct pattern **re);
 /* Failure with code ERROR_TOOL_FAILED. */
 void backend_call_fail(struct backend_call *bc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -1,5 +1,6 @@
 /* Answering a backend call: build the result and hand it to its owner. */
 #include "backend/backend.h"
+#include "core/pattern.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
@@ -76,6 +77,17 @@ void backend_call_done_wait(struct backend_call *bc, bool matched, uint64_t elap
         json_object_set_new(data, "reason", json_string(reason));
     backend_call_done(bc, data, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
                       (unsigned long long)elapsed_ms, reason ? ": " : "", reason ? reason : "");
+}
+
+bool backend_wait_regex(struct backend_call *bc, const char *regex, struct pattern **re)
+{
+    char *err = NULL;
+    *re = NULL;
+    if (!regex || (*re = pattern_compile("regex", regex, false, &err)))
+        return true;
+    backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
+    free(err);
+    return false;
 }
 
 struct backend_hold *backend_call_hold(struct backend_call *bc, json_t *fallback)

@@ -420,11 +420,8 @@ void android_wait_for_op(struct backend_call *bc)
     bool bad = false;
     if ((text || regex) && !(lang = ocr_lang(bc, &bad)) && bad)
         return;
-    struct pattern *re = NULL;
-    char *err = NULL;
-    if (regex && !(re = pattern_compile("regex", regex, false, &err))) {
-        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
-        free(err);
+    struct pattern *re;
+    if (!backend_wait_regex(bc, regex, &re)) {
         free(lang);
         return;
     }

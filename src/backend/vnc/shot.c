@@ -308,13 +308,9 @@ void vnc_wait_for_op(struct backend_call *bc)
                                "\"stable_ms\" on vnc sessions");
         return;
     }
-    struct pattern *re = NULL;
-    char *err = NULL;
-    if (regex && !(re = pattern_compile("regex", regex, false, &err))) {
-        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
-        free(err);
+    struct pattern *re;
+    if (!backend_wait_regex(bc, regex, &re))
         return;
-    }
     struct look *l = look_new(bc, "wait");
     if (!l) {
         pattern_destroy(re);

@@ -152,13 +152,9 @@ void wd_wait_for_op(struct backend_call *bc)
                                "on webdriver sessions");
         return;
     }
-    struct pattern *re = NULL;
-    char *err = NULL;
-    if (regex && !(re = pattern_compile("regex", regex, false, &err))) {
-        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
-        free(err);
+    struct pattern *re;
+    if (!backend_wait_regex(bc, regex, &re))
         return;
-    }
     if (wd_of(bc->session)->native) {
         wd_native_wait(bc, text, re, ref, args_bool(bc->args, "gone", false),
                        (int)args_int(bc->args, "timeout_ms", 10000));
