@@ -265,12 +265,13 @@ void frame_recording_stop(struct frame_recording_slot *slot, struct backend_call
 void frame_recording_end(struct frame_recording_slot *slot, void (*idle)(void *ud), void *ud)
 {
     struct frame_recording *fr = slot->active;
+    /* No last look for a record_stop still drained: the screen is going. */
+    if (slot->draining)
+        slot->draining->ud = NULL;
     if (!fr && slot->draining) {
-        /* record_stop's sample is still out: idle once it is back, and no
-         * last look at a screen that is going away. */
+        /* record_stop's sample is still out: idle once it is back. */
         slot->draining->idle = idle;
         slot->draining->idle_ud = ud;
-        slot->draining->ud = NULL;
         return;
     }
     if (!fr) {
