@@ -121,6 +121,16 @@ void backend_call_done_image(struct backend_call *bc, json_t *data, uint8_t *byt
 void backend_call_done_link(struct backend_call *bc, json_t *data, const char *uri,
                             const char *name, const char *mime, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+/* wait_for's answer for every kind of screen: {session, matched,
+ * elapsed_ms, source (what was looked at: "ocr", "page", …), line (null
+ * when NULL), reason (when given: "timed out", "cancelled")}, captioned
+ * "matched after N ms" or "not matched after N ms: reason". */
+void backend_call_done_wait(struct backend_call *bc, bool matched, uint64_t elapsed_ms,
+                            const char *source, const char *line, const char *reason);
+/* wait_for's regex (NULL: none, *re NULL) compiled into *re (caller
+ * destroys); false when it does not compile: bc answered invalid_argument. */
+struct pattern;
+bool backend_wait_regex(struct backend_call *bc, const char *regex, struct pattern **re);
 /* Failure with code ERROR_TOOL_FAILED. */
 void backend_call_fail(struct backend_call *bc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -1,5 +1,6 @@
 /* Answering a backend call: build the result and hand it to its owner. */
 #include "backend/backend.h"
+#include "core/pattern.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
@@ -64,6 +65,29 @@ void backend_call_done_link(struct backend_call *bc, json_t *data, const char *u
                                .name = name,
                                .mime = mime};
     bc->finish(bc, &r);
+}
+
+void backend_call_done_wait(struct backend_call *bc, bool matched, uint64_t elapsed_ms,
+                            const char *source, const char *line, const char *reason)
+{
+    json_t *data = json_pack("{s:s, s:b, s:I, s:s}", "session", bc->session->id, "matched", matched,
+                             "elapsed_ms", (json_int_t)elapsed_ms, "source", source);
+    json_object_set_new(data, "line", line ? json_string(line) : json_null());
+    if (reason)
+        json_object_set_new(data, "reason", json_string(reason));
+    backend_call_done(bc, data, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
+                      (unsigned long long)elapsed_ms, reason ? ": " : "", reason ? reason : "");
+}
+
+bool backend_wait_regex(struct backend_call *bc, const char *regex, struct pattern **re)
+{
+    char *err = NULL;
+    *re = NULL;
+    if (!regex || (*re = pattern_compile("regex", regex, false, &err)))
+        return true;
+    backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
+    free(err);
+    return false;
 }
 
 struct backend_hold *backend_call_hold(struct backend_call *bc, json_t *fallback)

@@ -25,8 +25,10 @@ struct frame_recording {
     uv_timer_t timer;
     uv_work_t work;
     uint64_t started_ms, at_ms;
-    bool busy;   /* a sample asked for or on the worker pool */
-    bool ending; /* write the file once the sample in flight is back */
+    bool busy;      /* a sample asked for or on the worker pool */
+    bool in_sample; /* inside kind->sample: its caller settles what follows */
+    bool ending;    /* write the file once the sample in flight is back */
+    bool last_look; /* record_stop: one more sample before writing */
     struct backend_call *stop_call;
     void (*idle)(void *ud); /* frame_recording_end's */
     void *idle_ud;
@@ -102,6 +104,25 @@ static void sample_run(uv_work_t *work)
     image_budget_release(shot.budget_pixels);
 }
 
+static void sample(struct frame_recording *fr);
+
+/* A recording that is ending once no sample is in flight: record_stop's
+ * last look (one sample begun after the call, so the recording ends on what
+ * the screen shows now, not on a sample already on its way), then the file.
+ * No last look once the session ended (ud NULL). */
+static void settle(struct frame_recording *fr)
+{
+    if (!fr->ending || fr->busy)
+        return;
+    if (fr->last_look) {
+        fr->last_look = false;
+        sample(fr);
+        if (fr->busy)
+            return;
+    }
+    finalise(fr);
+}
+
 /* The sample is over (taken, or failed): the next may come. */
 static void sample_over(struct frame_recording *fr)
 {
@@ -117,8 +138,9 @@ static void sample_over(struct frame_recording *fr)
     fr->stopped = recorder_stopped_reason(fr->rec);
     if (fr->stopped)
         uv_timer_stop(&fr->timer);
-    if (fr->ending)
-        finalise(fr);
+    /* A kind that fails at once: sample's caller settles (and may free fr). */
+    if (!fr->in_sample)
+        settle(fr);
 }
 
 static void sample_done(uv_work_t *work, int status)
@@ -149,7 +171,9 @@ static void sample(struct frame_recording *fr)
         return;
     fr->busy = true;
     fr->at_ms = uv_now(fr->app->loop) - fr->started_ms;
+    fr->in_sample = true;
     fr->kind->sample(fr->ud, fr);
+    fr->in_sample = false;
 }
 
 static void on_tick(uv_timer_t *t)
@@ -181,8 +205,8 @@ void frame_recording_start(struct frame_recording_slot *slot, struct backend_cal
     }
     if (o.fps > kind->max_fps) {
         backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
-                               "\"fps\" is at most %d for %s sessions, not %d", kind->max_fps,
-                               kind->kind, o.fps);
+                               "\"fps\" is at most %d for %s sessions%s, not %d", kind->max_fps,
+                               kind->kind, kind->fps_note ? kind->fps_note : "", o.fps);
         return;
     }
     struct recorder *rec = recorder_create(bc->app, bc->session->id, &o, &err);
@@ -233,19 +257,19 @@ void frame_recording_stop(struct frame_recording_slot *slot, struct backend_call
     slot->draining = fr;
     fr->stop_call = bc;
     fr->ending = true;
+    fr->last_look = true;
     uv_timer_stop(&fr->timer);
-    /* One last look, so the recording ends on what the screen shows now. */
-    sample(fr);
-    fr->ud = NULL;
-    if (!fr->busy)
-        finalise(fr);
+    settle(fr);
 }
 
 void frame_recording_end(struct frame_recording_slot *slot, void (*idle)(void *ud), void *ud)
 {
     struct frame_recording *fr = slot->active;
+    /* No last look for a record_stop still drained: the screen is going. */
+    if (slot->draining)
+        slot->draining->ud = NULL;
     if (!fr && slot->draining) {
-        /* record_stop's last sample is still out: idle once it is back. */
+        /* record_stop's sample is still out: idle once it is back. */
         slot->draining->idle = idle;
         slot->draining->idle_ud = ud;
         return;
@@ -262,6 +286,5 @@ void frame_recording_end(struct frame_recording_slot *slot, void (*idle)(void *u
     fr->idle = idle;
     fr->idle_ud = ud;
     uv_timer_stop(&fr->timer);
-    if (!fr->busy)
-        finalise(fr);
+    settle(fr);
 }

@@ -19,8 +19,9 @@ struct frame_recording;
  * now or later, with frame_recording_sampled (a source whose produce runs
  * on the worker pool) or frame_recording_failed. */
 struct frame_recording_kind {
-    const char *kind; /* "vnc", "webdriver" (messages) */
+    const char *kind; /* "vnc", "webdriver", "android" (messages) */
     int default_fps, max_fps;
+    const char *fps_note; /* why max_fps, after it in the error (" (…)"), or NULL */
     void (*sample)(void *ud, struct frame_recording *fr);
 };
 
@@ -39,7 +40,8 @@ void frame_recording_failed(struct frame_recording *fr, const char *err);
  * kind->sample. */
 void frame_recording_start(struct frame_recording_slot *slot, struct backend_call *bc,
                            const struct frame_recording_kind *kind, void *ud);
-/* record_stop: one last sample, the file written, bc answered with a link. */
+/* record_stop: one last sample (after the one in flight, if any), the file
+ * written, bc answered with a link. */
 void frame_recording_stop(struct frame_recording_slot *slot, struct backend_call *bc);
 /* The session is ending: the recording is written and indexed; idle(ud)
  * is called (now, or once a sample in flight is back) when nothing of the

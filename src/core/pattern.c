@@ -118,6 +118,30 @@ int pattern_match(struct pattern *p, const char *s, size_t len, uint32_t match_l
     return -1;
 }
 
+char *pattern_first_line(const char *text, const char *needle, struct pattern *p,
+                         uint32_t match_limit, char **err)
+{
+    for (const char *s = text; *s;) {
+        size_t n = strcspn(s, "\n");
+        int hit = 0;
+        if (n && needle)
+            hit = memmem(s, n, needle, strlen(needle)) != NULL;
+        else if (n) {
+            char *e = NULL;
+            hit = pattern_match(p, s, n, match_limit, &e);
+            if (hit < 0 && err) {
+                *err = e;
+                return NULL;
+            }
+            free(e);
+        }
+        if (hit > 0)
+            return xstrndup(s, n);
+        s += n + (s[n] == '\n');
+    }
+    return NULL;
+}
+
 void pattern_destroy(struct pattern *p)
 {
     if (!p)

@@ -27,3 +27,11 @@ struct pattern *pattern_compile(const char *field, const char *src, bool ignore_
  * thread-safe on one pattern: one caller at a time. */
 int pattern_match(struct pattern *p, const char *s, size_t len, uint32_t match_limit, char **err);
 void pattern_destroy(struct pattern *p);
+/* wait_for's test on a text read from a screen (OCR, a page's text): the
+ * first non-empty line of text (lines end at '\n') that contains needle,
+ * or — needle NULL — has a match of p (match_limit as for pattern_match).
+ * Returns the line (caller frees) or NULL. A match over its limit: NULL
+ * with *err (caller frees) when err is given; without err, that line does
+ * not match and the search goes on. */
+char *pattern_first_line(const char *text, const char *needle, struct pattern *p,
+                         uint32_t match_limit, char **err);

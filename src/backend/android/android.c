@@ -208,14 +208,25 @@ void android_release(struct android *a)
     end_if_idle(a);
 }
 
+/* The recording is written: the session may end. */
+static void recording_idle(void *ud)
+{
+    android_release(ud);
+}
+
 static void android_stop(struct session *s)
 {
     struct android *a = android_of(s);
     a->stopping = true;
-    android_record_end(a);
+    /* Held until the recording is written (a sample on its way first): the
+     * end of the last session at shutdown closes every handle, its adb
+     * connection too. The second hold keeps a until this function ends. */
+    android_hold(a);
+    android_hold(a);
+    frame_recording_end(&a->rec, recording_idle, a);
     android_waits_end(a, a->stop_reason ? a->stop_reason : "the session was stopped");
     android_shell_end(a);
-    end_if_idle(a);
+    android_release(a);
 }
 
 static void android_destroy(struct session *s)

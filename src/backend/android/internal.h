@@ -2,6 +2,7 @@
 #pragma once
 #include "backend/android/adb.h"
 #include "backend/backend.h"
+#include "backend/frame_recording.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -9,7 +10,6 @@
 struct app;
 struct session;
 struct ui_tree;
-struct android_rec;
 struct android_wait;
 struct android_shell;
 struct frame;
@@ -47,12 +47,11 @@ struct android {
     int pending;                 /* adb requests in flight */
     bool stopping, ended;        /* stop asked: end once pending is 0 */
     char *stop_reason;
-    struct android_rec *rec;     /* the recording in progress, or NULL */
-    struct android_wait *waits;  /* wait_for calls (wait.c) */
-    struct android_shell *shell; /* the long-lived shell for input (input_shell.c), or NULL */
-    bool shell_off;              /* the device keeps no shell open: a step per command */
-    char last_recording[32];     /* id of the recording written when the session ended; "" */
-    struct android_ref *refs;    /* the elements of the latest snapshot/find: e1 = refs[0] */
+    struct frame_recording_slot rec; /* the recording (shot.c) */
+    struct android_wait *waits;      /* wait_for calls (wait.c) */
+    struct android_shell *shell;     /* the long-lived shell for input (input_shell.c), or NULL */
+    bool shell_off;                  /* the device keeps no shell open: a step per command */
+    struct android_ref *refs;        /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
     /* computer's pointer on a touch screen: where the last touch was (or
      * where the next one starts), and whether a finger is down. */
@@ -73,8 +72,8 @@ void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, u
 /* Write data (borrowed until step) to remote on bc's device (sync: push). */
 void android_push(struct backend_call *bc, const char *remote, const uint8_t *data, size_t len,
                   android_step_fn step);
-/* Work of the session's own on its way (a recording's sample): the session
- * ends only once every hold is released. Loop thread. */
+/* Work of the session's own on its way (a recording being written): the
+ * session ends only once every hold is released. Loop thread. */
 void android_hold(struct android *a);
 void android_release(struct android *a);
 /* A failed step answered on bc: the adb error, or a non-zero exit with the
@@ -139,11 +138,9 @@ void android_set_rotation(struct android *a, int r);
 bool android_decode_raw(uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
                         char **err);
 
-/* Recordings through the shared recorder (record.c); end: the session is
- * ending, write what was recorded. */
+/* Recordings through the shared recorder (shot.c). */
 void android_record_start_op(struct backend_call *bc);
 void android_record_stop_op(struct backend_call *bc);
-void android_record_end(struct android *a);
 
 /* Apps and device settings (apps.c, device.c). */
 void android_press_button_op(struct backend_call *bc);

@@ -1,9 +1,12 @@
 /* Screenshots of a device: `exec:screencap` (raw pixels, no PNG encode on
  * the phone) read over adb, decoded on the worker pool and handed to the
  * shared frame pipeline (backend/frames.h): region, the guard's
- * redactions, scale and encoding as for every kind. */
+ * redactions, scale and encoding as for every kind. Recordings sample the
+ * same frames through the shared recorder (backend/frame_recording.h). */
 #include "backend/android/internal.h"
+#include "backend/frame_recording.h"
 #include "backend/frames.h"
+#include "core/app.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
 
@@ -131,23 +134,67 @@ static void release(void *ud)
     free(sh);
 }
 
+/* The frame source of a screencap's output (taken from r). */
+static struct frame_source source_of(const struct adb_reply *r)
+{
+    struct shot *sh = xcalloc(1, sizeof *sh);
+    sh->raw = adb_reply_take_out(r, &sh->raw_len);
+    return (struct frame_source){
+        .produce = produce, .release = release, .ud = sh, .failure = "cannot take a screenshot"};
+}
+
 static void captured(struct backend_call *bc, const struct adb_reply *r)
 {
-    struct shot *sh = bc->backend_data;
     if (!r->ok) {
         backend_call_fail_code(bc, r->code, "cannot take a screenshot: %s", r->error);
-        free(sh);
         return;
     }
-    sh->raw = adb_reply_take_out(r, &sh->raw_len);
-    frames_screenshot(bc, &(struct frame_source){.produce = produce,
-                                                 .release = release,
-                                                 .ud = sh,
-                                                 .failure = "cannot take a screenshot"});
+    struct frame_source src = source_of(r);
+    frames_screenshot(bc, &src);
 }
 
 void android_screenshot_op(struct backend_call *bc)
 {
-    bc->backend_data = xcalloc(1, sizeof(struct shot));
     android_run(bc, ADB_EXEC, "screencap", ANDROID_SHOT_TIMEOUT_MS, ANDROID_MAX_SHOT, captured);
+}
+
+/* ---- recordings: the same frames, sampled (backend/frame_recording.h) ---- */
+
+static void sampled(void *ud, const struct adb_reply *r)
+{
+    struct frame_recording *fr = ud;
+    if (!r->ok) {
+        frame_recording_failed(fr, r->error);
+        return;
+    }
+    struct frame_source src = source_of(r);
+    frame_recording_sampled(fr, &src);
+}
+
+/* The request copies the server and serial: a sample needs nothing of the
+ * session once asked for (the session waits for the recording to be
+ * written, android_stop). */
+static void record_sample(void *ud, struct frame_recording *fr)
+{
+    struct android *a = ud;
+    adb_request(a->app->loop, &a->srv, a->serial, "exec:screencap", ADB_EXEC,
+                ANDROID_SHOT_TIMEOUT_MS, ANDROID_MAX_SHOT, sampled, fr);
+}
+
+/* A phone takes 100-500 ms per screencap. */
+static const struct frame_recording_kind recording = {.kind = "android",
+                                                      .default_fps = 2,
+                                                      .max_fps = 10,
+                                                      .fps_note = " (each frame is a screencap)",
+                                                      .sample = record_sample};
+
+void android_record_start_op(struct backend_call *bc)
+{
+    struct android *a = android_of(bc->session);
+    frame_recording_start(&a->rec, bc, &recording, a);
+}
+
+void android_record_stop_op(struct backend_call *bc)
+{
+    frame_recording_stop(&android_of(bc->session)->rec, bc);
 }

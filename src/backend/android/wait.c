@@ -112,15 +112,8 @@ static void answer(struct android_wait *w, bool matched, const char *reason)
     unlink_wait(w);
     struct backend_call *bc = w->bc;
     bc->cancel = NULL;
-    uint64_t ms = elapsed(w);
-    json_t *out =
-        json_pack("{s:s, s:b, s:I, s:s}", "session", bc->session->id, "matched", matched,
-                  "elapsed_ms", (json_int_t)ms, "source", w->by_ocr ? "ocr" : "accessibility");
-    json_object_set_new(out, "line", w->line && matched ? json_string(w->line) : json_null());
-    if (reason)
-        json_object_set_new(out, "reason", json_string(reason));
-    backend_call_done(bc, out, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
-                      (unsigned long long)ms, reason ? ": " : "", reason ? reason : "");
+    backend_call_done_wait(bc, matched, elapsed(w), w->by_ocr ? "ocr" : "accessibility",
+                           matched ? w->line : NULL, reason);
     close_timer(w);
 }
 
@@ -196,14 +189,8 @@ static void ocr_run(uv_work_t *work)
                          &w->err_code, &w->err))
         return;
     w->by_ocr = true;
-    for (const char *p = r.text; *p && !w->found && !w->err;) {
-        size_t n = strcspn(p, "\n");
-        if (n && hit(w, p, n)) {
-            w->found = true;
-            w->line = xstrndup(p, n);
-        }
-        p += n + (p[n] == '\n');
-    }
+    w->line = pattern_first_line(r.text, w->text, w->re, WAIT_MATCH_LIMIT, &w->err);
+    w->found = w->line != NULL;
     ocr_result_finish(&r);
 }
 
@@ -433,11 +420,8 @@ void android_wait_for_op(struct backend_call *bc)
     bool bad = false;
     if ((text || regex) && !(lang = ocr_lang(bc, &bad)) && bad)
         return;
-    struct pattern *re = NULL;
-    char *err = NULL;
-    if (regex && !(re = pattern_compile("regex", regex, false, &err))) {
-        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
-        free(err);
+    struct pattern *re;
+    if (!backend_wait_regex(bc, regex, &re)) {
         free(lang);
         return;
     }

@@ -15,6 +15,7 @@
 #include "backend/desktop/xinput.h"
 #include "core/app.h"
 #include "core/args.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
@@ -74,13 +75,6 @@ struct act {
     void *ud;
 };
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
-
 static void free_act(struct act *a)
 {
     free(a->text);
@@ -121,7 +115,7 @@ static bool wait_unless_stopped(struct act *a, int ms)
     for (int left = ms; left > 0; left -= 10) {
         if (atomic_load(&a->stop))
             return false;
-        sleep_ms(left < 10 ? left : 10);
+        clock_sleep_ms(left < 10 ? left : 10);
     }
     return !atomic_load(&a->stop);
 }

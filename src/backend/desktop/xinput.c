@@ -3,6 +3,7 @@
  * handshake (what a new xdotool per action pays). */
 #include "backend/desktop/xinput.h"
 
+#include "core/clock.h"
 #include "core/xmalloc.h"
 
 #include <pthread.h>
@@ -46,20 +47,6 @@ struct xinput {
     uint8_t keys_down[32]; /* bit per keycode */
     uint8_t buttons_down;  /* bit per button 1-8 */
 };
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
 
 struct xinput *xinput_create(const char *display)
 {
@@ -462,9 +449,9 @@ static bool bind_spare(struct xinput *xi, uint32_t keysym, struct spare **out, c
     for (int i = 1; i < xi->n_spare; i++)
         if (xi->spare[i].used_ms < best->used_ms)
             best = &xi->spare[i];
-    uint64_t t = now_ms();
+    uint64_t t = clock_now_ms();
     if (best->keysym && t - best->used_ms < REBIND_AFTER_MS)
-        sleep_ms((int)(REBIND_AFTER_MS - (t - best->used_ms)));
+        clock_sleep_ms((int)(REBIND_AFTER_MS - (t - best->used_ms)));
     if (best->in_modmap)
         set_modifier_row(xi, best->code, -1); /* it was a modifier key; now it is not */
     best->in_modmap = false;
@@ -476,7 +463,7 @@ static bool bind_spare(struct xinput *xi, uint32_t keysym, struct spare **out, c
     memcpy(syms_of(xi, best->code), syms, (size_t)xi->per * sizeof *syms);
     free(syms);
     best->keysym = keysym;
-    best->used_ms = now_ms();
+    best->used_ms = clock_now_ms();
     if (!xinput_sync(xi, err))
         return false;
     *out = best;
@@ -488,7 +475,7 @@ bool xinput_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, bool *shi
     if (lookup(xi, keysym, 2, code, shift)) {
         for (int i = 0; i < xi->n_spare; i++)
             if (xi->spare[i].code == *code)
-                xi->spare[i].used_ms = now_ms();
+                xi->spare[i].used_ms = clock_now_ms();
         return true;
     }
     struct spare *sp;
@@ -560,7 +547,7 @@ bool xinput_modifier_keycode(struct xinput *xi, uint32_t keysym, uint8_t *code, 
     if (lookup(xi, keysym, 1, code, &shift)) {
         for (int i = 0; i < xi->n_spare; i++)
             if (xi->spare[i].code == *code)
-                xi->spare[i].used_ms = now_ms();
+                xi->spare[i].used_ms = clock_now_ms();
         return true;
     }
     /* Only on a shifted level (Meta_L shares Alt_L's key) or not at all: a

@@ -7,6 +7,7 @@
 
 #include "core/app.h"
 #include "core/args.h"
+#include "core/clock.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "input/keys.h"
@@ -75,13 +76,6 @@ struct act {
     enum error_code code;
     const char *verb;
 };
-
-static void sleep_ms(int ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0)
-        ;
-}
 
 static bool send_events(struct act *a, const struct vnc_event *ev, int n)
 {
@@ -225,7 +219,7 @@ static void click_run(struct act *a)
         if (!send_events(a, ev, 1))
             return;
         if (a->hold_ms > 0)
-            sleep_ms(a->hold_ms);
+            clock_sleep_ms(a->hold_ms);
         ev[0] = at(a->x, a->y, 0);
         if (!send_events(a, ev, 1))
             return;
@@ -271,7 +265,7 @@ static void drag_run(struct act *a)
         return;
     for (int i = 1; i <= DRAG_STEPS; i++) {
         if (a->duration_ms > 0)
-            sleep_ms(a->duration_ms / DRAG_STEPS);
+            clock_sleep_ms(a->duration_ms / DRAG_STEPS);
         int x = a->x + (a->x2 - a->x) * i / DRAG_STEPS;
         int y = a->y + (a->y2 - a->y) * i / DRAG_STEPS;
         ev = at(x, y, a->button);
@@ -531,9 +525,9 @@ static void mirror_run(struct act *a)
     key_run(a);
     if (!a->text || a->err)
         return;
-    sleep_ms(SEARCH_OPEN_MS);
+    clock_sleep_ms(SEARCH_OPEN_MS);
     type_run(a);
-    sleep_ms(SEARCH_RESULTS_MS);
+    clock_sleep_ms(SEARCH_RESULTS_MS);
     struct vnc_event ev[2] = {{.key = true, .down = true, .keysym = KS_RETURN},
                               {.key = true, .down = false, .keysym = KS_RETURN}};
     send_events(a, ev, 2);

@@ -8,8 +8,8 @@
 
 #include "core/app.h"
 #include "core/args.h"
+#include "core/clock.h"
 #include "core/pattern.h"
-#include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "ocr/ocr.h"
 #include "session/session.h"
@@ -88,25 +88,17 @@ struct look {
     int stable_ms;
     int timeout_ms;
     atomic_bool cancelled;
-    /* The answer. */
+    /* wait_for's answer. */
+    bool matched;
+    uint64_t elapsed_ms;
+    char *line;         /* the line that matched (text, regex), or NULL */
+    const char *reason; /* why not matched, or NULL */
+    /* The answer of find and read_text. */
     json_t *data;
     char *summary;
     char *err;
     enum error_code code;
 };
-
-static uint64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
 
 /* OCR of the frame f (its region when one was given). */
 static bool recognize(struct look *l, const struct frame *f, struct ocr_result *r)
@@ -117,40 +109,21 @@ static bool recognize(struct look *l, const struct frame *f, struct ocr_result *
     return false;
 }
 
-/* The first line of text holding the text or matching the pattern, or
- * NULL. malloc'd. */
-static char *matching_line(struct look *l, const char *text)
+/* OCR of the screen now (read_text, find). */
+static bool read_screen(struct look *l, struct ocr_result *r)
 {
-    const char *p = text;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        bool hit;
-        if (l->re) {
-            char *e = NULL;
-            hit = pattern_match(l->re, p, n, 0, &e) == 1;
-            free(e);
-        } else {
-            char *line = xstrndup(p, n);
-            hit = strstr(line, l->text) != NULL;
-            free(line);
-        }
-        if (hit)
-            return xstrndup(p, n);
-        p += n + (nl ? 1 : 0);
-    }
-    return NULL;
+    struct frame f;
+    if (!vnc_copy_frame(l->v, FIRST_FRAME_MS, &f, NULL, &l->code, &l->err))
+        return false;
+    bool ok = recognize(l, &f, r);
+    frame_finish(&f);
+    return ok;
 }
 
 static void read_run(struct look *l)
 {
-    struct frame f;
     struct ocr_result r;
-    if (!vnc_copy_frame(l->v, FIRST_FRAME_MS, &f, NULL, &l->code, &l->err))
-        return;
-    bool ok = recognize(l, &f, &r);
-    frame_finish(&f);
-    if (!ok)
+    if (!read_screen(l, &r))
         return;
     l->data = json_pack("{s:s, s:s, s:s}", "session", l->bc->session->id, "source", "ocr", "text",
                         r.text);
@@ -162,10 +135,9 @@ static void read_run(struct look *l)
  * the framebuffer's update count) until matched, cancelled or timed out. */
 static void wait_run(struct look *l)
 {
-    uint64_t start = now_ms(), last_serial = 0, since = start;
+    uint64_t start = clock_now_ms(), last_serial = 0, since = start;
     char *line = NULL;
     bool matched = false, looked = false;
-    const char *reason = NULL;
     for (;;) {
         struct frame f;
         uint64_t serial;
@@ -173,7 +145,7 @@ static void wait_run(struct look *l)
             free(line);
             return;
         }
-        uint64_t t = now_ms();
+        uint64_t t = clock_now_ms();
         if (l->stable_ms) {
             if (!looked || serial != last_serial)
                 since = t;
@@ -187,7 +159,7 @@ static void wait_run(struct look *l)
                 return;
             }
             free(line);
-            line = matching_line(l, r.text);
+            line = pattern_first_line(r.text, l->text, l->re, 0, NULL);
             ocr_result_finish(&r);
             matched = l->gone ? line == NULL : line != NULL;
         }
@@ -197,55 +169,34 @@ static void wait_run(struct look *l)
         if (matched)
             break;
         if (atomic_load(&l->cancelled)) {
-            reason = "cancelled";
+            l->reason = "cancelled";
             break;
         }
-        if (now_ms() - start >= (uint64_t)l->timeout_ms) {
-            reason = "timed out";
+        if (clock_now_ms() - start >= (uint64_t)l->timeout_ms) {
+            l->reason = "timed out";
             break;
         }
-        sleep_ms(WAIT_EVERY_MS);
+        clock_sleep_ms(WAIT_EVERY_MS);
     }
-    uint64_t elapsed = now_ms() - start;
-    l->data =
-        json_pack("{s:s, s:b, s:I, s:s}", "session", l->bc->session->id, "matched", matched,
-                  "elapsed_ms", (json_int_t)elapsed, "source", l->stable_ms ? "screen" : "ocr");
-    json_object_set_new(l->data, "line", line && !l->gone ? json_string(line) : json_null());
-    if (reason)
-        json_object_set_new(l->data, "reason", json_string(reason));
-    l->summary = xasprintf("%s after %llu ms%s%s", matched ? "matched" : "not matched",
-                           (unsigned long long)elapsed, reason ? ": " : "", reason ? reason : "");
-    free(line);
+    l->matched = matched;
+    l->elapsed_ms = clock_now_ms() - start;
+    if (l->gone)
+        free(line);
+    else
+        l->line = line;
 }
 
 /* find: the places the text appears on the screen, by OCR, with bounds
  * to click (as desktops answer when no accessible element says it). */
 static void find_run(struct look *l)
 {
-    struct frame f;
     struct ocr_result r;
-    if (!vnc_copy_frame(l->v, FIRST_FRAME_MS, &f, NULL, &l->code, &l->err))
-        return;
-    bool ok = recognize(l, &f, &r);
-    frame_finish(&f);
-    if (!ok)
+    if (!read_screen(l, &r))
         return;
     json_t *matches = ocr_matches(&r, l->text, l->exact, l->limit);
     ocr_result_finish(&r);
     size_t n = json_array_size(matches);
-    struct strbuf sb;
-    strbuf_init(&sb);
-    strbuf_printf(&sb, "%zu match%s (ocr)", n, n == 1 ? "" : "es");
-    for (size_t i = 0; i < n; i++) {
-        const json_t *m = json_array_get(matches, i), *b = json_object_get(m, "bounds");
-        strbuf_printf(&sb, "\n\"%s\" at %lld,%lld %lldx%lld",
-                      json_string_value(json_object_get(m, "text")),
-                      json_integer_value(json_object_get(b, "x")),
-                      json_integer_value(json_object_get(b, "y")),
-                      json_integer_value(json_object_get(b, "width")),
-                      json_integer_value(json_object_get(b, "height")));
-    }
-    l->summary = strbuf_steal(&sb);
+    l->summary = ocr_matches_caption(matches);
     l->data = json_pack("{s:s, s:s, s:I, s:o}", "session", l->bc->session->id, "source", "ocr",
                         "count", (json_int_t)n, "matches", matches);
 }
@@ -272,10 +223,14 @@ static void after(uv_work_t *w, int status)
                                : l->wait ? "wait"
                                          : "read text",
                                l->err);
+    else if (l->wait)
+        backend_call_done_wait(l->bc, l->matched, l->elapsed_ms, l->stable_ms ? "screen" : "ocr",
+                               l->line, l->reason);
     else {
         backend_call_done(l->bc, l->data, "%s", l->summary);
         l->data = NULL;
     }
+    free(l->line);
     json_decref(l->data);
     free(l->summary);
     free(l->err);
@@ -353,13 +308,9 @@ void vnc_wait_for_op(struct backend_call *bc)
                                "\"stable_ms\" on vnc sessions");
         return;
     }
-    struct pattern *re = NULL;
-    char *err = NULL;
-    if (regex && !(re = pattern_compile("regex", regex, false, &err))) {
-        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
-        free(err);
+    struct pattern *re;
+    if (!backend_wait_regex(bc, regex, &re))
         return;
-    }
     struct look *l = look_new(bc, "wait");
     if (!l) {
         pattern_destroy(re);

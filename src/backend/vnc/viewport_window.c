@@ -10,6 +10,7 @@
 #include "backend/vnc/window_region.h"
 
 #include "core/app.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
@@ -40,19 +41,6 @@ struct search {
     char *err;
     enum error_code code;
 };
-
-static uint64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
 
 /* Is a better than b? A window narrower than the screen beats one as wide
  * (a panel along the top listing window titles reads as a bar over the
@@ -259,12 +247,12 @@ static void run(uv_work_t *w)
 {
     struct search *s = w->data;
     struct vnc *v = s->v;
-    uint64_t start = now_ms(), seen = 0;
+    uint64_t start = clock_now_ms(), seen = 0;
     bool looked = false;
     char *lines = NULL;
     int sw = 0, sh = 0;
     for (;;) {
-        uint64_t spent = now_ms() - start;
+        uint64_t spent = clock_now_ms() - start;
         int left = spent < (uint64_t)s->timeout_ms ? s->timeout_ms - (int)spent : 1;
         struct frame f;
         uint64_t serial;
@@ -285,9 +273,10 @@ static void run(uv_work_t *w)
             seen = serial;
         }
         frame_finish(&f);
-        if (s->found || atomic_load(&v->find_stop) || now_ms() - start >= (uint64_t)s->timeout_ms)
+        if (s->found || atomic_load(&v->find_stop) ||
+            clock_now_ms() - start >= (uint64_t)s->timeout_ms)
             break;
-        sleep_ms(LOOK_EVERY_MS);
+        clock_sleep_ms(LOOK_EVERY_MS);
     }
     if (!s->found) {
         s->code = ERROR_NOT_FOUND;

@@ -8,6 +8,7 @@
  * driver has none. */
 #include "backend/webdriver/internal.h"
 #include "backend/webdriver/native_tree.h"
+#include "backend/webdriver/outline.h"
 
 #include "core/args.h"
 #include "core/strbuf.h"
@@ -18,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* A swipe's length, as a share of the screen, and its time. */
 #define SWIPE_SHARE 0.4
@@ -51,23 +51,12 @@ static json_t *element_json(const struct native_el *e, size_t ref)
     return o;
 }
 
-static void outline_line(struct strbuf *sb, const json_t *e)
-{
-    int depth = (int)json_integer_value(json_object_get(e, "depth"));
-    strbuf_printf(sb, "%*s%s %s \"%s\"", depth > 20 ? 40 : 2 * depth, "",
-                  json_string_value(json_object_get(e, "ref")),
-                  json_string_value(json_object_get(e, "role")),
-                  json_string_value(json_object_get(e, "name")));
-    size_t i;
-    const json_t *st;
-    json_array_foreach(json_object_get(e, "states"), i, st)
-    {
-        const char *v = json_string_value(st);
-        if (strcmp(v, "enabled") && strcmp(v, "clickable"))
-            strbuf_printf(sb, " [%s]", v);
-    }
-    strbuf_putc(sb, '\n');
-}
+/* Most native elements are enabled and many clickable: the outline names
+ * the exceptions. Text is in the name, the value or the resource id. */
+static const struct wd_element_view view = {
+    .quiet_states = (const char *const[]){"enabled", "clickable", NULL},
+    .text_fields = (const char *const[]){"name", "value", "resource_id", NULL},
+};
 
 char *wd_native_key(const struct native_el *e)
 {
@@ -135,42 +124,12 @@ static void snapshot_got(struct wd *w, void *ud, json_t *value, enum error_code 
     size_t total = json_array_size(els) + cut;
     while (json_array_size(els) > max)
         json_array_remove(els, json_array_size(els) - 1);
-    struct strbuf sb;
-    strbuf_init(&sb);
-    size_t i;
-    json_t *e;
-    json_array_foreach(els, i, e) outline_line(&sb, e);
-    size_t n = json_array_size(els);
-    json_t *out = json_pack("{s:s, s:s, s:o, s:I, s:s, s:b}", "session", bc->session->id, "kind",
-                            "webdriver", "elements", els, "count", (json_int_t)n, "outline",
-                            sb.data ? sb.data : "", "truncated", total > n);
-    if (total > n) {
-        char *note = xasprintf("%zu of %zu elements (max_elements)", n, total);
-        json_object_set_new(out, "truncation", json_string(note));
-        free(note);
-    }
-    backend_call_done(bc, out, "%zu elements\n%s", n, sb.data ? sb.data : "");
-    strbuf_finish(&sb);
+    wd_snapshot_answer(bc, els, total, &view);
 }
 
 void wd_native_snapshot(struct backend_call *bc)
 {
     wd_command(wd_of(bc->session), "GET", "/source", NULL, snapshot_got, bc);
-}
-
-static bool matches(const json_t *e, const char *text, const char *role, bool exact)
-{
-    if (role && strcasecmp(json_string_value(json_object_get(e, "role")), role) != 0)
-        return false;
-    if (!text)
-        return true;
-    const char *fields[] = {"name", "value", "resource_id"};
-    for (size_t i = 0; i < 3; i++) {
-        const char *v = json_string_value(json_object_get(e, fields[i]));
-        if (v && (exact ? !strcmp(v, text) : strcasestr(v, text) != NULL))
-            return true;
-    }
-    return false;
 }
 
 static void find_got(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
@@ -179,33 +138,8 @@ static void find_got(struct wd *w, void *ud, json_t *value, enum error_code code
     struct backend_call *bc = ud;
     size_t cut;
     json_t *els = read_tree(bc, value, code, err, "find", &cut);
-    if (!els)
-        return;
-    const char *text = args_string(bc->args, "text", NULL);
-    const char *role = args_string(bc->args, "role", NULL);
-    bool exact = args_bool(bc->args, "exact", false);
-    size_t limit = (size_t)args_int(bc->args, "limit", 20);
-    json_t *found = json_array();
-    struct strbuf sb;
-    strbuf_init(&sb);
-    size_t i;
-    json_t *e;
-    json_array_foreach(els, i, e)
-    {
-        if (json_array_size(found) >= limit)
-            break;
-        if (!matches(e, text, role, exact))
-            continue;
-        json_object_set_new(e, "source", json_string("accessibility"));
-        json_array_append(found, e);
-        outline_line(&sb, e);
-    }
-    json_decref(els);
-    size_t n = json_array_size(found);
-    json_t *out = json_pack("{s:s, s:s, s:I, s:o}", "session", bc->session->id, "source",
-                            "accessibility", "count", (json_int_t)n, "matches", found);
-    backend_call_done(bc, out, "%zu match%s\n%s", n, n == 1 ? "" : "es", sb.data ? sb.data : "");
-    strbuf_finish(&sb);
+    if (els)
+        wd_find_answer(bc, els, &view);
 }
 
 void wd_native_find(struct backend_call *bc)
@@ -270,7 +204,7 @@ static void target_got(struct wd *w, void *ud, json_t *value, enum error_code co
     json_t *e;
     json_array_foreach(els, i, e)
     {
-        if (matches(e, text, role, exact)) {
+        if (wd_element_matches(e, &view, text, role, exact)) {
             t->fn(bc, json_string_value(json_object_get(e, "ref")), &w->native_refs[i], false);
             json_decref(els);
             free(t);

@@ -10,6 +10,7 @@
 #include "backend/webdriver/native_tree.h"
 
 #include "core/app.h"
+#include "core/clock.h"
 #include "core/pattern.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
@@ -32,11 +33,6 @@ struct nwait {
     bool asking; /* a request for the source is in flight */
 };
 
-static uint64_t now_ms(void)
-{
-    return uv_hrtime() / 1000000;
-}
-
 static void closed(uv_handle_t *h)
 {
     struct nwait *nw = h->data;
@@ -56,14 +52,7 @@ static void answer(struct nwait *nw, bool matched, const char *line, const char 
     struct backend_call *bc = nw->bc;
     nw->bc = NULL;
     bc->cancel = NULL;
-    uint64_t elapsed = now_ms() - nw->start_ms;
-    json_t *data = json_pack("{s:s, s:b, s:I, s:s}", "session", bc->session->id, "matched", matched,
-                             "elapsed_ms", (json_int_t)elapsed, "source", "page source");
-    json_object_set_new(data, "line", line ? json_string(line) : json_null());
-    if (reason)
-        json_object_set_new(data, "reason", json_string(reason));
-    backend_call_done(bc, data, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
-                      (unsigned long long)elapsed, reason ? ": " : "", reason ? reason : "");
+    backend_call_done_wait(bc, matched, clock_now_ms() - nw->start_ms, "page source", line, reason);
 }
 
 static bool line_matches(struct nwait *nw, const char *line)
@@ -133,7 +122,7 @@ static void got(struct wd *w, void *ud, json_t *value, enum error_code code, con
         return;
     }
     native_tree_finish(&t);
-    uint64_t spent = now_ms() - nw->start_ms;
+    uint64_t spent = clock_now_ms() - nw->start_ms;
     if (spent >= (uint64_t)nw->timeout_ms) {
         answer(nw, false, NULL, "timed out");
         finish(nw);
@@ -185,7 +174,7 @@ void wd_native_wait(struct backend_call *bc, const char *text, struct pattern *r
     nw->re = re;
     nw->gone = gone;
     nw->timeout_ms = timeout_ms;
-    nw->start_ms = now_ms();
+    nw->start_ms = clock_now_ms();
     uv_timer_init(w->app->loop, &nw->timer);
     nw->timer.data = nw;
     bc->cancel = cancel;

@@ -8,6 +8,7 @@
  * ref lives until the next snapshot or find, or until the page goes. The
  * value of a password field never leaves the page. */
 #include "backend/webdriver/internal.h"
+#include "backend/webdriver/outline.h"
 
 #include "core/args.h"
 #include "core/strbuf.h"
@@ -16,7 +17,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* Elements a find looks through before it filters. */
 #define FIND_SCAN 5000
@@ -151,26 +151,13 @@ static json_t *elements_of(const json_t *value, size_t *total)
     return out;
 }
 
-static void outline_line(struct strbuf *sb, const json_t *e)
-{
-    int depth = (int)json_integer_value(json_object_get(e, "depth"));
-    strbuf_printf(sb, "%*s%s %s \"%s\"", depth > 20 ? 40 : 2 * depth, "",
-                  json_string_value(json_object_get(e, "ref")),
-                  json_string_value(json_object_get(e, "role")),
-                  json_string_value(json_object_get(e, "name")));
-    const char *v = json_string_value(json_object_get(e, "value"));
-    if (v && *v)
-        strbuf_printf(sb, " = \"%s\"", v);
-    size_t i;
-    const json_t *s;
-    json_array_foreach(json_object_get(e, "states"), i, s)
-    {
-        const char *st = json_string_value(s);
-        if (strcmp(st, "enabled") != 0)
-            strbuf_printf(sb, " [%s]", st);
-    }
-    strbuf_putc(sb, '\n');
-}
+/* A page's elements: text in their name or value, shown with the value. */
+static const struct wd_element_view view = {
+    .quiet_states = (const char *const[]){"enabled", NULL},
+    .show_value = true,
+    .text_fields = (const char *const[]){"name", "value", NULL},
+    .advice = "; snapshot a part of the page (scope) or raise max_elements",
+};
 
 /* scope: a ref whose element alone is walked; NULL: the page. */
 static void run_snapshot(struct backend_call *bc, int max, bool hidden, const char *scope,
@@ -212,28 +199,8 @@ static void snapshot_done(struct wd *w, void *ud, json_t *value, enum error_code
     struct backend_call *bc = ud;
     size_t total;
     json_t *els = answered_elements(bc, value, code, err, "take a snapshot", &total);
-    if (!els)
-        return;
-    struct strbuf sb;
-    strbuf_init(&sb);
-    size_t i;
-    json_t *e;
-    json_array_foreach(els, i, e) outline_line(&sb, e);
-    size_t n = json_array_size(els);
-    json_t *out = json_pack("{s:s, s:s, s:o, s:I, s:s, s:b}", "session", bc->session->id, "kind",
-                            "webdriver", "elements", els, "count", (json_int_t)n, "outline",
-                            sb.data ? sb.data : "", "truncated", total > n);
-    if (total > n) {
-        const char *scope = args_string(bc->args, "scope", NULL);
-        char *note = xasprintf("%zu of %zu elements%s%s (max_elements); snapshot a part of the "
-                               "page (scope) or raise max_elements",
-                               n, total, scope ? " under " : "", scope ? scope : "");
-        json_object_set_new(out, "truncation", json_string(note));
-        free(note);
-    }
-    backend_call_done(bc, out, "%zu elements%s\n%s", n, total > n ? " (truncated)" : "",
-                      sb.data ? sb.data : "");
-    strbuf_finish(&sb);
+    if (els)
+        wd_snapshot_answer(bc, els, total, &view);
 }
 
 static bool refuse(struct backend_call *bc, const char *verb, const char *const *fields)
@@ -304,55 +271,14 @@ void wd_snapshot_op(struct backend_call *bc)
     run_snapshot(bc, max, args_bool(bc->args, "include_hidden", false), scope, snapshot_done, bc);
 }
 
-/* Whether element e matches text (in its name or value) and role. */
-static bool matches(const json_t *e, const char *text, const char *role, bool exact)
-{
-    if (role && strcasecmp(json_string_value(json_object_get(e, "role")), role) != 0)
-        return false;
-    if (!text)
-        return true;
-    const char *fields[] = {"name", "value"};
-    for (size_t i = 0; i < 2; i++) {
-        const char *v = json_string_value(json_object_get(e, fields[i]));
-        if (v && (exact ? strcmp(v, text) == 0 : strcasestr(v, text) != NULL))
-            return true;
-    }
-    return false;
-}
-
 static void find_done(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     (void)w;
     struct backend_call *bc = ud;
     size_t total;
     json_t *els = answered_elements(bc, value, code, err, "find", &total);
-    if (!els)
-        return;
-    const char *text = args_string(bc->args, "text", NULL);
-    const char *role = args_string(bc->args, "role", NULL);
-    bool exact = args_bool(bc->args, "exact", false);
-    size_t limit = (size_t)args_int(bc->args, "limit", 20);
-    json_t *found = json_array();
-    struct strbuf sb;
-    strbuf_init(&sb);
-    size_t i;
-    json_t *e;
-    json_array_foreach(els, i, e)
-    {
-        if (json_array_size(found) >= limit)
-            break;
-        if (!matches(e, text, role, exact))
-            continue;
-        json_object_set_new(e, "source", json_string("accessibility"));
-        json_array_append(found, e);
-        outline_line(&sb, e);
-    }
-    json_decref(els);
-    size_t n = json_array_size(found);
-    json_t *out = json_pack("{s:s, s:s, s:I, s:o}", "session", bc->session->id, "source",
-                            "accessibility", "count", (json_int_t)n, "matches", found);
-    backend_call_done(bc, out, "%zu match%s\n%s", n, n == 1 ? "" : "es", sb.data ? sb.data : "");
-    strbuf_finish(&sb);
+    if (els)
+        wd_find_answer(bc, els, &view);
 }
 
 void wd_find_op(struct backend_call *bc)
@@ -434,7 +360,7 @@ static void text_found(struct wd *w, void *ud, json_t *value, enum error_code co
     json_t *e;
     json_array_foreach(els, i, e)
     {
-        if (matches(e, text, role, args_bool(bc->args, "exact", false))) {
+        if (wd_element_matches(e, &view, text, role, args_bool(bc->args, "exact", false))) {
             t->ref = xstrdup(json_string_value(json_object_get(e, "ref")));
             break;
         }

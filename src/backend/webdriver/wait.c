@@ -9,6 +9,7 @@
 #include "backend/webdriver/internal.h"
 
 #include "core/args.h"
+#include "core/clock.h"
 #include "core/pattern.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
@@ -44,11 +45,6 @@ struct wait {
     char *last; /* the state last seen */
 };
 
-static uint64_t now_ms(void)
-{
-    return uv_hrtime() / 1000000;
-}
-
 static void wait_free(struct wait *wt)
 {
     free(wt->ref);
@@ -58,45 +54,12 @@ static void wait_free(struct wait *wt)
     free(wt);
 }
 
-/* The first line of text holding the text or a match of the regex, or NULL. */
-static char *matching_line(struct wait *wt, const char *text)
-{
-    const char *p = text;
-    while (*p) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        char *line = xstrndup(p, len);
-        bool hit = false;
-        if (wt->text)
-            hit = strstr(line, wt->text) != NULL;
-        else {
-            char *err = NULL;
-            hit = pattern_match(wt->re, line, len, 0, &err) == 1;
-            free(err);
-        }
-        if (hit)
-            return line;
-        free(line);
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    return NULL;
-}
-
 static void answer(struct wait *wt, bool matched, const char *line, const char *reason)
 {
     struct backend_call *bc = wt->bc;
     wt->bc = NULL;
     bc->cancel = NULL;
-    uint64_t elapsed = now_ms() - wt->start_ms;
-    json_t *data = json_pack("{s:s, s:b, s:I, s:s}", "session", bc->session->id, "matched", matched,
-                             "elapsed_ms", (json_int_t)elapsed, "source", "page");
-    json_object_set_new(data, "line", line ? json_string(line) : json_null());
-    if (reason)
-        json_object_set_new(data, "reason", json_string(reason));
-    backend_call_done(bc, data, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
-                      (unsigned long long)elapsed, reason ? ": " : "", reason ? reason : "");
+    backend_call_done_wait(bc, matched, clock_now_ms() - wt->start_ms, "page", line, reason);
 }
 
 static void look(struct wait *wt);
@@ -128,7 +91,7 @@ static void looked(struct wd *w, void *ud, json_t *value, enum error_code code, 
         if (wt->ref)
             matched = (strcmp(wt->last, "1") == 0) != wt->gone;
         else {
-            line = matching_line(wt, wt->last);
+            line = pattern_first_line(wt->last, wt->text, wt->re, 0, NULL);
             matched = (line != NULL) != wt->gone;
         }
     }
@@ -139,7 +102,7 @@ static void looked(struct wd *w, void *ud, json_t *value, enum error_code code, 
         return;
     }
     free(line);
-    if (now_ms() - wt->start_ms >= (uint64_t)wt->timeout_ms) {
+    if (clock_now_ms() - wt->start_ms >= (uint64_t)wt->timeout_ms) {
         answer(wt, false, NULL, "timed out");
         wait_free(wt);
         return;
@@ -149,7 +112,7 @@ static void looked(struct wd *w, void *ud, json_t *value, enum error_code code, 
 
 static void look(struct wait *wt)
 {
-    uint64_t spent = now_ms() - wt->start_ms;
+    uint64_t spent = clock_now_ms() - wt->start_ms;
     long left = wt->timeout_ms > (long)spent ? wt->timeout_ms - (long)spent : 0;
     long wait = left < LOOK_MS ? left : LOOK_MS;
     struct wd *w = wd_of(wt->bc->session);
@@ -189,13 +152,9 @@ void wd_wait_for_op(struct backend_call *bc)
                                "on webdriver sessions");
         return;
     }
-    struct pattern *re = NULL;
-    char *err = NULL;
-    if (regex && !(re = pattern_compile("regex", regex, false, &err))) {
-        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot wait: %s", err);
-        free(err);
+    struct pattern *re;
+    if (!backend_wait_regex(bc, regex, &re))
         return;
-    }
     if (wd_of(bc->session)->native) {
         wd_native_wait(bc, text, re, ref, args_bool(bc->args, "gone", false),
                        (int)args_int(bc->args, "timeout_ms", 10000));
@@ -208,7 +167,7 @@ void wd_wait_for_op(struct backend_call *bc)
     wt->re = re;
     wt->gone = args_bool(bc->args, "gone", false);
     wt->timeout_ms = (int)args_int(bc->args, "timeout_ms", 10000);
-    wt->start_ms = now_ms();
+    wt->start_ms = clock_now_ms();
     bc->cancel = cancel;
     bc->backend_data = wt;
     look(wt);

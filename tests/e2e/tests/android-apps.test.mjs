@@ -305,7 +305,7 @@ describe('phone tools on the fake adb server', () => {
     const { dev, srv, s } = await phone(t, { width: 180, height: 400 });
     let r = await srv.call('record_start', { fps: 11 });
     assert.equal(errorOf(r).code, 'invalid_argument');
-    assert.match(errorOf(r).message, /fps: at most 10 for android sessions/);
+    assert.match(errorOf(r).message, /"fps" is at most 10 for android sessions \(each frame is a screencap\)/);
     const start = (await srv.ok('record_start', { format: 'gif', fps: 10 })).sc;
     assert.equal(start.fps, 10);
     r = await srv.call('record_start', {});

@@ -214,15 +214,9 @@ static void waiter_free(uv_handle_t *h)
 static void answer(struct waiter *w, bool matched, const char *reason)
 {
     struct backend_call *bc = w->bc;
-    uint64_t elapsed = uv_now(bc->app->loop) - w->start_ms;
-    json_t *data = json_pack("{s:s, s:b, s:I, s:s}", "session", bc->session->id, "matched", matched,
-                             "elapsed_ms", (json_int_t)elapsed, "source", w->source);
-    json_object_set_new(data, "line", w->line ? json_string(w->line) : json_null());
-    if (reason)
-        json_object_set_new(data, "reason", json_string(reason));
     bc->cancel = NULL;
-    backend_call_done(bc, data, "%s after %llu ms%s%s", matched ? "matched" : "not matched",
-                      (unsigned long long)elapsed, reason ? ": " : "", reason ? reason : "");
+    backend_call_done_wait(bc, matched, uv_now(bc->app->loop) - w->start_ms, w->source, w->line,
+                           reason);
     uv_close((uv_handle_t *)&w->timer, waiter_free);
 }
 
