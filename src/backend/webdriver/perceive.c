@@ -180,9 +180,7 @@ static void run_snapshot(struct backend_call *bc, int max, bool hidden, const ch
                          wd_reply_fn fn, void *ud)
 {
     char *script = xasprintf("%s%s", SNAPSHOT_SCRIPT, SNAPSHOT_WALK);
-    wd_command(wd_of(bc->session), "POST", "/execute/sync",
-               json_pack("{s:s, s:[i, b, s?]}", "script", script, "args", max, hidden, scope), fn,
-               ud);
+    wd_script(wd_of(bc->session), script, json_pack("[i, b, s?]", max, hidden, scope), fn, ud);
     free(script);
 }
 

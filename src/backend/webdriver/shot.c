@@ -191,6 +191,8 @@ static void shot_failed(struct shot *sh, enum error_code code, const char *err)
     shot_free(sh);
 }
 
+static void got_b64(struct wd *w, struct shot *sh, char *b64);
+
 static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     struct shot *sh = ud;
@@ -204,7 +206,13 @@ static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code,
         free(msg);
         return;
     }
-    sh->b64 = xstrdup(json_string_value(value));
+    got_b64(w, sh, xstrdup(json_string_value(value)));
+}
+
+/* The viewport's PNG (base64, stolen): passed on, or to the pipeline. */
+static void got_b64(struct wd *w, struct shot *sh, char *b64)
+{
+    sh->b64 = b64;
     learn_size(w, sh->b64);
     if (pass_through(sh)) {
         shot_free(sh);
@@ -241,13 +249,18 @@ static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code c
                                  (int)json_integer_value(json_array_get(r, 2)),
                                  (int)json_integer_value(json_array_get(r, 3))};
     }
-    wd_command(w, "GET", "/screenshot", NULL, got_png, sh);
+    /* The screencast's latest frame when it shows the page as it is now
+     * (cast.c): Chromium draws nothing more for it. */
+    const char *frame = wd_cast_frame(w);
+    if (frame)
+        got_b64(w, sh, xstrdup(frame));
+    else
+        wd_command_quiet(w, "GET", "/screenshot", NULL, got_png, sh);
 }
 
 static void take(struct wd *w, struct shot *sh)
 {
-    wd_command(w, "POST", "/execute/sync",
-               json_pack("{s:s, s:[]}", "script", SECRETS_SCRIPT, "args"), got_secrets, sh);
+    wd_script(w, SECRETS_SCRIPT, json_array(), got_secrets, sh);
 }
 
 void wd_screenshot_op(struct backend_call *bc)

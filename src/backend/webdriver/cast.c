@@ -1,0 +1,299 @@
+/* The browser glovebox started, through its own DevTools socket as well as
+ * chromedriver: chromedriver costs a few ms per command and its
+ * GET /screenshot ~50 ms (Chromium draws a frame for it), while a
+ * screencast the browser keeps pushing costs nothing to read and a
+ * Runtime.evaluate under 1 ms (docs/BENCHMARKS.md, WebDriver).
+ *
+ * The screencast starts with the first screenshot. The browser sends a
+ * frame each time the picture changes, and none while it does not. A frame
+ * is only shown when it cannot be stale: it arrived SETTLE_MS or more after
+ * the last command that could change the page ended (a frame drawn before
+ * that command may still be on its way for a while), no such command is
+ * in flight, and no dialog is open. Otherwise the caller captures as
+ * before. The socket is on one tab: while the commands go to another one,
+ * they go through chromedriver. */
+#define LOG_MODULE "webdriver"
+#include "backend/webdriver/cdp.h"
+#include "backend/webdriver/http.h"
+#include "backend/webdriver/internal.h"
+
+#include "core/app.h"
+#include "core/log.h"
+#include "core/xmalloc.h"
+#include "session/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* How long after a page-changing command a frame must arrive to be shown. */
+#define SETTLE_MS 200
+/* A script over DevTools that takes longer falls back to chromedriver. */
+#define SCRIPT_TIMEOUT_MS 3000
+
+enum cast_state { CAST_IDLE, CAST_LISTING, CAST_OPEN, CAST_OFF };
+
+struct wd_cast {
+    struct wd *w;
+    int port; /* the browser's DevTools port on loopback */
+    enum cast_state state;
+    struct wd_cdp *cdp;
+    bool casting;        /* Page.startScreencast answered */
+    char *frame;         /* the latest frame, base64 PNG */
+    uint64_t frame_at;   /* when it arrived */
+    uint64_t changed_at; /* when the last page-changing command ended */
+    int changing;        /* page-changing commands in flight */
+    bool dialog;         /* an alert, confirm or prompt is open */
+    char *handle;        /* the window glovebox's socket is on */
+    bool elsewhere;      /* the commands go to another window */
+};
+
+void wd_cast_init(struct wd *w, const json_t *caps)
+{
+    const char *addr = json_string_value(
+        json_object_get(json_object_get(caps, "goog:chromeOptions"), "debuggerAddress"));
+    const char *colon = addr ? strrchr(addr, ':') : NULL;
+    /* Only the browser glovebox started, on this machine. */
+    if (!w->driver_pid || w->native || !colon ||
+        (strncmp(addr, "localhost:", 10) != 0 && strncmp(addr, "127.0.0.1:", 10) != 0))
+        return;
+    int port = atoi(colon + 1);
+    if (port <= 0 || port > 65535)
+        return;
+    w->cast = xcalloc(1, sizeof *w->cast);
+    w->cast->w = w;
+    w->cast->port = port;
+}
+
+static void off(struct wd_cast *c)
+{
+    c->state = CAST_OFF;
+    wd_cdp_close(c->cdp);
+    c->cdp = NULL;
+    free(c->frame);
+    c->frame = NULL;
+}
+
+void wd_cast_destroy(struct wd *w)
+{
+    if (!w->cast)
+        return;
+    off(w->cast);
+    free(w->cast->handle);
+    free(w->cast);
+    w->cast = NULL;
+}
+
+void wd_cast_changing(struct wd *w)
+{
+    if (w->cast)
+        w->cast->changing++;
+}
+
+void wd_cast_changed(struct wd *w)
+{
+    if (!w->cast)
+        return;
+    w->cast->changing--;
+    w->cast->changed_at = uv_now(w->app->loop);
+}
+
+void wd_cast_window(struct wd *w, const char *handle)
+{
+    struct wd_cast *c = w->cast;
+    if (!c || c->state == CAST_OFF)
+        return;
+    /* Before the socket knows its tab, another one cannot be told apart. */
+    if (!handle || !c->handle) {
+        off(c);
+        return;
+    }
+    c->elsewhere = strcmp(handle, c->handle) != 0;
+}
+
+static void acked(void *ud, json_t *result, const char *err)
+{
+    (void)ud;
+    (void)result;
+    (void)err;
+}
+
+static void event(void *ud, const char *method, json_t *params)
+{
+    struct wd_cast *c = ud;
+    if (!method) {
+        /* The socket is gone (the tab closed, the browser ended). */
+        c->cdp = NULL;
+        off(c);
+        return;
+    }
+    if (strcmp(method, "Page.screencastFrame") == 0) {
+        const char *data = json_string_value(json_object_get(params, "data"));
+        if (data) {
+            free(c->frame);
+            c->frame = xstrdup(data);
+            c->frame_at = uv_now(c->w->app->loop);
+        }
+        /* Unacknowledged, the browser sends no more frames. */
+        wd_cdp_call(c->cdp, "Page.screencastFrameAck",
+                    json_pack("{s:O}", "sessionId", json_object_get(params, "sessionId")),
+                    SCRIPT_TIMEOUT_MS, acked, NULL);
+    } else if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
+        c->dialog = true;
+    } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
+        c->dialog = false;
+        c->changed_at = uv_now(c->w->app->loop);
+    }
+}
+
+static void casting(void *ud, json_t *result, const char *err)
+{
+    (void)result;
+    struct wd_cast *c = ud;
+    if (!err)
+        c->casting = true;
+}
+
+/* The page target whose id is the window glovebox's commands go to. */
+static void got_targets(void *ud, const struct wd_http_response *r)
+{
+    struct wd_cast *c = ud;
+    if (c->state != CAST_LISTING)
+        return;
+    json_t *list = r->body && r->status == 200 ? json_loadb(r->body, r->len, 0, NULL) : NULL;
+    const char *ws = NULL;
+    size_t i;
+    json_t *t;
+    json_array_foreach(list, i, t)
+    {
+        const char *id = json_string_value(json_object_get(t, "id"));
+        const char *type = json_string_value(json_object_get(t, "type"));
+        if (id && type && strcmp(type, "page") == 0 && strcmp(id, c->handle) == 0)
+            ws = json_string_value(json_object_get(t, "webSocketDebuggerUrl"));
+    }
+    /* ws://127.0.0.1:port/devtools/page/<id>: the path is what is asked. */
+    const char *path = ws ? strstr(ws, "/devtools/") : NULL;
+    if (!path) {
+        json_decref(list);
+        off(c);
+        return;
+    }
+    c->cdp = wd_cdp_open(c->w->app->loop, c->port, path, event, c);
+    json_decref(list);
+    c->state = CAST_OPEN;
+    wd_cdp_call(c->cdp, "Page.enable", NULL, SCRIPT_TIMEOUT_MS, NULL, NULL);
+}
+
+static void got_handle(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)code;
+    (void)ud;
+    struct wd_cast *c = w->cast;
+    if (!c || c->state != CAST_LISTING)
+        return;
+    if (err || !json_is_string(value)) {
+        off(c);
+        return;
+    }
+    c->handle = xstrdup(json_string_value(value));
+    char *url = xasprintf("http://127.0.0.1:%d/json/list", c->port);
+    wd_http_request(w->http, "GET", url, NULL, SCRIPT_TIMEOUT_MS, got_targets, c);
+    free(url);
+}
+
+/* Opens the socket in the background: the calls until it is open go
+ * through chromedriver. */
+static void start(struct wd_cast *c)
+{
+    c->state = CAST_LISTING;
+    wd_command(c->w, "GET", "/window", NULL, got_handle, NULL);
+}
+
+/* A socket that is open: the screencast is started once asked for. */
+static bool open_socket(struct wd *w)
+{
+    struct wd_cast *c = w->cast;
+    if (!c)
+        return false;
+    if (c->state == CAST_IDLE)
+        start(c);
+    return c->state == CAST_OPEN && wd_cdp_ready(c->cdp) && !c->dialog && !c->elsewhere;
+}
+
+const char *wd_cast_frame(struct wd *w)
+{
+    if (!open_socket(w))
+        return NULL;
+    struct wd_cast *c = w->cast;
+    if (!c->casting) {
+        wd_cdp_call(c->cdp, "Page.startScreencast", json_pack("{s:s}", "format", "png"),
+                    SCRIPT_TIMEOUT_MS, casting, c);
+        return NULL;
+    }
+    if (!c->frame || c->changing || c->frame_at < c->changed_at + SETTLE_MS)
+        return NULL;
+    return c->frame;
+}
+
+/* ---- scripts: Runtime.evaluate on the socket, else execute/sync ---- */
+
+struct script {
+    struct wd *w;
+    char *source;
+    json_t *args;
+    wd_reply_fn fn;
+    void *ud;
+};
+
+static void script_free(struct script *s)
+{
+    free(s->source);
+    json_decref(s->args);
+    free(s);
+}
+
+static void through_driver(struct script *s)
+{
+    wd_command_quiet(s->w, "POST", "/execute/sync",
+                     json_pack("{s:s, s:O}", "script", s->source, "args", s->args), s->fn, s->ud);
+    script_free(s);
+}
+
+static void evaluated(void *ud, json_t *result, const char *err)
+{
+    struct script *s = ud;
+    if (s->w->destroyed || s->w->stopping) {
+        s->fn(s->w, s->ud, NULL, s->w->abort_code ? s->w->abort_code : ERROR_DEVICE_UNAVAILABLE,
+              "the session ended");
+        script_free(s);
+        return;
+    }
+    /* A page that threw, or a socket that went: chromedriver says why. */
+    if (err || json_object_get(result, "exceptionDetails")) {
+        through_driver(s);
+        return;
+    }
+    json_t *value = json_object_get(json_object_get(result, "result"), "value");
+    s->fn(s->w, s->ud, value ? value : json_null(), 0, NULL);
+    script_free(s);
+}
+
+void wd_script(struct wd *w, const char *source, json_t *args, wd_reply_fn fn, void *ud)
+{
+    struct script *s = xcalloc(1, sizeof *s);
+    s->w = w;
+    s->source = xstrdup(source);
+    s->args = args;
+    s->fn = fn;
+    s->ud = ud;
+    if (!open_socket(w)) {
+        through_driver(s);
+        return;
+    }
+    char *list = json_dumps(args, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *expr = xasprintf("(function(){%s}).apply(null,%s)", source, list);
+    free(list);
+    wd_cdp_call(w->cast->cdp, "Runtime.evaluate",
+                json_pack("{s:s, s:b}", "expression", expr, "returnByValue", 1), SCRIPT_TIMEOUT_MS,
+                evaluated, s);
+    free(expr);
+}
