@@ -9,9 +9,12 @@
  * is only shown when it cannot be stale: it arrived SETTLE_MS or more after
  * the last command that could change the page ended (a frame drawn before
  * that command may still be on its way for a while), no such command is
- * in flight, and no dialog is open. Otherwise the caller captures as
- * before. The socket is on one tab: while the commands go to another one,
- * they go through chromedriver. */
+ * in flight, no dialog is open, and no frame came in the last QUIET_MS
+ * (the page is not changing). Otherwise the caller captures as before. A
+ * static page sends no frame after a command's own: SETTLE_MS after one,
+ * the page is captured on the socket in the background and that picture
+ * serves (it was taken after the command). The socket is on one tab:
+ * while the commands go to another one, they go through chromedriver. */
 #define LOG_MODULE "webdriver"
 #include "backend/webdriver/cdp.h"
 #include "backend/webdriver/http.h"
@@ -27,6 +30,9 @@
 
 /* How long after a page-changing command a frame must arrive to be shown. */
 #define SETTLE_MS 200
+/* A frame is only shown when none came for this long: the page is not in
+ * the middle of changing (an animation gets captures). */
+#define QUIET_MS 50
 /* A script over DevTools that takes longer falls back to chromedriver. */
 #define SCRIPT_TIMEOUT_MS 3000
 
@@ -45,6 +51,13 @@ struct wd_cast {
     bool dialog;         /* an alert, confirm or prompt is open */
     char *handle;        /* the window glovebox's socket is on */
     bool elsewhere;      /* the commands go to another window */
+    /* SETTLE_MS after a page-changing command, a capture of the page on
+     * the socket when no frame came since (a static page sends none). */
+    uv_timer_t settle;
+    bool capturing;
+    uint64_t capture_at;     /* when it was asked for */
+    unsigned long frames;    /* screencast frames so far */
+    unsigned long frames_at; /* ... when it was asked for */
 };
 
 void wd_cast_init(struct wd *w, const json_t *caps)
@@ -62,6 +75,9 @@ void wd_cast_init(struct wd *w, const json_t *caps)
     w->cast = xcalloc(1, sizeof *w->cast);
     w->cast->w = w;
     w->cast->port = port;
+    uv_timer_init(w->app->loop, &w->cast->settle);
+    w->cast->settle.data = w->cast;
+    uv_unref((uv_handle_t *)&w->cast->settle);
 }
 
 static void off(struct wd_cast *c)
@@ -73,14 +89,25 @@ static void off(struct wd_cast *c)
     c->frame = NULL;
 }
 
+static void cast_free(uv_handle_t *h)
+{
+    struct wd_cast *c = h->data;
+    free(c->handle);
+    free(c);
+}
+
 void wd_cast_destroy(struct wd *w)
 {
-    if (!w->cast)
+    struct wd_cast *c = w->cast;
+    if (!c)
         return;
-    off(w->cast);
-    free(w->cast->handle);
-    free(w->cast);
     w->cast = NULL;
+    off(c);
+    /* At exit the server has closed every handle already. */
+    if (uv_is_closing((uv_handle_t *)&c->settle))
+        cast_free((uv_handle_t *)&c->settle);
+    else
+        uv_close((uv_handle_t *)&c->settle, cast_free);
 }
 
 void wd_cast_changing(struct wd *w)
@@ -89,12 +116,54 @@ void wd_cast_changing(struct wd *w)
         w->cast->changing++;
 }
 
+static bool fresh(const struct wd_cast *c)
+{
+    return c->frame && !c->changing && c->frame_at >= c->changed_at + SETTLE_MS;
+}
+
+/* fresh, and the page has been still for a while. */
+static bool still(const struct wd_cast *c)
+{
+    return fresh(c) && uv_now(c->w->app->loop) >= c->frame_at + QUIET_MS;
+}
+
+static void captured(void *ud, json_t *result, const char *err)
+{
+    struct wd_cast *c = ud;
+    c->capturing = false;
+    const char *data = json_string_value(json_object_get(result, "data"));
+    /* A screencast frame that came meanwhile is as new (the capture draws
+     * one); a command that changed the page makes the capture old. */
+    if (err || !data || c->state != CAST_OPEN || c->frames != c->frames_at || c->changing ||
+        c->capture_at < c->changed_at + SETTLE_MS)
+        return;
+    free(c->frame);
+    c->frame = xstrdup(data);
+    c->frame_at = c->capture_at;
+}
+
+static void settled(uv_timer_t *t)
+{
+    struct wd_cast *c = t->data;
+    if (c->state != CAST_OPEN || !wd_cdp_ready(c->cdp) || !c->casting || c->dialog ||
+        c->elsewhere || c->capturing || fresh(c))
+        return;
+    c->capturing = true;
+    c->capture_at = uv_now(c->w->app->loop);
+    c->frames_at = c->frames;
+    wd_cdp_call(c->cdp, "Page.captureScreenshot", json_pack("{s:s}", "format", "png"),
+                SCRIPT_TIMEOUT_MS, captured, c);
+}
+
 void wd_cast_changed(struct wd *w)
 {
-    if (!w->cast)
+    struct wd_cast *c = w->cast;
+    if (!c)
         return;
-    w->cast->changing--;
-    w->cast->changed_at = uv_now(w->app->loop);
+    c->changing--;
+    c->changed_at = uv_now(w->app->loop);
+    if (c->casting && c->state == CAST_OPEN && !c->changing)
+        uv_timer_start(&c->settle, settled, SETTLE_MS, 0);
 }
 
 void wd_cast_window(struct wd *w, const char *handle)
@@ -132,6 +201,7 @@ static void event(void *ud, const char *method, json_t *params)
             free(c->frame);
             c->frame = xstrdup(data);
             c->frame_at = uv_now(c->w->app->loop);
+            c->frames++;
         }
         /* Unacknowledged, the browser sends no more frames. */
         wd_cdp_call(c->cdp, "Page.screencastFrameAck",
@@ -229,9 +299,7 @@ const char *wd_cast_frame(struct wd *w)
                     SCRIPT_TIMEOUT_MS, casting, c);
         return NULL;
     }
-    if (!c->frame || c->changing || c->frame_at < c->changed_at + SETTLE_MS)
-        return NULL;
-    return c->frame;
+    return still(c) ? c->frame : NULL;
 }
 
 /* ---- scripts: Runtime.evaluate on the socket, else execute/sync ---- */

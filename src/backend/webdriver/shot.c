@@ -2,6 +2,7 @@
  * then the endpoint's PNG of the viewport: passed on as it is when nothing
  * is to be painted, cropped or scaled, else decoded on the worker pool and
  * handed to the shared frame pipeline (backend/frames.h). */
+#define LOG_MODULE "webdriver"
 #include "backend/frame_recording.h"
 #include "backend/frames.h"
 #include "backend/webdriver/internal.h"
@@ -9,6 +10,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/base64.h"
+#include "core/log.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
 #include "session/session.h"
@@ -252,6 +254,7 @@ static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code c
     /* The screencast's latest frame when it shows the page as it is now
      * (cast.c): Chromium draws nothing more for it. */
     const char *frame = wd_cast_frame(w);
+    log_debug("%s: screenshot from %s", w->session->id, frame ? "the screencast" : "a capture");
     if (frame)
         got_b64(w, sh, xstrdup(frame));
     else
