@@ -41,7 +41,8 @@ test('screenshots of the owned browser show the page as it is now: after actions
   await new Promise((r) => site.listen(0, '127.0.0.1', r));
   t.after(() => site.close());
   const url = `http://127.0.0.1:${site.address().port}`;
-  const srv = await startServer(t);
+  // Debug logs say where each screenshot came from.
+  const srv = await startServer(t, { env: { GLOVEBOX_LOG: 'debug' } });
   await srv.ok('webdriver_connect', {});
   await srv.ok('open_url', { url: `${url}/` });
 
@@ -107,6 +108,18 @@ test('screenshots of the owned browser show the page as it is now: after actions
   assert.deepEqual(pixel((await shoot()).png, 100, 100), [255, 255, 0]);
   await sleep(500);
   assert.deepEqual(pixel((await shoot()).png, 100, 100), [255, 255, 0]);
-  if (process.env.SHOW_LOG) console.log(srv.stderr().split('\n').filter((l) => /screenshot from/.test(l)).join('\n'));
+  // Another site (localhost, not 127.0.0.1: another renderer process).
+  await srv.ok('open_url', { url: `http://localhost:${site.address().port}/` });
+  assert.deepEqual(pixel((await shoot()).png, 100, 100), [255, 0, 0]);
+  await sleep(500);
+  assert.deepEqual(pixel((await shoot()).png, 100, 100), [255, 0, 0]);
+  assert.match((await srv.ok('snapshot', {})).sc.outline, /Reveal/);
+  await srv.ok('click', { x: 100, y: 100 });
+  await sleep(500);
+  assert.deepEqual(pixel((await shoot()).png, 100, 100), [0, 255, 0]);
+  // The screencast served some of them (the rest were captures).
+  const from = srv.stderr().match(/screenshot from (the screencast|a capture)/g) ?? [];
+  assert.ok(from.includes('screenshot from the screencast'), from.join('\n'));
+  assert.ok(from.includes('screenshot from a capture'), from.join('\n'));
   await srv.close();
 });
