@@ -191,7 +191,6 @@ static void event(void *ud, const char *method, json_t *params)
     struct wd_cast *c = ud;
     if (!method) {
         /* The socket is gone (the tab closed, the browser ended). */
-        c->cdp = NULL;
         off(c);
         return;
     }
