@@ -1,20 +1,21 @@
 /* The browser glovebox started, through its own DevTools socket as well as
- * chromedriver: chromedriver costs a few ms per command and its
- * GET /screenshot ~50 ms (Chromium draws a frame for it), while a
- * screencast the browser keeps pushing costs nothing to read and a
- * Runtime.evaluate under 1 ms (docs/BENCHMARKS.md, WebDriver).
+ * chromedriver: chromedriver costs a few ms per command (a Runtime.evaluate
+ * on the socket under 1 ms), and a capture ~50 ms whichever way it is
+ * asked for (Chromium draws a frame for it; docs/BENCHMARKS.md, WebDriver).
  *
- * The screencast starts with the first screenshot. The browser sends a
- * frame each time the picture changes, and none while it does not. A frame
- * is only shown when it cannot be stale: it arrived SETTLE_MS or more after
- * the last command that could change the page ended (a frame drawn before
- * that command may still be on its way for a while), no such command is
- * in flight, no dialog is open, and no frame came in the last QUIET_MS
- * (the page is not changing). Otherwise the caller captures as before. A
- * static page sends no frame after a command's own: SETTLE_MS after one,
- * the page is captured on the socket in the background and that picture
- * serves (it was taken after the command). The socket is on one tab:
- * while the commands go to another one, they go through chromedriver. */
+ * So a screenshot of a page that has not changed since the last capture is
+ * that capture again. What "not changed" means: no command that may
+ * change the page (every one but GETs and the quiet ones) ended or is in
+ * flight since the capture was asked for, and the page did not change by
+ * itself either — for that the browser runs a screencast from the first
+ * screenshot on: it sends a JPEG frame each time it draws, and a frame
+ * whose bytes differ from the one before means the picture changed. Each
+ * such event moves `epoch` on, and a capture serves only for the epoch it
+ * was asked in. Frames are never shown themselves. A static page sends no
+ * frame after a command's own: SETTLE_MS after a command, the page is
+ * captured on the socket in the background, ready for the screenshot that
+ * usually follows. The socket is on one tab: while the commands go to
+ * another one, they go through chromedriver. */
 #define LOG_MODULE "webdriver"
 #include "backend/webdriver/cdp.h"
 #include "backend/webdriver/http.h"
@@ -28,11 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How long after a page-changing command a frame must arrive to be shown. */
-#define SETTLE_MS 200
-/* A frame is only shown when none came for this long: the page is not in
- * the middle of changing (an animation gets captures). */
-#define QUIET_MS 50
+/* The background capture this long after a page-changing command. */
+#define SETTLE_MS 100
+/* The screencast's JPEG quality: high enough that any change the eye sees
+ * changes the bytes; its frames only say that something changed. */
+#define CAST_QUALITY 90
 /* A script over DevTools that takes longer falls back to chromedriver. */
 #define SCRIPT_TIMEOUT_MS 3000
 
@@ -44,20 +45,16 @@ struct wd_cast {
     enum cast_state state;
     struct wd_cdp *cdp;
     bool casting;        /* Page.startScreencast answered */
-    char *frame;         /* the latest frame, base64 PNG */
-    uint64_t frame_at;   /* when it arrived */
-    uint64_t changed_at; /* when the last page-changing command ended */
+    unsigned long epoch; /* moved on by each change of the page */
     int changing;        /* page-changing commands in flight */
-    bool dialog;         /* an alert, confirm or prompt is open */
-    char *handle;        /* the window glovebox's socket is on */
-    bool elsewhere;      /* the commands go to another window */
-    /* SETTLE_MS after a page-changing command, a capture of the page on
-     * the socket when no frame came since (a static page sends none). */
+    char *last_frame;    /* the screencast's latest frame (JPEG, base64) */
+    char *picture;       /* the latest capture (PNG, base64) */
+    unsigned long picture_epoch;
+    bool dialog;    /* an alert, confirm or prompt is open */
+    char *handle;   /* the window glovebox's socket is on */
+    bool elsewhere; /* the commands go to another window */
     uv_timer_t settle;
-    bool capturing;
-    uint64_t capture_at;     /* when it was asked for */
-    unsigned long frames;    /* screencast frames so far */
-    unsigned long frames_at; /* ... when it was asked for */
+    bool capturing; /* the background capture is in flight */
 };
 
 void wd_cast_init(struct wd *w, const json_t *caps)
@@ -85,8 +82,10 @@ static void off(struct wd_cast *c)
     c->state = CAST_OFF;
     wd_cdp_close(c->cdp);
     c->cdp = NULL;
-    free(c->frame);
-    c->frame = NULL;
+    free(c->picture);
+    c->picture = NULL;
+    free(c->last_frame);
+    c->last_frame = NULL;
 }
 
 static void cast_free(uv_handle_t *h)
@@ -116,43 +115,67 @@ void wd_cast_changing(struct wd *w)
         w->cast->changing++;
 }
 
-static bool fresh(const struct wd_cast *c)
+/* The socket is there for the tab the commands go to. */
+static bool usable(const struct wd_cast *c)
 {
-    return c->frame && !c->changing && c->frame_at >= c->changed_at + SETTLE_MS;
+    return c->state == CAST_OPEN && wd_cdp_ready(c->cdp) && !c->dialog && !c->elsewhere;
 }
 
-/* fresh, and the page has been still for a while. */
-static bool still(const struct wd_cast *c)
-{
-    return fresh(c) && uv_now(c->w->app->loop) >= c->frame_at + QUIET_MS;
-}
+struct capture {
+    struct wd_cast *c;
+    unsigned long epoch; /* when it was asked for */
+    wd_reply_fn fn;      /* the screenshot's, or NULL */
+    void *ud;
+};
 
 static void captured(void *ud, json_t *result, const char *err)
 {
-    struct wd_cast *c = ud;
-    c->capturing = false;
+    struct capture *k = ud;
+    struct wd_cast *c = k->c;
     const char *data = json_string_value(json_object_get(result, "data"));
-    /* A screencast frame that came meanwhile is as new (the capture draws
-     * one); a command that changed the page makes the capture old. */
-    if (err || !data || c->state != CAST_OPEN || c->frames != c->frames_at || c->changing ||
-        c->capture_at < c->changed_at + SETTLE_MS)
-        return;
-    free(c->frame);
-    c->frame = xstrdup(data);
-    c->frame_at = c->capture_at;
+    if (!k->fn)
+        c->capturing = false;
+    /* Kept when nothing changed while it was taken. */
+    if (!err && data && c->state == CAST_OPEN && k->epoch == c->epoch && !c->changing) {
+        free(c->picture);
+        c->picture = xstrdup(data);
+        c->picture_epoch = k->epoch;
+    }
+    if (k->fn) {
+        if (!err && data)
+            k->fn(c->w, k->ud, json_object_get(result, "data"), 0, NULL);
+        else if (c->w->destroyed || c->w->stopping)
+            k->fn(c->w, k->ud, NULL, c->w->abort_code ? c->w->abort_code : ERROR_DEVICE_UNAVAILABLE,
+                  "the session ended");
+        else /* chromedriver says why */
+            wd_command_quiet(c->w, "GET", "/screenshot", NULL, k->fn, k->ud);
+    }
+    free(k);
+}
+
+static void capture(struct wd_cast *c, wd_reply_fn fn, void *ud)
+{
+    struct capture *k = xcalloc(1, sizeof *k);
+    k->c = c;
+    k->epoch = c->epoch;
+    k->fn = fn;
+    k->ud = ud;
+    wd_cdp_call(c->cdp, "Page.captureScreenshot", json_pack("{s:s}", "format", "png"),
+                SCRIPT_TIMEOUT_MS, captured, k);
+}
+
+static bool fresh(const struct wd_cast *c)
+{
+    return c->picture && c->picture_epoch == c->epoch && !c->changing;
 }
 
 static void settled(uv_timer_t *t)
 {
     struct wd_cast *c = t->data;
-    if (c->state != CAST_OPEN || !wd_cdp_ready(c->cdp) || !c->casting || c->dialog ||
-        c->elsewhere || c->capturing || fresh(c))
+    if (!usable(c) || !c->casting || c->changing || c->capturing || fresh(c))
         return;
     c->capturing = true;
-    c->capture_at = uv_now(c->w->app->loop);
-    c->frames_at = c->frames;
-    wd_cdp_call(c->cdp, "Page.captureScreenshot", json_pack("{s:s}", "format", "png"),
-                SCRIPT_TIMEOUT_MS, captured, c);
+    capture(c, NULL, NULL);
 }
 
 void wd_cast_changed(struct wd *w)
@@ -161,7 +184,7 @@ void wd_cast_changed(struct wd *w)
     if (!c)
         return;
     c->changing--;
-    c->changed_at = uv_now(w->app->loop);
+    c->epoch++;
     if (c->casting && c->state == CAST_OPEN && !c->changing)
         uv_timer_start(&c->settle, settled, SETTLE_MS, 0);
 }
@@ -179,13 +202,6 @@ void wd_cast_window(struct wd *w, const char *handle)
     c->elsewhere = strcmp(handle, c->handle) != 0;
 }
 
-static void acked(void *ud, json_t *result, const char *err)
-{
-    (void)ud;
-    (void)result;
-    (void)err;
-}
-
 static void event(void *ud, const char *method, json_t *params)
 {
     struct wd_cast *c = ud;
@@ -196,21 +212,20 @@ static void event(void *ud, const char *method, json_t *params)
     }
     if (strcmp(method, "Page.screencastFrame") == 0) {
         const char *data = json_string_value(json_object_get(params, "data"));
-        if (data) {
-            free(c->frame);
-            c->frame = xstrdup(data);
-            c->frame_at = uv_now(c->w->app->loop);
-            c->frames++;
+        if (data && (!c->last_frame || strcmp(data, c->last_frame) != 0)) {
+            free(c->last_frame);
+            c->last_frame = xstrdup(data);
+            c->epoch++;
         }
         /* Unacknowledged, the browser sends no more frames. */
         wd_cdp_call(c->cdp, "Page.screencastFrameAck",
                     json_pack("{s:O}", "sessionId", json_object_get(params, "sessionId")),
-                    SCRIPT_TIMEOUT_MS, acked, NULL);
+                    SCRIPT_TIMEOUT_MS, NULL, NULL);
     } else if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
         c->dialog = true;
     } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
         c->dialog = false;
-        c->changed_at = uv_now(c->w->app->loop);
+        c->epoch++;
     }
 }
 
@@ -294,11 +309,20 @@ const char *wd_cast_frame(struct wd *w)
         return NULL;
     struct wd_cast *c = w->cast;
     if (!c->casting) {
-        wd_cdp_call(c->cdp, "Page.startScreencast", json_pack("{s:s}", "format", "png"),
+        wd_cdp_call(c->cdp, "Page.startScreencast",
+                    json_pack("{s:s, s:i}", "format", "jpeg", "quality", CAST_QUALITY),
                     SCRIPT_TIMEOUT_MS, casting, c);
         return NULL;
     }
-    return still(c) ? c->frame : NULL;
+    return fresh(c) ? c->picture : NULL;
+}
+
+bool wd_cast_capture(struct wd *w, wd_reply_fn fn, void *ud)
+{
+    if (!open_socket(w))
+        return false;
+    capture(w->cast, fn, ud);
+    return true;
 }
 
 /* ---- scripts: Runtime.evaluate on the socket, else execute/sync ---- */

@@ -102,9 +102,12 @@ void wd_cast_changing(struct wd *w);
 void wd_cast_changed(struct wd *w);
 /* The commands now go to the window of handle (NULL: not known). */
 void wd_cast_window(struct wd *w, const char *handle);
-/* The latest screencast frame (base64 PNG) when it shows the page as it is
- * now, else NULL (the screencast is started when it is not yet). */
+/* The latest capture (base64 PNG) when the page has not changed since,
+ * else NULL (the screencast that tells is started when it is not yet). */
 const char *wd_cast_frame(struct wd *w);
+/* A capture on the socket (fn gets a base64 PNG, or chromedriver's answer
+ * when the socket fails); false when there is no socket. */
+bool wd_cast_capture(struct wd *w, wd_reply_fn fn, void *ud);
 /* A script that only reads the page, with args (an array, stolen): over
  * DevTools when the socket is open, else execute/sync. */
 void wd_script(struct wd *w, const char *source, json_t *args, wd_reply_fn fn, void *ud);

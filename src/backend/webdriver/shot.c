@@ -251,13 +251,14 @@ static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code c
                                  (int)json_integer_value(json_array_get(r, 2)),
                                  (int)json_integer_value(json_array_get(r, 3))};
     }
-    /* The screencast's latest frame when it shows the page as it is now
-     * (cast.c): Chromium draws nothing more for it. */
-    const char *frame = wd_cast_frame(w);
-    log_debug("%s: screenshot from %s", w->session->id, frame ? "the screencast" : "a capture");
-    if (frame)
-        got_b64(w, sh, xstrdup(frame));
-    else
+    /* The page has not changed since the last capture (cast.c): that
+     * one; else a capture, on the browser's own socket if it has one. */
+    const char *picture = wd_cast_frame(w);
+    log_debug("%s: screenshot from %s", w->session->id,
+              picture ? "the last capture" : "a new capture");
+    if (picture)
+        got_b64(w, sh, xstrdup(picture));
+    else if (!wd_cast_capture(w, got_png, sh))
         wd_command_quiet(w, "GET", "/screenshot", NULL, got_png, sh);
 }
 
