@@ -160,8 +160,9 @@ static void capture(struct wd_cast *c, wd_reply_fn fn, void *ud)
     k->epoch = c->epoch;
     k->fn = fn;
     k->ud = ud;
-    wd_cdp_call(c->cdp, "Page.captureScreenshot", json_pack("{s:s}", "format", "png"),
-                SCRIPT_TIMEOUT_MS, captured, k);
+    wd_cdp_call(c->cdp, "Page.captureScreenshot",
+                json_pack("{s:s, s:b}", "format", "png", "optimizeForSpeed", 1), SCRIPT_TIMEOUT_MS,
+                captured, k);
 }
 
 static bool fresh(const struct wd_cast *c)
