@@ -16,7 +16,8 @@
 // process attaches to the first one's remote session for that, so both
 // hit the same browser tab.
 // Prints figures, never asserts on them; exits 1 only if glovebox
-// misbehaves. Knobs: BENCH_ACTIONS (50 per metric and server), BENCH_WARMUP (5).
+// misbehaves. Knobs: BENCH_ACTIONS (50 per metric and server), BENCH_WARMUP (5),
+// BENCH_AFTER_CLICK (20 screenshots after a click, at once and 300 ms later).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,7 @@ import { benchDir, gloveboxBinary } from './lib/servers.mjs';
 
 const ACTIONS = Number(process.env.BENCH_ACTIONS ?? 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
+const AFTER_CLICK = Number(process.env.BENCH_AFTER_CLICK ?? 20);
 const CHROMIUM = '/usr/bin/chromium';
 const READ_TEXT_SCRIPT = "return document.body ? document.body.innerText : '';";
 
@@ -92,6 +94,29 @@ async function alternate(fa, fb) {
   }
   return { a, b: fb ? b : null };
 }
+
+/** Like alternate, for n rounds, but fa and fb return the time they measured themselves. */
+async function alternateOwn(n, fa, fb) {
+  const a = [], b = [];
+  for (let i = 0; i < WARMUP + n; i++) {
+    const ta = await fa();
+    const tb = fb ? await fb() : NaN;
+    if (i >= WARMUP) {
+      a.push(ta);
+      b.push(tb);
+    }
+  }
+  return { a, b: fb ? b : null };
+}
+
+/** A click (not timed), a pause of wait ms, then a screenshot: its time. */
+const shotAfterClick = (click, shot, wait) => async () => {
+  await click();
+  if (wait) await new Promise((r) => setTimeout(r, wait));
+  const t0 = performance.now();
+  await shot();
+  return performance.now() - t0;
+};
 
 /** One W3C command straight to chromedriver, over a kept-alive connection. */
 function directCommand(agent, base, method, path, body) {
@@ -167,8 +192,17 @@ try {
   const snapshot = await alternate(() => g.call('snapshot', {}), pc && (() => pc('browser_snapshot')));
   const click = await alternate(() => g.call('click', { ref: gRef }), pc && (() => pc('browser_click', { target: pRef, element: 'Count button' })));
   const screenshot = await alternate(() => g.call('screenshot', {}), pc && (() => pc('browser_take_screenshot', { type: 'png' })));
+  // The screenshot an agent takes after an action: at once, and after
+  // 300 ms (its thinking). glovebox serves a still page's screencast frame
+  // only once the action has settled; before that it captures.
+  const gClick = () => g.call('click', { ref: gRef });
+  const pClick = pc && (() => pc('browser_click', { target: pRef, element: 'Count button' }));
+  const gShot = () => g.call('screenshot', {});
+  const pShot = pc && (() => pc('browser_take_screenshot', { type: 'png' }));
+  const shotNow = await alternateOwn(AFTER_CLICK, shotAfterClick(gClick, gShot, 0), pc && shotAfterClick(pClick, pShot, 0));
+  const shotLater = await alternateOwn(AFTER_CLICK, shotAfterClick(gClick, gShot, 300), pc && shotAfterClick(pClick, pShot, 300));
   if (peerError) {
-    snapshot.b = click.b = screenshot.b = null;
+    snapshot.b = click.b = screenshot.b = shotNow.b = shotLater.b = null;
     p.why = `failed: ${peerError.slice(0, 120)}`;
   }
 
@@ -213,6 +247,8 @@ try {
     { metric: 'click by ref p95', a: pct(click.a, 95), b: pct(click.b, 95), format: formatMs },
     { metric: `screenshot p50 (${viewport.width}×${viewport.height} PNG)`, a: p50(screenshot.a), b: p50(screenshot.b), format: formatMs, target: half },
     { metric: 'screenshot p95', a: pct(screenshot.a, 95), b: pct(screenshot.b, 95), format: formatMs },
+    { metric: 'screenshot right after a click p50', a: p50(shotNow.a), b: p50(shotNow.b), format: formatMs, target: half },
+    { metric: 'screenshot 300 ms after a click p50', a: p50(shotLater.a), b: p50(shotLater.b), format: formatMs, target: half },
   ];
   printComparison(`webdriver benchmark (same page, same run, ${ACTIONS} calls each after ${WARMUP} warm-up, alternating)`,
     ['glovebox', peerName], rows);
@@ -228,7 +264,7 @@ try {
   ];
   printComparison('glovebox overhead per WebDriver call (POST /execute/sync)', ['glovebox', 'chromedriver direct'], orows,
     'glovebox = a whole tools/call round trip over stdio; chromedriver direct = the same command over kept-alive HTTP from node.');
-  saveResults('webdriver', { viewport, snapshot, click, screenshot, overhead, sdk_read_text: sdkReadText, raw_snapshot: rawSnapshot, shots, peer: p.why ?? 'playwright-mcp' });
+  saveResults('webdriver', { viewport, snapshot, click, screenshot, shot_now: shotNow, shot_later: shotLater, overhead, sdk_read_text: sdkReadText, raw_snapshot: rawSnapshot, shots, peer: p.why ?? 'playwright-mcp' });
 
   await g.call('session_stop', { session: conn.id });
 } catch (e) {

@@ -67,6 +67,9 @@ struct wd {
     struct screen_rect *native_refs; /* e1 = [0]: the latest snapshot or find */
     char **native_ref_keys;          /* the same elements' wd_native_key, for waits */
     size_t n_native_refs;
+    /* The owned browser's DevTools socket and screencast (cast.c); NULL
+     * when glovebox does not own the browser. */
+    struct wd_cast *cast;
 };
 
 struct wd *wd_of(struct session *s);
@@ -79,12 +82,35 @@ typedef void (*wd_reply_fn)(struct wd *w, void *ud, json_t *value, enum error_co
  * stolen (NULL: none; POSTs get {} then). */
 void wd_command(struct wd *w, const char *method, const char *path, json_t *body, wd_reply_fn fn,
                 void *ud);
+/* wd_command for what does not change what the page shows (reading it):
+ * a screencast frame that arrived before it is still the page's picture. */
+void wd_command_quiet(struct wd *w, const char *method, const char *path, json_t *body,
+                      wd_reply_fn fn, void *ud);
 /* wd_command with a time limit of its own (a script that waits). */
 void wd_command_within(struct wd *w, const char *method, const char *path, json_t *body,
                        long timeout_ms, wd_reply_fn fn, void *ud);
 /* The same on <endpoint><path> (no session), with its own time limit. */
 void wd_request(struct wd *w, const char *method, const char *path, json_t *body, long timeout_ms,
                 wd_reply_fn fn, void *ud);
+
+/* The owned browser's own DevTools (cast.c). wd_cast_init: from the new
+ * session's capabilities, when glovebox owns the browser. */
+void wd_cast_init(struct wd *w, const json_t *caps);
+void wd_cast_destroy(struct wd *w);
+/* A command that may change what the page shows is sent / has ended. */
+void wd_cast_changing(struct wd *w);
+void wd_cast_changed(struct wd *w);
+/* The commands now go to the window of handle (NULL: not known). */
+void wd_cast_window(struct wd *w, const char *handle);
+/* The latest capture (base64 PNG) when the page has not changed since,
+ * else NULL (the screencast that tells is started when it is not yet). */
+const char *wd_cast_frame(struct wd *w);
+/* A capture on the socket (fn gets a base64 PNG, or chromedriver's answer
+ * when the socket fails); false when there is no socket. */
+bool wd_cast_capture(struct wd *w, wd_reply_fn fn, void *ud);
+/* A script that only reads the page, with args (an array, stolen): over
+ * DevTools when the socket is open, else execute/sync. */
+void wd_script(struct wd *w, const char *source, json_t *args, wd_reply_fn fn, void *ud);
 
 /* The chromedriver glovebox owns (driver.c). */
 bool wd_driver_spawn(struct wd *w, char **err);

@@ -461,10 +461,12 @@ void wd_read_text_op(struct backend_call *bc)
         wd_native_read_text(bc);
         return;
     }
-    wd_command(wd_of(bc->session), "POST", "/execute/sync",
-               json_pack("{s:s, s:[]}", "script",
-                         "return document.body ? document.body.innerText : '';", "args"),
-               got_text, bc);
+    /* Reading changes nothing on the page: a screenshot's last capture
+     * still holds (cast.c). */
+    wd_command_quiet(wd_of(bc->session), "POST", "/execute/sync",
+                     json_pack("{s:s, s:[]}", "script",
+                               "return document.body ? document.body.innerText : '';", "args"),
+                     got_text, bc);
 }
 
 /* open_url: navigate, then say where the page ended up and its title. */

@@ -23,8 +23,11 @@
 
 /* arguments[0]: the most elements to return; [1]: include hidden ones;
  * [2]: a ref (scope) whose element alone is walked, or null for the page.
- * Returns [[ref, role, name, value, states, x, y, width, height, depth]...],
- * and the number of meaningful elements seen; or "gone" when the scope's
+ * Returns, as JSON text, [[[ref, role, name, value, states, x, y, width,
+ * height, depth]...], the number of meaningful elements seen] — one string
+ * is much cheaper for the driver to hand back than a few hundred small
+ * arrays it would walk one by one (docs/BENCHMARKS.md, WebDriver) — or
+ * "gone" when the scope's
  * element is not on the page. A page snapshot numbers its elements afresh
  * (e1, e2, …); a scoped one keeps the refs the page has, so the scope and
  * every element an earlier snapshot named keep their refs, and elements
@@ -98,7 +101,7 @@ static const char SNAPSHOT_WALK[] =
     "if(se){var w=se.ownerDocument.defaultView,ox=0,oy=0;while(w.frameElement){"
     "var f=w.frameElement.getBoundingClientRect();ox+=f.left;oy+=f.top;w=w.parent;}"
     "visit(se,ox,oy,0,false);}else if(document.body)walk(document.body,0,0,0,false);"
-    "return [out,total];";
+    "return JSON.stringify([out,total]);";
 
 /* arguments[0]: a ref. Brings the element into view and returns its
  * bounds in the top window's viewport, whether it is a password field,
@@ -164,9 +167,7 @@ static void run_snapshot(struct backend_call *bc, int max, bool hidden, const ch
                          wd_reply_fn fn, void *ud)
 {
     char *script = xasprintf("%s%s", SNAPSHOT_SCRIPT, SNAPSHOT_WALK);
-    wd_command(wd_of(bc->session), "POST", "/execute/sync",
-               json_pack("{s:s, s:[i, b, s?]}", "script", script, "args", max, hidden, scope), fn,
-               ud);
+    wd_script(wd_of(bc->session), script, json_pack("[i, b, s?]", max, hidden, scope), fn, ud);
     free(script);
 }
 
@@ -177,6 +178,14 @@ static json_t *answered_elements(struct backend_call *bc, json_t *value, enum er
     if (err) {
         backend_call_fail_code(bc, code, "cannot %s: %s", verb, err);
         return NULL;
+    }
+    if (json_is_string(value) && strcmp(json_string_value(value), "gone") != 0) {
+        json_t *doc = json_loads(json_string_value(value), 0, NULL);
+        json_t *els = doc ? elements_of(doc, total) : NULL;
+        json_decref(doc);
+        if (!els)
+            backend_call_fail(bc, "cannot %s: the page's answer is not a list of elements", verb);
+        return els;
     }
     if (json_is_string(value)) {
         backend_call_fail_code(bc, ERROR_NOT_FOUND,

@@ -2,6 +2,7 @@
  * then the endpoint's PNG of the viewport: passed on as it is when nothing
  * is to be painted, cropped or scaled, else decoded on the worker pool and
  * handed to the shared frame pipeline (backend/frames.h). */
+#define LOG_MODULE "webdriver"
 #include "backend/frame_recording.h"
 #include "backend/frames.h"
 #include "backend/webdriver/internal.h"
@@ -9,6 +10,7 @@
 #include "core/app.h"
 #include "core/args.h"
 #include "core/base64.h"
+#include "core/log.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
 #include "session/session.h"
@@ -191,6 +193,8 @@ static void shot_failed(struct shot *sh, enum error_code code, const char *err)
     shot_free(sh);
 }
 
+static void got_b64(struct wd *w, struct shot *sh, char *b64);
+
 static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     struct shot *sh = ud;
@@ -204,7 +208,13 @@ static void got_png(struct wd *w, void *ud, json_t *value, enum error_code code,
         free(msg);
         return;
     }
-    sh->b64 = xstrdup(json_string_value(value));
+    got_b64(w, sh, xstrdup(json_string_value(value)));
+}
+
+/* The viewport's PNG (base64, stolen): passed on, or to the pipeline. */
+static void got_b64(struct wd *w, struct shot *sh, char *b64)
+{
+    sh->b64 = b64;
     learn_size(w, sh->b64);
     if (pass_through(sh)) {
         shot_free(sh);
@@ -241,13 +251,20 @@ static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code c
                                  (int)json_integer_value(json_array_get(r, 2)),
                                  (int)json_integer_value(json_array_get(r, 3))};
     }
-    wd_command(w, "GET", "/screenshot", NULL, got_png, sh);
+    /* The page has not changed since the last capture (cast.c): that
+     * one; else a capture, on the browser's own socket if it has one. */
+    const char *picture = wd_cast_frame(w);
+    log_debug("%s: screenshot from %s", w->session->id,
+              picture ? "the last capture" : "a new capture");
+    if (picture)
+        got_b64(w, sh, xstrdup(picture));
+    else if (!wd_cast_capture(w, got_png, sh))
+        wd_command_quiet(w, "GET", "/screenshot", NULL, got_png, sh);
 }
 
 static void take(struct wd *w, struct shot *sh)
 {
-    wd_command(w, "POST", "/execute/sync",
-               json_pack("{s:s, s:[]}", "script", SECRETS_SCRIPT, "args"), got_secrets, sh);
+    wd_script(w, SECRETS_SCRIPT, json_array(), got_secrets, sh);
 }
 
 void wd_screenshot_op(struct backend_call *bc)

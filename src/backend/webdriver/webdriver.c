@@ -45,6 +45,7 @@ struct cmd {
     wd_reply_fn fn;
     void *ud;
     long timeout_ms;
+    bool changing; /* may change what the page shows (cast.c) */
 };
 
 /* The code of a WebDriver error ("invalid session id", …) and its message. */
@@ -137,18 +138,23 @@ static void reply(struct cmd *c, const struct wd_http_response *r)
 static void http_done(void *ud, const struct wd_http_response *r)
 {
     struct cmd *c = ud;
+    if (c->changing)
+        wd_cast_changed(c->w);
     reply(c, r);
     free(c);
 }
 
-void wd_request(struct wd *w, const char *method, const char *path, json_t *body, long timeout_ms,
-                wd_reply_fn fn, void *ud)
+static void send_request(struct wd *w, const char *method, const char *path, json_t *body,
+                         long timeout_ms, bool changing, wd_reply_fn fn, void *ud)
 {
     struct cmd *c = xcalloc(1, sizeof *c);
     c->w = w;
     c->fn = fn;
     c->ud = ud;
     c->timeout_ms = timeout_ms;
+    c->changing = changing;
+    if (changing)
+        wd_cast_changing(w);
     if (!body && strcmp(method, "POST") == 0)
         body = json_object();
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
@@ -160,18 +166,41 @@ void wd_request(struct wd *w, const char *method, const char *path, json_t *body
     free(text);
 }
 
+void wd_request(struct wd *w, const char *method, const char *path, json_t *body, long timeout_ms,
+                wd_reply_fn fn, void *ud)
+{
+    send_request(w, method, path, body, timeout_ms, false, fn, ud);
+}
+
+/* A command on the remote session; changing: it may change what the page
+ * shows (every command but GETs and the quiet ones). */
+static void command(struct wd *w, const char *method, const char *path, json_t *body,
+                    long timeout_ms, bool changing, wd_reply_fn fn, void *ud)
+{
+    /* Switching windows: the DevTools socket is on one tab. */
+    if (strcmp(method, "POST") == 0 && strcmp(path, "/window") == 0)
+        wd_cast_window(w, json_string_value(json_object_get(body, "handle")));
+    char *full = xasprintf("/session/%s%s", w->remote_id, path);
+    send_request(w, method, full, body, timeout_ms, changing && strcmp(method, "GET") != 0, fn, ud);
+    free(full);
+}
+
 void wd_command_within(struct wd *w, const char *method, const char *path, json_t *body,
                        long timeout_ms, wd_reply_fn fn, void *ud)
 {
-    char *full = xasprintf("/session/%s%s", w->remote_id, path);
-    wd_request(w, method, full, body, timeout_ms, fn, ud);
-    free(full);
+    command(w, method, path, body, timeout_ms, true, fn, ud);
 }
 
 void wd_command(struct wd *w, const char *method, const char *path, json_t *body, wd_reply_fn fn,
                 void *ud)
 {
-    wd_command_within(w, method, path, body, w->timeout_ms, fn, ud);
+    command(w, method, path, body, w->timeout_ms, true, fn, ud);
+}
+
+void wd_command_quiet(struct wd *w, const char *method, const char *path, json_t *body,
+                      wd_reply_fn fn, void *ud)
+{
+    command(w, method, path, body, w->timeout_ms, false, fn, ud);
 }
 
 /* ---- the end ---- */
@@ -357,6 +386,7 @@ static void webdriver_destroy(struct session *s)
         webdriver_downloads_remove(w->app, s->id);
     wd_http_destroy(w->http);
     w->http = NULL;
+    wd_cast_destroy(w);
     /* At exit the server has closed every handle already, and the loop is
      * gone: nothing refers to the timer any more. */
     if (uv_is_closing((uv_handle_t *)&w->timer))
@@ -544,6 +574,7 @@ static void created(struct wd *w, void *ud, json_t *value, enum error_code code,
         wd_command(w, "GET", "/window/rect", NULL, got_rect, NULL);
         return;
     }
+    wd_cast_init(w, caps);
     if (w->downloads) {
         /* Headless Chromium ignores the download prefs unless told
          * through DevTools that downloads are allowed, and where. */
