@@ -48,6 +48,7 @@ struct audit {
 
     /* The writer's alone. */
     sqlite3 *db;
+    struct audit_db_stmts stmts; /* prepared on db */
     struct audit_db_id id; /* the file db has open */
     char *gone;            /* the file was removed or replaced: said in the new one; NULL */
     struct audit_row *batch[BATCH];
@@ -58,6 +59,13 @@ struct audit {
 static uint64_t mono_ms(void)
 {
     return uv_hrtime() / 1000000;
+}
+
+/* The writer's alone. */
+static void close_db(struct audit *a)
+{
+    audit_db_stmts_finish(&a->stmts);
+    audit_db_close(a->db);
 }
 
 /* The row that starts a recreated log: whoever reads it learns that the
@@ -89,7 +97,7 @@ static void check_still_there(struct audit *a)
                         "before this row are not in this file",
                         a->path, present ? "replaced by another file" : "removed");
     log_error("AUDIT LOG %s: %s; starting a new one", present ? "REPLACED" : "REMOVED", a->gone);
-    audit_db_close(a->db);
+    close_db(a);
     a->db = NULL;
     uv_mutex_lock(&a->mu);
     a->recreated++;
@@ -111,7 +119,7 @@ static bool write_batch(struct audit *a, char **err)
     }
     if (a->gone) {
         struct audit_row *row = gone_row(a->gone);
-        bool ok = audit_db_insert(a->db, &row, 1, err);
+        bool ok = audit_db_insert(a->db, &a->stmts, &row, 1, err);
         audit_row_free(row);
         if (!ok)
             return false;
@@ -127,7 +135,7 @@ static bool write_batch(struct audit *a, char **err)
             log_info("deleted %lld rows older than %d days", (long long)deleted, a->retention_days);
         a->next_expire_ms = mono_ms() + HOUR_MS;
     }
-    return a->batch_n == 0 || audit_db_insert(a->db, a->batch, a->batch_n, err);
+    return a->batch_n == 0 || audit_db_insert(a->db, &a->stmts, a->batch, a->batch_n, err);
 }
 
 static void cond_wait_ms(struct audit *a, uint64_t ms)
@@ -151,7 +159,7 @@ static void note_result(struct audit *a, bool ok, char *err)
         return;
     }
     /* The next write may go to a recreated file or directory. */
-    audit_db_close(a->db);
+    close_db(a);
     a->db = NULL;
     /* Said once per distinct problem: a locked database is retried every
      * second and must not fill the log. */
@@ -246,7 +254,7 @@ static void writer(void *arg)
         log_error("audit log: %zu calls not written at exit: %s", lost,
                   a->error ? a->error : "out of time");
     uv_mutex_unlock(&a->mu);
-    audit_db_close(a->db);
+    close_db(a);
     a->db = NULL;
     free(a->gone);
     a->gone = NULL;

@@ -215,6 +215,11 @@ static char *error_text(const json_t *result)
     return strbuf_steal(&sb);
 }
 
+static char *copy_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
 /* The client columns from a tool_call_client-shaped object (taken). */
 static void set_client(struct audit_row *row, json_t *client)
 {
@@ -238,7 +243,13 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     /* From its arrival: a held call is recorded after its answer. */
     row->time_ms = audit_now_ms() - (int64_t)tool_call_age_ms(call);
 
-    set_client(row, tool_call_client(call));
+    struct tool_call_who who;
+    tool_call_who(call, &who);
+    t[AUDIT_CLIENT_NAME] = copy_or_null(who.client_name);
+    t[AUDIT_CLIENT_VERSION] = copy_or_null(who.client_version);
+    t[AUDIT_TRANSPORT] = copy_or_null(who.transport);
+    t[AUDIT_REMOTE] = copy_or_null(who.remote);
+    t[AUDIT_MCP_SESSION] = copy_or_null(who.mcp_session);
 
     /* A call that started a session names it only in its result: a
      * session's description ({"id", "kind", …}) or a "session" field. */

@@ -62,7 +62,17 @@ sqlite3 *audit_db_open_write(const char *path, int busy_ms, struct audit_db_id *
 sqlite3 *audit_db_open_read(const char *path, char **err);
 void audit_db_close(sqlite3 *db);
 
+/* The statements audit_db_insert keeps prepared from one batch to the next
+ * (a busy server writes a few batches a second; parsing them again each
+ * time was a tenth of the writer's work). Start zeroed; finish before
+ * closing the database they were prepared on. */
+struct audit_db_stmts {
+    sqlite3_stmt *begin, *insert, *commit;
+};
+void audit_db_stmts_finish(struct audit_db_stmts *keep);
+
 /* Insert rows in one transaction: all or none. false with *err. */
-bool audit_db_insert(sqlite3 *db, struct audit_row *const *rows, size_t n, char **err);
+bool audit_db_insert(sqlite3 *db, struct audit_db_stmts *keep, struct audit_row *const *rows,
+                     size_t n, char **err);
 /* Delete rows that arrived before before_ms; *deleted is how many. */
 bool audit_db_expire(sqlite3 *db, int64_t before_ms, int64_t *deleted, char **err);

@@ -172,6 +172,10 @@ struct http_transport {
     struct http_req *routing; /* being routed now: its answer is written inline */
     struct client_slot *clients;
     struct http_req *reqs; /* open requests */
+    /* Finished requests kept for the next ones, with their buffers: a
+     * request is a kilobyte and three buffers, allocated for every call. */
+    struct http_req *spare_reqs;
+    int n_spare_reqs;
     uv_check_t hangups;    /* finds clients that hung up mid-answer */
     uint64_t hangup_scan_ms;
     unsigned hangup_turns; /* loop turns since the streams' sockets were last peeked at */
