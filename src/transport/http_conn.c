@@ -434,7 +434,9 @@ static bool take_header(struct http_req *req, const char *line, size_t n, bool *
         {"sec-websocket-protocol", offsetof(struct http_req, ws_protocol)},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (token_eq(line, nlen, known[i].name)) {
+        /* The first letter first: most names differ there. */
+        if (tolower((unsigned char)line[0]) == known[i].name[0] &&
+            token_eq(line, nlen, known[i].name)) {
             char **slot = (char **)((char *)req + known[i].off);
             if (!*slot) /* the first of repeated headers counts */
                 *slot = dup_value(v, vlen);
