@@ -178,7 +178,7 @@ static size_t row_bytes(const struct audit_row *row)
 {
     size_t n = sizeof *row;
     for (int i = 0; i < AUDIT_TEXT_COUNT; i++)
-        n += row->text[i] ? strlen(row->text[i]) : 0;
+        n += row->text[i] ? strlen(row->text[i]) + 1 : 0;
     return n;
 }
 
@@ -315,6 +315,7 @@ void audit_destroy(struct audit *a)
 
 void audit_add(struct audit *a, struct audit_row *row)
 {
+    row = audit_row_pack(row);
     size_t size = row_bytes(row);
     uv_mutex_lock(&a->mu);
     /* Memory stays bounded however long the database is away: by count,

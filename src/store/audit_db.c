@@ -52,9 +52,33 @@ void audit_row_free(struct audit_row *row)
 {
     if (!row)
         return;
-    for (int i = 0; i < AUDIT_TEXT_COUNT; i++)
-        free(row->text[i]);
+    if (!row->packed)
+        for (int i = 0; i < AUDIT_TEXT_COUNT; i++)
+            free(row->text[i]);
     free(row);
+}
+
+struct audit_row *audit_row_pack(struct audit_row *row)
+{
+    size_t len[AUDIT_TEXT_COUNT];
+    size_t total = sizeof *row;
+    for (int i = 0; i < AUDIT_TEXT_COUNT; i++) {
+        len[i] = row->text[i] ? strlen(row->text[i]) + 1 : 0;
+        total += len[i];
+    }
+    struct audit_row *packed = xmalloc(total);
+    *packed = *row;
+    packed->packed = true;
+    char *p = (char *)(packed + 1);
+    for (int i = 0; i < AUDIT_TEXT_COUNT; i++) {
+        if (!row->text[i])
+            continue;
+        memcpy(p, row->text[i], len[i]);
+        packed->text[i] = p;
+        p += len[i];
+    }
+    audit_row_free(row);
+    return packed;
 }
 
 int64_t audit_now_ms(void)

@@ -32,10 +32,16 @@ extern const char *const audit_db_columns[AUDIT_TEXT_COUNT];
 struct audit_row {
     int64_t time_ms;              /* Unix time in ms when the call arrived */
     int64_t duration_ms;          /* arrival to answer */
-    char *text[AUDIT_TEXT_COUNT]; /* each malloc'd or NULL */
+    char *text[AUDIT_TEXT_COUNT]; /* each malloc'd or NULL; inside the row when packed */
+    bool packed;                  /* one block: the texts follow the struct */
 };
 
 void audit_row_free(struct audit_row *row);
+/* row as one block (row is freed). Rows are built on
+ * the loop thread and freed on the audit writer's: a dozen small blocks
+ * freed on another thread leave the loop thread's malloc cache empty, and
+ * every allocation of the next call took malloc's slow path. */
+struct audit_row *audit_row_pack(struct audit_row *row);
 
 /* Unix time in milliseconds, now. */
 int64_t audit_now_ms(void);
