@@ -167,6 +167,10 @@ struct http_transport {
     int n_listening;  /* listener closes not yet completed */
     uv_timer_t sweep; /* idle sessions, old rate buckets */
     struct mcp_session *sessions;
+    /* Every session not yet freed (live and doomed), by a hash of its id:
+     * each request names its session, and walking a list of hundreds of
+     * them cost more than the rest of finding its way. */
+    struct mcp_session *session_index[SESSION_INDEX_SIZE];
     int n_sessions;
     int n_requests;
     struct http_req *routing; /* being routed now: its answer is written inline */
@@ -230,6 +234,8 @@ struct mcp_stream {
     struct mcp_stream *next; /* in the session's list */
 };
 
+#define SESSION_INDEX_SIZE 1024 /* a power of two */
+
 struct mcp_session {
     struct http_transport *t;
     char id[40];
@@ -240,6 +246,7 @@ struct mcp_session {
     bool legacy; /* 2024-11-05 HTTP+SSE: everything goes on its /sse stream */
     bool doomed; /* to be closed once the current callback is over */
     struct mcp_session *next;
+    struct mcp_session *index_next; /* the transport's session index, same bucket */
 };
 
 /* Streams (http_stream.c). */
