@@ -149,6 +149,8 @@ void http_listen_stop(struct http_transport *t);
 /* Close sockets http_listen_start never saw (start-up failed). */
 void http_listen_abandon(struct http_transport *t);
 
+#define SESSION_INDEX_SIZE 1024 /* buckets of http_transport.session_index; a power of two */
+
 struct http_transport {
     struct app *app;
     struct http_options opts;
@@ -233,8 +235,6 @@ struct mcp_stream {
     size_t n_events, cap_events, bytes;
     struct mcp_stream *next; /* in the session's list */
 };
-
-#define SESSION_INDEX_SIZE 1024 /* a power of two */
 
 struct mcp_session {
     struct http_transport *t;
