@@ -50,8 +50,8 @@ struct audit {
     /* The writer's alone. */
     sqlite3 *db;
     struct audit_db_stmts stmts; /* prepared on db */
-    struct audit_db_id id; /* the file db has open */
-    char *gone;            /* the file was removed or replaced: said in the new one; NULL */
+    struct audit_db_id id;       /* the file db has open */
+    char *gone;                  /* the file was removed or replaced: said in the new one; NULL */
     struct audit_row *batch[BATCH];
     size_t batch_n;
     uint64_t next_expire_ms; /* monotonic */

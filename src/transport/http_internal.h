@@ -182,7 +182,7 @@ struct http_transport {
      * request is a kilobyte and three buffers, allocated for every call. */
     struct http_req *spare_reqs;
     int n_spare_reqs;
-    uv_check_t hangups;    /* finds clients that hung up mid-answer */
+    uv_check_t hangups; /* finds clients that hung up mid-answer */
     uint64_t hangup_scan_ms;
     unsigned hangup_turns; /* loop turns since the streams' sockets were last peeked at */
     bool shutting_down;
