@@ -39,6 +39,17 @@ void strbuf_append(struct strbuf *sb, const void *data, size_t len)
     sb->data[sb->len] = '\0';
 }
 
+void strbuf_put_size(struct strbuf *sb, size_t n)
+{
+    char digits[24];
+    char *p = digits + sizeof digits;
+    do {
+        *--p = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    strbuf_append(sb, p, (size_t)(digits + sizeof digits - p));
+}
+
 void strbuf_puts(struct strbuf *sb, const char *s)
 {
     strbuf_append(sb, s, strlen(s));

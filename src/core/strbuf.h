@@ -15,6 +15,8 @@ void strbuf_reserve(struct strbuf *sb, size_t extra);
 void strbuf_append(struct strbuf *sb, const void *data, size_t len);
 void strbuf_puts(struct strbuf *sb, const char *s);
 void strbuf_putc(struct strbuf *sb, char c);
+/* n in decimal, without printf (for paths run on every request). */
+void strbuf_put_size(struct strbuf *sb, size_t n);
 void strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));

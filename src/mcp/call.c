@@ -95,6 +95,34 @@ json_t *pending_client(const struct pending *p)
     return o;
 }
 
+static const char *string_in(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+void tool_call_who(const struct tool_call *call, struct tool_call_who *out)
+{
+    if (call->client) {
+        /* Held past its answer: what pending_client saw then. */
+        const json_t *client = json_object_get(call->client, "client");
+        out->transport = string_in(call->client, "transport");
+        out->client_name = string_in(client, "name");
+        out->client_version = string_in(client, "version");
+        out->remote = string_in(call->client, "remote");
+        out->mcp_session = string_in(call->client, "mcp_session");
+        return;
+    }
+    /* As pending_client, field by field. */
+    const struct pending *p = &call->p;
+    const struct mcp_conn *c = p->conn;
+    const json_t *info = p->modern ? p->client_info : c ? c->client_info : NULL;
+    out->transport = c ? c->transport.name : "gone";
+    out->client_name = string_in(info, "name");
+    out->client_version = string_in(info, "version");
+    out->remote = c ? c->remote : NULL;
+    out->mcp_session = c ? c->session_id : NULL;
+}
+
 json_t *tool_call_client(const struct tool_call *call)
 {
     if (call->client)
@@ -214,6 +242,11 @@ static json_t *vformat_json(const char *fmt, va_list ap) __attribute__((format(p
 
 static json_t *vformat_json(const char *fmt, va_list ap)
 {
+    /* Most tools hand over text they built: no printf for that. */
+    if (fmt[0] == '%' && fmt[1] == 's' && fmt[2] == '\0') {
+        const char *text = va_arg(ap, const char *);
+        return utf8_json_string(text, strlen(text));
+    }
     char *s = xvasprintf(fmt, ap);
     json_t *j = utf8_json_string(s, strlen(s));
     free(s);
@@ -464,9 +497,10 @@ void tool_call_done_content(struct tool_call *call, json_t *content, json_t *str
 {
     if (!knows_structured_content(call->p.version))
         downgrade_links(content);
-    json_t *result = json_pack("{s:o}", "content", content);
+    json_t *result = json_object();
+    json_object_set_new_nocheck(result, "content", content);
     if (structured && knows_structured_content(call->p.version))
-        json_object_set_new(result, "structuredContent", structured);
+        json_object_set_new_nocheck(result, "structuredContent", structured);
     else
         json_decref(structured);
     finish(call, result);
@@ -478,7 +512,11 @@ void tool_call_done(struct tool_call *call, json_t *structured, const char *fmt,
     va_start(ap, fmt);
     json_t *text = vformat_json(fmt, ap);
     va_end(ap);
-    json_t *content = json_pack("[{s:s, s:o}]", "type", "text", "text", text);
+    json_t *block = json_object();
+    json_object_set_new_nocheck(block, "type", json_string_nocheck("text"));
+    json_object_set_new_nocheck(block, "text", text);
+    json_t *content = json_array();
+    json_array_append_new(content, block);
     tool_call_done_content(call, content, structured);
 }
 

@@ -101,26 +101,41 @@ void jsonrpc_message_finish(struct jsonrpc_message *m)
     memset(m, 0, sizeof *m);
 }
 
+/* {"jsonrpc": "2.0", "id": id, key: value}, built directly: every answer
+ * passes here, and json_pack parses its format string each time. */
+static json_t *envelope(json_t *id, const char *key, json_t *steal_value)
+{
+    if (!steal_value)
+        return NULL;
+    json_t *m = json_object();
+    json_object_set_new_nocheck(m, "jsonrpc", json_string_nocheck("2.0"));
+    json_object_set_nocheck(m, "id", id ? id : json_null());
+    json_object_set_new_nocheck(m, key, steal_value);
+    return m;
+}
+
 json_t *jsonrpc_result(json_t *id, json_t *steal_result)
 {
-    return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", steal_result);
+    return envelope(id, "result", steal_result);
 }
 
 json_t *jsonrpc_error(json_t *id, int code, const char *message, json_t *steal_data)
 {
-    json_t *error = json_pack("{s:i, s:o}", "code", code, "message",
-                              utf8_json_string(message, strlen(message)));
+    json_t *error = json_object();
+    json_object_set_new_nocheck(error, "code", json_integer(code));
+    json_object_set_new_nocheck(error, "message", utf8_json_string(message, strlen(message)));
     if (steal_data)
-        json_object_set_new(error, "data", steal_data);
-    return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error",
-                     error);
+        json_object_set_new_nocheck(error, "data", steal_data);
+    return envelope(id, "error", error);
 }
 
 json_t *jsonrpc_notification(const char *method, json_t *steal_params)
 {
-    json_t *n = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
+    json_t *n = json_object();
+    json_object_set_new_nocheck(n, "jsonrpc", json_string_nocheck("2.0"));
+    json_object_set_new_nocheck(n, "method", json_string(method));
     if (steal_params)
-        json_object_set_new(n, "params", steal_params);
+        json_object_set_new_nocheck(n, "params", steal_params);
     return n;
 }
 

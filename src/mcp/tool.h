@@ -81,6 +81,13 @@ const char *tool_call_tool_name(const struct tool_call *call);
  * "http", "client": {"name", "version"} or null, "remote": "addr:port"
  * (HTTP), "mcp_session": "…" (HTTP sessions)}. */
 json_t *tool_call_client(const struct tool_call *call);
+/* The same, as borrowed strings (NULL where the object has no such string),
+ * valid until the call is freed: the audit log reads them for every call,
+ * and building the object only to take it apart again cost a few µs. */
+struct tool_call_who {
+    const char *transport, *client_name, *client_version, *remote, *mcp_session;
+};
+void tool_call_who(const struct tool_call *call, struct tool_call_who *out);
 /* The client this call comes from, as owner of screen sessions
  * (session/session.h): an MCP session id, a stdio connection's key, or NULL
  * for a stateless HTTP request or once the connection is gone. Borrowed:

@@ -181,6 +181,31 @@ static void redact(json_t *v, bool secret, json_t *removed)
     }
 }
 
+/* Whether redact or shorten_strings might change v: a key they hide, a
+ * string long enough to shorten, or one that may hold a URL's
+ * credentials. Errs on the side of yes; no means v can be written as is. */
+static bool may_need_cleaning(const json_t *v, bool secret)
+{
+    if (json_is_string(v))
+        return json_string_length(v) > MAX_STRING || strstr(json_string_value(v), "://");
+    const char *key;
+    size_t i;
+    const json_t *item;
+    json_object_foreach((json_t *)v, key, item)
+    {
+        if (password_like(key) ||
+            (secret && (strcmp(key, "text") == 0 || strcmp(key, "value") == 0)) ||
+            may_need_cleaning(item, secret))
+            return true;
+    }
+    json_array_foreach(v, i, item)
+    {
+        if (may_need_cleaning(item, secret))
+            return true;
+    }
+    return false;
+}
+
 static char *string_of(const json_t *v)
 {
     return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
@@ -215,6 +240,11 @@ static char *error_text(const json_t *result)
     return strbuf_steal(&sb);
 }
 
+static char *copy_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
 /* The client columns from a tool_call_client-shaped object (taken). */
 static void set_client(struct audit_row *row, json_t *client)
 {
@@ -238,7 +268,13 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     /* From its arrival: a held call is recorded after its answer. */
     row->time_ms = audit_now_ms() - (int64_t)tool_call_age_ms(call);
 
-    set_client(row, tool_call_client(call));
+    struct tool_call_who who;
+    tool_call_who(call, &who);
+    t[AUDIT_CLIENT_NAME] = copy_or_null(who.client_name);
+    t[AUDIT_CLIENT_VERSION] = copy_or_null(who.client_version);
+    t[AUDIT_TRANSPORT] = copy_or_null(who.transport);
+    t[AUDIT_REMOTE] = copy_or_null(who.remote);
+    t[AUDIT_MCP_SESSION] = copy_or_null(who.mcp_session);
 
     /* A call that started a session names it only in its result: a
      * session's description ({"id", "kind", …}) or a "session" field. */
@@ -251,21 +287,28 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     t[AUDIT_SESSION] = string_of(session);
     t[AUDIT_TOOL] = xstrdup(tool_call_tool_name(call));
 
-    json_t *stored = json_deep_copy(args);
     json_t *removed = json_array();
     const json_t *secrets = tool_call_secrets(call);
     json_t *clean_notes = NULL;
     if (secrets) {
-        scrub_json(stored, secrets);
         json_array_extend(removed, (json_t *)secrets);
         clean_notes = json_deep_copy(notes);
         scrub_json(clean_notes, secrets);
         notes = clean_notes;
     }
-    redact(stored, is_secret(args, notes), removed);
-    shorten_strings(stored);
-    t[AUDIT_ARGUMENTS] = json_out_dump(stored, NULL);
-    json_decref(stored);
+    bool secret = is_secret(args, notes);
+    if (!secrets && !may_need_cleaning(args, secret)) {
+        /* Nothing to hide or shorten (most calls): written as they came. */
+        t[AUDIT_ARGUMENTS] = json_out_dump(args, NULL);
+    } else {
+        json_t *stored = json_deep_copy(args);
+        if (secrets)
+            scrub_json(stored, secrets);
+        redact(stored, secret, removed);
+        shorten_strings(stored);
+        t[AUDIT_ARGUMENTS] = json_out_dump(stored, NULL);
+        json_decref(stored);
+    }
     size_t len = strlen(t[AUDIT_ARGUMENTS]);
     if (len > MAX_ARGUMENTS) {
         json_t *cut =

@@ -52,9 +52,33 @@ void audit_row_free(struct audit_row *row)
 {
     if (!row)
         return;
-    for (int i = 0; i < AUDIT_TEXT_COUNT; i++)
-        free(row->text[i]);
+    if (!row->packed)
+        for (int i = 0; i < AUDIT_TEXT_COUNT; i++)
+            free(row->text[i]);
     free(row);
+}
+
+struct audit_row *audit_row_pack(struct audit_row *row)
+{
+    size_t len[AUDIT_TEXT_COUNT];
+    size_t total = sizeof *row;
+    for (int i = 0; i < AUDIT_TEXT_COUNT; i++) {
+        len[i] = row->text[i] ? strlen(row->text[i]) + 1 : 0;
+        total += len[i];
+    }
+    struct audit_row *packed = xmalloc(total);
+    *packed = *row;
+    packed->packed = true;
+    char *p = (char *)(packed + 1);
+    for (int i = 0; i < AUDIT_TEXT_COUNT; i++) {
+        if (!row->text[i])
+            continue;
+        memcpy(p, row->text[i], len[i]);
+        packed->text[i] = p;
+        p += len[i];
+    }
+    audit_row_free(row);
+    return packed;
 }
 
 int64_t audit_now_ms(void)
@@ -223,24 +247,48 @@ static bool insert_one(sqlite3_stmt *st, const struct audit_row *r)
     return sqlite3_step(st) == SQLITE_DONE;
 }
 
-bool audit_db_insert(sqlite3 *db, struct audit_row *const *rows, size_t n, char **err)
+void audit_db_stmts_finish(struct audit_db_stmts *keep)
 {
-    sqlite3_stmt *st = NULL;
+    sqlite3_finalize(keep->begin);
+    sqlite3_finalize(keep->insert);
+    sqlite3_finalize(keep->commit);
+    *keep = (struct audit_db_stmts){0};
+}
+
+static bool prepared(sqlite3 *db, const char *sql, sqlite3_stmt **st)
+{
+    return *st || sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK;
+}
+
+/* Runs a statement that returns no rows, leaving it ready to run again. */
+static bool run(sqlite3_stmt *st)
+{
+    bool ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_reset(st);
+    return ok;
+}
+
+bool audit_db_insert(sqlite3 *db, struct audit_db_stmts *keep, struct audit_row *const *rows,
+                     size_t n, char **err)
+{
     const char *file = sqlite3_db_filename(db, "main");
-    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+    if (!prepared(db, "BEGIN IMMEDIATE", &keep->begin) || !prepared(db, INSERT, &keep->insert) ||
+        !prepared(db, "COMMIT", &keep->commit) || !run(keep->begin)) {
         *err = db_error(db, file, "cannot write");
         return false;
     }
-    bool ok = sqlite3_prepare_v2(db, INSERT, -1, &st, NULL) == SQLITE_OK;
+    bool ok = true;
     for (size_t i = 0; ok && i < n; i++)
-        ok = insert_one(st, rows[i]);
+        ok = insert_one(keep->insert, rows[i]);
+    /* Bound text stays bound until the next row's: let go of the rows. */
+    sqlite3_reset(keep->insert);
+    sqlite3_clear_bindings(keep->insert);
     if (ok)
-        ok = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+        ok = run(keep->commit);
     if (!ok) {
         *err = db_error(db, file, "cannot write");
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     }
-    sqlite3_finalize(st);
     return ok;
 }
 

@@ -20,7 +20,9 @@ static void handle(struct tool_call *call)
     static const char *const skip[] = {"age_ms", NULL};
     struct strbuf sb;
     strbuf_init(&sb);
-    strbuf_printf(&sb, "%zu session%s", n, n == 1 ? "" : "s");
+    /* Every call says this line: no printf for it. */
+    strbuf_put_size(&sb, n);
+    strbuf_puts(&sb, n == 1 ? " session" : " sessions");
     size_t i;
     json_t *s;
     json_array_foreach(list, i, s)
@@ -28,7 +30,9 @@ static void handle(struct tool_call *call)
         strbuf_putc(&sb, '\n');
         mirror_item(&sb, s, lead, skip);
     }
-    tool_call_done(call, json_pack("{s:o}", "sessions", list), "%s", sb.data);
+    json_t *structured = json_object();
+    json_object_set_new_nocheck(structured, "sessions", list);
+    tool_call_done(call, structured, "%s", sb.data);
     strbuf_finish(&sb);
 }
 

@@ -51,6 +51,7 @@ struct http_conn {
     size_t in_len, in_cap;
     struct http_req *req;
     size_t body_left;
+    struct strbuf head; /* the answer's head, reused from one answer to the next */
     bool keep_alive;
     bool reading;
     bool writing;                  /* a uv_write is in flight */
@@ -82,6 +83,7 @@ static void on_closed(uv_handle_t *h)
         }
     }
     free(c->in);
+    strbuf_finish(&c->head);
     free(c);
     t->n_conns--;
 }
@@ -198,25 +200,41 @@ static const char *reason(int status)
     }
 }
 
-/* Status line and headers, then the body when it is all there. */
+#define PUT_LITERAL(sb, s) strbuf_append((sb), (s), sizeof(s) - 1)
+
+/* Status line and headers, then the body when it is all there. Built by
+ * appending, not printf: this runs for every answer. */
 static void build_head(struct http_conn *c, struct http_req *req, struct strbuf *head)
 {
-    strbuf_printf(head, "HTTP/1.1 %d %s\r\n", req->status, reason(req->status));
-    if (req->resp_type)
-        strbuf_printf(head, "content-type: %s\r\n", req->resp_type);
-    if (!req->streaming)
-        strbuf_printf(head, "content-length: %zu\r\n", req->out.len);
+    strbuf_reserve(head, 256);
+    PUT_LITERAL(head, "HTTP/1.1 ");
+    strbuf_put_size(head, (size_t)req->status);
+    strbuf_putc(head, ' ');
+    strbuf_puts(head, reason(req->status));
+    PUT_LITERAL(head, "\r\n");
+    if (req->resp_type) {
+        PUT_LITERAL(head, "content-type: ");
+        strbuf_puts(head, req->resp_type);
+        PUT_LITERAL(head, "\r\n");
+    }
+    if (!req->streaming) {
+        PUT_LITERAL(head, "content-length: ");
+        strbuf_put_size(head, req->out.len);
+        PUT_LITERAL(head, "\r\n");
+    }
     for (const char *h = req->resp_headers.data; h && *h;) {
         const char *nl = strchr(h, '\n');
         const char *v = nl + 1;
         const char *vend = strchr(v, '\n');
-        strbuf_printf(head, "%.*s %.*s\r\n", (int)(nl - h), h, (int)(vend - v),
-                      v); /* name has its colon */
+        strbuf_append(head, h, (size_t)(nl - h)); /* name has its colon */
+        strbuf_putc(head, ' ');
+        strbuf_append(head, v, (size_t)(vend - v));
+        PUT_LITERAL(head, "\r\n");
         h = vend + 1;
     }
     if (req->close_after || !c->keep_alive)
-        strbuf_puts(head, "connection: close\r\n");
-    strbuf_puts(head, "\r\n");
+        PUT_LITERAL(head, "connection: close\r\n");
+    PUT_LITERAL(head, "\r\n");
 }
 
 static void on_written(uv_write_t *w, int status)
@@ -305,14 +323,12 @@ static void conn_flush(struct http_conn *c)
     if (!req || !req->responding || c->writing || c->state != CONN_ROUTED)
         return;
     if (!req->headers_sent) {
-        struct strbuf head;
-        strbuf_init(&head);
-        build_head(c, req, &head);
+        strbuf_clear(&c->head);
+        build_head(c, req, &c->head);
         req->headers_sent = true;
         bool with_body = !req->streaming && req->ended;
-        bool ok = send_bytes(c, head.data, head.len, with_body ? req->out.data : NULL,
+        bool ok = send_bytes(c, c->head.data, c->head.len, with_body ? req->out.data : NULL,
                              with_body ? req->out.len : 0);
-        strbuf_finish(&head);
         if (!ok)
             return;
         if (with_body)
@@ -418,7 +434,9 @@ static bool take_header(struct http_req *req, const char *line, size_t n, bool *
         {"sec-websocket-protocol", offsetof(struct http_req, ws_protocol)},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (token_eq(line, nlen, known[i].name)) {
+        /* The first letter first: most names differ there. */
+        if (tolower((unsigned char)line[0]) == known[i].name[0] &&
+            token_eq(line, nlen, known[i].name)) {
             char **slot = (char **)((char *)req + known[i].off);
             if (!*slot) /* the first of repeated headers counts */
                 *slot = dup_value(v, vlen);

@@ -149,6 +149,8 @@ void http_listen_stop(struct http_transport *t);
 /* Close sockets http_listen_start never saw (start-up failed). */
 void http_listen_abandon(struct http_transport *t);
 
+#define SESSION_INDEX_SIZE 1024 /* buckets of http_transport.session_index; a power of two */
+
 struct http_transport {
     struct app *app;
     struct http_options opts;
@@ -167,12 +169,20 @@ struct http_transport {
     int n_listening;  /* listener closes not yet completed */
     uv_timer_t sweep; /* idle sessions, old rate buckets */
     struct mcp_session *sessions;
+    /* Every session not yet freed (live and doomed), by a hash of its id:
+     * each request names its session, and walking a list of hundreds of
+     * them cost more than the rest of finding its way. */
+    struct mcp_session *session_index[SESSION_INDEX_SIZE];
     int n_sessions;
     int n_requests;
     struct http_req *routing; /* being routed now: its answer is written inline */
     struct client_slot *clients;
     struct http_req *reqs; /* open requests */
-    uv_check_t hangups;    /* finds clients that hung up mid-answer */
+    /* Finished requests kept for the next ones, with their buffers: a
+     * request is a kilobyte and three buffers, allocated for every call. */
+    struct http_req *spare_reqs;
+    int n_spare_reqs;
+    uv_check_t hangups; /* finds clients that hung up mid-answer */
     uint64_t hangup_scan_ms;
     unsigned hangup_turns; /* loop turns since the streams' sockets were last peeked at */
     bool shutting_down;
@@ -236,6 +246,7 @@ struct mcp_session {
     bool legacy; /* 2024-11-05 HTTP+SSE: everything goes on its /sse stream */
     bool doomed; /* to be closed once the current callback is over */
     struct mcp_session *next;
+    struct mcp_session *index_next; /* the transport's session index, same bucket */
 };
 
 /* Streams (http_stream.c). */

@@ -5,7 +5,9 @@
  * through this connection's send. Closing the connection cancels the call:
  * that is what a client that hangs up gets. */
 #define LOG_MODULE "rest"
+#include "core/json_out.h"
 #include "core/log.h"
+#include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "mcp/jsonrpc.h"
@@ -23,10 +25,13 @@
 
 void rest_json(struct http_req *req, int status, json_t *body)
 {
-    char *text = json_dumps(body, JSON_COMPACT);
+    /* Written straight into the request's (reused) output buffer, by the
+     * writer that copies long strings (a screenshot's base64) in one go
+     * where json_dumps walks them a code point at a time. */
+    if (!req->responding && !json_out_append(&req->out, body))
+        strbuf_clear(&req->out);
     json_decref(body);
-    http_req_respond(req, status, "application/json", text, strlen(text));
-    free(text);
+    http_req_respond(req, status, "application/json", NULL, 0);
 }
 
 /* message may quote what the client sent (a path, a header), which need

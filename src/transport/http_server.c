@@ -100,14 +100,43 @@ static void read_query(struct lws *wsi, char *query, size_t cap)
     }
 }
 
+/* Spare requests kept at most, and the largest buffer a spare keeps.
+ * None under AddressSanitizer, which then still sees a request used after
+ * its end. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MAX_SPARE_REQS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MAX_SPARE_REQS 0
+#endif
+#endif
+#ifndef MAX_SPARE_REQS
+#define MAX_SPARE_REQS 64
+#endif
+#define MAX_SPARE_BUFFER (64 * 1024)
+
 struct http_req *http_req_alloc(struct http_transport *t)
 {
-    struct http_req *req = xcalloc(1, sizeof *req);
+    struct http_req *req = t->spare_reqs;
+    if (req) {
+        t->spare_reqs = req->next;
+        t->n_spare_reqs--;
+        struct strbuf body = req->body, out = req->out, headers = req->resp_headers;
+        memset(req, 0, sizeof *req);
+        req->body = body;
+        req->out = out;
+        req->resp_headers = headers;
+        strbuf_clear(&req->body);
+        strbuf_clear(&req->out);
+        strbuf_clear(&req->resp_headers);
+    } else {
+        req = xcalloc(1, sizeof *req);
+        strbuf_init(&req->body);
+        strbuf_init(&req->out);
+        strbuf_init(&req->resp_headers);
+    }
     req->t = t;
     req->content_length = -1;
-    strbuf_init(&req->body);
-    strbuf_init(&req->out);
-    strbuf_init(&req->resp_headers);
     t->n_requests++;
     req->next = t->reqs;
     if (t->reqs)
@@ -147,6 +176,14 @@ static struct http_req *req_create(struct http_transport *t, struct lws *wsi)
     return req;
 }
 
+static void free_req(struct http_req *req)
+{
+    strbuf_finish(&req->body);
+    strbuf_finish(&req->out);
+    strbuf_finish(&req->resp_headers);
+    free(req);
+}
+
 void http_req_destroy(struct http_req *req)
 {
     if (req->on_detach) {
@@ -179,10 +216,15 @@ void http_req_destroy(struct http_req *req)
     free(req->ws_key);
     free(req->ws_version);
     free(req->ws_protocol);
-    strbuf_finish(&req->body);
-    strbuf_finish(&req->out);
-    strbuf_finish(&req->resp_headers);
-    free(req);
+    struct http_transport *t = req->t;
+    if (t->n_spare_reqs < MAX_SPARE_REQS && req->body.cap <= MAX_SPARE_BUFFER &&
+        req->out.cap <= MAX_SPARE_BUFFER && req->resp_headers.cap <= MAX_SPARE_BUFFER) {
+        req->next = t->spare_reqs;
+        t->spare_reqs = req;
+        t->n_spare_reqs++;
+        return;
+    }
+    free_req(req);
 }
 
 static void want_write(struct http_req *req)
@@ -871,6 +913,11 @@ static void reaper_closed(uv_handle_t *h)
     void *ud = t->done_ud;
     http_guard_finish(t);
     http_options_finish(&t->opts);
+    while (t->spare_reqs) {
+        struct http_req *req = t->spare_reqs;
+        t->spare_reqs = req->next;
+        free_req(req);
+    }
     free(t->peers);
     free(t);
     if (done)

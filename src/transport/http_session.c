@@ -34,6 +34,14 @@ static bool random_id(char *out, size_t cap)
     return true;
 }
 
+static struct mcp_session **bucket(struct http_transport *t, const char *id)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return &t->session_index[h & (SESSION_INDEX_SIZE - 1)];
+}
+
 struct mcp_session *session_open(struct http_transport *t, bool legacy, const char *remote)
 {
     if (t->n_sessions >= MAX_SESSIONS)
@@ -52,6 +60,9 @@ struct mcp_session *session_open(struct http_transport *t, bool legacy, const ch
     mcp_conn_set_peer(s->conn, remote, s->id);
     s->next = t->sessions;
     t->sessions = s;
+    struct mcp_session **b = bucket(t, s->id);
+    s->index_next = *b;
+    *b = s;
     t->n_sessions++;
     log_info("MCP session %.8s… opened for %s%s", s->id, remote, legacy ? " (HTTP+SSE)" : "");
     return s;
@@ -59,7 +70,7 @@ struct mcp_session *session_open(struct http_transport *t, bool legacy, const ch
 
 struct mcp_session *session_lookup(struct http_transport *t, const char *id)
 {
-    for (struct mcp_session *s = t->sessions; s; s = s->next)
+    for (struct mcp_session *s = *bucket(t, id); s; s = s->index_next)
         if (!s->doomed && strcmp(s->id, id) == 0)
             return s;
     return NULL;
@@ -80,6 +91,12 @@ void session_close(struct mcp_session *s)
     for (struct mcp_session **pp = &t->doomed; *pp; pp = &(*pp)->next) {
         if (*pp == s) {
             *pp = s->next;
+            break;
+        }
+    }
+    for (struct mcp_session **pp = bucket(t, s->id); *pp; pp = &(*pp)->index_next) {
+        if (*pp == s) {
+            *pp = s->index_next;
             break;
         }
     }

@@ -229,10 +229,14 @@ static void answer_json(struct mcp_stream *st, json_t *msg)
         http_req_respond(req, 202, NULL, NULL, 0);
         return;
     }
-    size_t body_len;
-    char *body = json_out_dump(msg, &body_len);
-    http_req_respond(req, status_for(st, msg), "application/json", body, body ? body_len : 0);
-    free(body);
+    if (req->responding)
+        return;
+    /* Straight into the request's output buffer, which is reused between
+     * requests: no copy of the answer on the way. A value that cannot be
+     * written answers with an empty body, as before. */
+    if (!json_out_append(&req->out, msg))
+        strbuf_clear(&req->out);
+    http_req_respond(req, status_for(st, msg), "application/json", NULL, 0);
 }
 
 static void become_sse(struct mcp_stream *st)

@@ -313,3 +313,28 @@ test('secrets in calls refused as invalid are redacted, whatever their type', op
   assert.equal(leaks[0].n, 0);
   assert.ok(!readFileSync(h.db).includes('Hunter2'), 'not anywhere in the file');
 });
+
+// Arguments with nothing to hide are written as they came, without a copy;
+// whatever may hide something (a URL, a long string, a password-like key)
+// still goes through the cleaning: both paths, side by side.
+test('arguments are kept as sent unless a URL carries credentials or a string is too long', needs('terminal', opts()), async (t) => {
+  const h = home(t);
+  const srv = await connectClient(t, { env: h.env });
+  const plain = await call(srv, 'terminal_start', { command: ['cat'], cols: 90, rows: 30 });
+  assert.ok(!plain.isError, plain.text);
+  const session = plain.structured.id;
+  const url = await call(srv, 'type_text', { session, text: 'see http://bob:Hunter3-pw@example.invalid/x and https://example.invalid/y\n' });
+  assert.ok(!url.isError, url.text);
+  const long = 'L'.repeat(5000);
+  const longCall = await call(srv, 'type_text', { session, text: long });
+  assert.ok(!longCall.isError, longCall.text);
+  await srv.close();
+
+  const rows = await sqlite(h.db, "SELECT tool, arguments FROM calls WHERE tool IN ('terminal_start', 'type_text') ORDER BY id");
+  assert.equal(rows.length, 3);
+  assert.equal(rows[0].arguments, '{"command":["cat"],"cols":90,"rows":30}', 'written as sent, in its order');
+  assert.deepEqual(JSON.parse(rows[1].arguments), { session, text: 'see http://example.invalid/x and https://example.invalid/y\n' });
+  const text = JSON.parse(rows[2].arguments).text;
+  assert.ok(text.startsWith('L'.repeat(4096)) && text.endsWith('… (5000 bytes)'), `shortened: ${text.slice(4090)}`);
+  assert.ok(!readFileSync(h.db).includes('Hunter3'), 'the URL credentials are not in the file');
+});
