@@ -590,7 +590,7 @@ static void cached_row_text_matches_a_fresh_read(void **state)
         "\x1b"
         "c"};
     srand(7);
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < 150; round++) {
         struct term_screen *eager = term_screen_create(20, 8, 100);
         struct term_screen *lazy = term_screen_create(20, 8, 100);
         for (int step = 0; step < 60; step++) {

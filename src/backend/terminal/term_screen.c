@@ -83,6 +83,35 @@ static int on_damage(VTermRect rect, void *ud)
     return 1;
 }
 
+/* libvterm moved a block of the screen (a scroll, inserted or deleted
+ * lines): whole rows carry their cached text along, so a terminal that
+ * scrolls a line per command does not rebuild every row's text on the next
+ * read. Returning 1 tells libvterm not to report the block as damage;
+ * rows uncovered by the move are erased, which it does report. */
+static int on_moverect(VTermRect dest, VTermRect src, void *ud)
+{
+    struct term_screen *s = ud;
+    s->changes++;
+    int n = dest.end_row - dest.start_row;
+    bool whole_rows = dest.start_col == 0 && src.start_col == 0 &&
+                      dest.end_col >= s->row_text_cols && src.end_col >= s->row_text_cols;
+    if (!whole_rows || n <= 0 || src.end_row - src.start_row != n || dest.start_row < 0 ||
+        src.start_row < 0 || dest.end_row > s->row_text_rows || src.end_row > s->row_text_rows) {
+        row_text_forget(s, dest.start_row, dest.end_row);
+        return 1;
+    }
+    struct row_text *moved = xcalloc((size_t)n, sizeof *moved);
+    for (int i = 0; i < n; i++) {
+        moved[i] = s->row_text[src.start_row + i];
+        s->row_text[src.start_row + i].text = NULL;
+    }
+    row_text_forget(s, dest.start_row, dest.end_row);
+    for (int i = 0; i < n; i++)
+        s->row_text[dest.start_row + i] = moved[i];
+    free(moved);
+    return 1;
+}
+
 static int on_movecursor(VTermPos pos, VTermPos oldpos, int visible, void *ud)
 {
     (void)pos, (void)oldpos, (void)visible; /* read from the state when asked */
@@ -135,6 +164,7 @@ static int on_sb_popline(int cols, VTermScreenCell *cells, void *ud)
 
 static const VTermScreenCallbacks callbacks = {
     .damage = on_damage,
+    .moverect = on_moverect,
     .movecursor = on_movecursor,
     .settermprop = on_settermprop,
     .sb_pushline = on_sb_pushline,
