@@ -7,6 +7,9 @@
 //       every animation frame: change → visible latency
 //   (3) bytes a page receives while the screen is still (terminal, desktop)
 //   (4) server CPU while one page (then four) watches a still desktop
+//   (5) bytes a page receives for a blinking caret (xterm, 500 ms)
+//   (6) bytes a page receives, and server CPU, for full-screen motion (a
+//       full-screen xterm scrolling random text)
 //   (5) takeover: a key typed in the page until its echo shows there
 // No peer: nothing comparable runs here. Prints figures, never asserts.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -161,6 +164,21 @@ async function main() {
     await sleep(10000);
     results.desktop_still_server_cpu_percent_4_pages = (cpuTicks(pid) - c1) / 10 / 100 * 100;
     for (const p of more) await p.close();
+
+    // (5) a blinking caret: an xterm whose cursor blinks every 500 ms
+    await call('launch_app', { session: desk, command: ['xterm', '-bc', '-bcn', '500', '-bcf', '500', '-geometry', '80x24+40+40'] });
+    await sleep(3000);
+    const k0 = await p3.evaluate(() => window.gbView.rxBytes);
+    await sleep(10000);
+    results.desktop_caret_bytes_per_s = ((await p3.evaluate(() => window.gbView.rxBytes)) - k0) / 10;
+    // (6) full-screen motion: a full-screen xterm scrolling random text
+    await call('launch_app', { session: desk, command: ['xterm', '-fullscreen', '-e', 'sh', '-c', 'while :; do head -c 3000 /dev/urandom | od -An -tx1; done'] });
+    await sleep(3000);
+    const m0 = await p3.evaluate(() => window.gbView.rxBytes);
+    const mc0 = cpuTicks(pid);
+    await sleep(10000);
+    results.desktop_motion_bytes_per_s = ((await p3.evaluate(() => window.gbView.rxBytes)) - m0) / 10;
+    results.desktop_motion_server_cpu_percent = (cpuTicks(pid) - mc0) / 10 / 100 * 100;
     await p3.close();
   } finally {
     await browser.close();
@@ -173,6 +191,8 @@ async function main() {
   console.log(`  takeover: key typed → echoed in the page  p50 ${formatMs(results.takeover_echo_p50_ms)}  p95 ${formatMs(results.takeover_echo_p95_ms)}  (target ≤ 80 ms)`);
   console.log(`  still terminal             ${results.terminal_still_bytes_per_s} bytes/s  (target 0)`);
   console.log(`  still desktop              ${results.desktop_still_bytes_per_s} bytes/s  (target 0)`);
+  console.log(`  blinking caret (xterm)     ${Math.round(results.desktop_caret_bytes_per_s)} bytes/s  (target < 2 KB/s)`);
+  console.log(`  full-screen motion         ${(results.desktop_motion_bytes_per_s / 1e6).toFixed(2)} MB/s, server CPU ${results.desktop_motion_server_cpu_percent.toFixed(1)}%  (1280×800, target ≤ 3 MB/s)`);
   console.log(`  server CPU, one page on a still desktop: ${results.desktop_still_server_cpu_percent.toFixed(1)}% of one core (target ≤ 5%)`);
   console.log(`  server CPU, four pages on it: ${results.desktop_still_server_cpu_percent_4_pages.toFixed(1)}%`);
   saveResults('viewer', results);

@@ -32,8 +32,14 @@
 #define FEED_TICK_WATCHED_MS 250
 /* The shortest time between two grabs a change starts: a screen that
  * changes all the time is grabbed about 60 times a second, not more. */
-#define FEED_MIN_GAP_MS  16
-#define FEED_REFRESH_MS  500
+#define FEED_MIN_GAP_MS 16
+#define FEED_REFRESH_MS 500
+/* What a page is sent at most, on average (bytes a second), and at once: a
+ * screen in full motion (video, a flood of text) would otherwise take as
+ * many frames as the page acknowledges. Over it, grabs wait: the page sees
+ * fewer frames of the motion, and the last state always arrives. */
+#define FEED_BYTES_PER_S (2500u * 1024)
+#define FEED_BURST_BYTES (1024u * 1024)
 #define FEED_MAX_UNACKED 2
 #define MAX_GROUPS       8
 #define JPEG_QUALITY     70
@@ -70,6 +76,10 @@ struct feed {
     uint32_t seq;
     uint64_t last_change_ms;
     uint64_t last_grab_ms;
+    /* The byte budget (FEED_BYTES_PER_S): bytes a page may still be sent
+     * now, below zero after a large frame; as of budget_ms. */
+    double budget;
+    uint64_t budget_ms;
     /* Told of changes by the session: a grab starts at once. */
     struct backend_change_watch watch;
     bool watching, change_pending;
@@ -361,6 +371,7 @@ static void after_work(uv_work_t *w, int status)
     f->busy = false;
     struct viewer *v = f->v;
     int n = f->tw * f->th;
+    double most = 0; /* the largest message a page got from this grab */
     bool changed = false;
     if (f->changed)
         for (int k = 0; k < n; k++)
@@ -400,6 +411,8 @@ static void after_work(uv_work_t *w, int status)
             put32(g->msg + 1, f->seq);
             ws_send(c->ws, false, g->msg, g->msg_len);
             c->unacked++;
+            if ((double)g->msg_len > most)
+                most = (double)g->msg_len;
         }
         for (int k = 0; k < n; k++) {
             if (g->want[k])
@@ -408,6 +421,7 @@ static void after_work(uv_work_t *w, int status)
         }
     }
     f->seq++;
+    f->budget -= most;
     for (int i = 0; i < f->n_groups; i++) {
         free(f->groups[i].want);
         free(f->groups[i].msg);
@@ -433,11 +447,30 @@ static bool lossy_any(const struct view_client *c, int n)
     return false;
 }
 
+static void on_soon(uv_timer_t *t);
+
+/* Refills the byte budget; false (and a grab set for when it is refilled)
+ * while it is spent. */
+static bool budget_allows(struct feed *f, uint64_t now)
+{
+    f->budget += (double)(now - f->budget_ms) * FEED_BYTES_PER_S / 1000.0;
+    if (f->budget > FEED_BURST_BYTES)
+        f->budget = FEED_BURST_BYTES;
+    f->budget_ms = now;
+    if (f->budget >= 0)
+        return true;
+    uint64_t wait_ms = (uint64_t)(-f->budget * 1000.0 / FEED_BYTES_PER_S) + 1;
+    uv_timer_start(&f->soon, on_soon, wait_ms, 0);
+    return false;
+}
+
 static void on_tick(uv_timer_t *timer)
 {
     struct feed *f = timer->data;
     struct viewer *v = f->v;
     if (f->busy || f->closing)
+        return;
+    if (!budget_allows(f, uv_now(v->app->loop)))
         return;
     struct session *s = viewer_session_find(v, f->session);
     if (!s || s->state != SESSION_LIVE)
@@ -532,6 +565,8 @@ bool viewer_feed_join(struct viewer *v, struct view_client *c, struct session *s
         }
         uv_timer_init(v->app->loop, &f->soon);
         f->soon.data = f;
+        f->budget = FEED_BURST_BYTES;
+        f->budget_ms = uv_now(v->app->loop);
         f->watch.changed = on_changed;
         f->watching = s->impl->watch_changes && s->impl->watch_changes(s, &f->watch, true);
         uv_timer_init(v->app->loop, &f->timer);
