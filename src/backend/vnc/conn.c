@@ -645,6 +645,7 @@ struct send {
     const struct vnc_event *ev;
     int n;
     bool ok;
+    bool refused; /* a person has control */
     bool done;
     GMutex m;
     GCond c;
@@ -654,7 +655,9 @@ static gboolean send_now(gpointer ud)
 {
     struct send *s = ud;
     struct vnc *v = s->v;
-    bool ok = v->conn && vnc_connection_is_initialized(v->conn);
+    /* The agent's events, refused while a person has control (view.c). */
+    bool refused = vnc_view_refuses(v);
+    bool ok = !refused && v->conn && vnc_connection_is_initialized(v->conn);
     for (int i = 0; ok && i < s->n; i++) {
         const struct vnc_event *e = &s->ev[i];
         /* Points are the viewport's: its corner moves them onto the screen. */
@@ -662,9 +665,12 @@ static gboolean send_now(gpointer ud)
              : e->key ? vnc_connection_key_event(v->conn, e->down, e->keysym, 0)
                       : vnc_connection_pointer_event(v->conn, e->buttons, (guint16)(e->x + v->vp_x),
                                                      (guint16)(e->y + v->vp_y));
+        if (ok)
+            vnc_view_sent(v, e);
     }
     g_mutex_lock(&s->m);
     s->ok = ok;
+    s->refused = refused;
     s->done = true;
     g_cond_signal(&s->c);
     g_mutex_unlock(&s->m);
@@ -684,7 +690,7 @@ static char *gone_message(struct vnc *v)
     return msg;
 }
 
-bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, char **err)
+bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, bool *refused, char **err)
 {
     struct send s = {.v = v, .ev = ev, .n = n};
     g_mutex_init(&s.m);
@@ -696,7 +702,10 @@ bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, char **err)
     g_mutex_unlock(&s.m);
     g_mutex_clear(&s.m);
     g_cond_clear(&s.c);
-    if (!s.ok)
+    *refused = s.refused;
+    if (s.refused)
+        *err = xstrdup("a person has control of the session (in the live viewer)");
+    else if (!s.ok)
         *err = gone_message(v);
     return s.ok;
 }

@@ -66,9 +66,12 @@ struct act {
     int count, hold_ms, duration_ms, amount;
     char *text;
     struct input_key key;
-    int pointer;    /* the pointer op's enum pointer_action */
-    bool down;      /* key_hold: press, else let go */
-    bool mods_only; /* key_hold: modifiers alone */
+    int delay_ms;     /* type: the pause after each character */
+    size_t chars;     /* type: characters sent so far */
+    atomic_bool stop; /* the call was cancelled (or a person took control) */
+    int pointer;      /* the pointer op's enum pointer_action */
+    bool down;        /* key_hold: press, else let go */
+    bool mods_only;   /* key_hold: modifiers alone */
     /* The answer. */
     json_t *result;
     char *summary;
@@ -77,12 +80,45 @@ struct act {
     const char *verb;
 };
 
+/* The call's error once a person has control of the session. */
+static void person_refused(struct act *a)
+{
+    free(a->err);
+    a->err = xasprintf("a person has control of session %s (in the live viewer); wait until "
+                       "they hand it back (wait_for {\"control\": \"agent\"})",
+                       a->bc->session->id);
+    a->code = ERROR_DENIED;
+}
+
+/* Whether the call goes on: false with its error once it was cancelled or
+ * a person took control (checked before each batch of events). */
+static bool still_wanted(struct act *a)
+{
+    if (atomic_load(&a->v->person_control)) {
+        person_refused(a);
+        return false;
+    }
+    if (atomic_load(&a->stop)) {
+        free(a->err);
+        a->err = xstrdup("stopped before it was done");
+        a->code = ERROR_TOOL_FAILED;
+        return false;
+    }
+    return true;
+}
+
 static bool send_events(struct act *a, const struct vnc_event *ev, int n)
 {
     if (n == 0 || a->err)
         return !a->err;
-    if (!vnc_send(a->v, ev, n, &a->err)) {
-        a->code = ERROR_DEVICE_UNAVAILABLE;
+    if (!still_wanted(a))
+        return false;
+    bool refused = false;
+    if (!vnc_send(a->v, ev, n, &refused, &a->err)) {
+        if (refused)
+            person_refused(a);
+        else
+            a->code = ERROR_DEVICE_UNAVAILABLE;
         return false;
     }
     /* Where the pointer now is, for the pointer op's "where". */
@@ -113,6 +149,8 @@ static void after(uv_work_t *w, int status)
 {
     (void)status;
     struct act *a = w->data;
+    a->bc->cancel = NULL;
+    a->bc->backend_data = NULL;
     if (a->err)
         backend_call_fail_code(a->bc, a->code, "cannot %s: %s", a->verb, a->err);
     else {
@@ -140,10 +178,18 @@ static struct act *act_new(struct backend_call *bc, const char *verb, void (*run
     return a;
 }
 
+static void act_cancel(struct backend_call *bc)
+{
+    struct act *a = bc->backend_data;
+    atomic_store(&a->stop, true);
+}
+
 static void start(struct act *a, json_t *result, char *summary)
 {
     a->result = result;
     a->summary = summary;
+    a->bc->cancel = act_cancel;
+    a->bc->backend_data = a;
     uv_queue_work(a->bc->app->loop, &a->work, work, after);
 }
 
@@ -382,13 +428,26 @@ static void type_run(struct act *a)
         uint32_t sym = keysym_for(cp);
         ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = sym};
         ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = sym};
-        if (n > BATCH - 2) {
+        /* Paced: one character at a time, the pause cut short by a cancel
+         * or a takeover. */
+        if (n > BATCH - 2 || a->delay_ms > 0) {
             if (!send_events(a, ev, n))
-                return;
+                break;
+            a->chars += (size_t)n / 2;
             n = 0;
+            for (int left = a->delay_ms; left > 0 && still_wanted(a); left -= 10)
+                clock_sleep_ms(left < 10 ? left : 10);
+            if (a->err)
+                break;
         }
     }
-    send_events(a, ev, n);
+    if (!a->err && send_events(a, ev, n))
+        a->chars += (size_t)n / 2;
+    if (a->err && a->code != ERROR_DEVICE_UNAVAILABLE) {
+        char *err = xasprintf("%s: typed %zu characters", a->err, a->chars);
+        free(a->err);
+        a->err = err;
+    }
 }
 
 void vnc_type_text_op(struct backend_call *bc)
@@ -400,6 +459,7 @@ void vnc_type_text_op(struct backend_call *bc)
     size_t chars = utf8_length(text, strlen(text));
     struct act *a = act_new(bc, "type", type_run);
     a->text = xstrdup(text);
+    a->delay_ms = (int)args_int(bc->args, "delay_ms", 0);
     start(
         a,
         json_pack("{s:s, s:I, s:I}", "session", bc->session->id, "bytes", (json_int_t)strlen(text),
@@ -592,16 +652,16 @@ static void pointer_run(struct act *a)
         a->x = v->pointer_x;
         a->y = v->pointer_y;
     }
-    bool known = v->pointer_known || a->count != POINTER_WHERE;
+    bool known = v->pointer_known || a->pointer != POINTER_WHERE;
     pthread_mutex_unlock(&v->mu);
     if (a->pointer == POINTER_DOWN)
         buttons |= a->button;
     else if (a->pointer == POINTER_UP)
         buttons &= (uint8_t)~a->button;
-    if (a->count != POINTER_WHERE) {
+    if (a->pointer != POINTER_WHERE) {
         struct vnc_event ev[2] = {at(a->x, a->y, a->pointer == POINTER_MOVE ? buttons : 0), {0}};
         int n = 1;
-        if (a->count != POINTER_MOVE) {
+        if (a->pointer != POINTER_MOVE) {
             /* Moved first with the buttons as they were, then the change. */
             pthread_mutex_lock(&v->mu);
             ev[0].buttons = v->buttons_held;

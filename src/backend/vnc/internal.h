@@ -23,6 +23,8 @@
 /* The largest remote screen accepted (a hostile server could announce
  * 65535 x 65535, 16 GiB of framebuffer): 8K UHD with room to spare. */
 #define VNC_MAX_PIXELS (8192u * 8192u)
+/* Keys glovebox keeps track of holding down at once. */
+#define VNC_MAX_KEYS_DOWN 16
 
 struct _VncConnection;
 
@@ -59,6 +61,11 @@ struct vnc {
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
     struct frame_recording_slot rec;
+    /* The live viewer (view.c): the link its frame sources reach the
+     * framebuffer through (loop thread; NULL: none yet), and whether a
+     * person has control (agent input on the pool stops, denied). */
+    struct vnc_view_link *view_link;
+    atomic_bool person_control;
     /* Computer's settling (watch_changes; loop thread): the listeners and
      * the update count they have been told of. */
     struct backend_change_watch *change_watchers;
@@ -98,6 +105,14 @@ struct vnc {
     guint retry_source;      /* the next try */
     guint handshake_source;  /* a try's time limit */
     struct tls_front *front; /* glovebox's TLS in front of libgvnc, when used */
+    /* What glovebox holds down on the server, let go when control changes
+     * hands (view.c), and whether a person has control: the agent's events
+     * are refused. Points are the viewport's. */
+    uint32_t keys_down[VNC_MAX_KEYS_DOWN];
+    int n_keys_down;
+    uint8_t sent_buttons;
+    uint16_t sent_x, sent_y;
+    bool person_glib;
 };
 
 struct vnc *vnc_of(struct session *s);
@@ -122,8 +137,9 @@ struct vnc_event {
     size_t cut_len;
 };
 /* Worker thread: sends events in order on the GLib thread and waits until
- * they are written. False with *err when the connection is gone. */
-bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, char **err);
+ * they are written. False with *err when the connection is gone, or with
+ * *refused when a person has control (view.c): none was sent. */
+bool vnc_send(struct vnc *v, const struct vnc_event *ev, int n, bool *refused, char **err);
 /* Worker thread: a copy of the framebuffer in f, waiting up to wait_ms for
  * a whole first frame. False with *err (and *code). */
 bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *serial,
@@ -132,6 +148,17 @@ bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *seria
  * last whole frame it showed (a recording's last look as its session ends). */
 bool vnc_copy_frame_last(struct vnc *v, int wait_ms, bool even_gone, struct frame *f,
                          uint64_t *serial, enum error_code *code, char **err);
+
+/* The live viewer (view.c). Loop thread: */
+bool vnc_view_frames(struct session *s, struct frame_source *out, char **err);
+void vnc_view_event(struct session *s, const struct backend_view_event *ev);
+void vnc_input_control(struct session *s, bool person);
+/* The session is destroyed: the viewer's sources no longer reach v. */
+void vnc_view_detach(struct vnc *v);
+/* GLib thread: e was sent (what is held down is noted); whether a person
+ * has control, so that the agent's events are refused. */
+void vnc_view_sent(struct vnc *v, const struct vnc_event *e);
+bool vnc_view_refuses(struct vnc *v);
 
 /* Connect and the session's life (session.c, conn.c). */
 void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn done, void *ud);

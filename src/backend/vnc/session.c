@@ -242,6 +242,7 @@ static void vnc_destroy(struct session *s)
         return;
     s->backend = NULL;
     v->session = NULL;
+    vnc_view_detach(v);
     /* At exit the server has closed every handle already. */
     if (uv_is_closing((uv_handle_t *)&v->wake)) {
         vnc_glib_post(vnc_free_later, v);
@@ -340,4 +341,7 @@ static const struct backend_impl vnc_impl = {
     .app_launch = vnc_app_launch_op,
     .clipboard_get = vnc_clipboard_get_op,
     .clipboard_set = vnc_clipboard_set_op,
+    .view_frames = vnc_view_frames,
+    .view_event = vnc_view_event,
+    .input_control = vnc_input_control,
 };
