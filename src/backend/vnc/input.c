@@ -459,7 +459,11 @@ void vnc_type_text_op(struct backend_call *bc)
     size_t chars = utf8_length(text, strlen(text));
     struct act *a = act_new(bc, "type", type_run);
     a->text = xstrdup(text);
-    a->delay_ms = (int)args_int(bc->args, "delay_ms", 0);
+    /* delay_ms, else a words-per-minute pace (five characters a word). */
+    int wpm = (int)args_int(bc->args, "wpm", 0);
+    a->delay_ms = json_object_get(bc->args, "delay_ms") ? (int)args_int(bc->args, "delay_ms", 0)
+                  : wpm > 0                             ? 12000 / wpm
+                                                        : 0;
     start(
         a,
         json_pack("{s:s, s:I, s:I}", "session", bc->session->id, "bytes", (json_int_t)strlen(text),
