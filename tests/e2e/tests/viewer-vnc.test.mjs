@@ -82,8 +82,10 @@ test('viewer takeover of a vnc session: the person types a command into the remo
   await waitInPage(page, () => !document.getElementById('take').hidden, null, 'the Take control button');
   await page.click('#take');
   await waitInPage(page, () => !document.getElementById('handback').hidden, null, 'control taken');
+  const takenAt = Date.now();
   const r = await typing;
   const took = Date.now() - started;
+  t.diagnostic(`the typing call ended ${Date.now() - takenAt} ms after the page showed it had control: ${textOf(r)}`);
   assert.equal(r.isError, true, textOf(r));
   assert.equal(r.structuredContent.error.code, 'denied');
   assert.match(textOf(r), /a person has control of session vnc-\d+/);
@@ -121,4 +123,43 @@ test('viewer takeover of a vnc session: the person types a command into the remo
   const out2 = join(dir, 'agent.out');
   await srv.ok('type_text', { session: id, text: `echo agent-again > ${out2}\n` });
   await until(() => fileText(out2) === 'agent-again\n', ms(15000), 'the agent typing again');
+});
+
+test('viewer takeover of a vnc session lets go of a button the agent held down: the person moving the pointer selects nothing', vopts(), async (t) => {
+  const xvnc = await startXvnc(t, { width: 640, height: 480 });
+  const { srv } = await startViewerServer(t);
+  const id = (await srv.ok('vnc_connect', { host: '127.0.0.1', display: xvnc.display })).sc.id;
+  xclient(t, xvnc, 'xterm', XTERM);
+  assert.equal((await srv.ok('wait_for', { session: id, text: 'gbvnc>', timeout_ms: ms(20000) })).sc.matched, true);
+  await srv.ok('click', { session: id, x: 100, y: 60 });
+  await srv.ok('type_text', { session: id, text: 'echo SELECT-ME-PLEASE and more text on this line\n' });
+  await srv.ok('wait_for', { session: id, text: 'SELECT-ME-PLEASE and more', timeout_ms: ms(10000) });
+  const line = (await srv.ok('find', { session: id, text: 'SELECT-ME-PLEASE' })).sc.matches.at(-1).bounds;
+  const y = line.y + Math.round(line.height / 2);
+  // The agent presses the left button at the start of the text and leaves it down.
+  await srv.ok('computer', { session: id, action: 'left_mouse_down', coordinate: [2, y] });
+  const page = await watchPage(t, srv, id, 'control');
+  await waitInPage(page, () => !document.getElementById('take').hidden, null, 'the Take control button');
+  await page.click('#take');
+  await waitInPage(page, () => !document.getElementById('handback').hidden, null, 'control taken');
+  // The person moves over the text without pressing: with the agent's
+  // button still down this would be a drag that selects it.
+  const box = await page.locator('#desk').boundingBox();
+  const scale = box.width / 640;
+  await page.mouse.move(box.x + 2 * scale, box.y + y * scale);
+  await page.mouse.move(box.x + 400 * scale, box.y + (y + 1) * scale, { steps: 20 });
+  await sleep(500);
+  await page.click('#handback');
+  await waitInPage(page, () => document.getElementById('handback').hidden, null, 'handed back');
+  // The agent lets go where the pointer now is: had its button stayed down,
+  // this would end a drag over the text and select it (xterm takes the
+  // selection, and Xvnc sends it as cut text, on the release).
+  await srv.ok('computer', { session: id, action: 'left_mouse_up' });
+  await sleep(500);
+  const none = await srv.ok('clipboard_get', { session: id });
+  assert.doesNotMatch(none.sc.text ?? '', /SELECT|more/, 'nothing was selected while the person moved the pointer');
+  // The same motion with the button down does select (the check above can fail).
+  await srv.ok('drag', { session: id, from: { x: 2, y }, to: { x: 400, y: y + 1 } });
+  await until(async () => /SELECT|more/.test((await srv.ok('clipboard_get', { session: id })).sc.text ?? ''),
+    ms(10000), 'a drag by the agent to select the text');
 });
