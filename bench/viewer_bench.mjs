@@ -11,10 +11,12 @@
 //   (6) bytes a page receives, and server CPU, for full-screen motion (a
 //       full-screen xterm scrolling random text)
 //   (5) takeover: a key typed in the page until its echo shows there
+//   (6) a vnc session (Xvnc, 1280×800): as (2), the flips made on the
+//       remote screen; bytes while still and server CPU with one page
 // No peer: nothing comparable runs here. Prints figures, never asserts.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -180,6 +182,9 @@ async function main() {
     results.desktop_motion_bytes_per_s = ((await p3.evaluate(() => window.gbView.rxBytes)) - m0) / 10;
     results.desktop_motion_server_cpu_percent = (cpuTicks(pid) - mc0) / 10 / 100 * 100;
     await p3.close();
+
+    // (6) a vnc session: Xvnc on a display nobody uses, flipped from outside
+    if (existsSync('/usr/bin/Xvnc')) await vncSection(call, link, browser, dataDir, pid, results);
   } finally {
     await browser.close();
     await client.close();
@@ -195,7 +200,61 @@ async function main() {
   console.log(`  full-screen motion         ${(results.desktop_motion_bytes_per_s / 1e6).toFixed(2)} MB/s, server CPU ${results.desktop_motion_server_cpu_percent.toFixed(1)}%  (1280×800, target ≤ 3 MB/s)`);
   console.log(`  server CPU, one page on a still desktop: ${results.desktop_still_server_cpu_percent.toFixed(1)}% of one core (target ≤ 5%)`);
   console.log(`  server CPU, four pages on it: ${results.desktop_still_server_cpu_percent_4_pages.toFixed(1)}%`);
+  if (results.vnc_latency_p50_ms !== undefined) {
+    console.log(`  vnc change → visible       p50 ${formatMs(results.vnc_latency_p50_ms)}  p95 ${formatMs(results.vnc_latency_p95_ms)}  (${results.vnc_latency_samples} flips, Xvnc 1280×800)`);
+    console.log(`  still vnc screen           ${results.vnc_still_bytes_per_s} bytes/s;  server CPU, one page: ${results.vnc_still_server_cpu_percent.toFixed(1)}% of one core`);
+  }
   saveResults('viewer', results);
+}
+
+/** (6): the flips of a remote screen, seen through a vnc session. */
+async function vncSection(call, link, browser, dataDir, pid, results) {
+  let display = 0;
+  for (let n = 200 + Math.floor(Math.random() * 300); !display; n++)
+    if (!existsSync(`/tmp/.X${n}-lock`) && !existsSync(`/tmp/.X11-unix/X${n}`)) display = n;
+  const xvnc = spawn('Xvnc', [`:${display}`, '-geometry', '1280x800', '-depth', '24', '-rfbport', String(5900 + display), '-localhost', '-SecurityTypes', 'None', '-nolisten', 'tcp'], { stdio: 'ignore' });
+  try {
+    await sleep(1500);
+    const id = (await call('vnc_connect', { host: '127.0.0.1', display })).id;
+    const log = join(dataDir, 'vnc-flips.log');
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(link(['--session', id]));
+    await page.waitForFunction(() => window.gbView.view && window.gbView.view.frames > 0, null, { timeout: 20000 });
+    await page.evaluate(() => {
+      window.flips = [];
+      let last = null;
+      const tick = () => {
+        const p = window.gbView.view.pixel(640, 400);
+        const c = p[0] > 128 ? 'r' : p[2] > 128 ? 'b' : 'x';
+        if (c !== last) { window.flips.push([c, performance.timeOrigin + performance.now()]); last = c; }
+        requestAnimationFrame(tick);
+      };
+      tick();
+    });
+    const flipper = spawn('sh', ['-c', `i=0; while [ $i -lt ${SAMPLES} ]; do xsetroot -solid '#ff0000'; echo "r $(date +%s%3N)" >> ${log}; sleep 0.4; xsetroot -solid '#0000ff'; echo "b $(date +%s%3N)" >> ${log}; sleep 0.4; i=$((i+1)); done`], { env: { ...process.env, DISPLAY: `:${display}` }, stdio: 'ignore' });
+    await new Promise((r) => flipper.once('exit', r));
+    await sleep(1000);
+    const flips = await page.evaluate(() => window.flips);
+    const done = readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split(' ')).map(([c, t]) => [c, Number(t)]);
+    const dl = [];
+    for (const [c, t] of done) {
+      const seen = flips.find(([fc, ft]) => fc === c && ft >= t - 5);
+      if (seen) dl.push(Math.max(0, seen[1] - t));
+    }
+    results.vnc_latency_p50_ms = percentile(dl, 50);
+    results.vnc_latency_p95_ms = percentile(dl, 95);
+    results.vnc_latency_samples = dl.length;
+    await sleep(1500);
+    const b0 = await page.evaluate(() => window.gbView.rxBytes);
+    const c0 = cpuTicks(pid);
+    await sleep(10000);
+    results.vnc_still_bytes_per_s = ((await page.evaluate(() => window.gbView.rxBytes)) - b0) / 10;
+    results.vnc_still_server_cpu_percent = (cpuTicks(pid) - c0) / 10 / 100 * 100;
+    await page.close();
+    await call('session_stop', { session: id });
+  } finally {
+    xvnc.kill('SIGKILL');
+  }
 }
 
 if (!existsSync('/usr/bin/chromium')) {
