@@ -7,12 +7,12 @@
 //       every animation frame: change → visible latency
 //   (3) bytes a page receives while the screen is still (terminal, desktop)
 //   (4) server CPU while one page (then four) watches a still desktop
-//   (5) bytes a page receives for a blinking caret (xterm, 500 ms)
-//   (6) bytes a page receives, and server CPU, for full-screen motion (a
-//       full-screen xterm scrolling random text)
 //   (5) takeover: a key typed in the page until its echo shows there
 //   (6) a vnc session (Xvnc, 1280×800): as (2), the flips made on the
 //       remote screen; bytes while still and server CPU with one page
+//   (7) bytes a page receives for a blinking caret (xterm, 500 ms)
+//   (8) bytes a page receives, and server CPU, for full-screen motion (a
+//       full-screen xterm scrolling random text)
 // No peer: nothing comparable runs here. Prints figures, never asserts.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -167,13 +167,13 @@ async function main() {
     results.desktop_still_server_cpu_percent_4_pages = (cpuTicks(pid) - c1) / 10 / 100 * 100;
     for (const p of more) await p.close();
 
-    // (5) a blinking caret: an xterm whose cursor blinks every 500 ms
+    // (7) a blinking caret: an xterm whose cursor blinks every 500 ms
     await call('launch_app', { session: desk, command: ['xterm', '-bc', '-bcn', '500', '-bcf', '500', '-geometry', '80x24+40+40'] });
     await sleep(3000);
     const k0 = await p3.evaluate(() => window.gbView.rxBytes);
     await sleep(10000);
     results.desktop_caret_bytes_per_s = ((await p3.evaluate(() => window.gbView.rxBytes)) - k0) / 10;
-    // (6) full-screen motion: a full-screen xterm scrolling random text
+    // (8) full-screen motion: a full-screen xterm scrolling random text
     await call('launch_app', { session: desk, command: ['xterm', '-fullscreen', '-e', 'sh', '-c', 'while :; do head -c 3000 /dev/urandom | od -An -tx1; done'] });
     await sleep(3000);
     const m0 = await p3.evaluate(() => window.gbView.rxBytes);
