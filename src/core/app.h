@@ -24,6 +24,9 @@ struct call_observer {
      * has the accessors); error is the text the client got, NULL when it got
      * the contents. */
     void (*read)(void *ud, const struct resource_read *r, const char *error);
+    /* Something a person did that is no call: what ("viewer/take_control"),
+     * the session, and a JSON object of details (who: the viewer link). */
+    void (*event)(void *ud, const char *what, const char *session, const json_t *details);
     void *ud;
 };
 struct policy;

@@ -364,5 +364,6 @@ const struct call_observer *audit_observer(struct audit *a)
 {
     a->observer.finished = audit_observe_call;
     a->observer.read = audit_observe_read;
+    a->observer.event = audit_observe_event;
     return &a->observer;
 }

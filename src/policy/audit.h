@@ -57,3 +57,9 @@ struct resource_read;
 struct audit_row *audit_row_from_read(const struct resource_read *r, const char *error);
 /* struct call_observer's read hook; ud is the struct audit. */
 void audit_observe_read(void *ud, const struct resource_read *r, const char *error);
+/* One row for an event a person caused (tool what, e.g.
+ * "viewer/take_control"; transport "viewer"; arguments details), and the
+ * observer's event hook for it. */
+struct audit_row *audit_row_from_event(const char *what, const char *session,
+                                       const json_t *details);
+void audit_observe_event(void *ud, const char *what, const char *session, const json_t *details);

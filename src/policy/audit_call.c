@@ -379,3 +379,25 @@ void audit_observe_read(void *ud, const struct resource_read *r, const char *err
 {
     audit_add(ud, audit_row_from_read(r, error));
 }
+
+struct audit_row *audit_row_from_event(const char *what, const char *session, const json_t *details)
+{
+    struct audit_row *row = xcalloc(1, sizeof *row);
+    char **t = row->text;
+    row->time_ms = audit_now_ms();
+    t[AUDIT_TRANSPORT] = xstrdup("viewer");
+    t[AUDIT_SESSION] = session ? xstrdup(session) : NULL;
+    /* Not a tool: a name with a slash, as resources/read. */
+    t[AUDIT_TOOL] = xstrdup(what);
+    json_t *clean = details ? json_deep_copy(details) : json_object();
+    shorten_strings(clean);
+    t[AUDIT_ARGUMENTS] = json_out_dump(clean, NULL);
+    json_decref(clean);
+    t[AUDIT_OUTCOME] = xstrdup("ok");
+    return row;
+}
+
+void audit_observe_event(void *ud, const char *what, const char *session, const json_t *details)
+{
+    audit_add(ud, audit_row_from_event(what, session, details));
+}

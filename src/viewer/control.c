@@ -105,6 +105,15 @@ static void broadcast(struct viewer *v, const char *session, const char *by, con
     free(text);
 }
 
+/* A row in the audit log (when there is one) for what a person did. */
+static void audit_event(struct viewer *v, const char *what, const char *session,
+                        const json_t *details)
+{
+    const struct call_observer *o = v->app->call_observer;
+    if (o && o->event)
+        o->event(o->ud, what, session, details);
+}
+
 static void release(struct viewer *v, struct control *k, const char *note)
 {
     for (struct control **p = &controls; *p; p = &(*p)->next)
@@ -114,6 +123,9 @@ static void release(struct viewer *v, struct control *k, const char *note)
         }
     log_info("viewer link %s handed %s back to the agent%s%s", k->link_id, k->session,
              note ? ": " : "", note ? note : "");
+    json_t *d = json_pack("{s:s, s:s?}", "link", k->link_id, "note", note);
+    audit_event(v, "viewer/hand_back", k->session, d);
+    json_decref(d);
     broadcast(v, k->session, "agent", note);
     /* The agent hears it in the session's events (its resource). */
     struct session *s = viewer_session_find(v, k->session);
@@ -174,6 +186,9 @@ void viewer_control_take(struct view_client *c)
             s->impl->input_control(s, true);
         log_info("viewer link %s took control of %s (%d agent input call%s stopped)",
                  c->grant.link_id, s->id, n, n == 1 ? "" : "s");
+        json_t *d = json_pack("{s:s, s:i}", "link", c->grant.link_id, "stopped_calls", n);
+        audit_event(v, "viewer/take_control", s->id, d);
+        json_decref(d);
     }
     broadcast(v, k->session, "person", NULL);
     session_event(s, "person_took_control", json_pack("{s:s}", "link", k->link_id));

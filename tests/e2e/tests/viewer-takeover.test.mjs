@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ms, needs, sleep, textOf } from '../lib/server.mjs';
+import { ms, needs, runCli, sleep, textOf } from '../lib/server.mjs';
 import { tempDir, until } from '../lib/terminal.mjs';
 import { browserOpts, launchBrowser, makeLink, startViewerServer, waitInPage } from '../lib/viewer.mjs';
 
@@ -155,6 +155,13 @@ test('viewer takeover lets go of a button the agent held down: the person moving
   await sleep(500);
   await page.click('#handback');
   await waitInPage(page, () => document.getElementById('handback').hidden, null, 'handed back');
+  // Both are in the audit log, with the link that did them.
+  await until(async () => {
+    const r = await runCli(['audit', '--json', '--tool', 'viewer/*', '--data-dir', srv.dataDir]);
+    const rows = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    return ['viewer/take_control', 'viewer/hand_back'].every((tool) =>
+      rows.some((x) => x.tool === tool && x.session === desk && x.client.transport === 'viewer' && /"link":"/.test(JSON.stringify(x.arguments))));
+  }, ms(10000), 'audit rows viewer/take_control and viewer/hand_back');
   const none = await srv.ok('clipboard_get', { session: desk, selection: 'primary' });
   assert.doesNotMatch(none.sc.text, /SELECT|more/, 'nothing was selected while the person moved the pointer');
   // The same motion with the button down does select (the check above can fail).
