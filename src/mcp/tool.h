@@ -25,7 +25,7 @@ struct tool_annotations {
 /* Which arguments of a call the policy's argument rules look at
  * (rules.<tool>.<kind>, docs/policy.md). A tool takes exactly the rule kinds
  * whose field is set; a policy with another kind for it is refused. */
-struct tool_policy_args {
+struct tool_rule_args {
     const char *command;       /* array: program, arguments -> "commands" */
     const char *command_alias; /* another name people use for "commands" ("apps"), or NULL */
     bool runs_shell;           /* without command it runs $SHELL (else /bin/sh) */
@@ -51,7 +51,7 @@ struct tool {
      * hides it, never asks a person about it, and a pause does not stop it. */
     bool lowers_privilege;
     /* The arguments argument rules apply to, or NULL: the tool takes none. */
-    const struct tool_policy_args *policy_args;
+    const struct tool_rule_args *rule_args;
     /* What a person is asked to allow, after "Allow the agent to " (quote
      * every argument with mcp/confirm.h); false when args do not fit the
      * phrase, and NULL, give "call <tool> with <arguments>". */
@@ -61,7 +61,7 @@ struct tool {
      * confirmation and rate limits the call also passes, with that tool's
      * read-only flag; NULL (or the function NULL) for the tool's own alone.
      * Allowing this tool then never allows more than the other one. */
-    const struct tool *(*policy_as)(const json_t *args);
+    const struct tool *(*acts_as)(const json_t *args);
     /* Strings of args the audit log must never show, known before the call
      * runs (recipe_run: the values of a recipe's secret params), appended to
      * out (an array); NULL: none beyond what the log redacts by itself.

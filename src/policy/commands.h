@@ -1,7 +1,7 @@
 /* The "commands" rule of terminal_start, desktop_start and launch_app: which
  * programs may run, and with which arguments. An entry is either a program
  * pattern ("bash": that program with any arguments) or an object
- * {"program": "git", "args": ["status", "*"]} that also fixes the arguments:
+ * {"program": "git", "args": ["log", "*"]} that also fixes the arguments:
  * one pattern per argument ('*' matches within one argument), and a last
  * pattern "..." for any further arguments. Programs are matched against the
  * absolute path that will be executed (core/program_path.h). */

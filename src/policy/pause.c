@@ -91,7 +91,7 @@ static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const js
     struct pause_gate *pg = ud;
     /* A call doing what a read-only tool does (computer's screenshot) is
      * not input: a pause lets it through as it lets that tool. */
-    const struct tool *as = tool->policy_as ? tool->policy_as(args) : NULL;
+    const struct tool *as = tool->acts_as ? tool->acts_as(args) : NULL;
     char *why = pause_refusal(pg->app, as && as->annotations.read_only ? as : tool);
     if (why)
         return (struct mcp_verdict){.admission = MCP_REFUSE, .message = why, .decision = "paused"};

@@ -718,7 +718,7 @@ static struct mcp_verdict gate_admit(void *ud, const struct tool *tool, const js
     struct policy *p = ud;
     /* A call that does what another tool does passes that tool's rules too,
      * judged by what it does (a screenshot through it is read-only). */
-    const struct tool *as = tool->policy_as ? tool->policy_as(args) : NULL;
+    const struct tool *as = tool->acts_as ? tool->acts_as(args) : NULL;
     bool read_only = as ? as->annotations.read_only : tool->annotations.read_only;
     char *refusal = policy_refusal(p, tool->name, read_only);
     if (!refusal && as)

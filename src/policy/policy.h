@@ -59,7 +59,7 @@ char *policy_explain(const struct policy *p, const char *tool, bool read_only);
 char *policy_refusal(const struct policy *p, const char *tool, bool read_only);
 
 /* NULL when the call may run without asking; else a malloc'd reason a person
- * must confirm it ("the mode is assist", "type_text matches \"type_*\" in
+ * must confirm it ("the mode is assist", "<tool> matches \"type_*\" in
  * \"confirm\" in policy.json"). Only meaningful for allowed tools. */
 char *policy_confirmation(const struct policy *p, const char *tool, bool read_only);
 #define POLICY_CONFIRM_TIMEOUT_S 60

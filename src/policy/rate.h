@@ -11,7 +11,7 @@
 struct rate_limits;
 
 /* doc: the policy's "rate_limits" object, e.g. {"global": {"per_second":
- * 20, "burst": 40}, "tools": {"type_text": {"per_minute": 60}}}; NULL: no
+ * 20, "burst": 40}, "tools": {"<tool>": {"per_minute": 60}}}; NULL: no
  * limits. NULL with *err naming the field when malformed. */
 struct rate_limits *rate_limits_parse(const json_t *doc, char **err);
 void rate_limits_destroy(struct rate_limits *r);

@@ -79,10 +79,10 @@ static const struct section *find_section(const struct policy_rules *r, const ch
 }
 
 /* What the registered tool's argument rules look at, or NULL. */
-static const struct tool_policy_args *facts_of(const char *tool)
+static const struct tool_rule_args *facts_of(const char *tool)
 {
     const struct tool_entry *e = registry_find(tool);
-    return e ? e->tool->policy_args : NULL;
+    return e ? e->tool->rule_args : NULL;
 }
 
 /* The rule kinds a section takes (bits of enum list_kind). */
@@ -90,7 +90,7 @@ static unsigned kinds_of(const char *name)
 {
     if (strcmp(name, INPUT_SECTION) == 0)
         return (1u << L_BLOCKED_WINDOWS) | (1u << L_BLOCKED_APPS);
-    const struct tool_policy_args *f = facts_of(name);
+    const struct tool_rule_args *f = facts_of(name);
     if (!f)
         return 0;
     return (f->command ? 1u << L_COMMANDS : 0) | (f->env ? 1u << L_ENV : 0) |
@@ -116,7 +116,7 @@ static char *known_sections(void)
     strbuf_init(&b);
     for (size_t i = 0; i < registry_count(); i++) {
         const struct tool *t = registry_at(i)->tool;
-        if (t->policy_args)
+        if (t->rule_args)
             strbuf_printf(&b, "%s, ", t->name);
     }
     if (b.len)
@@ -141,7 +141,7 @@ static int kind_named(const char *section, const char *key)
     int k = 0;
     while (k < L_COUNT && strcmp(list_names[k], key) != 0)
         k++;
-    const struct tool_policy_args *f = k == L_COUNT ? facts_of(section) : NULL;
+    const struct tool_rule_args *f = k == L_COUNT ? facts_of(section) : NULL;
     if (f && f->command_alias && strcmp(key, f->command_alias) == 0)
         k = L_COMMANDS;
     return k;
@@ -251,7 +251,7 @@ static char *refuse(const char *tool, const char *verb, const char *value, const
     return msg;
 }
 
-static const char *program_of(const struct tool_policy_args *f, const json_t *args)
+static const char *program_of(const struct tool_rule_args *f, const json_t *args)
 {
     const char *prog = json_string_value(json_array_get(json_object_get(args, f->command), 0));
     if (!prog && f->runs_shell) {
@@ -262,7 +262,7 @@ static const char *program_of(const struct tool_policy_args *f, const json_t *ar
     return prog;
 }
 
-static char *host_of(const struct tool_policy_args *f, const json_t *args)
+static char *host_of(const struct tool_rule_args *f, const json_t *args)
 {
     const char *s = json_string_value(json_object_get(args, f->host));
     if (!s)
@@ -316,7 +316,7 @@ char *policy_rules_check_exec(const struct policy_rules *r, const char *tool, co
 /* The checks on what the call will execute, resolved as the tool will
  * resolve it (tools/exec_target.h does the same from the same arguments). */
 static char *check_program(const struct policy_rules *r, const char *tool,
-                           const struct tool_policy_args *f, const json_t *args)
+                           const struct tool_rule_args *f, const json_t *args)
 {
     const json_t *command = json_object_get(args, f->command);
     const char *prog = program_of(f, args);
@@ -342,7 +342,7 @@ static char *check_program(const struct policy_rules *r, const char *tool,
 
 char *policy_rules_check(const struct policy_rules *r, const char *tool, const json_t *args)
 {
-    const struct tool_policy_args *f = facts_of(tool);
+    const struct tool_rule_args *f = facts_of(tool);
     if (!f || !r)
         return NULL;
     const struct section *sec = find_section(r, tool);

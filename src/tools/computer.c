@@ -1,7 +1,7 @@
 /* computer: a model's computer-use action, exactly as it emits it, run on
  * any session with pixels and answered with a fresh screenshot in the
  * model's coordinate space (docs/computer.md). Each action passes the
- * policy of the named tool that does the same (policy_as); its steps are
+ * policy of the named tool that does the same (acts_as); its steps are
  * the backends' ordinary operations (computer_plan.c). */
 #include "computer.schema.h"
 
@@ -523,5 +523,5 @@ const struct tool tool_computer = {
     .annotations = {.read_only = false, .destructive = false, .idempotent = false},
     .handler = handle,
     .confirm_phrase = confirm_phrase,
-    .policy_as = computer_policy_as,
+    .acts_as = computer_policy_as,
 };

@@ -63,7 +63,7 @@ struct computer_plan {
     bool position; /* cursor_position: say where the pointer is */
 };
 
-/* The tool a call's action passes the policy as (tool.h policy_as); NULL
+/* The tool a call's action passes the policy as (tool.h acts_as); NULL
  * for an action that is not one (the call then fails as invalid). */
 const struct tool *computer_policy_as(const json_t *args);
 /* The plan for args on a screen of space sp (NULL: no pixel size known, as

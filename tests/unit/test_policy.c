@@ -16,13 +16,13 @@
 
 /* A network tool, to test hosts rules on a build without webdriver
  * sessions (which has the real open_url). */
-static const struct tool_policy_args open_url_args = {.host = "url"};
+static const struct tool_rule_args open_url_args = {.host = "url"};
 static const struct tool open_url = {
     .name = "open_url",
     .title = "Open a URL",
     .description = "Opens a URL.",
     .input_schema = "{\"type\":\"object\"}",
-    .policy_args = &open_url_args,
+    .rule_args = &open_url_args,
 };
 
 /* The policy reads what each tool is (its facts in mcp/tool.h) from the

@@ -54,7 +54,7 @@ static void handle(struct tool_call *call)
     android->connect(tool_call_app(call), &o, connected, call);
 }
 
-static const struct tool_policy_args policy_args = {.host = "adb_server"};
+static const struct tool_rule_args rule_args = {.host = "adb_server"};
 
 static bool confirm_phrase(struct strbuf *q, const json_t *args)
 {
@@ -77,6 +77,6 @@ const struct tool tool_android_connect = {
     .output_schema = tool_android_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = handle,
-    .policy_args = &policy_args,
+    .rule_args = &rule_args,
     .confirm_phrase = confirm_phrase,
 };

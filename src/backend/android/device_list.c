@@ -48,7 +48,7 @@ static void handle(struct tool_call *call)
                   host_rules_listed(call, "device_list"), listed, call);
 }
 
-static const struct tool_policy_args policy_args = {.host = "adb_server"};
+static const struct tool_rule_args rule_args = {.host = "adb_server"};
 
 const struct tool tool_device_list = {
     .name = "device_list",
@@ -59,5 +59,5 @@ const struct tool tool_device_list = {
     .output_schema = tool_device_list_output_schema,
     .annotations = {.read_only = true, .idempotent = true, .open_world = true},
     .handler = handle,
-    .policy_args = &policy_args,
+    .rule_args = &rule_args,
 };

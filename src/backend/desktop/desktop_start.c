@@ -88,7 +88,7 @@ static void handle(struct tool_call *call)
     free(argv);
 }
 
-static const struct tool_policy_args policy_args = {.command = "command", .display = "display"};
+static const struct tool_rule_args rule_args = {.command = "command", .display = "display"};
 
 const struct tool tool_desktop_start = {
     .name = "desktop_start",
@@ -101,5 +101,5 @@ const struct tool tool_desktop_start = {
     .output_schema = tool_desktop_start_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = handle,
-    .policy_args = &policy_args,
+    .rule_args = &rule_args,
 };

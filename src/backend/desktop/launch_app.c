@@ -116,7 +116,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 }
 
 /* People call the list of programs apps, so rules.launch_app.apps works too. */
-static const struct tool_policy_args policy_args = {.command = "command", .command_alias = "apps"};
+static const struct tool_rule_args rule_args = {.command = "command", .command_alias = "apps"};
 
 const struct tool tool_launch_app = {
     .name = "launch_app",
@@ -128,6 +128,6 @@ const struct tool tool_launch_app = {
     .output_schema = tool_launch_app_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = handle,
-    .policy_args = &policy_args,
+    .rule_args = &rule_args,
     .confirm_phrase = confirm_phrase,
 };

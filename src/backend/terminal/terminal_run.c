@@ -25,7 +25,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
 }
 
 /* It types into the terminal: whoever may not type there may not run. */
-static const struct tool *policy_as(const json_t *args)
+static const struct tool *acts_as(const json_t *args)
 {
     (void)args;
     return &tool_type_text;
@@ -41,6 +41,6 @@ const struct tool tool_terminal_run = {
     .annotations = {.read_only = false, .destructive = true, .idempotent = false},
     .handler = handle,
     .confirm_phrase = confirm_phrase,
-    .policy_as = policy_as,
+    .acts_as = acts_as,
     .group = "terminal",
 };

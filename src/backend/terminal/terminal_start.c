@@ -138,7 +138,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
     return true;
 }
 
-static const struct tool_policy_args policy_args = {
+static const struct tool_rule_args rule_args = {
     .command = "command", .runs_shell = true, .cwd = "cwd", .env = "env"};
 
 const struct tool tool_terminal_start = {
@@ -155,6 +155,6 @@ const struct tool tool_terminal_start = {
                     .idempotent = false,
                     .open_world = true},
     .handler = handle,
-    .policy_args = &policy_args,
+    .rule_args = &rule_args,
     .confirm_phrase = confirm_phrase,
 };

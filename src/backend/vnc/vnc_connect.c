@@ -141,7 +141,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
     return true;
 }
 
-static const struct tool_policy_args policy_args = {.host = "host"};
+static const struct tool_rule_args rule_args = {.host = "host"};
 
 const struct tool tool_vnc_connect = {
     .name = "vnc_connect",
@@ -153,6 +153,6 @@ const struct tool tool_vnc_connect = {
     .output_schema = tool_vnc_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = handle,
-    .policy_args = &policy_args,
+    .rule_args = &rule_args,
     .confirm_phrase = confirm_phrase,
 };

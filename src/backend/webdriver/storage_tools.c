@@ -49,7 +49,7 @@ static void upload(struct tool_call *call)
     screen_call_run(call, BACKEND_OP(upload_file), "upload a file", true);
 }
 
-static const struct tool_policy_args upload_policy = {.path = "path"};
+static const struct tool_rule_args upload_rules = {.path = "path"};
 
 const struct tool tool_upload_file = {
     .name = "upload_file",
@@ -60,6 +60,6 @@ const struct tool tool_upload_file = {
     .output_schema = tool_upload_file_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = upload,
-    .policy_args = &upload_policy,
+    .rule_args = &upload_rules,
     .group = "webdriver",
 };

@@ -143,7 +143,7 @@ static bool confirm_phrase(struct strbuf *q, const json_t *args)
     return true;
 }
 
-static const struct tool_policy_args policy_args = {.host = "url"};
+static const struct tool_rule_args rule_args = {.host = "url"};
 
 const struct tool tool_webdriver_connect = {
     .name = "webdriver_connect",
@@ -156,6 +156,6 @@ const struct tool tool_webdriver_connect = {
     .output_schema = tool_webdriver_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
     .handler = handle,
-    .policy_args = &policy_args,
+    .rule_args = &rule_args,
     .confirm_phrase = confirm_phrase,
 };
