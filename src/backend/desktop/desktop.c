@@ -21,13 +21,13 @@
 #include "core/children.h"
 #include "core/locale_env.h"
 #include "core/log.h"
+#include "core/paths.h"
 #include "core/pidns.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -164,20 +164,11 @@ static int live_children(const struct desktop *d)
 }
 
 /* The private runtime folder and what programs left in it. */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void remove_runtime_dir(struct desktop *d)
 {
     if (!d->runtime_dir)
         return;
-    nftw(d->runtime_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    paths_remove_tree(d->runtime_dir);
     free(d->runtime_dir);
     d->runtime_dir = NULL;
 }

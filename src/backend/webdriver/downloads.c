@@ -9,6 +9,7 @@
 
 #include "core/app.h"
 #include "core/args.h"
+#include "core/paths.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "downloads.schema.h"
@@ -20,7 +21,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -37,19 +37,10 @@ char *webdriver_downloads_dir(struct app *app, const char *session_id)
     return xasprintf("%s/downloads/%s", app->data_dir, session_id);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 void webdriver_downloads_remove(struct app *app, const char *session_id)
 {
     char *dir = webdriver_downloads_dir(app, session_id);
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    paths_remove_tree(dir);
     free(dir);
 }
 

@@ -9,6 +9,7 @@
 #include "core/child_env.h"
 #include "core/locale_env.h"
 #include "core/log.h"
+#include "core/paths.h"
 #include "core/pidns.h"
 #include "core/program_path.h"
 #include "core/xmalloc.h"
@@ -16,7 +17,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -78,20 +78,11 @@ json_t *wd_driver_chrome_args(const struct wd *w)
     return a;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 void wd_driver_remove_tmpdir(struct wd *w)
 {
     if (!w->tmpdir)
         return;
-    nftw(w->tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    paths_remove_tree(w->tmpdir);
     free(w->tmpdir);
     w->tmpdir = NULL;
 }
