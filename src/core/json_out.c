@@ -169,9 +169,14 @@ bool json_out_append(struct strbuf *sb, const json_t *v)
     }
     case JSON_STRING:
         return put_string(sb, json_string_value(v), json_string_length(v));
-    case JSON_INTEGER:
-        strbuf_printf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    case JSON_INTEGER: {
+        /* Not printf: every answer has an id, most a count or two. */
+        json_int_t i = json_integer_value(v);
+        if (i < 0)
+            strbuf_putc(sb, '-');
+        strbuf_put_size(sb, i < 0 ? (size_t)0 - (size_t)i : (size_t)i);
         return true;
+    }
     case JSON_TRUE:
         strbuf_append(sb, "true", 4);
         return true;

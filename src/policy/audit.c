@@ -13,8 +13,10 @@
 #include <uv.h>
 
 /* Rows per transaction: one fsync for many calls, yet short enough that a
- * reader waiting on the lock hardly notices. */
-#define BATCH   256
+ * reader waiting on the lock hardly notices (about 10 ms of inserts). At
+ * 256 a server answering 1,300 calls a second committed 5 to 6 times a
+ * second instead of the 4 that commit_ms allows. */
+#define BATCH   1024
 #define HOUR_MS 3600000ULL
 /* Fewer than QUIET_ROWS calls followed by none for QUIET_MS are written
  * then, unless a transaction was committed less than commit_ms ago (a
