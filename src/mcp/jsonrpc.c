@@ -1,5 +1,6 @@
 #include "mcp/jsonrpc.h"
 
+#include "core/json_in.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 
@@ -17,7 +18,7 @@ int jsonrpc_parse(const char *data, size_t len, struct jsonrpc_message *out, cha
     *error_id = NULL;
     json_error_t jerr;
     json_t *root =
-        json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+        json_in_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     if (!root) {
         *err = xasprintf("Parse error: %s (at byte %d)", jerr.text, jerr.position);
         return JSONRPC_PARSE_ERROR;

@@ -6,6 +6,7 @@
 #define LOG_MODULE "rest"
 #include "transport/http_rest.h"
 #include "backend/backend.h"
+#include "core/json_in.h"
 #include "core/log.h"
 #include "core/xmalloc.h"
 #include "mcp/registry.h"
@@ -241,7 +242,7 @@ static json_t *read_body(struct http_req *req, const char *const *allowed)
     if (!req->body.len)
         return json_object();
     json_error_t jerr;
-    json_t *body = json_loadb(req->body.data, req->body.len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *body = json_in_loadb(req->body.data, req->body.len, JSON_REJECT_DUPLICATES, &jerr);
     if (!body) {
         rest_fail(req, 400, ERROR_INVALID_ARGUMENT,
                   "the body is not valid JSON: %s (line %d, column %d)", jerr.text, jerr.line,
