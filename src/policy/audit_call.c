@@ -240,11 +240,6 @@ static char *error_text(const json_t *result)
     return strbuf_steal(&sb);
 }
 
-static char *copy_or_null(const char *s)
-{
-    return s ? xstrdup(s) : NULL;
-}
-
 /* The client columns from a tool_call_client-shaped object (taken). */
 static void set_client(struct audit_row *row, json_t *client)
 {
@@ -258,7 +253,32 @@ static void set_client(struct audit_row *row, json_t *client)
     json_decref(client);
 }
 
-struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t *result)
+/* text i of row is s, borrowed: the row is packed before s goes. */
+static void lend(struct audit_row *row, int i, const char *s)
+{
+    row->text[i] = (char *)s;
+    row->borrowed |= 1u << i;
+}
+
+static void lend_string(struct audit_row *row, int i, const json_t *v)
+{
+    if (json_is_string(v))
+        lend(row, i, json_string_value(v));
+}
+
+/* A string note borrowed as it is; anything else as JSON. */
+static void lend_note(struct audit_row *row, int i, const json_t *v)
+{
+    if (json_is_string(v))
+        lend(row, i, json_string_value(v));
+    else
+        row->text[i] = note_text(v);
+}
+
+/* Borrows from call and result (struct audit_row, borrowed): packed at
+ * once by audit_add, so the strings of the call need no copies of their
+ * own first. */
+static struct audit_row *row_from_call(const struct tool_call *call, const json_t *result)
 {
     struct audit_row *row = xcalloc(1, sizeof *row);
     const json_t *args = tool_call_args(call);
@@ -270,11 +290,11 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
 
     struct tool_call_who who;
     tool_call_who(call, &who);
-    t[AUDIT_CLIENT_NAME] = copy_or_null(who.client_name);
-    t[AUDIT_CLIENT_VERSION] = copy_or_null(who.client_version);
-    t[AUDIT_TRANSPORT] = copy_or_null(who.transport);
-    t[AUDIT_REMOTE] = copy_or_null(who.remote);
-    t[AUDIT_MCP_SESSION] = copy_or_null(who.mcp_session);
+    lend(row, AUDIT_CLIENT_NAME, who.client_name);
+    lend(row, AUDIT_CLIENT_VERSION, who.client_version);
+    lend(row, AUDIT_TRANSPORT, who.transport);
+    lend(row, AUDIT_REMOTE, who.remote);
+    lend(row, AUDIT_MCP_SESSION, who.mcp_session);
 
     /* A call that started a session names it only in its result: a
      * session's description ({"id", "kind", …}) or a "session" field. */
@@ -284,8 +304,8 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
         session = json_object_get(sc, "session");
     if (!json_is_string(session) && json_is_string(json_object_get(sc, "kind")))
         session = json_object_get(sc, "id");
-    t[AUDIT_SESSION] = string_of(session);
-    t[AUDIT_TOOL] = xstrdup(tool_call_tool_name(call));
+    lend_string(row, AUDIT_SESSION, session);
+    lend(row, AUDIT_TOOL, tool_call_tool_name(call));
 
     json_t *removed = json_array();
     const json_t *secrets = tool_call_secrets(call);
@@ -320,13 +340,20 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
         json_decref(cut);
     }
 
-    t[AUDIT_DECISION] = note_text(json_object_get(notes, "decision"));
-    t[AUDIT_CONFIRMATION] = note_text(json_object_get(notes, "confirmation"));
+    /* The notes' strings outlive the row only with the notes themselves:
+     * a cleaned copy goes at the end of this function. */
+    if (clean_notes) {
+        t[AUDIT_DECISION] = note_text(json_object_get(notes, "decision"));
+        t[AUDIT_CONFIRMATION] = note_text(json_object_get(notes, "confirmation"));
+    } else {
+        lend_note(row, AUDIT_DECISION, json_object_get(notes, "decision"));
+        lend_note(row, AUDIT_CONFIRMATION, json_object_get(notes, "confirmation"));
+    }
     t[AUDIT_NOTES] = notes ? json_out_dump(notes, NULL) : NULL;
     bool failed = json_is_true(json_object_get(result, "isError"));
     /* A cancelled call's answer is never sent; say so rather than what
      * the tool made of it. */
-    t[AUDIT_OUTCOME] = xstrdup(tool_call_cancelled(call) ? "cancelled" : failed ? "error" : "ok");
+    lend(row, AUDIT_OUTCOME, tool_call_cancelled(call) ? "cancelled" : failed ? "error" : "ok");
     if (failed) {
         char *text = error_text(result);
         json_t *item;
@@ -345,9 +372,15 @@ struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t
     return row;
 }
 
+struct audit_row *audit_row_from_call(const struct tool_call *call, const json_t *result)
+{
+    return audit_row_pack(row_from_call(call, result));
+}
+
 void audit_observe_call(void *ud, const struct tool_call *call, const json_t *result)
 {
-    audit_add(ud, audit_row_from_call(call, result));
+    /* audit_add packs it before anything borrowed can go. */
+    audit_add(ud, row_from_call(call, result));
 }
 
 struct audit_row *audit_row_from_read(const struct resource_read *r, const char *error)

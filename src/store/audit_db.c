@@ -55,7 +55,8 @@ void audit_row_free(struct audit_row *row)
         return;
     if (!row->packed)
         for (int i = 0; i < AUDIT_TEXT_COUNT; i++)
-            free(row->text[i]);
+            if (!(row->borrowed & (1u << i)))
+                free(row->text[i]);
     free(row);
 }
 
@@ -70,6 +71,7 @@ struct audit_row *audit_row_pack(struct audit_row *row)
     struct audit_row *packed = xmalloc(total);
     *packed = *row;
     packed->packed = true;
+    packed->borrowed = 0;
     char *p = (char *)(packed + 1);
     for (int i = 0; i < AUDIT_TEXT_COUNT; i++) {
         if (!row->text[i])
@@ -172,8 +174,11 @@ sqlite3 *audit_db_open_write(const char *path, int busy_ms, struct audit_db_id *
         return NULL;
     }
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, vfs) !=
-        SQLITE_OK) {
+    /* NOMUTEX: the writer thread alone uses this connection, and SQLite's
+     * own locking took a mutex around every bind and step (28 per row). */
+    if (sqlite3_open_v2(path, &db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
+                        vfs) != SQLITE_OK) {
         *err = db_error(db, path, "cannot open");
         sqlite3_close(db);
         return NULL;

@@ -34,6 +34,9 @@ struct audit_row {
     int64_t duration_ms;          /* arrival to answer */
     char *text[AUDIT_TEXT_COUNT]; /* each malloc'd or NULL; inside the row when packed */
     bool packed;                  /* one block: the texts follow the struct */
+    /* Bit i: text[i] is borrowed (not freed with the row), valid only until
+     * the row is packed, which copies it. */
+    uint32_t borrowed;
 };
 
 void audit_row_free(struct audit_row *row);

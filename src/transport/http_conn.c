@@ -411,32 +411,39 @@ static bool take_header(struct http_req *req, const char *line, size_t n, bool *
     while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
         end--;
     size_t vlen = (size_t)(end - v);
+#define KNOWN(name, field)                                                                         \
+    {                                                                                              \
+        name, sizeof name - 1, offsetof(struct http_req, field)                                    \
+    }
     static const struct {
         const char *name;
+        size_t len;
         size_t off;
     } known[] = {
-        {"host", offsetof(struct http_req, host)},
-        {"origin", offsetof(struct http_req, origin)},
-        {"authorization", offsetof(struct http_req, authorization)},
-        {"accept", offsetof(struct http_req, accept)},
-        {"content-type", offsetof(struct http_req, content_type)},
-        {"mcp-session-id", offsetof(struct http_req, session_id)},
-        {"mcp-protocol-version", offsetof(struct http_req, protocol_version)},
-        {"last-event-id", offsetof(struct http_req, last_event_id)},
-        {"mcp-method", offsetof(struct http_req, mcp_method)},
-        {"mcp-name", offsetof(struct http_req, mcp_name)},
-        {"x-correlation-id", offsetof(struct http_req, correlation_id)},
-        {"cookie", offsetof(struct http_req, cookie)},
-        {"accept-encoding", offsetof(struct http_req, accept_encoding)},
-        {"upgrade", offsetof(struct http_req, upgrade)},
-        {"sec-websocket-key", offsetof(struct http_req, ws_key)},
-        {"sec-websocket-version", offsetof(struct http_req, ws_version)},
-        {"sec-websocket-protocol", offsetof(struct http_req, ws_protocol)},
+        KNOWN("host", host),
+        KNOWN("origin", origin),
+        KNOWN("authorization", authorization),
+        KNOWN("accept", accept),
+        KNOWN("content-type", content_type),
+        KNOWN("mcp-session-id", session_id),
+        KNOWN("mcp-protocol-version", protocol_version),
+        KNOWN("last-event-id", last_event_id),
+        KNOWN("mcp-method", mcp_method),
+        KNOWN("mcp-name", mcp_name),
+        KNOWN("x-correlation-id", correlation_id),
+        KNOWN("cookie", cookie),
+        KNOWN("accept-encoding", accept_encoding),
+        KNOWN("upgrade", upgrade),
+        KNOWN("sec-websocket-key", ws_key),
+        KNOWN("sec-websocket-version", ws_version),
+        KNOWN("sec-websocket-protocol", ws_protocol),
     };
+#undef KNOWN
+    char first = (char)tolower((unsigned char)line[0]);
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        /* The first letter first: most names differ there. */
-        if (tolower((unsigned char)line[0]) == known[i].name[0] &&
-            token_eq(line, nlen, known[i].name)) {
+        /* The length and the first letter first: most names differ there. */
+        if (known[i].len == nlen && first == known[i].name[0] &&
+            strncasecmp(line, known[i].name, nlen) == 0) {
             char **slot = (char **)((char *)req + known[i].off);
             if (!*slot) /* the first of repeated headers counts */
                 *slot = dup_value(v, vlen);
