@@ -44,10 +44,17 @@ static const char SCHEMA[] = "CREATE TABLE IF NOT EXISTS calls ("
                              "duration_ms INTEGER NOT NULL, notes TEXT);"
                              "CREATE INDEX IF NOT EXISTS calls_time ON calls(time_ms);";
 
-static const char INSERT[] = "INSERT INTO calls (time_ms, time, client_name, client_version, "
-                             "transport, remote, mcp_session, session, tool, arguments, decision, "
-                             "confirmation, outcome, error, notes, duration_ms) "
-                             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+#define INSERT_HEAD                                                                                \
+    "INSERT INTO calls (time_ms, time, client_name, client_version, "                              \
+    "transport, remote, mcp_session, session, tool, arguments, decision, "                         \
+    "confirmation, outcome, error, notes, duration_ms) VALUES "
+#define ONE_ROW "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+static const char INSERT[] = INSERT_HEAD ONE_ROW;
+/* Rows per statement of a batch: each statement's start and end (its
+ * halt, its reset) cost as much as a row's own work. Rows of one
+ * statement get their ids in the order given. */
+#define MANY           16
+#define PARAMS_PER_ROW (2 + AUDIT_TEXT_COUNT + 1)
 
 void audit_row_free(struct audit_row *row)
 {
@@ -255,27 +262,67 @@ void audit_db_close(sqlite3 *db)
     sqlite3_close(db);
 }
 
-static bool insert_one(sqlite3_stmt *st, const struct audit_row *r)
+/* Binds row r as the statement's row k (from 0); when is its time's text,
+ * which must stay until the statement has run. */
+static void bind_row(sqlite3_stmt *st, int k, const struct audit_row *r, char when[32])
 {
-    char when[32];
+    int p = k * PARAMS_PER_ROW;
     audit_format_time(r->time_ms, when);
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, r->time_ms);
-    sqlite3_bind_text(st, 2, when, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, p + 1, r->time_ms);
+    sqlite3_bind_text(st, p + 2, when, -1, SQLITE_STATIC);
     for (int i = 0; i < AUDIT_TEXT_COUNT; i++) {
         if (r->text[i])
-            sqlite3_bind_text(st, 3 + i, r->text[i], -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, p + 3 + i, r->text[i], -1, SQLITE_STATIC);
         else
-            sqlite3_bind_null(st, 3 + i);
+            sqlite3_bind_null(st, p + 3 + i);
     }
-    sqlite3_bind_int64(st, 3 + AUDIT_TEXT_COUNT, r->duration_ms);
-    return sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_bind_int64(st, p + 3 + AUDIT_TEXT_COUNT, r->duration_ms);
+}
+
+/* rows[0..n) with statements of MANY rows, then one at a time. */
+static bool insert_rows(struct audit_db_stmts *keep, struct audit_row *const *rows, size_t n)
+{
+    char when[MANY][32];
+    size_t i = 0;
+    for (; keep->insert_many && i + MANY <= n; i += MANY) {
+        sqlite3_reset(keep->insert_many);
+        for (int k = 0; k < MANY; k++)
+            bind_row(keep->insert_many, k, rows[i + (size_t)k], when[k]);
+        if (sqlite3_step(keep->insert_many) != SQLITE_DONE)
+            return false;
+    }
+    for (; i < n; i++) {
+        sqlite3_reset(keep->insert);
+        bind_row(keep->insert, 0, rows[i], when[0]);
+        if (sqlite3_step(keep->insert) != SQLITE_DONE)
+            return false;
+    }
+    return true;
+}
+
+/* The statement of MANY rows' text. */
+static char *insert_many_sql(void)
+{
+    size_t head = sizeof INSERT_HEAD - 1, row = sizeof ONE_ROW - 1;
+    char *sql = xmalloc(head + MANY * (row + 1));
+    char *p = sql;
+    memcpy(p, INSERT_HEAD, head);
+    p += head;
+    for (int k = 0; k < MANY; k++) {
+        if (k)
+            *p++ = ',';
+        memcpy(p, ONE_ROW, row);
+        p += row;
+    }
+    *p = '\0';
+    return sql;
 }
 
 void audit_db_stmts_finish(struct audit_db_stmts *keep)
 {
     sqlite3_finalize(keep->begin);
     sqlite3_finalize(keep->insert);
+    sqlite3_finalize(keep->insert_many);
     sqlite3_finalize(keep->commit);
     *keep = (struct audit_db_stmts){0};
 }
@@ -302,12 +349,20 @@ bool audit_db_insert(sqlite3 *db, struct audit_db_stmts *keep, struct audit_row 
         *err = db_error(db, file, "cannot write");
         return false;
     }
-    bool ok = true;
-    for (size_t i = 0; ok && i < n; i++)
-        ok = insert_one(keep->insert, rows[i]);
+    if (!keep->insert_many && n >= MANY) {
+        /* Not fatal: rows go one at a time without it. */
+        char *sql = insert_many_sql();
+        prepared(db, sql, &keep->insert_many);
+        free(sql);
+    }
+    bool ok = insert_rows(keep, rows, n);
     /* Bound text stays bound until the next row's: let go of the rows. */
     sqlite3_reset(keep->insert);
     sqlite3_clear_bindings(keep->insert);
+    if (keep->insert_many) {
+        sqlite3_reset(keep->insert_many);
+        sqlite3_clear_bindings(keep->insert_many);
+    }
     if (ok)
         ok = run(keep->commit);
     if (!ok) {

@@ -76,7 +76,7 @@ void audit_db_close(sqlite3 *db);
  * time was a tenth of the writer's work). Start zeroed; finish before
  * closing the database they were prepared on. */
 struct audit_db_stmts {
-    sqlite3_stmt *begin, *insert, *commit;
+    sqlite3_stmt *begin, *insert, *insert_many, *commit;
 };
 void audit_db_stmts_finish(struct audit_db_stmts *keep);
 

@@ -146,17 +146,85 @@ static void test_rows_are_written(void **state)
     (void)state;
     struct place pl = place_make("sub/audit.db"); /* the directory is created */
     struct audit *a = start(pl.path, 90, 0);
-    for (int i = 0; i < 600; i++) /* more than one batch */
+    for (int i = 0; i < 2100; i++) /* more than two batches */
         audit_add(a, row(i % 2 ? "status" : "type_text", audit_now_ms()));
-    wait_written(a, 600);
+    wait_written(a, 2100);
     assert_int_equal(stat_of(a, "queued"), 0);
     assert_false(has_error(a));
     audit_destroy(a);
-    assert_int_equal(count_rows(pl.path, "tool = 'type_text' AND outcome = 'ok'"), 300);
+    assert_int_equal(count_rows(pl.path, "tool = 'type_text' AND outcome = 'ok'"), 1050);
     struct stat sb;
     assert_int_equal(stat(pl.path, &sb), 0);
     assert_int_equal(sb.st_mode & 0777, 0600); /* arguments can be private */
     place_finish(&pl);
+}
+
+/* Rows are written 16 to a statement, the rest one by one: each keeps
+ * its place (ids in the order the calls came) and its own columns, and
+ * the time text is the row's own (cached per second by the writer). */
+static void test_rows_keep_their_order_and_columns(void **state)
+{
+    (void)state;
+    struct place pl = place_make("audit.db");
+    struct audit *a = audit_create(&(struct audit_options){.path = pl.path, .commit_ms = 60000});
+    enum { N = 16 * 5 + 7 };
+    const int64_t t0 = 1764000000000LL; /* 2025-11-24T16:00:00.000Z */
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "tool%d", i);
+        /* 250 ms apart, so that rows cross seconds (and one goes back). */
+        struct audit_row *r = row(name, i == 40 ? t0 - 1 : t0 + 250LL * i);
+        r->duration_ms = i;
+        if (i % 3 == 0)
+            r->text[AUDIT_ERROR] = xasprintf("error %d", i);
+        audit_add(a, r);
+    }
+    audit_destroy(a); /* writes the whole queue as one batch */
+
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(pl.path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT tool, time_ms, time, duration_ms, error FROM calls "
+                                        "ORDER BY id",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    int i = 0;
+    for (; sqlite3_step(st) == SQLITE_ROW; i++) {
+        char name[16], when[32], error[32];
+        snprintf(name, sizeof name, "tool%d", i);
+        int64_t t = i == 40 ? t0 - 1 : t0 + 250LL * i;
+        audit_format_time(t, when);
+        assert_string_equal((const char *)sqlite3_column_text(st, 0), name);
+        assert_int_equal(sqlite3_column_int64(st, 1), t);
+        assert_string_equal((const char *)sqlite3_column_text(st, 2), when);
+        assert_int_equal(sqlite3_column_int64(st, 3), i);
+        if (i % 3 == 0) {
+            snprintf(error, sizeof error, "error %d", i);
+            assert_string_equal((const char *)sqlite3_column_text(st, 4), error);
+        } else {
+            assert_int_equal(sqlite3_column_type(st, 4), SQLITE_NULL);
+        }
+    }
+    assert_int_equal(i, N);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    place_finish(&pl);
+}
+
+/* The time text, as people read it in the sqlite3 shell. */
+static void test_time_text(void **state)
+{
+    (void)state;
+    char buf[32];
+    audit_format_time(1764000000123LL, buf);
+    assert_string_equal(buf, "2025-11-24T16:00:00.123Z");
+    audit_format_time(1764000001005LL, buf);
+    assert_string_equal(buf, "2025-11-24T16:00:01.005Z");
+    audit_format_time(1764000000999LL, buf); /* the second before, again */
+    assert_string_equal(buf, "2025-11-24T16:00:00.999Z");
+    audit_format_time(-1, buf);
+    assert_string_equal(buf, "1969-12-31T23:59:59.999Z");
 }
 
 /* Calls that keep coming share a transaction: with commit_ms a minute,
@@ -334,6 +402,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_are_written),
+        cmocka_unit_test(test_rows_keep_their_order_and_columns),
+        cmocka_unit_test(test_time_text),
         cmocka_unit_test(test_busy_rows_share_a_transaction),
         cmocka_unit_test(test_locked_database_keeps_rows_queued),
         cmocka_unit_test(test_unwritable_location_then_fixed),
