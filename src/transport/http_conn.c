@@ -382,11 +382,14 @@ static bool token_eq(const char *a, size_t n, const char *lit)
     return strlen(lit) == n && strncasecmp(a, lit, n) == 0;
 }
 
-static char *dup_value(const char *v, size_t n)
+/* A copy of a header value in req->head_values, which parse_head sized
+ * for the whole head: it never moves while the head is read. */
+static char *dup_value(struct http_req *req, const char *v, size_t n)
 {
-    char *s = xmalloc(n + 1);
-    memcpy(s, v, n);
-    s[n] = '\0';
+    struct strbuf *sb = &req->head_values;
+    char *s = sb->data + sb->len;
+    strbuf_append(sb, v, n);
+    strbuf_putc(sb, '\0');
     return s;
 }
 
@@ -446,7 +449,7 @@ static bool take_header(struct http_req *req, const char *line, size_t n, bool *
             strncasecmp(line, known[i].name, nlen) == 0) {
             char **slot = (char **)((char *)req + known[i].off);
             if (!*slot) /* the first of repeated headers counts */
-                *slot = dup_value(v, vlen);
+                *slot = dup_value(req, v, vlen);
             return true;
         }
     }
@@ -510,6 +513,8 @@ static bool parse_head(struct http_conn *c, size_t len, bool *chunked, bool *exp
     req->conn = c;
     c->req = req;
     memcpy(req->remote, c->remote, sizeof req->remote);
+    /* Every value with its NUL fits in the head's length. */
+    strbuf_reserve(&req->head_values, len + 1);
     const char *p = c->in, *end = c->in + len;
     const char *eol = memchr(p, '\n', (size_t)(end - p));
     size_t n = (size_t)(eol - p);

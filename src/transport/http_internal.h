@@ -32,6 +32,10 @@ struct http_req {
     char *correlation_id; /* X-Correlation-Id (/v1) */
     /* The viewer's (src/viewer/): its cookie and a WebSocket upgrade. */
     char *cookie, *accept_encoding, *upgrade, *ws_key, *ws_version, *ws_protocol;
+    /* Plain HTTP: the header values above, one after the other (reserved
+     * for the whole head first, so they never move); not freed one by one.
+     * Values elsewhere are malloc'd. */
+    struct strbuf head_values;
     long content_length; /* -1 if absent */
     struct strbuf body;
     bool discarding;  /* the body is over --max-message: read, dropped, then 413 */

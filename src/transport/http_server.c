@@ -121,19 +121,23 @@ struct http_req *http_req_alloc(struct http_transport *t)
     if (req) {
         t->spare_reqs = req->next;
         t->n_spare_reqs--;
-        struct strbuf body = req->body, out = req->out, headers = req->resp_headers;
+        struct strbuf body = req->body, out = req->out, headers = req->resp_headers,
+                      values = req->head_values;
         memset(req, 0, sizeof *req);
         req->body = body;
         req->out = out;
         req->resp_headers = headers;
+        req->head_values = values;
         strbuf_clear(&req->body);
         strbuf_clear(&req->out);
         strbuf_clear(&req->resp_headers);
+        strbuf_clear(&req->head_values);
     } else {
         req = xcalloc(1, sizeof *req);
         strbuf_init(&req->body);
         strbuf_init(&req->out);
         strbuf_init(&req->resp_headers);
+        strbuf_init(&req->head_values);
     }
     req->t = t;
     req->content_length = -1;
@@ -181,7 +185,16 @@ static void free_req(struct http_req *req)
     strbuf_finish(&req->body);
     strbuf_finish(&req->out);
     strbuf_finish(&req->resp_headers);
+    strbuf_finish(&req->head_values);
     free(req);
+}
+
+/* A header value of req, unless it lives in head_values. */
+static void free_value(struct http_req *req, char *v)
+{
+    const char *in = req->head_values.data;
+    if (!in || v < in || v >= in + req->head_values.cap)
+        free(v);
 }
 
 void http_req_destroy(struct http_req *req)
@@ -199,26 +212,27 @@ void http_req_destroy(struct http_req *req)
         req->t->reqs = req->next;
     if (req->next)
         req->next->prev = req->prev;
-    free(req->host);
-    free(req->origin);
-    free(req->authorization);
-    free(req->accept);
-    free(req->content_type);
-    free(req->session_id);
-    free(req->protocol_version);
-    free(req->last_event_id);
-    free(req->mcp_method);
-    free(req->mcp_name);
-    free(req->correlation_id);
-    free(req->cookie);
-    free(req->accept_encoding);
-    free(req->upgrade);
-    free(req->ws_key);
-    free(req->ws_version);
-    free(req->ws_protocol);
+    free_value(req, req->host);
+    free_value(req, req->origin);
+    free_value(req, req->authorization);
+    free_value(req, req->accept);
+    free_value(req, req->content_type);
+    free_value(req, req->session_id);
+    free_value(req, req->protocol_version);
+    free_value(req, req->last_event_id);
+    free_value(req, req->mcp_method);
+    free_value(req, req->mcp_name);
+    free_value(req, req->correlation_id);
+    free_value(req, req->cookie);
+    free_value(req, req->accept_encoding);
+    free_value(req, req->upgrade);
+    free_value(req, req->ws_key);
+    free_value(req, req->ws_version);
+    free_value(req, req->ws_protocol);
     struct http_transport *t = req->t;
     if (t->n_spare_reqs < MAX_SPARE_REQS && req->body.cap <= MAX_SPARE_BUFFER &&
-        req->out.cap <= MAX_SPARE_BUFFER && req->resp_headers.cap <= MAX_SPARE_BUFFER) {
+        req->out.cap <= MAX_SPARE_BUFFER && req->resp_headers.cap <= MAX_SPARE_BUFFER &&
+        req->head_values.cap <= MAX_SPARE_BUFFER) {
         req->next = t->spare_reqs;
         t->spare_reqs = req;
         t->n_spare_reqs++;
