@@ -251,9 +251,11 @@ json_t *rest_call_body(const struct rest_call *call, const json_t *result, const
     }
     *status = 200;
     const json_t *sc = json_object_get(result, "structuredContent");
-    json_t *body =
-        json_pack("{s:s, s:O, s:s}", "status", "succeeded", "result",
-                  sc ? sc : json_object_get(result, "content"), "correlation_id", call->cid);
+    const json_t *r = sc ? sc : json_object_get(result, "content");
+    json_t *body = json_object();
+    json_object_set_new_nocheck(body, "status", json_string_nocheck("succeeded"));
+    json_object_set_new_nocheck(body, "result", r ? json_incref((json_t *)r) : json_null());
+    json_object_set_new_nocheck(body, "correlation_id", json_string(call->cid));
     json_t *media = media_of(result);
     if (media)
         json_object_set_new(body, "content", media);
@@ -347,15 +349,30 @@ void rest_call_start(struct http_transport *t, struct http_req *req, const char 
     req->owner = call;
     req->on_detach = detached;
     http_req_header(req, "x-correlation-id", cid);
-    json_t *meta = json_pack(
-        "{s:s, s:{}, s:{s:s, s:s}, s:s}", "io.modelcontextprotocol/protocolVersion", "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo", "name",
-        "glovebox-rest", "version", "1", MCP_META_CORRELATION_ID, cid);
+    /* Built directly: json_pack parses its format and checks every
+     * string's UTF-8 on each call, 15% of a REST call's instructions. The
+     * constants are ASCII. */
+    json_t *info = json_object();
+    json_object_set_new_nocheck(info, "name", json_string_nocheck("glovebox-rest"));
+    json_object_set_new_nocheck(info, "version", json_string_nocheck("1"));
+    json_t *meta = json_object();
+    json_object_set_new_nocheck(meta, "io.modelcontextprotocol/protocolVersion",
+                                json_string_nocheck("2026-07-28"));
+    json_object_set_new_nocheck(meta, "io.modelcontextprotocol/clientCapabilities", json_object());
+    json_object_set_new_nocheck(meta, "io.modelcontextprotocol/clientInfo", info);
+    json_object_set_new_nocheck(meta, MCP_META_CORRELATION_ID, json_string(cid));
     if (sse)
-        json_object_set_new(meta, "progressToken", json_integer(1));
-    json_t *root =
-        json_pack("{s:s, s:i, s:s, s:{s:s, s:o, s:o}}", "jsonrpc", "2.0", "id", 1, "method",
-                  "tools/call", "params", "name", tool, "arguments", args, "_meta", meta);
+        json_object_set_new_nocheck(meta, "progressToken", json_integer(1));
+    json_t *params = json_object();
+    json_t *name = json_string(tool);
+    json_object_set_new_nocheck(params, "name", name ? name : json_string_nocheck("?"));
+    json_object_set_new_nocheck(params, "arguments", args);
+    json_object_set_new_nocheck(params, "_meta", meta);
+    json_t *root = json_object();
+    json_object_set_new_nocheck(root, "jsonrpc", json_string_nocheck("2.0"));
+    json_object_set_new_nocheck(root, "id", json_integer(1));
+    json_object_set_new_nocheck(root, "method", json_string_nocheck("tools/call"));
+    json_object_set_new_nocheck(root, "params", params);
     struct jsonrpc_message m = {
         .kind = JSONRPC_REQUEST,
         .root = root,
