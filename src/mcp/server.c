@@ -191,13 +191,13 @@ void decorate_result(const struct request_ctx *rc, json_t *result)
         return;
     /* An input_required result says so itself. */
     if (!json_object_get(result, "resultType"))
-        json_object_set_new(result, "resultType", json_string("complete"));
+        json_object_set_new_nocheck(result, "resultType", json_string_nocheck("complete"));
     json_t *meta = json_object_get(result, "_meta");
     if (!json_is_object(meta)) {
         meta = json_object();
-        json_object_set_new(result, "_meta", meta);
+        json_object_set_new_nocheck(result, "_meta", meta);
     }
-    json_object_set_new(meta, META_SERVER_INFO, server_info());
+    json_object_set_new_nocheck(meta, META_SERVER_INFO, server_info());
 }
 
 void reply_result(struct mcp_conn *c, void *stream, json_t *id, const struct request_ctx *rc,
