@@ -76,6 +76,17 @@ function loopCpuSeconds(pid) {
   return (Number(stat[11]) + Number(stat[12])) / 100;
 }
 
+/** Times the main thread (the event loop) went to sleep and was woken:
+ * its voluntary context switches. Each is a wake-up, which on a VM costs
+ * as much as a good part of a call's own work. */
+function loopWakeups(pid) {
+  try {
+    return Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'))[1]);
+  } catch {
+    return NaN;
+  }
+}
+
 /** Time on CPU of every thread of pid, in seconds, to the nanosecond
  * (/proc/PID/task/TID/schedstat): the 10 ms ticks of /proc/PID/stat make
  * a run's figure move in steps of 2 µs per call. Threads that ended are
@@ -154,6 +165,7 @@ async function measure(kind, tool, args) {
   const loop0 = loopCpuSeconds(pid);
   const sched0 = schedSeconds(pid);
   const user0 = userSeconds(pid);
+  const wake0 = loopWakeups(pid);
   const t0 = process.hrtime.bigint();
   await Promise.all(clients.map((c) => calls(c, tool, args, CALLS, true, latencies, errors)));
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -162,6 +174,7 @@ async function measure(kind, tool, args) {
   const loopCpu = loopCpuSeconds(pid) - loop0;
   const schedCpu = schedSeconds(pid) - sched0;
   const userCpu = userSeconds(pid) - user0;
+  const wakeups = loopWakeups(pid) - wake0;
   await Promise.all(clients.map((c) => c.transport.terminateSession().catch(() => {}).then(() => c.close())));
   await new Promise((r) => setTimeout(r, 500));
   const rssAfter = kib(pid, 'VmRSS');
@@ -183,6 +196,7 @@ async function measure(kind, tool, args) {
     loopCpuPerCall: (loopCpu / n) * 1000, // ms, the main thread's share
     schedCpuPerCall: (schedCpu / n) * 1000, // ms, every thread, from schedstat
     userCpuPerCall: (userCpu / n) * 1000, // ms, every thread, user time only
+    wakeupsPerCall: wakeups / n, // the loop thread's voluntary context switches
     exit,
     stderr: srv.stderr(),
   };
@@ -194,12 +208,12 @@ for (let r = 0; r < RUNS; r++) {
   const ref = WITH_REFERENCE ? await measure('reference', 'echo', { message: 'hi' }) : { errors: 0 };
   console.log(
     `run ${r + 1}/${RUNS}: server CPU per call glovebox ${(g.cpuPerCall * 1000).toFixed(1)} µs ` +
-      `(main thread ${(g.loopCpuPerCall * 1000).toFixed(1)} µs; schedstat ${(g.schedCpuPerCall * 1000).toFixed(1)} µs; user ${(g.userCpuPerCall * 1000).toFixed(1)} µs), reference ${(ref.cpuPerCall * 1000).toFixed(1)} µs`,
+      `(main thread ${(g.loopCpuPerCall * 1000).toFixed(1)} µs; schedstat ${(g.schedCpuPerCall * 1000).toFixed(1)} µs; user ${(g.userCpuPerCall * 1000).toFixed(1)} µs; ${g.wakeupsPerCall.toFixed(2)} loop wake-ups per call), reference ${(ref.cpuPerCall * 1000).toFixed(1)} µs`,
   );
   runs.push({ g, ref });
 }
 const med = (side, key) => median(runs.map((r) => r[side][key]));
-const g = Object.fromEntries(['throughput', 'p50', 'p99', 'cpuPerCall', 'loopCpuPerCall', 'schedCpuPerCall', 'userCpuPerCall', 'rssBefore', 'rssAfter', 'peak'].map((k) => [k, med('g', k)]));
+const g = Object.fromEntries(['throughput', 'p50', 'p99', 'cpuPerCall', 'loopCpuPerCall', 'schedCpuPerCall', 'userCpuPerCall', 'wakeupsPerCall', 'rssBefore', 'rssAfter', 'peak'].map((k) => [k, med('g', k)]));
 const ref = Object.fromEntries(['throughput', 'p50', 'p99', 'cpuPerCall', 'schedCpuPerCall', 'userCpuPerCall', 'rssBefore', 'rssAfter', 'peak'].map((k) => [k, med('ref', k)]));
 g.errors = runs.reduce((s, r) => s + r.g.errors, 0);
 ref.errors = runs.reduce((s, r) => s + r.ref.errors, 0);
@@ -213,6 +227,7 @@ printComparison(
     { metric: '  of which the main thread (event loop)', a: g.loopCpuPerCall, b: NaN, format: us },
     { metric: '  the same from schedstat (ns, all threads)', a: g.schedCpuPerCall, b: ref.schedCpuPerCall, format: us },
     { metric: '  of which user time (utime, all threads)', a: g.userCpuPerCall, b: ref.userCpuPerCall, format: us },
+    { metric: 'loop thread wake-ups per call', a: g.wakeupsPerCall, b: NaN, format: (v) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a') },
     { metric: 'seconds per 1,000 calls (1/throughput)', a: 1000 / g.throughput, b: 1000 / ref.throughput, format: (v) => `${(v * 1000).toFixed(1)} ms` },
     { metric: 'call latency p50', a: g.p50, b: ref.p50, format: formatMs },
     { metric: 'call latency p99', a: g.p99, b: ref.p99, format: formatMs },
