@@ -55,11 +55,6 @@ void strbuf_puts(struct strbuf *sb, const char *s)
     strbuf_append(sb, s, strlen(s));
 }
 
-void strbuf_putc(struct strbuf *sb, char c)
-{
-    strbuf_append(sb, &c, 1);
-}
-
 void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 {
     va_list copy;

@@ -14,7 +14,15 @@ void strbuf_finish(struct strbuf *sb);
 void strbuf_reserve(struct strbuf *sb, size_t extra);
 void strbuf_append(struct strbuf *sb, const void *data, size_t len);
 void strbuf_puts(struct strbuf *sb, const char *s);
-void strbuf_putc(struct strbuf *sb, char c);
+/* Inline: JSON writing puts a brace, comma or colon this way for every
+ * value of every answer. */
+static inline void strbuf_putc(struct strbuf *sb, char c)
+{
+    if (sb->len + 2 > sb->cap)
+        strbuf_reserve(sb, 1);
+    sb->data[sb->len++] = c;
+    sb->data[sb->len] = '\0';
+}
 /* n in decimal, without printf (for paths run on every request). */
 void strbuf_put_size(struct strbuf *sb, size_t n);
 void strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -404,7 +404,7 @@ static bool take_header(struct http_req *req, const char *line, size_t n, bool *
     }
     size_t nlen = (size_t)(colon - line);
     for (size_t i = 0; i < nlen; i++)
-        if (!isgraph((unsigned char)line[i])) {
+        if ((unsigned char)line[i] <= 0x20 || (unsigned char)line[i] >= 0x7f) { /* isgraph in C */
             *why = "Bad request: a malformed header name";
             return false;
         }
