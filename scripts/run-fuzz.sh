@@ -16,6 +16,7 @@ FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 # harness name : seed corpus folder under fuzz/corpus/
 harnesses=(
   "fuzz_framing_dispatch:framing"
+  "fuzz_json_in:framing"
   "fuzz_schema:schema"
   "fuzz_term_screen:term_screen"
   "fuzz_http:http"
