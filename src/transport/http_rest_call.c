@@ -100,6 +100,16 @@ char *http_rest_error_body(int status, const char *message)
 
 /* Correlation ids. */
 
+/* src into dst[cap], cut to fit: snprintf("%s") without the format. */
+static void copy_cut(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static bool cid_valid(const char *s)
 {
     size_t n = strlen(s);
@@ -125,7 +135,7 @@ bool rest_correlation_id(struct http_req *req, const json_t *body, char out[REST
                       v ? "correlation_id" : "X-Correlation-Id", REST_CID_MAX - 1);
             return false;
         }
-        snprintf(out, REST_CID_MAX, "%s", given);
+        copy_cut(out, REST_CID_MAX, given);
         return true;
     }
     /* A random prefix per process and a counter: unique across restarts
@@ -139,7 +149,21 @@ bool rest_correlation_id(struct http_req *req, const json_t *body, char out[REST
         for (size_t i = 0; i < sizeof b; i++)
             snprintf(prefix + 2 * i, 3, "%02x", b[i]);
     }
-    snprintf(out, REST_CID_MAX, "gb-%s-%llu", prefix, ++counter);
+    /* "gb-PREFIX-N", built without printf: one per call. */
+    char digits[24], *d = digits + sizeof digits;
+    *--d = '\0';
+    unsigned long long n = ++counter;
+    do {
+        *--d = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    char *o = out;
+    memcpy(o, "gb-", 3);
+    o += 3;
+    memcpy(o, prefix, 16);
+    o += 16;
+    *o++ = '-';
+    copy_cut(o, REST_CID_MAX - (size_t)(o - out), d);
     return true;
 }
 
@@ -337,9 +361,9 @@ void rest_call_start(struct http_transport *t, struct http_req *req, const char 
     struct rest_call *call = xcalloc(1, sizeof *call);
     call->t = t;
     call->req = req;
-    snprintf(call->cid, sizeof call->cid, "%s", cid);
-    snprintf(call->tool, sizeof call->tool, "%s", tool);
-    snprintf(call->session, sizeof call->session, "%s", session ? session : "");
+    copy_cut(call->cid, sizeof call->cid, cid);
+    copy_cut(call->tool, sizeof call->tool, tool);
+    copy_cut(call->session, sizeof call->session, session ? session : "");
     call->sse = sse;
     call->done = done;
     call->idle_s = idle_s;

@@ -255,7 +255,12 @@ static void want_write(struct http_req *req)
 
 void http_req_header(struct http_req *req, const char *name, const char *value)
 {
-    strbuf_printf(&req->resp_headers, "%s:\n%s\n", name, value);
+    /* Appended, not printf'd: REST answers carry one each. */
+    struct strbuf *h = &req->resp_headers;
+    strbuf_puts(h, name);
+    strbuf_append(h, ":\n", 2);
+    strbuf_puts(h, value);
+    strbuf_putc(h, '\n');
 }
 
 void http_req_respond(struct http_req *req, int status, const char *type, const char *body,
