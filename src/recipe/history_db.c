@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,27 +25,97 @@ static bool db_error(sqlite3 *db, const char *what, char **err)
     return false;
 }
 
-bool recipe_history_db_insert(const char *path, const struct recipe_history_row *row, char **err)
+struct recipe_history_db {
+    char *path;
+    sqlite3 *db;
+    sqlite3_stmt *begin, *insert, *prune, *commit, *rollback;
+    dev_t dev; /* the file open, to notice it removed or replaced */
+    ino_t ino;
+};
+
+void recipe_history_db_close(struct recipe_history_db *h)
+{
+    if (!h)
+        return;
+    sqlite3_finalize(h->begin);
+    sqlite3_finalize(h->insert);
+    sqlite3_finalize(h->prune);
+    sqlite3_finalize(h->commit);
+    sqlite3_finalize(h->rollback);
+    sqlite3_close(h->db);
+    free(h->path);
+    free(h);
+}
+
+static bool prepare(struct recipe_history_db *h, const char *sql, sqlite3_stmt **st)
+{
+    return sqlite3_prepare_v2(h->db, sql, -1, st, NULL) == SQLITE_OK;
+}
+
+struct recipe_history_db *recipe_history_db_open(const char *path, char **err)
 {
     /* Created private: params may name hosts and files. */
     int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
     if (fd >= 0)
         close(fd);
-    sqlite3 *db = NULL;
-    bool ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
+    struct recipe_history_db *h = xcalloc(1, sizeof *h);
+    h->path = xstrdup(path);
+    struct stat sb;
+    bool ok = stat(path, &sb) == 0 &&
+              sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
     if (ok) {
-        sqlite3_busy_timeout(db, 2000);
-        ok = sqlite3_exec(db, OPEN_PRAGMAS, NULL, NULL, NULL) == SQLITE_OK &&
-             sqlite3_exec(db, SCHEMA, NULL, NULL, NULL) == SQLITE_OK &&
-             sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
+        h->dev = sb.st_dev;
+        h->ino = sb.st_ino;
+        sqlite3_busy_timeout(h->db, 2000);
+        ok = sqlite3_exec(h->db, OPEN_PRAGMAS, NULL, NULL, NULL) == SQLITE_OK &&
+             sqlite3_exec(h->db, SCHEMA, NULL, NULL, NULL) == SQLITE_OK;
     }
-    sqlite3_stmt *st = NULL, *prune = NULL;
-    if (ok)
-        ok = sqlite3_prepare_v2(db,
-                                "INSERT OR REPLACE INTO runs (id, recipe, status, started_ms, "
-                                "ended_ms, params, steps) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                -1, &st, NULL) == SQLITE_OK;
-    if (ok) {
+    /* Each recipe keeps its newest runs (a recipe run in a loop would
+     * otherwise grow the file without end, each run holding every step's
+     * result): the rows past the newest KEEP in the index's order. */
+    ok = ok && prepare(h, "BEGIN IMMEDIATE", &h->begin) &&
+         prepare(h,
+                 "INSERT OR REPLACE INTO runs (id, recipe, status, started_ms, ended_ms, params, "
+                 "steps) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 &h->insert) &&
+         prepare(h,
+                 "DELETE FROM runs WHERE rowid IN (SELECT rowid FROM runs WHERE recipe = ?1 "
+                 "ORDER BY started_ms DESC LIMIT -1 OFFSET ?2)",
+                 &h->prune) &&
+         prepare(h, "COMMIT", &h->commit) && prepare(h, "ROLLBACK", &h->rollback);
+    if (!ok) {
+        db_error(h->db, path, err);
+        recipe_history_db_close(h);
+        return NULL;
+    }
+    return h;
+}
+
+const char *recipe_history_db_path(const struct recipe_history_db *h)
+{
+    return h->path;
+}
+
+bool recipe_history_db_moved(const struct recipe_history_db *h)
+{
+    struct stat sb;
+    return stat(h->path, &sb) != 0 || sb.st_dev != h->dev || sb.st_ino != h->ino;
+}
+
+static bool run_once(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE;
+}
+
+bool recipe_history_db_insert_rows(struct recipe_history_db *h,
+                                   const struct recipe_history_row *rows, size_t n, char **err)
+{
+    bool ok = run_once(h->begin);
+    for (size_t i = 0; ok && i < n; i++) {
+        const struct recipe_history_row *row = &rows[i];
+        sqlite3_stmt *st = h->insert;
         sqlite3_bind_text(st, 1, row->run, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, row->recipe, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, row->status, -1, SQLITE_STATIC);
@@ -52,30 +123,29 @@ bool recipe_history_db_insert(const char *path, const struct recipe_history_row 
         sqlite3_bind_int64(st, 5, row->ended_ms);
         sqlite3_bind_text(st, 6, row->params_json ? row->params_json : "{}", -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 7, row->steps_json ? row->steps_json : "[]", -1, SQLITE_STATIC);
-        ok = sqlite3_step(st) == SQLITE_DONE;
-    }
-    /* Each recipe keeps its newest runs; a recipe run in a loop would
-     * otherwise grow the file without end (each run holds every step's
-     * result). */
-    if (ok)
-        ok = sqlite3_prepare_v2(db,
-                                "DELETE FROM runs WHERE recipe = ?1 AND id NOT IN (SELECT id FROM "
-                                "runs WHERE recipe = ?1 ORDER BY started_ms DESC LIMIT ?2)",
-                                -1, &prune, NULL) == SQLITE_OK;
-    if (ok) {
-        sqlite3_bind_text(prune, 1, row->recipe, -1, SQLITE_STATIC);
-        sqlite3_bind_int(prune, 2, RECIPE_HISTORY_KEEP);
-        ok = sqlite3_step(prune) == SQLITE_DONE;
+        ok = run_once(st);
+        sqlite3_clear_bindings(st);
+        if (ok) {
+            sqlite3_bind_text(h->prune, 1, row->recipe, -1, SQLITE_STATIC);
+            sqlite3_bind_int(h->prune, 2, RECIPE_HISTORY_KEEP);
+            ok = run_once(h->prune);
+            sqlite3_clear_bindings(h->prune);
+        }
     }
     if (ok)
-        ok = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+        ok = run_once(h->commit);
     if (!ok) {
-        db_error(db, path, err);
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        db_error(h->db, h->path, err);
+        run_once(h->rollback);
     }
-    sqlite3_finalize(st);
-    sqlite3_finalize(prune);
-    sqlite3_close(db);
+    return ok;
+}
+
+bool recipe_history_db_insert(const char *path, const struct recipe_history_row *row, char **err)
+{
+    struct recipe_history_db *h = recipe_history_db_open(path, err);
+    bool ok = h && recipe_history_db_insert_rows(h, row, 1, err);
+    recipe_history_db_close(h);
     return ok;
 }
 

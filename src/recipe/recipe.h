@@ -38,9 +38,11 @@ char *recipe_dir(enum recipe_where where);
  * one of the same name): [{name, description, where, path, params, steps
  * (count)} or {name, where, path, error}], sorted by name. */
 json_t *recipe_list_all(void);
-/* The recipe called name, checked: a new object, or NULL with *code and
- * *err (malloc'd): not_found, invalid_argument (a malformed file, err
- * naming the file and the field). *path (malloc'd; may be NULL) names the file. */
+/* The recipe called name, checked: a reference the caller drops, or NULL
+ * with *code and *err (malloc'd): not_found, invalid_argument (a malformed
+ * file, err naming the file and the field). *path (malloc'd; may be NULL)
+ * names the file. The object may be shared with other callers (a file
+ * read again with the same bytes is not parsed again): never change it. */
 json_t *recipe_load(const char *name, char **path, enum error_code *code, char **err);
 /* Writes doc (checked by the caller) as name: where it already is, else in
  * the project directory when ./.glovebox exists, else the user's. replace:

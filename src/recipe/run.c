@@ -70,6 +70,14 @@ static json_t *result_text(const json_t *result, const json_t *secrets)
 {
     size_t i;
     const json_t *b;
+    /* The usual answer, one short text block and no secrets to cut: that
+     * string as it is (a tool's text is valid UTF-8 already), not a copy. */
+    const json_t *content = json_object_get(result, "content");
+    const json_t *only = json_object_get(json_array_get(content, 0), "text");
+    if (json_array_size(content) == 1 && json_is_string(only) && !json_array_size(secrets) &&
+        json_string_length(only) <= TEXT_MAX &&
+        strlen(json_string_value(only)) == json_string_length(only))
+        return json_incref((json_t *)only);
     json_t *parts = json_array();
     json_array_foreach(json_object_get(result, "content"), i, b)
     {
@@ -112,8 +120,8 @@ static void finish(struct run *r)
     json_t *sc =
         json_pack("{s:s, s:s, s:s, s:O, s:I}", "run", r->id, "recipe", r->name, "status", status,
                   "steps", r->out, "ms", (json_int_t)(tool_call_age_ms(r->call) - r->run_start_ms));
-    recipe_history_add(tool_call_app(r->call), r->id, r->name, status, r->started_at_ms, unix_ms(),
-                       r->values, r->secrets, r->out);
+    struct app *app = tool_call_app(r->call);
+    int64_t ended_ms = unix_ms();
     const json_t *bad = NULL;
     size_t i;
     const json_t *s;
@@ -132,6 +140,10 @@ static void finish(struct run *r)
     else
         tool_call_done(call, sc, "recipe %s %s (run %s): steps %zu to %zu", r->name, status, r->id,
                        r->first, r->last);
+    /* The history row is a record, not the work: serialising it (as large
+     * as the answer) waits until the answer is on its way. */
+    recipe_history_add(app, r->id, r->name, status, r->started_at_ms, ended_ms, r->values,
+                       r->secrets, r->out);
     json_decref(r->doc);
     json_decref(r->values);
     json_decref(r->secrets);
@@ -168,12 +180,18 @@ static void settle(struct run *r, const json_t *result, const json_t *notes, con
                         json_integer((json_int_t)(tool_call_age_ms(r->call) - r->step_start_ms)));
     if (result) {
         json_object_set_new(rep, "text", result_text(result, r->secrets));
-        json_t *sc = json_deep_copy(json_object_get(result, "structuredContent"));
+        json_t *sc = json_object_get(result, "structuredContent");
         if (sc && !failed) {
-            scrub_json(sc, r->secrets);
+            /* Nothing changes a tool's answer once it is given: without
+             * secrets to cut, the report holds that answer itself (a
+             * screen's lines are not copied once more per step). */
+            if (json_array_size(r->secrets)) {
+                sc = json_deep_copy(sc);
+                scrub_json(sc, r->secrets);
+            } else {
+                json_incref(sc);
+            }
             json_object_set_new(rep, "structured", sc);
-        } else {
-            json_decref(sc);
         }
     }
     if (failed) {

@@ -33,7 +33,52 @@ static const char *where_name(enum recipe_where w)
     return w == RECIPE_PROJECT ? "project" : "user";
 }
 
-/* The file's contents, parsed and checked: NULL with *err. */
+/* Files parsed lately, by path and bytes: a recipe run in a loop is read
+ * on every run, and parsing and checking it again was a tenth of a
+ * ten-step run. The bytes are compared whole, so an edit is always seen. */
+#define PARSED_MAX       8
+#define PARSED_MAX_BYTES (64 * 1024)
+
+static struct parsed {
+    char *path, *bytes;
+    size_t len;
+    json_t *doc; /* shared with callers, never changed */
+    unsigned used;
+} parsed[PARSED_MAX];
+
+static json_t *parsed_find(const char *path, const char *bytes, size_t len)
+{
+    static unsigned clock;
+    for (int i = 0; i < PARSED_MAX; i++) {
+        struct parsed *p = &parsed[i];
+        if (p->doc && p->len == len && strcmp(p->path, path) == 0 &&
+            memcmp(p->bytes, bytes, len) == 0) {
+            p->used = ++clock;
+            return json_incref(p->doc);
+        }
+    }
+    return NULL;
+}
+
+static void parsed_keep(const char *path, const char *bytes, size_t len, json_t *doc)
+{
+    if (len > PARSED_MAX_BYTES)
+        return;
+    struct parsed *p = &parsed[0];
+    for (int i = 1; i < PARSED_MAX; i++)
+        if (!parsed[i].doc || (p->doc && parsed[i].used < p->used))
+            p = &parsed[i];
+    free(p->path);
+    free(p->bytes);
+    json_decref(p->doc);
+    p->path = xstrdup(path);
+    p->bytes = xmalloc(len + 1);
+    memcpy(p->bytes, bytes, len);
+    p->len = len;
+    p->doc = json_incref(doc);
+}
+
+/* The file's contents, parsed and checked, with its name: NULL with *err. */
 static json_t *read_recipe(const char *path, const char *name, char **err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -55,10 +100,15 @@ static json_t *read_recipe(const char *path, const char *name, char **err)
         free(buf);
         return NULL;
     }
+    json_t *doc = parsed_find(path, buf, (size_t)n);
+    if (doc) {
+        free(buf);
+        return doc;
+    }
     json_error_t je;
-    json_t *doc = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &je);
-    free(buf);
+    doc = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &je);
     if (!doc) {
+        free(buf);
         *err =
             xasprintf("%s: not JSON (line %d, column %d: %s)", path, je.line, je.column, je.text);
         return NULL;
@@ -67,9 +117,14 @@ static json_t *read_recipe(const char *path, const char *name, char **err)
     if (!recipe_check(doc, name, &why)) {
         *err = xasprintf("%s: %s", path, why);
         free(why);
+        free(buf);
         json_decref(doc);
         return NULL;
     }
+    if (!json_object_get(doc, "name"))
+        json_object_set_new(doc, "name", json_string(name));
+    parsed_keep(path, buf, (size_t)n, doc);
+    free(buf);
     return doc;
 }
 
@@ -184,10 +239,7 @@ json_t *recipe_load(const char *name, char **path, enum error_code *code, char *
         not_found(name, code, err);
         return NULL;
     }
-    json_t *doc = read_recipe(*path, name, err);
-    if (doc && !json_object_get(doc, "name"))
-        json_object_set_new(doc, "name", json_string(name));
-    return doc;
+    return read_recipe(*path, name, err);
 }
 
 bool recipe_store(const char *name, const json_t *doc, bool replace, char **path,

@@ -59,6 +59,10 @@ struct terminal {
     uint64_t history_end;
     json_t *readers;
     struct term_recording *rec;
+    /* The screen as the latest read_text or snapshot gave it: its rows
+     * (JSON strings) and joined text, handed out again for rows that did
+     * not change (JSON strings are never changed once made). NULL: none. */
+    json_t *read_lines, *read_text;
 
     bool exited;
     int exit_status; /* when exited normally; -1 if by signal */

@@ -11,6 +11,19 @@
 
 #include <string.h>
 
+/* s[0..n) as a JSON string: prev itself when it holds exactly that (a
+ * stored string is valid UTF-8, so utf8_json_string would make its twin). */
+static json_t *same_or_new(json_t *prev, const char *s, size_t n)
+{
+    if (prev && json_string_length(prev) == n && memcmp(json_string_value(prev), s, n) == 0)
+        return json_incref(prev);
+    return utf8_json_string(s, n);
+}
+
+/* The screen's rows; the rows that read as they did at the previous read
+ * are that read's strings again (a shell prompt moves a line or two per
+ * command: most rows stay, and making each a string anew, then freeing
+ * it, was a third of read_text). */
 static json_t *screen_lines(struct terminal *t, struct strbuf *all)
 {
     int cols, rows;
@@ -21,9 +34,12 @@ static json_t *screen_lines(struct terminal *t, struct strbuf *all)
     for (int r = 0; r < rows; r++) {
         strbuf_clear(&line);
         term_screen_append_line(t->screen, r, &line);
-        json_array_append_new(lines, utf8_json_string(line.data ? line.data : "", line.len));
+        json_array_append_new(lines, same_or_new(json_array_get(t->read_lines, (size_t)r),
+                                                 line.data ? line.data : "", line.len));
     }
     strbuf_finish(&line);
+    json_decref(t->read_lines);
+    t->read_lines = json_incref(lines);
     /* The joined text drops trailing empty rows, as a person would copy it. */
     char *text = term_screen_text(t->screen);
     strbuf_puts(all, text);
@@ -95,7 +111,10 @@ void terminal_read_text_op(struct backend_call *bc)
         }
     }
     strbuf_append(&mirror, text.data ? text.data : "", text.len);
-    json_object_set_new(o, "text", utf8_json_string(mirror.data ? mirror.data : "", mirror.len));
+    json_t *joined = same_or_new(t->read_text, mirror.data ? mirror.data : "", mirror.len);
+    json_decref(t->read_text);
+    t->read_text = json_incref(joined);
+    json_object_set_new(o, "text", joined);
     if (t->exited) {
         char *why = terminal_exit_text(t);
         strbuf_printf(&mirror, "\n[program %s]", why);

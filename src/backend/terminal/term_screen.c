@@ -735,15 +735,22 @@ uint64_t term_screen_changes(const struct term_screen *s)
 static void append_cells(const struct term_screen *s, int row, int cols, struct strbuf *out)
 {
     size_t from = out->len;
+    /* Room for a row of one-byte cells: those (nearly all of them) are
+     * stored directly, not appended a byte at a time. */
+    strbuf_reserve(out, (size_t)cols);
     for (VTermPos pos = {.row = row, .col = 0}; pos.col < cols; pos.col++) {
         VTermScreenCell c;
         vterm_screen_get_cell(s->vs, pos, &c);
-        if (c.chars[0] == RIGHT_HALF)
+        uint32_t ch = c.chars[0];
+        if (ch == RIGHT_HALF)
             continue;
-        if (c.chars[0] == 0)
-            strbuf_putc(out, ' ');
-        else
+        if (ch < 0x80 && (ch == 0 || c.chars[1] == 0)) {
+            if (out->len + 2 > out->cap) /* wide characters took the room */
+                strbuf_reserve(out, 1);
+            out->data[out->len++] = ch ? (char)ch : ' ';
+        } else {
             term_text_append_chars(out, c.chars, VTERM_MAX_CHARS_PER_CELL);
+        }
     }
     term_text_trim(out, from);
 }

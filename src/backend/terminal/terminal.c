@@ -462,6 +462,10 @@ static void terminal_destroy(struct session *s)
     t->readers = NULL;
     json_decref(t->command);
     t->command = NULL;
+    json_decref(t->read_lines);
+    t->read_lines = NULL;
+    json_decref(t->read_text);
+    t->read_text = NULL;
     s->backend = NULL;
     /* A session ended this very turn of the loop can be pruned at once:
      * its handles' close callbacks have yet to run, and they free it. */
