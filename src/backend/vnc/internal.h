@@ -57,6 +57,7 @@ struct vnc {
     bool tls_verify;       /* VeNCrypt: check the server's certificate */
     char *ca_file;         /* VeNCrypt: the CA to check it against (tls_front.c) */
     bool iphone_mirroring; /* press_button and launch_app as that app's shortcuts */
+    char *paste_keys;      /* type_text's paste chord; NULL: by the server (input.c) */
     bool tls;              /* GLib thread: the connection chose TLS */
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
