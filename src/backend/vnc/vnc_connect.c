@@ -158,8 +158,8 @@ const struct tool tool_vnc_connect = {
     .name = "vnc_connect",
     .group = "vnc",
     .title = "Connect to a remote desktop (VNC)",
-    .description = "A remote desktop over VNC (password, TLS or macOS account); then the screen "
-                   "tools, with OCR for text.",
+    .description = "A remote desktop over VNC (password, TLS or macOS account); then screen tools; "
+                   "OCR reads text.",
     .input_schema = tool_vnc_connect_input_schema,
     .output_schema = tool_vnc_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
