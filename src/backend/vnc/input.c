@@ -70,10 +70,10 @@ struct act {
     uint8_t button;
     int count, hold_ms, duration_ms, amount;
     char *text;
-    struct input_key key; /* press_key's; type: the paste chord */
-    int delay_ms;         /* type: the pause after each character */
-    size_t chars;         /* type: characters sent so far */
-    size_t pasted;        /* type: of which pasted */
+    struct input_key key;    /* press_key's; type: the paste chord */
+    int delay_ms;            /* type: the pause after each character */
+    size_t chars;            /* type: characters sent so far */
+    size_t pasted;           /* type: of which pasted */
     struct vnc_typed *typed; /* type: the characters and how they go */
     size_t n_typed;
     atomic_bool stop; /* the call was cancelled (or a person took control) */
@@ -560,10 +560,10 @@ void vnc_type_text_op(struct backend_call *bc)
     a->delay_ms = json_object_get(bc->args, "delay_ms") ? (int)args_int(bc->args, "delay_ms", 0)
                   : wpm > 0                             ? 12000 / wpm
                                                         : 0;
-    json_t *result = json_pack("{s:s, s:I, s:I, s:s, s:I, s:I}", "session", bc->session->id,
-                               "bytes", (json_int_t)strlen(text), "characters", (json_int_t)chars,
-                               "via", via_name, "keys", (json_int_t)(n_typed - n_paste),
-                               "pasted", (json_int_t)n_paste);
+    json_t *result =
+        json_pack("{s:s, s:I, s:I, s:s, s:I, s:I}", "session", bc->session->id, "bytes",
+                  (json_int_t)strlen(text), "characters", (json_int_t)chars, "via", via_name,
+                  "keys", (json_int_t)(n_typed - n_paste), "pasted", (json_int_t)n_paste);
     char *summary;
     if (n_paste) {
         json_object_set_new(result, "paste_keys", json_string(chord));

@@ -222,6 +222,7 @@ gboolean vnc_free_later(gpointer ud)
     vnc_tls_front_release(v->front);
     free(v->server_name);
     free(v->cut_text);
+    free(v->cursor_argb);
     free(v->close_reason);
     g_free(v->lib_error);
     free(v);
