@@ -70,8 +70,11 @@ test('viewer: the VNC server\'s cursor is drawn above the canvas where the agent
   assert.ok(px.some((p) => p[3] === 0), 'transparent pixels around the arrow');
 
   // The agent moves the pointer: the image follows.
+  t.diagnostic(`cursor ${c.w}x${c.h}, hotspot ${c.hot}, PNG data URL ${c.href.length} bytes`);
+  const clicked = Date.now();
   await srv.ok('click', { session: id, x: 200, y: 150 });
   await waitInPage(page, () => document.getElementById('gb-cursor')?.dataset.x === '200' && document.getElementById('gb-cursor')?.dataset.y === '150', null, 'the cursor at the new point');
+  t.diagnostic(`the cursor moved on the page ${Date.now() - clicked} ms after the click was sent`);
   c = await drawn(page);
   assert.deepEqual([c.x, c.y], [200 - c.hot[0], 150 - c.hot[1]]);
   // The canvas (the frame's tiles) never holds the pointer: under the
