@@ -6,6 +6,7 @@ import { DeskView } from '/view/desk.js';
 import { OverlayLayer } from '/view/overlay.js';
 import { DeskInput } from '/view/takeover.js';
 import { CardMarkers } from '/view/marker.js';
+import { CursorLayer } from '/view/cursor.js';
 import { applyCrop, parseCrop, resetCrop, showNote } from '/view/crop.js';
 
 const PROTOCOL = 'glovebox.view.v1';
@@ -14,6 +15,7 @@ const overlays = new OverlayLayer(document.getElementById('overlay'));
 const state = { overlays, ws: null, role: null, watching: null, view: null, sessions: [], closedFor: null };
 window.gbView = state; // for tests and the bench
 state.markers = new CardMarkers(document.getElementById('overlay'), state);
+state.cursor = new CursorLayer(document.getElementById('overlay'));
 state.cropWant = parseCrop(location.search);
 showNote(state.cropWant.error);
 
@@ -74,6 +76,7 @@ function clearCards() {
 
 function clearView() {
   overlays.cleared();
+  state.cursor.clear();
   if (state.view && state.view.dispose) state.view.dispose();
   state.view = null;
   state.deskInput?.dispose();
@@ -156,6 +159,9 @@ function onJson(m) {
     else if (m.event === 'updated') overlays.updated(m.overlays);
     else if (m.event === 'removed') overlays.removed(m.ids);
     else if (m.event === 'cleared') overlays.cleared();
+    break;
+  case 'cursor':
+    if (m.session === state.watching) state.cursor.update(m);
     break;
   case 'monitors':
     if (m.session !== state.watching) break;

@@ -26,6 +26,7 @@
  * them), its top-left corner at x,y in screen coordinates. */
 struct frame_cursor {
     int x, y;
+    int hot_x, hot_y; /* the pointer's point within the image (0,0 when not known) */
     uint32_t width, height;
     uint32_t *argb; /* malloc'd, width × height; freed by the pipeline */
 };
@@ -73,6 +74,10 @@ struct frame_source {
      * name, x, y, width, height, primary}] (a new array), or NULL with *err.
      * NULL: the source cannot say (the live viewer). */
     json_t *(*monitors)(void *ud, char **err);
+    /* The frames lack the pointer, which produce gives (out->cursor) when
+     * rq->cursor asks: a VNC server's own cursor; the live viewer shows it
+     * apart from the screen. */
+    bool cursor_apart;
 };
 
 /* Takes a screenshot for bc (arguments: format, quality, max_width, fit,

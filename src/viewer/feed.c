@@ -19,6 +19,7 @@
 #include "core/xmalloc.h"
 #include "image/encode.h"
 #include "session/session.h"
+#include "viewer/cursor.h"
 #include "viewer/internal.h"
 #include "viewer/ws.h"
 
@@ -97,6 +98,11 @@ struct feed {
     json_t *monitors, *new_monitors;
     uint64_t monitors_ms; /* when the last look was asked for */
     bool look_monitors;   /* the job in flight looks */
+    /* The pointer a source shows apart (frame_source.cursor_apart): the
+     * worker's record, then the job's message and whole state for the
+     * loop, and the state pages that join get (loop). */
+    struct viewer_cursor cursor;
+    json_t *cursor_msg, *cursor_next, *cursor_state;
     struct feed *next;
 };
 
@@ -118,6 +124,10 @@ static void feed_free(struct feed *f)
     free(f->err);
     json_decref(f->monitors);
     json_decref(f->new_monitors);
+    viewer_cursor_finish(&f->cursor);
+    json_decref(f->cursor_msg);
+    json_decref(f->cursor_next);
+    json_decref(f->cursor_state);
     free(f);
     viewer_release(v);
 }
@@ -309,9 +319,11 @@ static void work(uv_work_t *w)
 {
     struct feed *f = w->data;
     struct frame_shot shot = {.unit = 1};
-    struct frame_request rq = {0};
+    struct frame_request rq = {.cursor = f->src.cursor_apart};
     if (!f->src.produce(f->src.ud, &rq, &shot, &f->err))
         return;
+    if (f->src.cursor_apart)
+        f->cursor_msg = viewer_cursor_update(&f->cursor, f->session, &shot.cursor, &f->cursor_next);
     free(shot.cursor.argb);
     struct frame cur = shot.frame;
     int tw = (int)((cur.width + TILE - 1) / TILE), th = (int)((cur.height + TILE - 1) / TILE);
@@ -392,6 +404,16 @@ static void after_work(uv_work_t *w, int status)
     }
     json_decref(f->new_monitors);
     f->new_monitors = NULL;
+    if (f->cursor_msg) {
+        for (struct view_client *c = v->clients; c; c = c->next)
+            if (c->feed == f)
+                viewer_client_send_json(c, json_incref(f->cursor_msg));
+        json_decref(f->cursor_msg);
+        f->cursor_msg = NULL;
+        json_decref(f->cursor_state);
+        f->cursor_state = f->cursor_next;
+        f->cursor_next = NULL;
+    }
     for (struct view_client *c = v->clients; c; c = c->next) {
         if (c->feed != f)
             continue;
@@ -586,6 +608,8 @@ bool viewer_feed_join(struct viewer *v, struct view_client *c, struct session *s
         resize_bitmaps(c, n); /* everything, from the next grab */
     if (f->monitors)
         send_monitors(c, f);
+    if (f->cursor_state)
+        viewer_client_send_json(c, json_incref(f->cursor_state));
     return true;
 }
 

@@ -385,6 +385,60 @@ static void on_cut_text(VncConnection *conn, const char *text, gpointer ud)
     pthread_mutex_unlock(&v->mu);
 }
 
+/* The server's pointer shape (libgvnc's VncCursor: native-endian ARGB
+ * words, alpha 0 or 255 for RichCursor and XCursor), kept premultiplied as
+ * the frame pipeline draws it. NULL: the server hides the pointer. */
+static void on_cursor(VncConnection *conn, VncCursor *cursor, gpointer ud)
+{
+    (void)conn;
+    struct vnc *v = ud;
+    uint32_t *argb = NULL;
+    int w = 0, h = 0, hx = 0, hy = 0;
+    if (cursor) {
+        w = vnc_cursor_get_width(cursor);
+        h = vnc_cursor_get_height(cursor);
+        hx = vnc_cursor_get_hotx(cursor);
+        hy = vnc_cursor_get_hoty(cursor);
+        const guint8 *data = vnc_cursor_get_data(cursor);
+        if (data && w > 0 && h > 0 && w <= VNC_MAX_CURSOR && h <= VNC_MAX_CURSOR) {
+            argb = xmalloc((size_t)w * (size_t)h * sizeof *argb);
+            memcpy(argb, data, (size_t)w * (size_t)h * sizeof *argb);
+            for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
+                uint32_t p = argb[i], a = p >> 24;
+                argb[i] = a << 24 | (((p >> 16) & 0xff) * a / 255) << 16 |
+                          (((p >> 8) & 0xff) * a / 255) << 8 | ((p & 0xff) * a / 255);
+            }
+        }
+    }
+    pthread_mutex_lock(&v->mu);
+    free(v->cursor_argb);
+    v->cursor_argb = argb;
+    v->cursor_w = argb ? w : 0;
+    v->cursor_h = argb ? h : 0;
+    v->cursor_hot_x = hx;
+    v->cursor_hot_y = hy;
+    pthread_mutex_unlock(&v->mu);
+}
+
+bool vnc_cursor_copy(struct vnc *v, struct frame_cursor *out)
+{
+    pthread_mutex_lock(&v->mu);
+    bool ok = v->cursor_argb && v->pointer_known;
+    if (ok) {
+        size_t n = (size_t)v->cursor_w * (size_t)v->cursor_h;
+        *out = (struct frame_cursor){.x = v->pointer_x - v->cursor_hot_x,
+                                     .y = v->pointer_y - v->cursor_hot_y,
+                                     .hot_x = v->cursor_hot_x,
+                                     .hot_y = v->cursor_hot_y,
+                                     .width = (uint32_t)v->cursor_w,
+                                     .height = (uint32_t)v->cursor_h,
+                                     .argb = xmalloc(n * sizeof *out->argb)};
+        memcpy(out->argb, v->cursor_argb, n * sizeof *out->argb);
+    }
+    pthread_mutex_unlock(&v->mu);
+    return ok;
+}
+
 static void on_initialized(VncConnection *conn, gpointer ud)
 {
     struct vnc *v = ud;
@@ -399,6 +453,10 @@ static void on_initialized(VncConnection *conn, gpointer ud)
         VNC_CONNECTION_ENCODING_EXTENDED_DESKTOP_RESIZE,
         VNC_CONNECTION_ENCODING_WMVi,
         VNC_CONNECTION_ENCODING_LAST_RECT,
+        /* The pointer apart from the framebuffer (on_cursor): screenshots
+         * draw it when asked, the viewer on top of the screen. */
+        VNC_CONNECTION_ENCODING_RICH_CURSOR,
+        VNC_CONNECTION_ENCODING_XCURSOR,
         VNC_CONNECTION_ENCODING_ZRLE,
         VNC_CONNECTION_ENCODING_HEXTILE,
         VNC_CONNECTION_ENCODING_RRE,
@@ -589,6 +647,7 @@ gboolean vnc_conn_open(gpointer ud)
     g_signal_connect(conn, "vnc-framebuffer-update", G_CALLBACK(on_update), v);
     g_signal_connect(conn, "vnc-disconnected", G_CALLBACK(on_disconnected), v);
     g_signal_connect(conn, "vnc-server-cut-text", G_CALLBACK(on_cut_text), v);
+    g_signal_connect(conn, "vnc-cursor-changed", G_CALLBACK(on_cursor), v);
     /* Other viewers of the same desktop stay connected. */
     vnc_connection_set_shared(conn, TRUE);
     char port[16];

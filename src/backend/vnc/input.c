@@ -4,6 +4,7 @@
  * codepoint, the rest of Unicode is 0x01000000 + codepoint, which servers
  * map to a key of their own. */
 #include "backend/vnc/internal.h"
+#include "backend/vnc/type_plan.h"
 
 #include "core/app.h"
 #include "core/args.h"
@@ -29,6 +30,10 @@
 #define BATCH 128
 /* Moves of a drag. */
 #define DRAG_STEPS 12
+/* After a paste's chord, before the next keys: the program asks the
+ * server for the clipboard (an X selection request, a round trip) and
+ * would otherwise take keys sent meanwhile first. */
+#define PASTE_SETTLE_MS 150
 
 /* X keysyms (the RFB protocol's key values). */
 enum {
@@ -65,9 +70,12 @@ struct act {
     uint8_t button;
     int count, hold_ms, duration_ms, amount;
     char *text;
-    struct input_key key;
-    int delay_ms;     /* type: the pause after each character */
-    size_t chars;     /* type: characters sent so far */
+    struct input_key key;    /* press_key's; type: the paste chord */
+    int delay_ms;            /* type: the pause after each character */
+    size_t chars;            /* type: characters sent so far */
+    size_t pasted;           /* type: of which pasted */
+    struct vnc_typed *typed; /* type: the characters and how they go */
+    size_t n_typed;
     atomic_bool stop; /* the call was cancelled (or a person took control) */
     int pointer;      /* the pointer op's enum pointer_action */
     bool down;        /* key_hold: press, else let go */
@@ -160,6 +168,10 @@ static void after(uv_work_t *w, int status)
     json_decref(a->result);
     free(a->summary);
     free(a->err);
+    if (a->typed) {
+        explicit_bzero(a->typed, a->n_typed * sizeof *a->typed);
+        free(a->typed);
+    }
     if (a->text) {
         explicit_bzero(a->text, strlen(a->text));
         free(a->text);
@@ -409,45 +421,92 @@ static uint32_t keysym_for(uint32_t cp)
     return 0x01000000u | cp;
 }
 
-static void type_run(struct act *a)
+static int chord_events(const struct input_key *k, struct vnc_event *ev);
+
+/* Key presses for typed[from, to), in batches, or one character at a time
+ * when paced (the pause cut short by a cancel or a takeover). */
+static void keys_run(struct act *a, size_t from, size_t to)
 {
     struct vnc_event ev[BATCH];
     int n = 0;
-    const unsigned char *s = (const unsigned char *)a->text;
-    size_t len = strlen(a->text);
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        size_t k = utf8_decode(s + i, len - i, &cp);
-        if (k == 0) {
-            k = 1;
-            cp = 0xfffd;
-        }
-        i += k;
-        if (cp == '\r' && i < len && s[i] == '\n')
-            continue; /* CR LF is one Enter */
-        uint32_t sym = keysym_for(cp);
+    for (size_t i = from; i < to; i++) {
+        uint32_t sym = keysym_for(a->typed[i].cp);
         ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = sym};
         ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = sym};
-        /* Paced: one character at a time, the pause cut short by a cancel
-         * or a takeover. */
         if (n > BATCH - 2 || a->delay_ms > 0) {
             if (!send_events(a, ev, n))
-                break;
+                return;
             a->chars += (size_t)n / 2;
             n = 0;
             for (int left = a->delay_ms; left > 0 && still_wanted(a); left -= 10)
                 clock_sleep_ms(left < 10 ? left : 10);
             if (a->err)
-                break;
+                return;
         }
     }
-    if (!a->err && send_events(a, ev, n))
+    if (send_events(a, ev, n))
         a->chars += (size_t)n / 2;
+}
+
+/* typed[from, to) as cut text (Latin-1, as RFB carries it), then the paste
+ * chord, in one batch so nothing comes between them; then a pause, so that
+ * keys after it do not overtake the paste. */
+static void paste_run(struct act *a, size_t from, size_t to)
+{
+    char *latin1 = xmalloc(to - from + 1);
+    for (size_t i = from; i < to; i++)
+        latin1[i - from] = (char)a->typed[i].cp;
+    struct vnc_event ev[16]; /* the cut text and a chord (chord_events) */
+    ev[0] = (struct vnc_event){.cut = latin1, .cut_len = to - from};
+    int n = 1 + chord_events(&a->key, ev + 1);
+    bool sent = send_events(a, ev, n);
+    explicit_bzero(latin1, to - from);
+    free(latin1);
+    if (!sent)
+        return;
+    a->chars += to - from;
+    a->pasted += to - from;
+    for (int left = PASTE_SETTLE_MS; left > 0 && still_wanted(a); left -= 10)
+        clock_sleep_ms(left < 10 ? left : 10);
+}
+
+/* Runs of typed and pasted characters, in the text's order. */
+static void type_run(struct act *a)
+{
+    for (size_t i = 0; i < a->n_typed && !a->err;) {
+        size_t j = i;
+        while (j < a->n_typed && a->typed[j].paste == a->typed[i].paste)
+            j++;
+        if (a->typed[i].paste)
+            paste_run(a, i, j);
+        else
+            keys_run(a, i, j);
+        i = j;
+    }
     if (a->err && a->code != ERROR_DEVICE_UNAVAILABLE) {
-        char *err = xasprintf("%s: typed %zu characters", a->err, a->chars);
+        char *err = a->pasted ? xasprintf("%s: typed %zu characters (%zu of them pasted)", a->err,
+                                          a->chars, a->pasted)
+                              : xasprintf("%s: typed %zu characters", a->err, a->chars);
         free(a->err);
         a->err = err;
     }
+}
+
+/* Whether the server is Apple's (macOS Screen Sharing, iPhone Mirroring):
+ * its keys come from the Mac's layout, and cmd+v pastes. */
+static bool apple_server(struct vnc *v)
+{
+    pthread_mutex_lock(&v->mu);
+    bool apple = v->iphone_mirroring || (v->security && strcmp(v->security, "ard") == 0);
+    pthread_mutex_unlock(&v->mu);
+    return apple;
+}
+
+/* The chord that pastes on this server: vnc_connect's paste_keys, else
+ * cmd+v on Apple's servers and ctrl+v elsewhere. */
+static const char *paste_chord(struct vnc *v)
+{
+    return v->paste_keys ? v->paste_keys : apple_server(v) ? "super+v" : "ctrl+v";
 }
 
 void vnc_type_text_op(struct backend_call *bc)
@@ -455,20 +514,69 @@ void vnc_type_text_op(struct backend_call *bc)
     static const char *const unsupported[] = {"ref", "window", NULL};
     if (refuse_fields(bc, "type", unsupported))
         return;
+    struct vnc *v = vnc_of(bc->session);
     const char *text = args_string(bc->args, "text", "");
+    const char *via_name = args_string(bc->args, "via", "auto");
+    enum vnc_via via;
+    if (!vnc_via_parse(via_name, &via)) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot type: argument \"via\" is \"keys\", \"paste\" or \"auto\", "
+                               "not \"%s\"",
+                               via_name);
+        return;
+    }
+    struct vnc_typed *typed;
+    size_t n_typed, n_paste;
+    char *err = NULL;
+    if (!vnc_type_plan(text, via, apple_server(v), &typed, &n_typed, &n_paste, &err)) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT, "cannot type: %s", err);
+        free(err);
+        return;
+    }
+    const char *chord = paste_chord(v);
+    struct input_key key = {0};
+    if (n_paste && !input_keys_parse("paste_keys", chord, &key, &err)) {
+        /* vnc_connect checked it: only the defaults come here unchecked. */
+        backend_call_fail_code(bc, ERROR_TOOL_FAILED, "cannot paste: %s", err);
+        free(err);
+        free(typed);
+        return;
+    }
+    if (n_paste > VNC_MAX_CUT_TEXT) {
+        free(typed);
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "cannot type: argument \"text\": %zu characters to paste, over "
+                               "the %u a cut text may carry",
+                               n_paste, VNC_MAX_CUT_TEXT);
+        return;
+    }
     size_t chars = utf8_length(text, strlen(text));
     struct act *a = act_new(bc, "type", type_run);
-    a->text = xstrdup(text);
+    a->typed = typed;
+    a->n_typed = n_typed;
+    a->key = key;
     /* delay_ms, else a words-per-minute pace (five characters a word). */
     int wpm = (int)args_int(bc->args, "wpm", 0);
     a->delay_ms = json_object_get(bc->args, "delay_ms") ? (int)args_int(bc->args, "delay_ms", 0)
                   : wpm > 0                             ? 12000 / wpm
                                                         : 0;
-    start(
-        a,
-        json_pack("{s:s, s:I, s:I}", "session", bc->session->id, "bytes", (json_int_t)strlen(text),
-                  "characters", (json_int_t)chars),
-        xasprintf("typed %zu character%s into %s", chars, chars == 1 ? "" : "s", bc->session->id));
+    json_t *result =
+        json_pack("{s:s, s:I, s:I, s:s, s:I, s:I}", "session", bc->session->id, "bytes",
+                  (json_int_t)strlen(text), "characters", (json_int_t)chars, "via", via_name,
+                  "keys", (json_int_t)(n_typed - n_paste), "pasted", (json_int_t)n_paste);
+    char *summary;
+    if (n_paste) {
+        json_object_set_new(result, "paste_keys", json_string(chord));
+        json_object_set_new(result, "clipboard_replaced", json_true());
+        summary = xasprintf("typed %zu character%s into %s: %zu as keys, %zu pasted (cut text, "
+                            "then %s); the server's clipboard now holds the %s pasted text",
+                            chars, chars == 1 ? "" : "s", bc->session->id, n_typed - n_paste,
+                            n_paste, chord, n_paste < n_typed ? "last" : "");
+    } else {
+        summary = xasprintf("typed %zu character%s into %s", chars, chars == 1 ? "" : "s",
+                            bc->session->id);
+    }
+    start(a, result, summary);
 }
 
 static uint32_t named_keysym(const struct input_key *k)
@@ -514,23 +622,29 @@ static int modifier_keysyms(unsigned mods, uint32_t *out)
     return m;
 }
 
-static void key_run(struct act *a)
+/* A chord's events: its modifiers down, the key down and up, the
+ * modifiers up; their count (at most 2 * N_HELD + 2). */
+static int chord_events(const struct input_key *k, struct vnc_event *ev)
 {
     uint32_t mods[N_HELD];
-    int m = modifier_keysyms(a->key.mods, mods);
-    uint32_t sym = named_keysym(&a->key);
+    int m = modifier_keysyms(k->mods, mods);
+    uint32_t sym = named_keysym(k);
+    int n = 0;
+    for (int i = 0; i < m; i++)
+        ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = mods[i]};
+    ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = sym};
+    ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = sym};
+    for (int i = m - 1; i >= 0; i--)
+        ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = mods[i]};
+    return n;
+}
+
+static void key_run(struct act *a)
+{
     struct vnc_event ev[2 * N_HELD + 2];
-    for (int r = 0; r < a->count; r++) {
-        int n = 0;
-        for (int i = 0; i < m; i++)
-            ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = mods[i]};
-        ev[n++] = (struct vnc_event){.key = true, .down = true, .keysym = sym};
-        ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = sym};
-        for (int i = m - 1; i >= 0; i--)
-            ev[n++] = (struct vnc_event){.key = true, .down = false, .keysym = mods[i]};
-        if (!send_events(a, ev, n))
+    for (int r = 0; r < a->count; r++)
+        if (!send_events(a, ev, chord_events(&a->key, ev)))
             return;
-    }
 }
 
 void vnc_press_key_op(struct backend_call *bc)
@@ -636,6 +750,9 @@ void vnc_app_launch_op(struct backend_call *bc)
     const char *app = args_string(bc->args, "app", "");
     struct act *a = mirror_act(bc, "launch an app", "cmd+3");
     a->text = xstrdup(app);
+    size_t n_paste;
+    char *err = NULL;
+    vnc_type_plan(app, VNC_VIA_KEYS, false, &a->typed, &a->n_typed, &n_paste, &err);
     start(a, json_pack("{s:s, s:s}", "session", bc->session->id, "app", app),
           xasprintf("searched for %s on the phone (cmd+3) and opened the first result in %s", app,
                     bc->session->id));

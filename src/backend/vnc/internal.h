@@ -8,6 +8,7 @@
 #pragma once
 #include "backend/backend.h"
 #include "backend/frame_recording.h"
+#include "backend/frames.h"
 #include "backend/vnc/vnc.h"
 #include "image/frame.h"
 
@@ -23,6 +24,9 @@
 /* The largest remote screen accepted (a hostile server could announce
  * 65535 x 65535, 16 GiB of framebuffer): 8K UHD with room to spare. */
 #define VNC_MAX_PIXELS (8192u * 8192u)
+/* The largest pointer shape kept from the server (a shape is usually
+ * 16-64 pixels a side; larger ones are not drawn). */
+#define VNC_MAX_CURSOR 256
 /* Keys glovebox keeps track of holding down at once. */
 #define VNC_MAX_KEYS_DOWN 16
 
@@ -57,6 +61,7 @@ struct vnc {
     bool tls_verify;       /* VeNCrypt: check the server's certificate */
     char *ca_file;         /* VeNCrypt: the CA to check it against (tls_front.c) */
     bool iphone_mirroring; /* press_button and launch_app as that app's shortcuts */
+    char *paste_keys;      /* type_text's paste chord; NULL: by the server (input.c) */
     bool tls;              /* GLib thread: the connection chose TLS */
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
@@ -93,6 +98,12 @@ struct vnc {
     int pointer_x, pointer_y;
     bool pointer_known;
     uint8_t buttons_held;
+    /* The pointer's shape as the server sent it apart from the framebuffer
+     * (the cursor pseudo-encodings; the frames then lack the pointer):
+     * premultiplied ARGB, hot_x,hot_y the point within it; NULL: none (not
+     * sent, hidden, or too large). */
+    uint32_t *cursor_argb;
+    int cursor_w, cursor_h, cursor_hot_x, cursor_hot_y;
 
     /* GLib thread only. */
     struct _VncConnection *conn;
@@ -148,6 +159,12 @@ bool vnc_copy_frame(struct vnc *v, int wait_ms, struct frame *f, uint64_t *seria
  * last whole frame it showed (a recording's last look as its session ends). */
 bool vnc_copy_frame_last(struct vnc *v, int wait_ms, bool even_gone, struct frame *f,
                          uint64_t *serial, enum error_code *code, char **err);
+
+/* Any thread: the server's pointer shape where glovebox last put the
+ * pointer, in the session's coordinates, into out (argb malloc'd); false
+ * when the server sent no shape or the pointer has not been moved. Takes
+ * mu. */
+bool vnc_cursor_copy(struct vnc *v, struct frame_cursor *out);
 
 /* The live viewer (view.c). Loop thread: */
 bool vnc_view_frames(struct session *s, struct frame_source *out, char **err);

@@ -218,9 +218,11 @@ gboolean vnc_free_later(gpointer ud)
     free(v->username);
     free(v->ca_file);
     free(v->vp_window);
+    free(v->paste_keys);
     vnc_tls_front_release(v->front);
     free(v->server_name);
     free(v->cut_text);
+    free(v->cursor_argb);
     free(v->close_reason);
     g_free(v->lib_error);
     free(v);
@@ -272,6 +274,8 @@ static json_t *vnc_describe(struct session *s)
         json_object_set_new(o, "security_type", json_string(v->security));
     if (v->iphone_mirroring)
         json_object_set_new(o, "iphone_mirroring", json_true());
+    if (v->paste_keys)
+        json_object_set_new(o, "paste_keys", json_string(v->paste_keys));
     if (v->reconnecting)
         json_object_set_new(o, "reconnecting", json_true());
     pthread_mutex_unlock(&v->mu);
@@ -297,6 +301,7 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
     v->tls_verify = o->tls_verify;
     v->ca_file = o->ca_file ? xstrdup(o->ca_file) : NULL;
     v->iphone_mirroring = o->iphone_mirroring;
+    v->paste_keys = o->paste_keys ? xstrdup(o->paste_keys) : NULL;
     v->vp_x = o->vp_x;
     v->vp_y = o->vp_y;
     v->vp_w = o->vp_w;

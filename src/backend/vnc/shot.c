@@ -25,8 +25,13 @@
 
 static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
 {
-    (void)rq;
-    return vnc_copy_frame(ud, FIRST_FRAME_MS, &out->frame, NULL, &out->fail_code, err);
+    if (!vnc_copy_frame(ud, FIRST_FRAME_MS, &out->frame, NULL, &out->fail_code, err))
+        return false;
+    /* screenshot cursor: true: the server's shape, sent apart, where
+     * glovebox last put the pointer. */
+    if (rq->cursor)
+        vnc_cursor_copy(ud, &out->cursor);
+    return true;
 }
 
 void vnc_screenshot_op(struct backend_call *bc)

@@ -44,7 +44,6 @@ static void link_unref(struct vnc_view_link *l)
 
 static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
 {
-    (void)rq;
     struct vnc_view_link *l = ud;
     pthread_mutex_lock(&l->mu);
     bool ok;
@@ -55,6 +54,8 @@ static bool produce(void *ud, const struct frame_request *rq, struct frame_shot 
     } else {
         /* No wait: a frame not there yet is the next grab's. */
         ok = vnc_copy_frame(l->v, 0, &out->frame, NULL, &out->fail_code, err);
+        if (ok && rq->cursor)
+            vnc_cursor_copy(l->v, &out->cursor);
     }
     pthread_mutex_unlock(&l->mu);
     return ok;
@@ -79,6 +80,7 @@ bool vnc_view_frames(struct session *s, struct frame_source *out, char **err)
     *out = (struct frame_source){.produce = produce,
                                  .release = release,
                                  .ud = v->view_link,
+                                 .cursor_apart = true,
                                  .failure = "cannot read the remote screen"};
     return true;
 }

@@ -25,6 +25,7 @@ struct vnc_options {
     bool tls_verify;            /* VeNCrypt: check the server's certificate */
     const char *ca_file;        /* NULL: the system's CAs (libgvnc's own check) */
     bool iphone_mirroring;      /* press_button and launch_app as its shortcuts */
+    const char *paste_keys;     /* the chord that pastes (checked); NULL: by the server */
     const struct session_client *client;
 };
 

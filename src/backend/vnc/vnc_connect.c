@@ -8,6 +8,7 @@
 #include "backend/vnc/vnc.h"
 #include "core/args.h"
 #include "core/xmalloc.h"
+#include "input/keys.h"
 #include "mcp/confirm.h"
 #include "ocr/ocr.h"
 #include "session/session.h"
@@ -93,6 +94,15 @@ static void handle(struct tool_call *call)
     }
     long long port = json_object_get(a, "port") ? args_int(a, "port", VNC_BASE_PORT)
                                                 : VNC_BASE_PORT + args_int(a, "display", 0);
+    /* type_text's paste chord: a chord press_key would take. */
+    const char *paste_keys = args_string(a, "paste_keys", NULL);
+    struct input_key chord;
+    char *chord_err = NULL;
+    if (paste_keys && !input_keys_parse("paste_keys", paste_keys, &chord, &chord_err)) {
+        tool_call_fail_code(call, ERROR_INVALID_ARGUMENT, "%s", chord_err);
+        free(chord_err);
+        return;
+    }
     const json_t *vp = json_object_get(a, "viewport");
     const char *vp_window = vp ? args_string(vp, "window", NULL) : NULL;
     if (vp && !viewport_shape(call, vp, vp_window))
@@ -122,6 +132,7 @@ static void handle(struct tool_call *call)
         .tls_verify = args_bool(a, "tls_verify", true),
         .ca_file = args_string(a, "ca_file", NULL),
         .iphone_mirroring = args_bool(a, "iphone_mirroring", false),
+        .paste_keys = paste_keys,
         .vp_w = vp_w,
         .vp_h = vp_h,
         .vp_window = vp_window,
@@ -147,8 +158,8 @@ const struct tool tool_vnc_connect = {
     .name = "vnc_connect",
     .group = "vnc",
     .title = "Connect to a remote desktop (VNC)",
-    .description = "A remote desktop over VNC (password, TLS or macOS account); then the screen "
-                   "tools, with OCR for text.",
+    .description = "A remote desktop over VNC (password, TLS or macOS account); then screen tools; "
+                   "OCR reads text.",
     .input_schema = tool_vnc_connect_input_schema,
     .output_schema = tool_vnc_connect_output_schema,
     .annotations = {.read_only = false, .destructive = false, .open_world = true},
