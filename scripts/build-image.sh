@@ -51,7 +51,11 @@ build_one() { # TAG DEB... [-- APT_PACKAGE...]
   shift
   local t0=$SECONDS
   echo "glovebox: root file system for glovebox:$tag" >&2
-  ROOTFS_SLIM=1 glovebox_rootfs "$work/rootfs-$tag.tar" "$@"
+  ROOTFS_SLIM=1 glovebox_rootfs "$work/rootfs-$tag.tar" "$@" >"$work/rootfs-$tag.log" 2>&1 || {
+    tail -n 40 "$work/rootfs-$tag.log" >&2
+    echo "glovebox: mmdebstrap failed for glovebox:$tag (the log's end above)" >&2
+    exit 1
+  }
   cp scripts/image/Containerfile "$work/Containerfile"
   "${podman[@]}" build --quiet --format docker --network none --pull=never \
     --build-arg ROOTFS="rootfs-$tag.tar" --build-arg VERSION="$version" \

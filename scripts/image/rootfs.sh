@@ -6,6 +6,7 @@
 #   TARGET: a tarball, a directory, or /dev/null (only the hooks' effects).
 #   Extra mmdebstrap options (hooks) in the array ROOTFS_HOOKS.
 #   ROOTFS_SLIM=1: no manuals, docs (but copyright files) or translations.
+#   ROOTFS_RECOMMENDS=1: what the packages recommend too (apt's default).
 # The apt sources are the host's (/etc/apt/sources.list.d/debian.sources when
 # it exists), so a machine with a local mirror uses it.
 
@@ -21,6 +22,8 @@ glovebox_rootfs() {
   extra=("$@")
   local sources=()
   [ -f /etc/apt/sources.list.d/debian.sources ] && sources=(/etc/apt/sources.list.d/debian.sources)
+  local recommends=--no-install-recommends
+  [ "${ROOTFS_RECOMMENDS:-0}" = 1 ] && recommends=
   local slim=()
   if [ "${ROOTFS_SLIM:-0}" = 1 ]; then
     slim=(--dpkgopt='path-exclude=/usr/share/man/*'
@@ -31,14 +34,13 @@ glovebox_rootfs() {
       --dpkgopt='path-exclude=/usr/share/info/*')
   fi
   # merged-usr: /usr merged by the hook, without the usrmerge package (which
-  # brings perl, 50 MB). apt resolves the .debs' dependencies; nothing the
-  # packages only recommend comes along unless named.
+  # brings perl, 50 MB). apt resolves the .debs' dependencies.
   mmdebstrap --variant=apt --mode=root --quiet \
     --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
     "${slim[@]}" \
     --customize-hook='mkdir -p "$1/tmp/glovebox-debs"' \
     --customize-hook="copy-in ${debs[*]} /tmp/glovebox-debs" \
-    --customize-hook="chroot \"\$1\" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/glovebox-debs/*.deb ${extra[*]} >/dev/null && rm -rf /tmp/glovebox-debs'" \
+    --customize-hook="chroot \"\$1\" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q $recommends /tmp/glovebox-debs/*.deb ${extra[*]} >&2 && rm -rf /tmp/glovebox-debs'" \
     "${ROOTFS_HOOKS[@]}" \
     bookworm "$target" "${sources[@]}"
 }
