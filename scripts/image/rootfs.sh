@@ -23,7 +23,7 @@ glovebox_rootfs() {
   local sources=()
   [ -f /etc/apt/sources.list.d/debian.sources ] && sources=(/etc/apt/sources.list.d/debian.sources)
   local recommends=--no-install-recommends
-  [ "${ROOTFS_RECOMMENDS:-0}" = 1 ] && recommends=
+  [ "${ROOTFS_RECOMMENDS:-0}" = 1 ] && recommends=-oAPT::Install-Recommends=true
   local slim=()
   if [ "${ROOTFS_SLIM:-0}" = 1 ]; then
     slim=(--dpkgopt='path-exclude=/usr/share/man/*'
