@@ -7,7 +7,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 LISTEN     ?= 127.0.0.1:7800
 
-.PHONY: all deps build run test bench fuzz clean format
+.PHONY: all deps build run test bench fuzz clean format deb image test-packaging
 
 all: build
 
@@ -35,8 +35,25 @@ fuzz:
 	@scripts/deps.sh test
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzz.sh
 
+# Debian packages into dist/ (docs/packaging.md).
+deb:
+	@scripts/deps.sh package
+	@scripts/build-deb.sh dist
+
+# OCI images glovebox:VERSION and glovebox:VERSION-full from dist/*.deb,
+# without a registry (docs/packaging.md); IMAGE_STORE: podman's storage.
+image:
+	@scripts/deps.sh package
+	@[ -n "$$(ls dist/glovebox_*.deb 2>/dev/null)" ] || scripts/build-deb.sh dist
+	@scripts/build-image.sh dist
+
+# The packages and the image proven end to end (CI runs it after make test).
+test-packaging:
+	@scripts/deps.sh package
+	@scripts/test-packaging.sh
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) dist

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages glovebox needs, only those missing.
-# Usage: scripts/deps.sh build|test|bench
+# Usage: scripts/deps.sh build|test|package|bench
 set -euo pipefail
 
 build_pkgs=(
@@ -24,6 +24,11 @@ test_pkgs=(
   tigervnc-standalone-server tigervnc-tools x11vnc
 )
 
+# Packages and images (make deb, make image, make test-packaging): debhelper
+# builds the .debs, lintian checks them, mmdebstrap makes Debian roots from
+# the archive, podman (with runc) runs the images.
+package_pkgs=(debhelper dpkg-dev fakeroot lintian mmdebstrap podman runc uidmap curl python3)
+
 # The peers the desktop benchmark measures against (a process per action;
 # xdotool is a test package too: the computer tests read the pointer with it).
 bench_pkgs=(scrot imagemagick)
@@ -31,8 +36,9 @@ bench_pkgs=(scrot imagemagick)
 case "${1:-build}" in
   build) want=("${build_pkgs[@]}") ;;
   test) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+  package) want=("${build_pkgs[@]}" "${package_pkgs[@]}") ;;
   bench) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
-  *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+  *) echo "usage: $0 build|test|package|bench" >&2; exit 2 ;;
 esac
 
 missing=()

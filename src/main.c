@@ -2,6 +2,7 @@
 #include "backend/backend.h"
 #include "cli/cli.h"
 #include "core/log.h"
+#include "core/version.h"
 
 #include <signal.h>
 #include <stdio.h>

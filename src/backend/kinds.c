@@ -78,6 +78,29 @@ static bool has_adb(void)
     return requirement_program("adb");
 }
 
+/* The Debian package that installs glovebox-<module>.so. */
+static const char *module_package(const char *module)
+{
+    static const char *const packages[][2] = {
+        {"terminal", "glovebox"},          {"desktop", "glovebox-desktop"}, {"ocr", "glovebox-ocr"},
+        {"webdriver", "glovebox-browser"}, {"android", "glovebox-android"}, {"vnc", "glovebox-vnc"},
+    };
+    for (size_t i = 0; i < sizeof packages / sizeof packages[0]; i++)
+        if (strcmp(packages[i][0], module) == 0)
+            return packages[i][1];
+    return "glovebox";
+}
+
+#if GLOVEBOX_HAVE_OCR
+static bool has_ocr_module(void)
+{
+    return module_installed("ocr");
+}
+#define OCR_MODULE_NEED {"the OCR module (glovebox-ocr.so)", "glovebox-ocr", has_ocr_module},
+#else
+#define OCR_MODULE_NEED
+#endif
+
 static const struct backend_requirement terminal_needs[] = {
     {"pseudo-terminals (/dev/ptmx)", "the kernel's devpts", has_ptmx},
     {"DejaVu Sans Mono font", "fonts-dejavu-core", has_mono_font},
@@ -89,13 +112,13 @@ static const struct backend_requirement desktop_needs[] = {
     {"D-Bus session bus", "dbus", has_dbus},
     {"AT-SPI accessibility bus", "at-spi2-core", has_atspi},
     {"Tesseract English data (OCR)", "tesseract-ocr-eng", has_tesseract_eng},
-    {NULL, NULL, NULL},
+    OCR_MODULE_NEED{NULL, NULL, NULL},
 };
 
 /* read_text and wait_for on vnc sessions are OCR. */
 static const struct backend_requirement vnc_needs[] = {
     {"Tesseract English data (OCR)", "tesseract-ocr-eng", has_tesseract_eng},
-    {NULL, NULL, NULL},
+    OCR_MODULE_NEED{NULL, NULL, NULL},
 };
 
 static const struct backend_requirement webdriver_needs[] = {
@@ -261,6 +284,12 @@ static json_t *check_all_now(void)
     const struct backend_kind *k = backend_kinds(&n);
     for (int i = 0; i < n; i++) {
         json_t *missing = json_array();
+        /* Each kind's module comes in its own Debian package (debian/control). */
+        if (k[i].module && !module_installed(k[i].module))
+            json_array_append_new(missing, json_pack("{s:o, s:s}", "what",
+                                                     json_sprintf("the %s module (glovebox-%s.so)",
+                                                                  k[i].kind, k[i].module),
+                                                     "package", module_package(k[i].module)));
         for (const struct backend_requirement *r = k[i].requirements; r->what; r++) {
             if (!r->present())
                 json_array_append_new(

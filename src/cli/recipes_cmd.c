@@ -5,6 +5,7 @@
  * so a step that needs one is refused), rate limits and audit log apply. */
 #include "cli/cli.h"
 #include "core/paths.h"
+#include "core/version.h"
 #include "core/xmalloc.h"
 #include "recipe/history_db.h"
 #include "recipe/recipe.h"

@@ -12,6 +12,7 @@
 #include "core/children.h"
 #include "core/log.h"
 #include "core/paths.h"
+#include "core/version.h"
 #include "core/xmalloc.h"
 #include "mcp/registry.h"
 #include "mcp/server.h"

@@ -92,6 +92,39 @@ static const struct module_info *open_in(const char *dir, const char *name, cons
     return info;
 }
 
+/* Where modules are looked for, in order (NULL entries skipped; the caller
+ * frees both): $GLOVEBOX_MODULE_DIR alone, else the executable's directory
+ * and then the installed module directory. */
+static void search_dirs(char *dirs[2])
+{
+    const char *env = getenv("GLOVEBOX_MODULE_DIR");
+    dirs[0] = dirs[1] = NULL;
+    if (env && *env) {
+        dirs[0] = xstrdup(env);
+    } else {
+        dirs[0] = exe_dir();
+        dirs[1] = xstrdup(GLOVEBOX_MODULE_DIR_DEFAULT);
+    }
+}
+
+bool module_installed(const char *name)
+{
+    char *symbol = xasprintf("glovebox_module_%s", name);
+    bool found = dlsym(RTLD_DEFAULT, symbol) != NULL;
+    free(symbol);
+    char *dirs[2];
+    search_dirs(dirs);
+    for (int i = 0; i < 2; i++) {
+        if (dirs[i] && !found) {
+            char *file = xasprintf("%s/glovebox-%s.so", dirs[i], name);
+            found = access(file, F_OK) == 0;
+            free(file);
+        }
+        free(dirs[i]);
+    }
+    return found;
+}
+
 static const struct module_info *load(const char *name, char **err)
 {
     char *symbol = xasprintf("glovebox_module_%s", name);
@@ -103,14 +136,8 @@ static const struct module_info *load(const char *name, char **err)
         free(symbol);
         return info;
     }
-    const char *env = getenv("GLOVEBOX_MODULE_DIR");
-    char *dirs[2] = {NULL, NULL};
-    if (env && *env) {
-        dirs[0] = xstrdup(env);
-    } else {
-        dirs[0] = exe_dir();
-        dirs[1] = xstrdup(GLOVEBOX_MODULE_DIR_DEFAULT);
-    }
+    char *dirs[2];
+    search_dirs(dirs);
     char *why = NULL;
     for (int i = 0; i < 2 && !info; i++) {
         if (!dirs[i])

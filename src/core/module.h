@@ -34,6 +34,9 @@ struct module_info {
  * for the user: the file looked for and dlerror()'s reason) when it cannot be
  * loaded; asked again, it tries again. Any thread. */
 const void *module_get(const char *name, char **err);
+/* Whether glovebox-<name>.so is where module_get would look (or the module
+ * is linked in), without loading it: what glovebox doctor reports. */
+bool module_installed(const char *name);
 /* Whether module name is loaded (or linked in) already. Any thread. */
 bool module_loaded(const char *name);
 /* Calls every loaded module's finish, last loaded first. At exit. */

@@ -1,5 +1,6 @@
 /* initialize (legacy era), server/discover (2026-07-28) and what the server
  * says about itself in both. */
+#include "core/version.h"
 #include "core/xmalloc.h"
 #include "mcp/internal.h"
 #include "mcp/jsonrpc.h"

@@ -4,6 +4,7 @@
 #include "core/app.h"
 #include "core/pidns.h"
 #include "core/strbuf.h"
+#include "core/version.h"
 #include "core/xmalloc.h"
 #include "policy/audit.h"
 #include "policy/pause.h"

@@ -15,8 +15,10 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -135,8 +137,100 @@ static int bind_all(struct http_transport *t, const char *host, int port, char *
     return 0;
 }
 
+/* Whether the bound address of fd is one that host and port name (port 0:
+ * any port). */
+static bool fd_matches(int fd, const char *host, int port)
+{
+    struct sockaddr_storage got;
+    socklen_t got_len = sizeof got;
+    if (getsockname(fd, (struct sockaddr *)&got, &got_len) < 0)
+        return false;
+    bool localhost = strcmp(host, "localhost") == 0;
+    const char *addrs[2] = {localhost ? "127.0.0.1" : host, localhost ? "::1" : NULL};
+    for (int i = 0; i < 2 && addrs[i]; i++) {
+        struct sockaddr_storage want;
+        socklen_t want_len;
+        if (!parse_addr(addrs[i], port, &want, &want_len) || want.ss_family != got.ss_family)
+            continue;
+        if (got.ss_family == AF_INET) {
+            struct sockaddr_in *g = (struct sockaddr_in *)&got, *w = (struct sockaddr_in *)&want;
+            if (g->sin_addr.s_addr == w->sin_addr.s_addr && (!port || g->sin_port == w->sin_port))
+                return true;
+        } else {
+            struct sockaddr_in6 *g = (struct sockaddr_in6 *)&got, *w = (struct sockaddr_in6 *)&want;
+            if (memcmp(&g->sin6_addr, &w->sin6_addr, sizeof w->sin6_addr) == 0 &&
+                (!port || g->sin6_port == w->sin6_port))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Socket activation (sd_listen_fds(3)): systemd, or anything that does as
+ * it does, passes the listening sockets as descriptors 3, 4, … with
+ * LISTEN_FDS and LISTEN_PID (this process). They are served instead of
+ * binding, provided each is a listening TCP socket bound to an address
+ * --http names: the token rule and what glovebox prints stay true. 1 when
+ * adopted, 0 when nothing was passed, -1 with *err. */
+static int adopt_activated(struct http_transport *t, const char *host, int port, char **err)
+{
+    const char *pid = getenv("LISTEN_PID");
+    const char *fds = getenv("LISTEN_FDS");
+    if (!pid || !fds || strtol(pid, NULL, 10) != (long)getpid())
+        return 0;
+    long n = strtol(fds, NULL, 10);
+    /* Programs sessions start must not take the sockets for theirs. */
+    unsetenv("LISTEN_PID");
+    unsetenv("LISTEN_FDS");
+    unsetenv("LISTEN_FDNAMES");
+    if (n < 1)
+        return 0;
+    int cap = (int)(sizeof t->listeners / sizeof t->listeners[0]);
+    if (n > cap) {
+        *err = xasprintf("socket activation passed %ld sockets; glovebox serves at most %d (the "
+                         "addresses of one --http)",
+                         n, cap);
+        return -1;
+    }
+    for (int fd = 3; fd < 3 + n; fd++) {
+        int listening = 0, type = 0;
+        socklen_t len = sizeof listening;
+        struct sockaddr_storage ss;
+        socklen_t ss_len = sizeof ss;
+        if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) < 0 || !listening ||
+            getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &(socklen_t){sizeof type}) < 0 ||
+            type != SOCK_STREAM || getsockname(fd, (struct sockaddr *)&ss, &ss_len) < 0 ||
+            (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)) {
+            *err = xasprintf("socket activation: descriptor %d is not a listening TCP socket "
+                             "(ListenStream= takes an address and a port)",
+                             fd);
+            close_fds(t);
+            return -1;
+        }
+        struct http_listener *l = &t->listeners[t->n_listeners];
+        describe_fd(fd, l->name, sizeof l->name, &l->port);
+        if (!fd_matches(fd, host, port)) {
+            *err = xasprintf("socket activation passed a socket bound to %s, but --http asks for "
+                             "%s port %d: make ListenStream= and --http the same address",
+                             l->name, host, port);
+            close_fds(t);
+            return -1;
+        }
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        l->t = t;
+        l->fd = fd;
+        t->n_listeners++;
+    }
+    log_info("serving the %ld socket%s passed by socket activation", n, n > 1 ? "s" : "");
+    return 1;
+}
+
 bool http_listen_bind(struct http_transport *t, const char *host, int port, char **err)
 {
+    int adopted = adopt_activated(t, host, port, err);
+    if (adopted != 0)
+        return adopted > 0;
     /* With port 0 the kernel picks a port for 127.0.0.1 that ::1 may not
      * have free: try again with another. */
     for (int attempt = 0;; attempt++) {

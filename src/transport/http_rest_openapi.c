@@ -3,6 +3,7 @@
  * tool's input schema becomes the arguments of its request body, its output
  * schema the result of its answer. */
 #include "backend/backend.h"
+#include "core/version.h"
 #include "core/xmalloc.h"
 #include "mcp/registry.h"
 #include "transport/http_rest.h"

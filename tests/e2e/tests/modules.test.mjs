@@ -72,6 +72,25 @@ test('a missing module: the start fails naming the file, and the server keeps se
   assert.match(textOf(again), /not found/);
 });
 
+test('glovebox doctor names the package of each module that is not installed', topts(), async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'glovebox-nomodules-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const packages = { terminal: 'glovebox', desktop: 'glovebox-desktop', vnc: 'glovebox-vnc', webdriver: 'glovebox-browser', android: 'glovebox-android' };
+  const r = await runCli(['doctor'], { env: { GLOVEBOX_MODULE_DIR: dir } });
+  assert.equal(r.code, 1, r.stdout);
+  const json = JSON.parse((await runCli(['doctor', '--json'], { env: { GLOVEBOX_MODULE_DIR: dir } })).stdout);
+  for (const kind of Object.keys(packages).filter((k) => builtKinds().has(k))) {
+    const file = `glovebox-${kind}.so`;
+    assert.match(r.stdout, new RegExp(`missing the ${kind} module \\(${file.replace('.', '\\.')}\\) — apt-get install ${packages[kind]}\n`), r.stdout);
+    const k = json.find((x) => x.kind === kind);
+    assert.equal(k.available, false);
+    assert.deepEqual(k.missing[0], { what: `the ${kind} module (${file})`, package: packages[kind] });
+  }
+  // Where the modules are (beside the executable), none of them is missing.
+  const here = await runCli(['doctor', '--json']);
+  for (const k of JSON.parse(here.stdout)) assert.ok(!k.missing.some((m) => /module/.test(m.what)), JSON.stringify(k));
+});
+
 test('a broken module: the start fails with the loader\'s reason', topts(), async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'glovebox-badmodules-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
