@@ -11,21 +11,23 @@
 //  - idle CPU, after the calls: server + descendants over
 //    BENCH_SCALE_IDLE_MS with every session open and nobody calling;
 //  - open: POST /v1/sessions until the session is live;
-//  - one at work: 20 calls one after another while the other sessions idle
+//  - one at work: 40 calls one after another while the other sessions idle
 //    (terminals: type_text "echo N", wait_for its output, read_text;
 //    desktops: type_text into an xterm, then a screenshot of the changed
-//    screen), p50 and p95 — does holding sessions slow an agent's call?
+//    screen; browsers: open_url of a small local page, then a screenshot),
+//    p50 and p95 — does holding sessions slow an agent's call?
 //  - all at once: every session gets one call at the same moment, in rounds
 //    (at least BENCH_SCALE_ROUNDS, 3, and 64 calls), the median of the
 //    rounds' p50 and p95, calls per second, and server + descendants CPU
 //    per call.
-// Degradation: "one at work" p95 over twice that of the first checkpoint,
+// Degradation: "one at work" p50 over twice that of the first checkpoint,
 // and "all at once" p95 over BENCH_SCALE_BUDGET_MS (100 ms).
 // Knobs: BENCH_SCALE_TERMINALS (64), BENCH_SCALE_DESKTOPS (8),
-// BENCH_SCALE_ONLY (terminal|desktop), BENCH_SCALE_ROUNDS, BENCH_SCALE_IDLE_MS (2000).
+// BENCH_SCALE_BROWSERS (4), BENCH_SCALE_ONLY (terminal|desktop|browser), BENCH_SCALE_ROUNDS, BENCH_SCALE_IDLE_MS (2000).
 // Figures are printed, never asserted; exits 1 only if glovebox misbehaves.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { availableParallelism as nproc, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +37,7 @@ import { gloveboxBinary } from './lib/servers.mjs';
 
 const TERMINALS = Number(process.env.BENCH_SCALE_TERMINALS ?? 64);
 const DESKTOPS = Number(process.env.BENCH_SCALE_DESKTOPS ?? 8);
+const BROWSERS = Number(process.env.BENCH_SCALE_BROWSERS ?? 4);
 const ONLY = process.env.BENCH_SCALE_ONLY ?? '';
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
 const IDLE_MS = Number(process.env.BENCH_SCALE_IDLE_MS ?? 2000);
@@ -193,9 +196,33 @@ const kinds = {
       await tool(id, 'screenshot', {});
     },
   },
+  browser: {
+    count: BROWSERS,
+    checkpoints: [1, 2, 3, 4, 6, 8].filter((n) => n <= BROWSERS),
+    // glovebox's own headless Chromium (chromedriver), one per session.
+    start: { kind: 'webdriver', arguments: {}, idle_s: 3600 },
+    async opened(id) {
+      await tool(id, 'open_url', { url: `${page.url}?n=0` });
+    },
+    // Load a page, then look at it.
+    async call(id, n) {
+      if (!(await tool(id, 'open_url', { url: `${page.url}?n=${n}` }))) return;
+      await tool(id, 'screenshot', {});
+    },
+  },
 };
 
-const SINGLE_CALLS = 20;
+// The page the browsers load: a form and a paragraph, served on loopback.
+const page = await new Promise((resolve) => {
+  const server = createHttpServer((req, res) => {
+    const n = new URL(req.url, 'http://x').searchParams.get('n') ?? '';
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<!doctype html><title>scale ${n}</title><h1>Page ${n}</h1><form><input name=q value="${n}"><button>Go</button></form><p>${'text '.repeat(200)}</p>`);
+  });
+  server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/` }));
+});
+
+const SINGLE_CALLS = 40;
 
 async function measure(kindName) {
   const kind = kinds[kindName];
@@ -219,6 +246,7 @@ async function measure(kindName) {
         break;
       }
       ids.push(r.json.id);
+      await kind.opened?.(r.json.id);
     }
     if (stopped) break;
     // One agent at work, the others idle: does holding sessions slow a call?
@@ -289,7 +317,7 @@ async function measure(kindName) {
 function print(result) {
   const { kind, empty, rows } = result;
   const first = rows[0];
-  const single = rows.find((r) => first && r.single_ms_p95 > 2 * first.single_ms_p95);
+  const single = rows.find((r) => first && r.single_ms_p50 > 2 * first.single_ms_p50);
   const all = rows.find((r) => r.all_ms_p95 > ALL_BUDGET_MS);
   console.log(`\n${kind} sessions on one server (empty server: RSS ${formatKiB(empty.rss)}, PSS ${formatKiB(empty.pss)})\n`);
   const header = ['sessions', 'processes', 'PSS total', 'PSS / session', 'RSS / session', 'server RSS', 'idle CPU', 'open p50', 'open max',
@@ -319,8 +347,8 @@ function print(result) {
   const last = rows.at(-1)?.sessions ?? 0;
   console.log(
     single
-      ? `\none at work: p95 over twice that with ${first.sessions} session(s) from ${single.sessions} sessions open`
-      : `\none at work: p95 within twice that with ${first?.sessions} session(s) up to ${last} sessions open`,
+      ? `\none at work: p50 over twice that with ${first.sessions} session(s) from ${single.sessions} sessions open`
+      : `\none at work: p50 within twice that with ${first?.sessions} session(s) up to ${last} sessions open`,
   );
   console.log(
     all
@@ -331,12 +359,13 @@ function print(result) {
 }
 
 const results = {};
-for (const k of ['terminal', 'desktop']) {
+for (const k of ['terminal', 'desktop', 'browser']) {
   if (ONLY && ONLY !== k) continue;
   const r = await measure(k);
   r.degrades_at = print(r);
   results[k] = r;
 }
+page.server.close();
 console.log(`\n${process.env.GLOVEBOX_BUILD ?? 'build-bench'}, ${nproc()} cores, load average ${loadavg()[0].toFixed(1)} at the end; figures are not asserted.`);
 saveResults('scaling', results);
 if (failures.length) {
