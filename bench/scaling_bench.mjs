@@ -20,8 +20,9 @@
 //    (at least BENCH_SCALE_ROUNDS, 3, and 64 calls), the median of the
 //    rounds' p50 and p95, calls per second, and server + descendants CPU
 //    per call.
-// Degradation: "one at work" p50 over twice that of the first checkpoint,
-// and "all at once" p95 over BENCH_SCALE_BUDGET_MS (100 ms).
+// Degradation, from the first checkpoint after which every checkpoint is
+// over: "one at work" p50 over twice that of the first checkpoint, and "all
+// at once" p95 over BENCH_SCALE_BUDGET_MS (100 ms).
 // Knobs: BENCH_SCALE_TERMINALS (64), BENCH_SCALE_DESKTOPS (8),
 // BENCH_SCALE_BROWSERS (4), BENCH_SCALE_ONLY (terminal|desktop|browser), BENCH_SCALE_ROUNDS, BENCH_SCALE_IDLE_MS (2000).
 // Figures are printed, never asserted; exits 1 only if glovebox misbehaves.
@@ -317,8 +318,11 @@ async function measure(kindName) {
 function print(result) {
   const { kind, empty, rows } = result;
   const first = rows[0];
-  const single = rows.find((r) => first && r.single_ms_p50 > 2 * first.single_ms_p50);
-  const all = rows.find((r) => r.all_ms_p95 > ALL_BUDGET_MS);
+  // Sustained: from that checkpoint on, every later one is over too (one
+  // slow checkpoint on a shared machine is noise, not a limit).
+  const from = (over) => rows.find((r, i) => rows.slice(i).every(over));
+  const single = from((r) => first && r.single_ms_p50 > 2 * first.single_ms_p50);
+  const all = from((r) => r.all_ms_p95 > ALL_BUDGET_MS);
   console.log(`\n${kind} sessions on one server (empty server: RSS ${formatKiB(empty.rss)}, PSS ${formatKiB(empty.pss)})\n`);
   const header = ['sessions', 'processes', 'PSS total', 'PSS / session', 'RSS / session', 'server RSS', 'idle CPU', 'open p50', 'open max',
     'one at work p50', 'p95', 'all at once p50', 'p95', 'calls/s', 'CPU / call'];
@@ -347,12 +351,12 @@ function print(result) {
   const last = rows.at(-1)?.sessions ?? 0;
   console.log(
     single
-      ? `\none at work: p50 over twice that with ${first.sessions} session(s) from ${single.sessions} sessions open`
+      ? `\none at work: p50 stays over twice that with ${first.sessions} session(s) from ${single.sessions} sessions open`
       : `\none at work: p50 within twice that with ${first?.sessions} session(s) up to ${last} sessions open`,
   );
   console.log(
     all
-      ? `all at once: p95 over ${ALL_BUDGET_MS} ms from ${all.sessions} sessions`
+      ? `all at once: p95 stays over ${ALL_BUDGET_MS} ms from ${all.sessions} sessions`
       : `all at once: p95 within ${ALL_BUDGET_MS} ms up to ${last} sessions`,
   );
   return { single: single?.sessions ?? null, all: all?.sessions ?? null };
