@@ -32,47 +32,78 @@ static uint32_t *make_taps(uint32_t src, uint32_t dst, struct taps *taps)
     return w;
 }
 
+/* Weights in fixed point: each destination pixel's weights sum to exactly
+ * 1 << WEIGHT_BITS, the remainder of rounding given to its largest tap, so
+ * a flat area stays exactly its colour. */
+#define WEIGHT_BITS 14
+/* The vertical pass keeps 8 bits of fraction (255 << 8 fits 16 bits), so the
+ * horizontal sums (16-bit values × 14-bit weights, a few taps) fit 32. */
+#define VERTICAL_SHIFT   (WEIGHT_BITS - 8)
+#define HORIZONTAL_SHIFT (8 + WEIGHT_BITS)
+
+static uint16_t *fixed_weights(const uint32_t *w, const struct taps *taps, uint32_t n, uint32_t src)
+{
+    uint32_t total = taps[n - 1].offset + taps[n - 1].count;
+    uint16_t *q = xmalloc(sizeof(*q) * total);
+    for (uint32_t d = 0; d < n; d++) {
+        uint32_t sum = 0, big = taps[d].offset;
+        for (uint32_t i = taps[d].offset; i < taps[d].offset + taps[d].count; i++) {
+            q[i] = (uint16_t)((((uint64_t)w[i] << WEIGHT_BITS) + src / 2) / src);
+            sum += q[i];
+            if (w[i] > w[big])
+                big = i;
+        }
+        q[big] = (uint16_t)(q[big] + (1u << WEIGHT_BITS) - sum);
+    }
+    return q;
+}
+
+/* Area averaging, separable: for each destination row the source rows it
+ * covers are blended first (contiguous bytes, which the compiler
+ * vectorises), then that one row is narrowed. Each source byte is read once
+ * per destination row it touches, and every multiply is an integer one. */
 static void downscale_general(const struct frame *src, struct frame *dst)
 {
     uint32_t sw = src->width, sh = src->height, dw = dst->width, dh = dst->height;
     struct taps *tx = xmalloc(sizeof(*tx) * dw), *ty = xmalloc(sizeof(*ty) * dh);
     uint32_t *wx = make_taps(sw, dw, tx), *wy = make_taps(sh, dh, ty);
-    /* Horizontal pass per source row (sums up to 255*sw fit in 32 bits), then
-     * the vertical pass accumulates rows in 64 bits. */
-    uint32_t *hrow = xmalloc(sizeof(*hrow) * dw * 3);
-    uint64_t *acc = xmalloc(sizeof(*acc) * dw * 3);
-    double inv = 1.0 / ((double)sw * (double)sh);
+    uint16_t *qx = fixed_weights(wx, tx, dw, sw), *qy = fixed_weights(wy, ty, dh, sh);
+    size_t row_bytes = (size_t)sw * 4;
+    uint32_t *vsum = xmalloc(sizeof(*vsum) * row_bytes);
+    uint16_t *vrow = xmalloc(sizeof(*vrow) * row_bytes);
     for (uint32_t y = 0; y < dh; y++) {
-        memset(acc, 0, sizeof(*acc) * dw * 3);
-        for (uint32_t k = 0; k < ty[y].count; k++) {
-            const uint8_t *row = src->rgba + (size_t)(ty[y].first + k) * src->stride;
-            uint32_t wyk = wy[ty[y].offset + k];
-            for (uint32_t x = 0; x < dw; x++) {
-                uint32_t r = 0, g = 0, b = 0;
-                const uint8_t *p = row + (size_t)tx[x].first * 4;
-                const uint32_t *w = wx + tx[x].offset;
-                for (uint32_t i = 0; i < tx[x].count; i++, p += 4) {
-                    r += p[0] * w[i];
-                    g += p[1] * w[i];
-                    b += p[2] * w[i];
-                }
-                hrow[x * 3] = r;
-                hrow[x * 3 + 1] = g;
-                hrow[x * 3 + 2] = b;
-            }
-            for (uint32_t i = 0; i < dw * 3; i++)
-                acc[i] += (uint64_t)hrow[i] * wyk;
+        const uint8_t *first = src->rgba + (size_t)ty[y].first * src->stride;
+        uint32_t w0 = qy[ty[y].offset];
+        for (size_t i = 0; i < row_bytes; i++)
+            vsum[i] = first[i] * w0;
+        for (uint32_t k = 1; k < ty[y].count; k++) {
+            const uint8_t *row = first + (size_t)k * src->stride;
+            uint32_t wk = qy[ty[y].offset + k];
+            for (size_t i = 0; i < row_bytes; i++)
+                vsum[i] += row[i] * wk;
         }
+        for (size_t i = 0; i < row_bytes; i++)
+            vrow[i] = (uint16_t)((vsum[i] + (1u << (VERTICAL_SHIFT - 1))) >> VERTICAL_SHIFT);
         uint8_t *out = dst->rgba + (size_t)y * dst->stride;
         for (uint32_t x = 0; x < dw; x++) {
-            out[x * 4] = (uint8_t)((double)acc[x * 3] * inv + 0.5);
-            out[x * 4 + 1] = (uint8_t)((double)acc[x * 3 + 1] * inv + 0.5);
-            out[x * 4 + 2] = (uint8_t)((double)acc[x * 3 + 2] * inv + 0.5);
+            const uint16_t *p = vrow + (size_t)tx[x].first * 4;
+            const uint16_t *w = qx + tx[x].offset;
+            uint32_t r = 1u << (HORIZONTAL_SHIFT - 1), g = r, b = r;
+            for (uint32_t i = 0; i < tx[x].count; i++, p += 4) {
+                r += p[0] * (uint32_t)w[i];
+                g += p[1] * (uint32_t)w[i];
+                b += p[2] * (uint32_t)w[i];
+            }
+            out[x * 4] = (uint8_t)(r >> HORIZONTAL_SHIFT);
+            out[x * 4 + 1] = (uint8_t)(g >> HORIZONTAL_SHIFT);
+            out[x * 4 + 2] = (uint8_t)(b >> HORIZONTAL_SHIFT);
             out[x * 4 + 3] = 255;
         }
     }
-    free(acc);
-    free(hrow);
+    free(vrow);
+    free(vsum);
+    free(qx);
+    free(qy);
     free(wx);
     free(wy);
     free(tx);

@@ -1,5 +1,6 @@
 /* High-quality downscaling by area averaging (every source pixel contributes
- * to the destination pixel it falls in, weighted by overlap). */
+ * to the destination pixel it falls in, weighted by overlap), in fixed point:
+ * every channel within one level of the exact average, flat areas exact. */
 #pragma once
 #include "image/frame.h"
 

@@ -13,6 +13,9 @@ struct lws;
 struct lws_context;
 struct mcp_session;
 
+/* The health endpoint: no token, no Host check, says nothing but "ok". */
+#define HTTP_HEALTH_PATH "/healthz"
+
 enum http_method { HTTP_GET, HTTP_POST, HTTP_DELETE, HTTP_OPTIONS, HTTP_OTHER };
 
 /* One HTTP request and its response. It lives while its connection does;

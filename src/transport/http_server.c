@@ -441,6 +441,21 @@ static int on_writeable(struct lws *wsi, struct pss *pss)
     return 0;
 }
 
+/* GET /healthz: 200 while the server serves (a server shutting down
+ * closes connections instead), for probes and container health checks. */
+static void health(struct http_req *req)
+{
+    if (req->method != HTTP_GET) {
+        http_req_header(req, "allow", "GET");
+        http_req_fail(req, 405, JSONRPC_INVALID_REQUEST,
+                      "Method not allowed: " HTTP_HEALTH_PATH " takes GET");
+        return;
+    }
+    static const char ok[] = "{\"status\":\"ok\"}\n";
+    http_req_header(req, "cache-control", "no-store");
+    http_req_respond(req, 200, "application/json", ok, sizeof ok - 1);
+}
+
 /* Routing, once the guard passed and the body is in. */
 void http_dispatch(struct http_req *req)
 {
@@ -448,6 +463,8 @@ void http_dispatch(struct http_req *req)
         /* /view: the live viewer (src/viewer/). */
     } else if (strcmp(req->path, "/mcp") == 0) {
         http_mcp_handle(req);
+    } else if (strcmp(req->path, HTTP_HEALTH_PATH) == 0) {
+        health(req);
     } else if (http_rest_path(req->path)) {
         http_rest_handle(req);
     } else if (strcmp(req->path, "/sse") == 0) {

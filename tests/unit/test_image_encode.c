@@ -490,6 +490,58 @@ static void test_downscale_to_same_width_copies(void **state)
     frame_finish(&src);
 }
 
+/* The exact area average of one destination pixel's channel, in doubles:
+ * what the fixed-point passes must stay within one level of. */
+static double exact_average(const struct frame *src, uint32_t dw, uint32_t dh, uint32_t dx,
+                            uint32_t dy, int c)
+{
+    double sx = (double)src->width / dw, sy = (double)src->height / dh, sum = 0, area = 0;
+    double x0 = dx * sx, x1 = x0 + sx, y0 = dy * sy, y1 = y0 + sy;
+    for (uint32_t y = (uint32_t)y0; y < src->height && y < y1; y++) {
+        double hy = (y + 1 < y1 ? y + 1 : y1) - (y > y0 ? y : y0);
+        for (uint32_t x = (uint32_t)x0; x < src->width && x < x1; x++) {
+            double hx = (x + 1 < x1 ? x + 1 : x1) - (x > x0 ? x : x0);
+            sum += px(src, x, y)[c] * hx * hy;
+            area += hx * hy;
+        }
+    }
+    return sum / area;
+}
+
+static void test_downscale_matches_exact_area_average(void **state)
+{
+    /* Noise at ratios with no whole factor (a phone's 1080×2400 to the
+     * 1568-px fit among them, made small): every channel within one level
+     * of the exact average, flat areas exact. */
+    static const uint32_t sizes[][3] = {{108, 240, 71}, {97, 61, 40}, {50, 50, 33}, {13, 7, 5}};
+    srand(7);
+    for (size_t n = 0; n < sizeof sizes / sizeof *sizes; n++) {
+        struct frame src, dst;
+        frame_init(&src, sizes[n][0], sizes[n][1]);
+        for (uint32_t y = 0; y < src.height; y++)
+            for (uint32_t x = 0; x < src.width; x++)
+                set_px(&src, x, y, (uint8_t)rand(), (uint8_t)rand(),
+                       (uint8_t)(x < 4 ? 200 : rand()));
+        image_downscale(&src, sizes[n][2], &dst);
+        for (uint32_t y = 0; y < dst.height; y++)
+            for (uint32_t x = 0; x < dst.width; x++)
+                for (int c = 0; c < 3; c++) {
+                    double want = exact_average(&src, dst.width, dst.height, x, y, c);
+                    double got = px(&dst, x, y)[c];
+                    if (got < want - 1.0 || got > want + 1.0)
+                        fail_msg("%ux%u -> %u: pixel %u,%u channel %d is %.0f, the exact "
+                                 "average %.2f",
+                                 sizes[n][0], sizes[n][1], sizes[n][2], x, y, c, got, want);
+                }
+        /* The first columns' blue is flat 200: it stays 200 where a
+         * destination pixel covers only them. */
+        assert_int_equal(px(&dst, 0, 0)[2], 200);
+        assert_int_equal(px(&dst, 0, 0)[3], 255);
+        frame_finish(&dst);
+        frame_finish(&src);
+    }
+}
+
 /* GIF ------------------------------------------------------------------- */
 
 struct gif_dir {
@@ -693,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_downscaled_checkerboard_is_grey),
         cmocka_unit_test(test_downscale_weights_partial_pixels),
         cmocka_unit_test(test_downscale_to_same_width_copies),
+        cmocka_unit_test(test_downscale_matches_exact_area_average),
         cmocka_unit_test_setup_teardown(test_gif_has_every_frame, gif_setup, gif_teardown),
         cmocka_unit_test_setup_teardown(test_gif_repeated_frame_extends_the_delay, gif_setup,
                                         gif_teardown),
