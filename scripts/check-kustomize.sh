@@ -8,12 +8,26 @@
 # the failures each lists, and server.json (the MCP Registry metadata) must
 # have the fields the registry requires. One PASS or FAIL line per check;
 # exit status 1 if any failed. Runs alone, in a few seconds:
-#   scripts/check-kustomize.sh [-q]     (-q: print only FAIL lines and the summary)
+#   scripts/check-kustomize.sh [-q] [--run BUILD_DIR]
+#     -q              print only FAIL lines and the summary
+#     --run BUILD_DIR also run each overlay's container as its pod would
+#                     (scripts/check_pod_sandbox.py: read-only root, its uid,
+#                     no capabilities; needs root and bubblewrap) with the
+#                     glovebox of BUILD_DIR, and check that it serves
+#                     (~30 s more)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 quiet=0
-[ "${1:-}" = "-q" ] && quiet=1
+run_build=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -q) quiet=1 ;;
+    --run) run_build=${2:?--run needs a build directory}; shift ;;
+    *) echo "usage: $0 [-q] [--run BUILD_DIR]" >&2; exit 2 ;;
+  esac
+  shift
+done
 failed=0
 passed=0
 say() { # PASS|FAIL lines on stdin, counted (call as say < <(...), not in a pipe)
@@ -61,6 +75,11 @@ for dir in deploy/kubernetes deploy/kubernetes/overlays/*/; do
   render "$dir" "$n" || continue
   image=$(expected_image "$dir")
   say < <(python3 scripts/check_manifests.py kustomize "$dir" "$tmp/$n.yaml" ${image:+--image "$image"})
+  if [ -n "$run_build" ] && [ "$dir" != deploy/kubernetes ]; then
+    kinds=terminal
+    case "$dir" in */full) kinds=terminal,desktop,browser ;; esac
+    say < <(python3 scripts/check_pod_sandbox.py "$tmp/$n.yaml" "$run_build" --kinds "$kinds" | sed -E "s#^(PASS|FAIL|SKIP) pod sandbox:#\1 $dir (run):#")
+  fi
 done
 
 # The checks must be able to fail: each fixture undoes part of the base,
