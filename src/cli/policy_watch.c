@@ -129,8 +129,10 @@ static void on_event(uv_fs_event_t *h, const char *name, int events, int status)
     const char *file = h == &sp->event[0] ? sp->file : sp->project;
     char *copy = xstrdup(file);
     /* The directory is watched: only our file's name matters (none given:
-     * maybe it, so look). */
-    if (status == 0 && (!name || strcmp(name, basename(copy)) == 0))
+     * maybe it, so look). A file mounted from a Kubernetes ConfigMap or
+     * Secret is a link through "..data", which the kubelet renames over to
+     * update every file at once: that rename is a change of ours. */
+    if (status == 0 && (!name || strcmp(name, basename(copy)) == 0 || strcmp(name, "..data") == 0))
         changed(sp);
     free(copy);
 }
