@@ -60,6 +60,8 @@ build_one() { # TAG DEB... [-- APT_PACKAGE...]
   "${podman[@]}" build --quiet --format docker --network none --pull=never \
     --build-arg ROOTFS="rootfs-$tag.tar" --build-arg VERSION="$version" \
     -t "glovebox:$tag" -f "$work/Containerfile" "$work" >/dev/null
+  # The name deploy/kubernetes/ runs: latest, latest-full.
+  "${podman[@]}" tag "glovebox:$tag" "glovebox:latest${tag#"$version"}"
   rm -f "$work/rootfs-$tag.tar"
   if [ "${IMAGE_ARCHIVE:-0}" = 1 ]; then
     "${podman[@]}" save --format oci-archive -o "$dist/glovebox-$tag.oci.tar" "glovebox:$tag"

@@ -27,7 +27,7 @@ test_pkgs=(
 # Packages and images (make deb, make image, make test-packaging): debhelper
 # builds the .debs, lintian checks them, mmdebstrap makes Debian roots from
 # the archive, podman (with runc) runs the images.
-package_pkgs=(debhelper dpkg-dev fakeroot lintian mmdebstrap podman runc uidmap curl python3)
+package_pkgs=(debhelper dpkg-dev fakeroot lintian mmdebstrap podman runc uidmap curl python3 python3-yaml)
 
 # The peers the desktop benchmark measures against (a process per action;
 # xdotool is a test package too: the computer tests read the pointer with it).
