@@ -1,0 +1,123 @@
+// Cross-origin iframes in snapshots: a page on 127.0.0.1 holds an iframe from
+// localhost (another site, so headless Chromium runs it in its own process)
+// that the page's script cannot look into. glovebox enters it (W3C frame
+// switching) and shows its elements under the iframe, with refs that click,
+// type, wait and scope in there; the max_elements budget counts them too.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { test } from 'node:test';
+
+import { needs } from '../lib/server.mjs';
+import { ms, startServer, topts, until } from '../lib/terminal.mjs';
+
+const haveBrowser = ['/usr/bin/chromium', '/usr/bin/chromedriver'].every((p) => existsSync(p));
+const browserOpts = () =>
+  needs('webdriver', topts({ timeout: ms(120000), ...(haveBrowser ? {} : { skip: 'chromium and chromedriver are not installed' }) }));
+
+// The iframe sits at 300,100 with a 2-pixel border: its page starts at 302,102.
+const TOP = (inner) => `<!doctype html><title>Top</title><body style="margin:0">
+<h1 style="margin:0">Top page</h1>
+<div role="region" aria-label="Panel" style="height:40px"><iframe src="${inner}" style="position:absolute; left:300px; top:100px; width:400px; height:220px; border:2px solid black"></iframe></div>
+<p style="position:absolute; top:400px">After the frame</p>
+</body>`;
+const INNER = `<!doctype html><title>Inner</title><body style="margin:0">
+<button id="b" style="position:absolute; left:20px; top:30px; width:120px; height:40px" onclick="this.textContent='pressed ' + location.host.split(':')[0]">Press me</button>
+<input id="f" aria-label="Note" style="position:absolute; left:20px; top:90px; width:150px; height:24px">
+<button id="x" style="position:absolute; left:200px; top:30px; width:120px; height:40px" onclick="this.remove()">Remove me</button>
+<p style="position:absolute; left:20px; top:140px; margin:0">Inner words</p>
+</body>`;
+
+async function listen(handler) {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    handler(req, res);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return server;
+}
+
+const byName = (els, role, name) => els.find((e) => e.role === role && e.name === name);
+
+test('cross-origin iframe: its elements in the snapshot with refs that click, type, wait and scope there; the budget counts them', browserOpts(), async (t) => {
+  const inner = await listen((req, res) => res.end(INNER));
+  const top = await listen((req, res) => res.end(req.url === '/' ? TOP(`http://localhost:${inner.address().port}/`) : '<!doctype html><title>Other</title><p>Another page</p>'));
+  t.after(() => { inner.close(); top.close(); });
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url: `http://127.0.0.1:${top.address().port}/` });
+  await until(async () => /Press me/.test(JSON.stringify((await srv.ok('snapshot', {})).sc)), ms(10000), 'the cross-origin iframe to load');
+
+  const snap = await srv.ok('snapshot', {});
+  const els = snap.sc.elements;
+  assert.deepEqual(els.map((e) => `${e.role} ${e.name}`), ['heading Top page', 'region Panel', 'button Press me', 'textbox Note', 'button Remove me', 'text Inner words', 'text After the frame'], 'the frame\'s elements under the iframe, in page order');
+  const press = byName(els, 'button', 'Press me');
+  const note = byName(els, 'textbox', 'Note');
+  const panel = byName(els, 'region', 'Panel');
+  assert.match(press.ref, /^f1e\d+$/, 'a ref into frame f1');
+  assert.match(panel.ref, /^e\d+$/);
+  assert.deepEqual(press.bounds, { x: 322, y: 132, width: 120, height: 40 }, 'bounds offset by the iframe\'s place, border included');
+  assert.equal(panel.depth, 0);
+  assert.equal(press.depth, 1, 'depth goes on from the iframe');
+  assert.match(snap.content[0].text, /\n {2}f1e\d+ button "Press me"/, 'indented under the region in the outline');
+
+  // Click by ref: the button in the frame changes, and the snapshot shows it.
+  const clicked = await srv.ok('click', { ref: press.ref });
+  assert.equal(clicked.sc.ref, press.ref);
+  assert.equal(clicked.sc.x, 382);
+  assert.equal(clicked.sc.y, 152);
+  await until(async () => byName((await srv.ok('snapshot', {})).sc.elements, 'button', 'pressed localhost'), ms(5000), 'the button in the frame to be pressed');
+
+  // type_text by ref into the frame's field.
+  const again = (await srv.ok('snapshot', {})).sc.elements;
+  await srv.ok('type_text', { ref: byName(again, 'textbox', 'Note').ref, text: 'Zoë writes' });
+  assert.equal(byName((await srv.ok('snapshot', {})).sc.elements, 'textbox', 'Note').value, 'Zoë writes');
+
+  // find sees into the frame; its refs act like the snapshot's.
+  const found = await srv.ok('find', { text: 'Remove me' });
+  assert.equal(found.sc.count, 1);
+  const remove = found.sc.matches[0].ref;
+  assert.match(remove, /^f1e\d+$/);
+  const there = await srv.ok('wait_for', { ref: remove, timeout_ms: 5000 });
+  assert.equal(there.sc.matched, true);
+  await srv.ok('click', { ref: remove });
+  const goneWait = await srv.ok('wait_for', { ref: remove, gone: true, timeout_ms: 5000 });
+  assert.equal(goneWait.sc.matched, true, 'wait_for sees the frame element go');
+  const goneClick = await srv.call('click', { ref: remove });
+  assert.equal(goneClick.structuredContent.error.code, 'not_found');
+
+  // scope: the region (the iframe's content included, depth from it), and a
+  // ref inside the frame (bounds still in page coordinates, refs kept).
+  const full = (await srv.ok('snapshot', {})).sc.elements;
+  const region = byName(full, 'region', 'Panel');
+  const part = (await srv.ok('snapshot', { scope: region.ref })).sc.elements;
+  assert.deepEqual(part.map((e) => `${e.ref} ${e.name} ${e.depth}`), full.slice(1, 5).map((e) => `${e.ref} ${e.name} ${e.depth}`), 'the region and the frame\'s elements, refs as in the full snapshot');
+  const fieldRef = byName(full, 'textbox', 'Note').ref;
+  const one = await srv.ok('snapshot', { scope: fieldRef });
+  assert.deepEqual(one.sc.elements.map((e) => [e.ref, e.depth]), [[fieldRef, 0]]);
+  assert.deepEqual(one.sc.elements[0].bounds, byName(full, 'textbox', 'Note').bounds);
+  const inFrame = await srv.ok('find', { role: 'button', scope: region.ref });
+  assert.deepEqual(inFrame.sc.matches.map((m) => m.name), ['pressed localhost']);
+
+  // The budget holds across the frame, and the cut says so.
+  const cut = await srv.ok('snapshot', { max_elements: 3 });
+  assert.deepEqual(cut.sc.elements.map((e) => e.name), ['Top page', 'Panel', 'pressed localhost']);
+  assert.equal(cut.sc.truncated, true);
+  assert.match(cut.sc.truncation, /^3 of 6 elements \(max_elements\)/);
+  const cutScoped = await srv.ok('snapshot', { scope: region.ref, max_elements: 2 });
+  assert.equal(cutScoped.sc.count, 2);
+  assert.match(cutScoped.sc.truncation, new RegExp(`^2 of 4 elements under ${region.ref}`));
+
+  // Malformed refs are refused by name; refs end with their page.
+  const bad = await srv.call('snapshot', { scope: 'f1x3' });
+  assert.equal(bad.structuredContent.error.code, 'invalid_argument');
+  assert.match(bad.structuredContent.error.message, /"scope".*"f1x3"/);
+  await srv.ok('open_url', { url: `http://127.0.0.1:${top.address().port}/other` });
+  const stale = await srv.call('click', { ref: fieldRef });
+  assert.equal(stale.structuredContent.error.code, 'not_found');
+  assert.match(stale.structuredContent.error.message, /gone/);
+  const staleScope = await srv.call('snapshot', { scope: fieldRef });
+  assert.equal(staleScope.structuredContent.error.code, 'not_found');
+  assert.match((await srv.ok('snapshot', {})).content[0].text, /Another page/, 'the session goes on at the top of the new page');
+  await srv.close();
+});
