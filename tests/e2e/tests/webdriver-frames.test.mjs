@@ -5,10 +5,14 @@
 // type, wait and scope in there; the max_elements budget counts them too.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { needs } from '../lib/server.mjs';
+import { connectClient, needs } from '../lib/server.mjs';
 import { ms, startServer, topts, until } from '../lib/terminal.mjs';
 
 const haveBrowser = ['/usr/bin/chromium', '/usr/bin/chromedriver'].every((p) => existsSync(p));
@@ -72,6 +76,10 @@ test('cross-origin iframe: its elements in the snapshot with refs that click, ty
   const again = (await srv.ok('snapshot', {})).sc.elements;
   await srv.ok('type_text', { ref: byName(again, 'textbox', 'Note').ref, text: 'Zoë writes' });
   assert.equal(byName((await srv.ok('snapshot', {})).sc.elements, 'textbox', 'Note').value, 'Zoë writes');
+  // read_text by ref reads in the frame: the field's value, the button's text.
+  assert.equal((await srv.ok('read_text', { ref: byName(again, 'textbox', 'Note').ref })).sc.text, 'Zoë writes');
+  assert.equal((await srv.ok('read_text', { ref: byName(again, 'button', 'pressed localhost').ref })).sc.text, 'pressed localhost');
+  assert.doesNotMatch((await srv.ok('read_text', {})).sc.text, /Zoë/, 'read_text without ref: the top page\'s text');
 
   // find sees into the frame; its refs act like the snapshot's.
   const found = await srv.ok('find', { text: 'Remove me' });
@@ -116,8 +124,93 @@ test('cross-origin iframe: its elements in the snapshot with refs that click, ty
   const stale = await srv.call('click', { ref: fieldRef });
   assert.equal(stale.structuredContent.error.code, 'not_found');
   assert.match(stale.structuredContent.error.message, /gone/);
+  const staleText = await srv.call('read_text', { ref: fieldRef });
+  assert.equal(staleText.structuredContent.error.code, 'not_found');
   const staleScope = await srv.call('snapshot', { scope: fieldRef });
   assert.equal(staleScope.structuredContent.error.code, 'not_found');
   assert.match((await srv.ok('snapshot', {})).content[0].text, /Another page/, 'the session goes on at the top of the new page');
+  await srv.close();
+});
+
+test('cross-origin iframe on an endpoint glovebox did not start: entered with POST /frame, left with /frame/parent, refs act there', browserOpts(), async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gb-remote-frames-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const inner = await listen((req, res) => res.end(INNER));
+  const top = await listen((req, res) => res.end(TOP(`http://localhost:${inner.address().port}/`)));
+  t.after(() => { inner.close(); top.close(); });
+
+  // A chromedriver of the test's own (no DevTools socket for glovebox),
+  // behind a proxy that logs each request.
+  const free = createServer();
+  await new Promise((r) => free.listen(0, '127.0.0.1', r));
+  const driverPort = free.address().port;
+  await new Promise((r) => free.close(r));
+  const driver = spawn('/usr/bin/chromedriver', [`--port=${driverPort}`], { detached: true, stdio: 'ignore', env: { ...process.env, HOME: dir } });
+  t.after(() => { try { process.kill(-driver.pid, 'SIGKILL'); } catch {} });
+  const log = [];
+  const proxy = createServer((req, res) => {
+    log.push(`${req.method} ${req.url}`);
+    const up = request({ host: '127.0.0.1', port: driverPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => { res.writeHead(502); res.end(); });
+    req.pipe(up);
+  });
+  await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
+  t.after(() => proxy.close());
+  await until(() => new Promise((r) => request({ host: '127.0.0.1', port: driverPort, path: '/status' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end()), ms(15000), 'chromedriver to listen');
+
+  const srv = await connectClient(t, { bin: 'glovebox' });
+  const call = async (name, args) => {
+    const r = await srv.client.callTool({ name, arguments: args });
+    assert.ok(!r.isError, `${name}: ${JSON.stringify(r.structuredContent)}`);
+    return r.structuredContent;
+  };
+  const connected = await call('webdriver_connect', {
+    url: `http://127.0.0.1:${proxy.address().port}`,
+    capabilities: { browserName: 'chrome', 'goog:chromeOptions': { binary: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1200,800', `--user-data-dir=${join(dir, 'profile')}`] } },
+  });
+  assert.equal(connected.owned, false);
+  await call('open_url', { url: `http://127.0.0.1:${top.address().port}/` });
+  let els = [];
+  await until(async () => { els = (await call('snapshot', {})).elements; return byName(els, 'button', 'Press me'); }, ms(10000), 'the cross-origin iframe to load');
+  assert.ok(log.some((l) => /^POST \/session\/[^/]+\/frame$/.test(l)), 'entered with POST /frame');
+  assert.ok(log.some((l) => /^POST \/session\/[^/]+\/frame\/parent$/.test(l)), 'left with POST /frame/parent');
+  const press = byName(els, 'button', 'Press me');
+  assert.match(press.ref, /^f1e\d+$/);
+  assert.deepEqual(press.bounds, { x: 322, y: 132, width: 120, height: 40 });
+  await call('click', { ref: press.ref });
+  await call('type_text', { ref: byName(els, 'textbox', 'Note').ref, text: 'remote' });
+  const after = (await call('snapshot', {})).elements;
+  assert.ok(byName(after, 'button', 'pressed localhost'), 'the click landed in the frame');
+  assert.equal(byName(after, 'textbox', 'Note').value, 'remote');
+  // Back at the top after each call: the page's own script sees the top.
+  assert.match((await call('read_text', {})).text, /Top page/);
+  await call('session_stop', { session: connected.id });
+  await srv.close();
+});
+
+test('a cross-origin iframe inside a cross-origin iframe: frames numbered in order, bounds through both, a click lands in the inner one', browserOpts(), async (t) => {
+  const innermost = await listen((req, res) => res.end(INNER));
+  // The middle frame (another site) holds the innermost one (another origin again: 127.0.0.1 on a third port).
+  const middle = await listen((req, res) => res.end(`<!doctype html><body style="margin:0"><p style="margin:0">Middle words</p><iframe src="http://127.0.0.1:${innermost.address().port}/" style="position:absolute; left:10px; top:40px; width:360px; height:170px; border:0; padding:5px"></iframe></body>`));
+  const top = await listen((req, res) => res.end(TOP(`http://localhost:${middle.address().port}/`)));
+  t.after(() => { innermost.close(); middle.close(); top.close(); });
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url: `http://127.0.0.1:${top.address().port}/` });
+  let els = [];
+  await until(async () => { els = (await srv.ok('snapshot', {})).sc.elements; return byName(els, 'button', 'Press me'); }, ms(10000), 'the nested iframes to load');
+  assert.deepEqual(els.map((e) => `${e.role} ${e.name} ${e.depth}`), ['heading Top page 0', 'region Panel 0', 'text Middle words 1', 'button Press me 1', 'textbox Note 1', 'button Remove me 1', 'text Inner words 1', 'text After the frame 0']);
+  assert.match(byName(els, 'text', 'Middle words').ref, /^f1e\d+$/);
+  const press = byName(els, 'button', 'Press me');
+  assert.match(press.ref, /^f2e\d+$/);
+  // 302,102 (the outer frame's page) + 10,40 + 5 of padding + 20,30.
+  assert.deepEqual(press.bounds, { x: 337, y: 177, width: 120, height: 40 });
+  await srv.ok('click', { ref: press.ref });
+  assert.equal((await srv.ok('read_text', { ref: press.ref })).sc.text, 'pressed 127.0.0.1');
+  const part = (await srv.ok('snapshot', { scope: press.ref })).sc.elements;
+  assert.deepEqual(part.map((e) => [e.ref, e.bounds.x, e.bounds.y]), [[press.ref, 337, 177]]);
   await srv.close();
 });
