@@ -17,6 +17,7 @@
  * from the top can be walked again for a ref like "f2e7". A page snapshot
  * or find numbers them afresh. Entering a frame is a session-wide state of
  * the endpoint: glovebox always goes back to the top before answering. */
+#include "backend/webdriver/cdp.h"
 #include "backend/webdriver/internal.h"
 
 #include "core/xmalloc.h"
@@ -29,18 +30,23 @@
  * left out (each costs a few requests per snapshot). */
 #define MAX_FRAMES  64
 #define MAX_NESTING 8
+/* A DevTools call in the walk that takes longer falls back to nothing. */
+#define CDP_TIMEOUT_MS 3000
 
-/* The top-page position of a frame's viewport, from its iframe element
- * (arguments[0]) in the context glovebox is in: the element's box, its
- * border and padding, and the same-origin frames it sits in. */
+/* Frame arguments[0]'s iframe, in the page of the frame it sits in. */
+static const char IFRAME_SCRIPT[] =
+    "var m=window.__glovebox_frames,f=m&&m.get(arguments[0]);return f&&f.isConnected?f:null;";
+
+/* The top-page position of frame arguments[0]'s viewport, from its iframe
+ * in the context glovebox is in: the element's box, its border and
+ * padding, and the same-origin frames it sits in. */
 static const char ORIGIN_SCRIPT[] =
-    "var f=arguments[0],x=0,y=0;while(f){var v=f.ownerDocument.defaultView,"
+    "var m=window.__glovebox_frames,f=m&&m.get(arguments[0]),x=0,y=0;if(!f||!f.isConnected)"
+    "return null;while(f){var v=f.ownerDocument.defaultView,"
     "r=f.getBoundingClientRect(),s=v.getComputedStyle(f);"
     "x+=r.left+f.clientLeft+parseFloat(s.paddingLeft);y+=r.top+f.clientTop+parseFloat(s.paddingTop)"
     ";"
     "try{f=v.frameElement;}catch(e){f=null;}}return [x,y];";
-
-static const char *const W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
 int wd_ref_frame(const char *ref)
 {
@@ -68,48 +74,40 @@ void wd_frames_forget(struct wd *w)
     w->frames = NULL;
 }
 
-/* Frame n's entry {parent, el}, or NULL. */
-static const json_t *frame_entry(const struct wd *w, int n)
+int wd_frames_next(const struct wd *w)
 {
-    return n > 0 ? json_array_get(w->frames, (size_t)n - 1) : NULL;
+    return (int)json_array_size(w->frames) + 1;
 }
 
-static const char *element_id(const json_t *el)
+/* The frame frame n's iframe is in (0: the top), or -1 when n is unknown. */
+static int parent_of(const struct wd *w, int n)
 {
-    return json_string_value(json_object_get(el, W3C_ELEMENT));
+    const json_t *p = n > 0 ? json_array_get(w->frames, (size_t)n - 1) : NULL;
+    return p ? (int)json_integer_value(p) : -1;
 }
 
-/* The number of the frame of iframe element el inside frame parent: the
- * one it had, or a new one; 0 when there are too many or el is not an
- * element reference. */
-static int frame_add(struct wd *w, int parent, const json_t *el)
+/* Frame n, whose iframe is in frame parent, as a page numbered it; false
+ * when the number does not follow on (or there are too many). */
+static bool frame_register(struct wd *w, int parent, int n)
 {
-    const char *id = element_id(el);
-    if (!id)
-        return 0;
     if (!w->frames)
         w->frames = json_array();
-    size_t i;
-    json_t *f;
-    json_array_foreach(w->frames, i, f)
-    {
-        if (json_integer_value(json_object_get(f, "parent")) == parent &&
-            strcmp(element_id(json_object_get(f, "el")), id) == 0)
-            return (int)i + 1;
-    }
-    if (json_array_size(w->frames) >= MAX_FRAMES)
-        return 0;
-    json_array_append_new(w->frames, json_pack("{s:i, s:O}", "parent", parent, "el", el));
-    return (int)json_array_size(w->frames);
+    size_t size = json_array_size(w->frames);
+    if (n >= 1 && (size_t)n <= size)
+        return json_array_set_new(w->frames, (size_t)n - 1, json_integer(parent)) == 0;
+    if ((size_t)n != size + 1 || n > MAX_FRAMES)
+        return false;
+    json_array_append_new(w->frames, json_integer(parent));
+    return true;
 }
 
 /* Frame n's ancestors, outermost first (n last). */
 static size_t frame_path(const struct wd *w, int n, int path[MAX_NESTING + 1])
 {
     size_t len = 0;
-    for (const json_t *f = frame_entry(w, n); f && len <= MAX_NESTING; f = frame_entry(w, n)) {
+    for (int p = parent_of(w, n); p >= 0 && len <= MAX_NESTING; p = parent_of(w, n)) {
         path[len++] = n;
-        n = (int)json_integer_value(json_object_get(f, "parent"));
+        n = p;
     }
     for (size_t i = 0; i < len / 2; i++) {
         int t = path[i];
@@ -153,25 +151,43 @@ static void move_free(struct move *m)
     free(m);
 }
 
+/* The move ends with code and err: back at the top first. */
+static void move_fail(struct move *m, enum error_code code, const char *err)
+{
+    if (code != ERROR_DEVICE_UNAVAILABLE && code != ERROR_SESSION_EXPIRED)
+        wd_frame_top(m->w);
+    m->fn(m->w, m->ud, NULL, 0, 0, code, err);
+    move_free(m);
+}
+
 static void enter_next(struct move *m);
 
 static void entered_one(struct wd *w, void *ud, json_t *value, enum error_code code,
                         const char *err)
 {
-    (void)value;
+    (void)w, (void)value;
     struct move *m = ud;
     if (err) {
-        /* The iframe left the page, or the page navigated. */
-        if (code != ERROR_DEVICE_UNAVAILABLE && code != ERROR_SESSION_EXPIRED) {
-            wd_frame_top(w);
-            code = ERROR_NOT_FOUND;
-        }
-        m->fn(w, m->ud, NULL, 0, 0, code, err);
-        move_free(m);
+        move_fail(m,
+                  code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED
+                      ? code
+                      : ERROR_NOT_FOUND,
+                  err);
         return;
     }
     m->at++;
     enter_next(m);
+}
+
+static void got_iframe(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    struct move *m = ud;
+    if (err || !json_is_object(value)) {
+        /* The iframe left the page, or the page navigated. */
+        move_fail(m, err ? code : ERROR_NOT_FOUND, err ? err : "the frame left the page");
+        return;
+    }
+    wd_command_quiet(w, "POST", "/frame", json_pack("{s:O}", "id", value), entered_one, m);
 }
 
 static void enter_next(struct move *m)
@@ -181,16 +197,17 @@ static void enter_next(struct move *m)
         move_free(m);
         return;
     }
-    const json_t *el = json_object_get(frame_entry(m->w, m->path[m->at]), "el");
-    wd_command_quiet(m->w, "POST", "/frame", json_pack("{s:O}", "id", el), entered_one, m);
+    wd_command_quiet(m->w, "POST", "/execute/sync",
+                     json_pack("{s:s, s:[i]}", "script", IFRAME_SCRIPT, "args", m->path[m->at]),
+                     got_iframe, m);
 }
 
 static void at_top(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
+    (void)w, (void)value;
     struct move *m = ud;
     if (err) {
-        m->at = m->len; /* nothing to go back out of */
-        entered_one(w, ud, value, code, err);
+        move_fail(m, code, err);
         return;
     }
     enter_next(m);
@@ -223,13 +240,10 @@ static void leave_next(struct move *m);
 
 static void got_origin(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
-    (void)code;
+    (void)w;
     struct move *m = ud;
     if (err || json_array_size(value) != 2) {
-        wd_frame_top(w);
-        m->fn(w, m->ud, NULL, 0, 0, code ? code : ERROR_TOOL_FAILED,
-              err ? err : "the iframe's position is not known");
-        move_free(m);
+        move_fail(m, err ? code : ERROR_NOT_FOUND, err ? err : "the frame left the page");
         return;
     }
     m->dx += json_number_value(json_array_get(value, 0));
@@ -242,15 +256,13 @@ static void left_one(struct wd *w, void *ud, json_t *value, enum error_code code
     (void)value;
     struct move *m = ud;
     if (err) {
-        wd_frame_top(w);
-        m->fn(w, m->ud, NULL, 0, 0, code, err);
-        move_free(m);
+        move_fail(m, code, err);
         return;
     }
     /* In the iframe's own context now: where is it? */
-    const json_t *el = json_object_get(frame_entry(w, m->path[m->at]), "el");
     wd_command_quiet(w, "POST", "/execute/sync",
-                     json_pack("{s:s, s:[O]}", "script", ORIGIN_SCRIPT, "args", el), got_origin, m);
+                     json_pack("{s:s, s:[i]}", "script", ORIGIN_SCRIPT, "args", m->path[m->at]),
+                     got_origin, m);
 }
 
 static void leave_next(struct move *m)
@@ -274,11 +286,10 @@ void wd_frame_leave(struct wd *w, int n, wd_frame_fn fn, void *ud)
 /* wd_frame_command: the command's answer, then back to the top. */
 static void commanded(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
+    (void)w;
     struct move *m = ud;
     if (err) {
-        wd_frame_top(w);
-        m->fn(w, m->ud, NULL, 0, 0, code, err);
-        move_free(m);
+        move_fail(m, code, err);
         return;
     }
     m->value = json_incref(value);
@@ -318,14 +329,13 @@ void wd_frame_command(struct wd *w, int n, const char *method, const char *path,
 struct ctx {
     struct ctx *up;
     int frame;
-    json_t *rows; /* the script's rows, those of finished frames spliced in */
-    json_t *xf;   /* [[index in its rows, x, y, depth]…] */
-    json_t *els;  /* the iframes' element references, once asked */
-    size_t i;     /* the iframe walked now */
-    size_t added; /* rows spliced in so far */
-    size_t abs;   /* where its first row is in the whole answer */
+    char *session; /* its DevTools session (the walk over the socket) */
+    json_t *rows;  /* the script's rows, those of finished frames spliced in */
+    json_t *xf;    /* [[index in its rows, x, y, depth, frame number]…] */
+    size_t i;      /* the iframe walked now */
+    size_t added;  /* rows spliced in so far */
+    size_t abs;    /* where its first row is in the whole answer */
     int nesting;
-    int pending_frame; /* the number of the iframe walked now */
 };
 
 struct walk {
@@ -337,16 +347,36 @@ struct walk {
     char *script;
     wd_rows_fn fn;
     void *ud;
+    /* Over the owned browser's DevTools (its frames in processes of their
+     * own are targets with sessions); else WebDriver frame switching. What
+     * to start again from when a frame is not such a target. */
+    bool cdp;
+    json_t *root_rows, *root_xf;
+    size_t root_total, frames0;
+    int root_frame;
+    char *pending_session; /* the frame's entered over the socket */
 };
 
-static struct ctx *ctx_new(struct ctx *up, int frame, json_t *rows, const json_t *xf)
+/* A context of frame's rows and iframes (both borrowed); its iframes get
+ * their numbers. */
+static struct ctx *ctx_new(struct wd *w, struct ctx *up, int frame, json_t *rows, const json_t *xf)
 {
     struct ctx *c = xcalloc(1, sizeof *c);
     c->up = up;
     c->frame = frame;
-    c->rows = rows ? rows : json_array();
-    c->xf = json_is_array(xf) ? json_incref((json_t *)xf) : json_array();
+    c->rows = json_is_array(rows) ? json_copy(rows) : json_array();
+    c->xf = json_array();
     c->nesting = up ? up->nesting + 1 : 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(xf, i, x)
+    {
+        /* Too deep, too many, or not the script's shape: left out. */
+        if (c->nesting < MAX_NESTING && json_array_size(x) == 5 &&
+            json_is_integer(json_array_get(x, 0)) &&
+            frame_register(w, frame, (int)json_integer_value(json_array_get(x, 4))))
+            json_array_append(c->xf, x);
+    }
     return c;
 }
 
@@ -354,108 +384,90 @@ static void ctx_free(struct ctx *c)
 {
     json_decref(c->rows);
     json_decref(c->xf);
-    json_decref(c->els);
+    free(c->session);
     free(c);
 }
 
-static void step(struct walk *k);
-
-static void walk_end(struct walk *k, enum error_code code, const char *err)
+static void walk_free(struct walk *k)
 {
     struct ctx *c = k->cur;
-    while (c->up) {
+    while (c) {
         struct ctx *up = c->up;
         ctx_free(c);
         c = up;
     }
-    if (err)
-        k->fn(k->w, k->ud, NULL, 0, code, err);
-    else
-        k->fn(k->w, k->ud, json_incref(c->rows), k->total, 0, NULL);
-    ctx_free(c);
+    json_decref(k->root_rows);
+    json_decref(k->root_xf);
+    free(k->pending_session);
     free(k->script);
     free(k);
 }
 
-static void got_els(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+static void walk_end(struct walk *k, enum error_code code, const char *err)
 {
-    (void)w;
-    struct walk *k = ud;
-    if (err && (code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED)) {
-        walk_end(k, code, err);
-        return;
-    }
-    /* Without them the frames are left out. */
-    k->cur->els = json_is_array(value) && json_array_size(value) == json_array_size(k->cur->xf)
-                      ? json_incref(value)
-                      : json_array();
-    if (json_array_size(k->cur->els) == 0)
-        k->cur->i = json_array_size(k->cur->xf);
-    step(k);
+    struct ctx *root = k->cur;
+    while (root->up)
+        root = root->up;
+    if (err)
+        k->fn(k->w, k->ud, NULL, 0, code, err);
+    else
+        k->fn(k->w, k->ud, json_incref(root->rows), k->total, 0, NULL);
+    walk_free(k);
 }
 
-static void frame_ran(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+static bool fatal(enum error_code code)
 {
-    (void)w;
-    struct walk *k = ud;
+    return code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED;
+}
+
+static void step(struct walk *k);
+
+/* The iframe now walked in k->cur. */
+static const json_t *current_iframe(const struct walk *k)
+{
+    return json_array_get(k->cur->xf, k->cur->i);
+}
+
+static int current_number(const struct walk *k)
+{
+    return (int)json_integer_value(json_array_get(current_iframe(k), 4));
+}
+
+/* The script's arguments for the frame now walked. */
+static json_t *frame_args(const struct walk *k)
+{
+    const struct ctx *c = k->cur;
+    const json_t *x = current_iframe(k);
+    size_t at = c->abs + (size_t)json_integer_value(json_array_get(x, 0)) + c->added;
+    int budget = k->max > (int)at ? k->max - (int)at : 0;
+    char *prefix = xasprintf("f%d", current_number(k));
+    json_t *args =
+        json_pack("[i, b, n, s, O, O, O, b, i]", budget, k->hidden, prefix, json_array_get(x, 1),
+                  json_array_get(x, 2), json_array_get(x, 3), k->keep, wd_frames_next(k->w));
+    free(prefix);
+    return args;
+}
+
+/* The frame's answer (the script's JSON text; NULL: it gave none): its
+ * context is walked next. */
+static void descend(struct walk *k, const json_t *value, const char *session)
+{
     struct ctx *c = k->cur;
-    if (err && (code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED)) {
-        walk_end(k, code, err);
-        return;
-    }
-    /* The frame's rows; a frame that failed (it navigated while looked
-     * at) gives none. */
-    json_t *doc =
-        !err && json_is_string(value) ? json_loads(json_string_value(value), 0, NULL) : NULL;
-    json_t *rows = json_array_get(doc, 0);
-    struct ctx *child = ctx_new(c, c->pending_frame, json_is_array(rows) ? json_incref(rows) : NULL,
-                                c->nesting + 1 < MAX_NESTING ? json_array_get(doc, 2) : NULL);
+    json_t *doc = json_is_string(value) ? json_loads(json_string_value(value), 0, NULL) : NULL;
+    struct ctx *child =
+        ctx_new(k->w, c, current_number(k), json_array_get(doc, 0), json_array_get(doc, 2));
+    child->session = session ? xstrdup(session) : NULL;
     k->total += (size_t)json_integer_value(json_array_get(doc, 1));
     json_decref(doc);
-    child->abs = c->abs +
-                 (size_t)json_integer_value(json_array_get(json_array_get(c->xf, c->i), 0)) +
-                 c->added;
+    child->abs =
+        c->abs + (size_t)json_integer_value(json_array_get(current_iframe(k), 0)) + c->added;
     k->cur = child;
     step(k);
 }
 
-static void frame_entered(struct wd *w, void *ud, json_t *value, enum error_code code,
-                          const char *err)
+/* The frame now walked is done: its rows into its parent's. */
+static void ascend(struct walk *k)
 {
-    (void)value;
-    struct walk *k = ud;
-    struct ctx *c = k->cur;
-    if (err) {
-        if (code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED) {
-            walk_end(k, code, err);
-            return;
-        }
-        /* Gone before it was entered: left out, still in c's context. */
-        c->i++;
-        step(k);
-        return;
-    }
-    const json_t *x = json_array_get(c->xf, c->i);
-    size_t at = c->abs + (size_t)json_integer_value(json_array_get(x, 0)) + c->added;
-    int budget = k->max > (int)at ? k->max - (int)at : 0;
-    char *prefix = xasprintf("f%d", c->pending_frame);
-    json_t *args =
-        json_pack("[i, b, n, s, O, O, O, b]", budget, k->hidden, prefix, json_array_get(x, 1),
-                  json_array_get(x, 2), json_array_get(x, 3), k->keep);
-    free(prefix);
-    wd_command_quiet(w, "POST", "/execute/sync",
-                     json_pack("{s:s, s:o}", "script", k->script, "args", args), frame_ran, k);
-}
-
-static void went_up(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
-{
-    (void)value;
-    struct walk *k = ud;
-    if (err) {
-        wd_frame_top(w);
-        walk_end(k, code, err);
-        return;
-    }
     struct ctx *c = k->cur, *up = c->up;
     size_t at =
         (size_t)json_integer_value(json_array_get(json_array_get(up->xf, up->i), 0)) + up->added;
@@ -471,32 +483,180 @@ static void went_up(struct wd *w, void *ud, json_t *value, enum error_code code,
     step(k);
 }
 
+/* -- by WebDriver frame switching -- */
+
+static void frame_ran(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)w;
+    struct walk *k = ud;
+    if (err && fatal(code)) {
+        walk_end(k, code, err);
+        return;
+    }
+    /* A frame that failed (it navigated while looked at) gives no rows. */
+    descend(k, err ? NULL : value, NULL);
+}
+
+static void frame_entered(struct wd *w, void *ud, json_t *value, enum error_code code,
+                          const char *err)
+{
+    (void)value;
+    struct walk *k = ud;
+    if (err) {
+        if (fatal(code)) {
+            walk_end(k, code, err);
+            return;
+        }
+        /* Gone before it was entered: left out, still in its parent. */
+        k->cur->i++;
+        step(k);
+        return;
+    }
+    wd_command_quiet(w, "POST", "/execute/sync",
+                     json_pack("{s:s, s:o}", "script", k->script, "args", frame_args(k)), frame_ran,
+                     k);
+}
+
+static void got_walk_iframe(struct wd *w, void *ud, json_t *value, enum error_code code,
+                            const char *err)
+{
+    struct walk *k = ud;
+    if (err || !json_is_object(value)) {
+        frame_entered(w, k, NULL, err ? code : ERROR_NOT_FOUND, err ? err : "gone");
+        return;
+    }
+    wd_command_quiet(w, "POST", "/frame", json_pack("{s:O}", "id", value), frame_entered, k);
+}
+
+static void went_up(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)value;
+    struct walk *k = ud;
+    if (err) {
+        wd_frame_top(w);
+        walk_end(k, code, err);
+        return;
+    }
+    ascend(k);
+}
+
+/* -- over the DevTools socket -- */
+
+static void restart_w3c(struct walk *k);
+
+static void cdp_ran(void *ud, json_t *result, const char *err)
+{
+    struct walk *k = ud;
+    const json_t *value = json_object_get(json_object_get(result, "result"), "value");
+    if (err || json_object_get(result, "exceptionDetails") || !json_is_string(value)) {
+        restart_w3c(k);
+        return;
+    }
+    descend(k, value, k->pending_session);
+}
+
+static void cdp_eval(struct walk *k, const char *session, const char *expr, bool by_value,
+                     wd_cdp_reply_fn fn)
+{
+    struct wd_cdp *c = wd_cast_cdp(k->w);
+    if (!c) {
+        fn(k, NULL, "the browser's DevTools socket is not open");
+        return;
+    }
+    wd_cdp_call_in(c, session, "Runtime.evaluate",
+                   json_pack("{s:s, s:b}", "expression", expr, "returnByValue", by_value),
+                   CDP_TIMEOUT_MS, fn, k);
+}
+
+static void described(void *ud, json_t *result, const char *err)
+{
+    struct walk *k = ud;
+    const char *frame_id =
+        json_string_value(json_object_get(json_object_get(result, "node"), "frameId"));
+    const char *session = !err && frame_id ? wd_cast_frame_session(k->w, frame_id) : NULL;
+    if (!session) {
+        /* Not a frame of its own process (the same site, another port):
+         * WebDriver frame switching reaches it. */
+        restart_w3c(k);
+        return;
+    }
+    free(k->pending_session);
+    k->pending_session = xstrdup(session);
+    char *list = json_dumps(frame_args(k), JSON_COMPACT);
+    char *expr = xasprintf("(function(){%s}).apply(null,%s)", k->script, list);
+    free(list);
+    cdp_eval(k, session, expr, true, cdp_ran);
+    free(expr);
+}
+
+static void got_iframe_object(void *ud, json_t *result, const char *err)
+{
+    struct walk *k = ud;
+    const char *object_id =
+        json_string_value(json_object_get(json_object_get(result, "result"), "objectId"));
+    struct wd_cdp *c = wd_cast_cdp(k->w);
+    if (err || !object_id || !c) {
+        restart_w3c(k);
+        return;
+    }
+    wd_cdp_call_in(c, k->cur->session, "DOM.describeNode",
+                   json_pack("{s:s}", "objectId", object_id), CDP_TIMEOUT_MS, described, k);
+}
+
+static void cdp_enter(struct walk *k)
+{
+    char *expr = xasprintf("(function(){var m=window.__glovebox_frames,f=m&&m.get(%d);"
+                           "return f&&f.isConnected?f:null;})()",
+                           current_number(k));
+    cdp_eval(k, k->cur->session, expr, false, got_iframe_object);
+    free(expr);
+}
+
+/* A frame the socket cannot reach: the whole walk again by WebDriver
+ * (nothing was entered that way yet, so the endpoint is at the start). */
+static void restart_w3c(struct walk *k)
+{
+    struct ctx *c = k->cur;
+    while (c->up) {
+        struct ctx *up = c->up;
+        ctx_free(c);
+        c = up;
+    }
+    ctx_free(c);
+    while (json_array_size(k->w->frames) > k->frames0)
+        json_array_remove(k->w->frames, json_array_size(k->w->frames) - 1);
+    k->cdp = false;
+    k->total = k->root_total;
+    k->cur = ctx_new(k->w, NULL, k->root_frame, k->root_rows, k->root_xf);
+    step(k);
+}
+
 static void step(struct walk *k)
 {
     struct ctx *c = k->cur;
-    if (json_array_size(c->xf) && !c->els) {
-        wd_command_quiet(
-            k->w, "POST", "/execute/sync",
-            json_pack("{s:s, s:[]}", "script", "return window.__glovebox_xframes||[];", "args"),
-            got_els, k);
+    if (k->w->destroyed || k->w->stopping) {
+        walk_end(k, k->w->abort_code ? k->w->abort_code : ERROR_DEVICE_UNAVAILABLE,
+                 "the session ended");
         return;
     }
-    while (c->i < json_array_size(c->xf)) {
-        int n = frame_add(k->w, c->frame, json_array_get(c->els, c->i));
-        if (n > 0) {
-            c->pending_frame = n;
-            wd_command_quiet(k->w, "POST", "/frame",
-                             json_pack("{s:O}", "id", json_array_get(c->els, c->i)), frame_entered,
-                             k);
-            return;
-        }
-        c->i++;
+    if (c->i < json_array_size(c->xf)) {
+        if (k->cdp)
+            cdp_enter(k);
+        else
+            wd_command_quiet(
+                k->w, "POST", "/execute/sync",
+                json_pack("{s:s, s:[i]}", "script", IFRAME_SCRIPT, "args", current_number(k)),
+                got_walk_iframe, k);
+        return;
     }
     if (!c->up) {
         walk_end(k, 0, NULL);
         return;
     }
-    wd_command_quiet(k->w, "POST", "/frame/parent", NULL, went_up, k);
+    if (k->cdp)
+        ascend(k);
+    else
+        wd_command_quiet(k->w, "POST", "/frame/parent", NULL, went_up, k);
 }
 
 void wd_frames_walk(struct wd *w, int frame, json_t *rows, size_t total, const json_t *xf,
@@ -507,13 +667,17 @@ void wd_frames_walk(struct wd *w, int frame, json_t *rows, size_t total, const j
     k->max = max;
     k->hidden = hidden;
     k->keep = keep;
-    k->total = total;
+    k->total = k->root_total = total;
     k->script = xstrdup(script);
     k->fn = fn;
     k->ud = ud;
-    k->cur = ctx_new(NULL, frame, rows, xf);
-    /* A page snapshot numbers the frames afresh. */
-    if (frame == 0 && !keep)
-        wd_frames_forget(w);
+    k->root_frame = frame;
+    k->root_rows = rows;
+    k->root_xf = json_deep_copy(xf);
+    /* The socket reaches the page's context only: a walk that starts in a
+     * frame (a scope there) was entered by WebDriver. */
+    k->cdp = frame == 0 && wd_cast_cdp(w) != NULL;
+    k->cur = ctx_new(w, NULL, frame, rows, xf);
+    k->frames0 = json_array_size(w->frames);
     step(k);
 }

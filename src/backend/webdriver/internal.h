@@ -70,9 +70,10 @@ struct wd {
     /* The owned browser's DevTools socket and screencast (cast.c); NULL
      * when glovebox does not own the browser. */
     struct wd_cast *cast;
-    /* Cross-origin frames the latest snapshots entered (frames.c): f1 is
-     * [0], each {parent: its frame's number (0: the top), el: the iframe's
-     * W3C element reference there}. NULL when none. */
+    /* Cross-origin frames the latest snapshots found (frames.c): f1 is
+     * [0], each the number of the frame its iframe is in (0: the top),
+     * whose page keeps the iframe in window.__glovebox_frames. NULL when
+     * none. */
     json_t *frames;
 };
 
@@ -112,6 +113,12 @@ const char *wd_cast_frame(struct wd *w);
 /* A capture on the socket (fn gets a base64 PNG, or chromedriver's answer
  * when the socket fails); false when there is no socket. */
 bool wd_cast_capture(struct wd *w, wd_reply_fn fn, void *ud);
+/* The owned browser's DevTools socket when it is open for the tab the
+ * commands go to, else NULL; the flat session of the frame frame_id when
+ * it runs in a process of its own (an attached target), else NULL. */
+struct wd_cdp;
+struct wd_cdp *wd_cast_cdp(struct wd *w);
+const char *wd_cast_frame_session(struct wd *w, const char *frame_id);
 /* A script that only reads the page, with args (an array, stolen): over
  * DevTools when the socket is open, else execute/sync. */
 void wd_script(struct wd *w, const char *source, json_t *args, wd_reply_fn fn, void *ud);
@@ -120,6 +127,8 @@ void wd_script(struct wd *w, const char *source, json_t *args, wd_reply_fn fn, v
  * page), 2 for "f2e3"; -1 when ref is not a ref. */
 int wd_ref_frame(const char *ref);
 void wd_frames_forget(struct wd *w);
+/* The number the next frame found gets. */
+int wd_frames_next(const struct wd *w);
 /* Back to the top context, no answer wanted. */
 void wd_frame_top(struct wd *w);
 /* A frame's outcome: value (borrowed) and the top-page position of the

@@ -29,11 +29,13 @@
  * has (a scoped snapshot).
  * Returns, as JSON text, [[[ref, role, name, value, states, x, y, width,
  * height, depth]...], the number of meaningful elements seen, [[row
- * index, x, y, depth]...] of the iframes it could not look into] — one
+ * index, x, y, depth, frame number]...] of the iframes it could not look
+ * into] — one
  * string is much cheaper for the driver to hand back than a few hundred
  * small arrays it would walk one by one (docs/BENCHMARKS.md, WebDriver) —
- * or "gone" when the scope's element is not on the page. Those iframes'
- * elements stay in window.__glovebox_xframes for execute/sync to name. A
+ * or "gone" when the scope's element is not on the page. Those iframes
+ * are numbered from [8] on (a scoped snapshot keeps the numbers they had)
+ * and kept in window.__glovebox_frames under their numbers (frames.c). A
  * page snapshot numbers its elements afresh (e1, e2, …); a scoped one
  * keeps the refs the page has, so the scope and every element an earlier
  * snapshot named keep their refs, and elements new to the page get
@@ -41,11 +43,12 @@
 static const char SNAPSHOT_SCRIPT[] =
     "var max=arguments[0],hidden=arguments[1],scope=arguments[2],pre=arguments[3]||'',"
     "bx=arguments[4]||0,by=arguments[5]||0,base=arguments[6]||0,keep=arguments[7]||scope,"
-    "refs=window.__glovebox_refs,out=[],total=0,xf=[],xe=[],byEl=new Map(),next=0,se=null;"
+    "nf=arguments[8]||1,fm=window.__glovebox_frames,"
+    "refs=window.__glovebox_refs,out=[],total=0,xf=[],byEl=new Map(),next=0,se=null;"
     "if(keep&&refs){if(scope){se=refs.get(scope);if(!se||!se.isConnected)return 'gone';}"
     "refs.forEach(function(v,k){byEl.set(v,k);var n=+k.slice(k.lastIndexOf('e')+1);"
     "if(n>next)next=n;});}else if(scope)return 'gone';else{refs=new Map();"
-    "window.__glovebox_refs=refs;}window.__glovebox_xframes=xe;"
+    "window.__glovebox_refs=refs;}if(!keep||!fm){fm=new Map();window.__glovebox_frames=fm;}"
     "function refOf(e){var r=byEl.get(e);if(r)return r;r=pre+'e'+(++next);refs.set(r,e);"
     "byEl.set(e,r);return r;}"
     /* Where an iframe's page starts: inside its border and padding. */
@@ -104,7 +107,8 @@ static const char SNAPSHOT_WALK[] =
     "Math.round(rc.width),Math.round(rc.height),depth]);}}d=depth+1;}"
     "if(t==='IFRAME'||t==='FRAME'){var fd=null;try{fd=e.contentDocument;}catch(err){}"
     "var o=org(e);if(fd&&fd.body)walk(fd.body,dx+o[0],dy+o[1],d,false);"
-    "else if(!fd){xf.push([out.length,Math.round(dx+o[0]),Math.round(dy+o[1]),d]);xe.push(e);}}"
+    "else if(!fd){var fn=e.__glovebox_frame;if(!fn||fm.get(fn)!==e){fn=nf++;fm.set(fn,e);"
+    "e.__glovebox_frame=fn;}xf.push([out.length,Math.round(dx+o[0]),Math.round(dy+o[1]),d,fn]);}}"
     "if(e.shadowRoot)walk(e.shadowRoot,dx,dy,d,named);"
     "walk(e,dx,dy,d,named||/^(link|button|heading|listitem|option|textbox)$/.test(r));}"
     "function walk(root,dx,dy,depth,named){for(var e=root.firstElementChild;e;"
@@ -304,11 +308,11 @@ static void got_rows(struct wd *w, void *ud, json_t *value, enum error_code code
     json_decref(doc);
 }
 
-static json_t *snapshot_args(const struct snap *s)
+static json_t *snapshot_args(struct wd *w, const struct snap *s)
 {
     char *prefix = s->frame ? xasprintf("f%d", s->frame) : xstrdup("");
-    json_t *args = json_pack("[i, b, s?, s, i, i, i, b]", s->max, s->hidden, s->scope, prefix, 0, 0,
-                             0, s->scope != NULL);
+    json_t *args = json_pack("[i, b, s?, s, i, i, i, b, i]", s->max, s->hidden, s->scope, prefix, 0,
+                             0, 0, s->scope != NULL, wd_frames_next(w));
     free(prefix);
     return args;
 }
@@ -327,8 +331,8 @@ static void scope_entered(struct wd *w, void *ud, json_t *value, int dx, int dy,
     }
     char *source = snapshot_source();
     wd_command_quiet(w, "POST", "/execute/sync",
-                     json_pack("{s:s, s:o}", "script", source, "args", snapshot_args(s)), got_rows,
-                     s);
+                     json_pack("{s:s, s:o}", "script", source, "args", snapshot_args(w, s)),
+                     got_rows, s);
     free(source);
 }
 
@@ -350,8 +354,11 @@ static void run_snapshot(struct backend_call *bc, const char *verb, int max, boo
         wd_frame_enter(w, s->frame, scope_entered, s);
         return;
     }
+    /* A page snapshot or find numbers the frames afresh. */
+    if (!scope)
+        wd_frames_forget(w);
     char *source = snapshot_source();
-    wd_script(w, source, snapshot_args(s), got_rows, s);
+    wd_script(w, source, snapshot_args(w, s), got_rows, s);
     free(source);
 }
 
