@@ -582,7 +582,9 @@ static void described(void *ud, json_t *result, const char *err)
     }
     free(k->pending_session);
     k->pending_session = xstrdup(session);
-    char *list = json_dumps(frame_args(k), JSON_COMPACT);
+    json_t *args = frame_args(k);
+    char *list = json_dumps(args, JSON_COMPACT);
+    json_decref(args);
     char *expr = xasprintf("(function(){%s}).apply(null,%s)", k->script, list);
     free(list);
     cdp_eval(k, session, expr, true, cdp_ran);
