@@ -18,6 +18,9 @@
 // Prints figures, never asserts on them; exits 1 only if glovebox
 // misbehaves. Knobs: BENCH_ACTIONS (50 per metric and server), BENCH_WARMUP (5),
 // BENCH_AFTER_CLICK (20 screenshots after a click, at once and 300 ms later).
+// Last, `snapshot` vs browser_snapshot on the same page with a cross-origin
+// iframe (another site: localhost vs 127.0.0.1, so Chromium runs it in a
+// process of its own) holding a small form.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -50,9 +53,15 @@ body { margin: 8px; font: 14px sans-serif; } table { border-collapse: collapse; 
 <ul>${Array.from({ length: 60 }, (_, i) => `<li>Item ${i + 1} <button>Add</button></li>`).join('')}</ul>
 </body></html>`;
 
+const FRAME = `<!doctype html><body><form><label>Card number <input></label><label>Name <input></label>
+<button type="button">Pay</button></form>${Array.from({ length: 20 }, (_, i) => `<a href="#t${i}">Term ${i + 1}</a>`).join(' ')}</body>`;
+let framePort = 0;
+
 function startSite() {
   const site = http.createServer((req, res) => {
     res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (req.url === '/inner') return res.end(FRAME);
+    if (req.url === '/framed') return res.end(PAGE.replace('</body>', `<iframe src="http://localhost:${framePort}/inner" width="500" height="200"></iframe></body>`));
     res.end(PAGE);
   });
   return new Promise((resolve) => site.listen(0, '127.0.0.1', () => resolve(site)));
@@ -158,6 +167,7 @@ if (!existsSync(CHROMIUM) || !existsSync('/usr/bin/chromedriver')) {
 }
 
 const site = await startSite();
+framePort = site.address().port;
 const url = `http://127.0.0.1:${site.address().port}/`;
 const outDir = mkdtempSync(join(tmpdir(), 'glovebox-wdbench-'));
 let g, p, raw;
@@ -240,6 +250,23 @@ try {
   const p50 = (v) => pct(v, 50);
   const peerName = p.why ? `playwright-mcp (${p.why})` : 'playwright-mcp';
   const half = { ratio: 0.5, text: '≤ 0.5×' };
+
+  // A page with a cross-origin iframe: both servers on it, then snapshots.
+  const framedUrl = `${url}framed`;
+  await g.call('open_url', { url: framedUrl });
+  let framed = { a: [], b: null };
+  for (let i = 0; i < 50; i++) {
+    const sc = (await g.call('snapshot', {})).structuredContent;
+    if (sc.elements.some((e) => e.name === 'Pay' && /^f\d+e/.test(e.ref))) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (pc && !peerError) await pc('browser_navigate', { url: framedUrl });
+  framed = await alternate(() => g.call('snapshot', {}), pc && !peerError ? () => pc('browser_snapshot') : null);
+  if (peerError) framed.b = null;
+  printComparison('snapshot of a page with a cross-origin iframe', ['glovebox', peerName],
+    [{ metric: 'snapshot p50, one cross-origin iframe', a: p50(framed.a), b: p50(framed.b), format: formatMs, target: half },
+      { metric: 'snapshot p95, one cross-origin iframe', a: pct(framed.a, 95), b: pct(framed.b, 95), format: formatMs }]);
+
   const rows = [
     { metric: 'snapshot p50', a: p50(snapshot.a), b: p50(snapshot.b), format: formatMs, target: half },
     { metric: 'snapshot p95', a: pct(snapshot.a, 95), b: pct(snapshot.b, 95), format: formatMs },
@@ -264,7 +291,7 @@ try {
   ];
   printComparison('glovebox overhead per WebDriver call (POST /execute/sync)', ['glovebox', 'chromedriver direct'], orows,
     'glovebox = a whole tools/call round trip over stdio; chromedriver direct = the same command over kept-alive HTTP from node.');
-  saveResults('webdriver', { viewport, snapshot, click, screenshot, shot_now: shotNow, shot_later: shotLater, overhead, sdk_read_text: sdkReadText, raw_snapshot: rawSnapshot, shots, peer: p.why ?? 'playwright-mcp' });
+  saveResults('webdriver', { viewport, snapshot, click, screenshot, shot_now: shotNow, shot_later: shotLater, overhead, sdk_read_text: sdkReadText, raw_snapshot: rawSnapshot, shots, framed, peer: p.why ?? 'playwright-mcp' });
 
   await g.call('session_stop', { session: conn.id });
 } catch (e) {

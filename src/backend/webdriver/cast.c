@@ -55,6 +55,10 @@ struct wd_cast {
     bool elsewhere; /* the commands go to another window */
     uv_timer_t settle;
     bool capturing; /* the background capture is in flight */
+    /* Frames in processes of their own, attached as targets: {target id
+     * (= frame id): session id}. */
+    json_t *targets;
+    bool enabled; /* Page.enable and the auto-attach sent */
 };
 
 void wd_cast_init(struct wd *w, const json_t *caps)
@@ -91,6 +95,7 @@ static void off(struct wd_cast *c)
 static void cast_free(uv_handle_t *h)
 {
     struct wd_cast *c = h->data;
+    json_decref(c->targets);
     free(c->handle);
     free(c);
 }
@@ -203,6 +208,11 @@ void wd_cast_window(struct wd *w, const char *handle)
     c->elsewhere = strcmp(handle, c->handle) != 0;
 }
 
+static json_t *auto_attach(void)
+{
+    return json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 0, "flatten", 1);
+}
+
 static void event(void *ud, const char *method, json_t *params)
 {
     struct wd_cast *c = ud;
@@ -222,6 +232,28 @@ static void event(void *ud, const char *method, json_t *params)
         wd_cdp_call(c->cdp, "Page.screencastFrameAck",
                     json_pack("{s:O}", "sessionId", json_object_get(params, "sessionId")),
                     SCRIPT_TIMEOUT_MS, NULL, NULL);
+    } else if (strcmp(method, "Target.attachedToTarget") == 0) {
+        const json_t *info = json_object_get(params, "targetInfo");
+        const char *session = json_string_value(json_object_get(params, "sessionId"));
+        const char *id = json_string_value(json_object_get(info, "targetId"));
+        const char *type = json_string_value(json_object_get(info, "type"));
+        if (session && id && type && strcmp(type, "iframe") == 0 &&
+            json_object_size(c->targets) < 256) {
+            json_object_set_new(c->targets, id, json_string(session));
+            /* Its own frames of other sites are targets of its session. */
+            wd_cdp_call_in(c->cdp, session, "Target.setAutoAttach", auto_attach(),
+                           SCRIPT_TIMEOUT_MS, NULL, NULL);
+        }
+    } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
+        const char *session = json_string_value(json_object_get(params, "sessionId"));
+        const char *key;
+        json_t *v;
+        void *tmp;
+        json_object_foreach_safe(c->targets, tmp, key, v)
+        {
+            if (session && strcmp(json_string_value(v), session) == 0)
+                json_object_del(c->targets, key);
+        }
     } else if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
         c->dialog = true;
     } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
@@ -265,7 +297,7 @@ static void got_targets(void *ud, const struct wd_http_response *r)
     c->cdp = wd_cdp_open(c->w->app->loop, c->port, path, event, c);
     json_decref(list);
     c->state = CAST_OPEN;
-    wd_cdp_call(c->cdp, "Page.enable", NULL, SCRIPT_TIMEOUT_MS, NULL, NULL);
+    c->enabled = false;
 }
 
 static void got_handle(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
@@ -301,6 +333,16 @@ static bool open_socket(struct wd *w)
         return false;
     if (c->state == CAST_IDLE)
         start(c);
+    if (c->state == CAST_OPEN && !c->enabled && wd_cdp_ready(c->cdp)) {
+        /* Once the socket is open (commands sent before are refused). */
+        c->enabled = true;
+        wd_cdp_call(c->cdp, "Page.enable", NULL, SCRIPT_TIMEOUT_MS, NULL, NULL);
+        /* Cross-site frames run in processes of their own: attached, their
+         * sessions let snapshots into them (frames.c). */
+        json_decref(c->targets);
+        c->targets = json_object();
+        wd_cdp_call(c->cdp, "Target.setAutoAttach", auto_attach(), SCRIPT_TIMEOUT_MS, NULL, NULL);
+    }
     return c->state == CAST_OPEN && wd_cdp_ready(c->cdp) && !c->dialog && !c->elsewhere;
 }
 
@@ -388,4 +430,16 @@ void wd_script(struct wd *w, const char *source, json_t *args, wd_reply_fn fn, v
                 json_pack("{s:s, s:b}", "expression", expr, "returnByValue", 1), SCRIPT_TIMEOUT_MS,
                 evaluated, s);
     free(expr);
+}
+
+struct wd_cdp *wd_cast_cdp(struct wd *w)
+{
+    return open_socket(w) ? w->cast->cdp : NULL;
+}
+
+const char *wd_cast_frame_session(struct wd *w, const char *frame_id)
+{
+    if (!open_socket(w))
+        return NULL;
+    return json_string_value(json_object_get(w->cast->targets, frame_id));
 }

@@ -148,7 +148,9 @@ static void message(struct wd_cdp *c, const char *text, size_t len)
             free(p);
             break;
         }
-    } else if (json_is_string(json_object_get(doc, "method")) && c->ev) {
+    } else if (json_is_string(json_object_get(doc, "method")) && c->ev &&
+               (!json_object_get(doc, "sessionId") ||
+                strncmp(json_string_value(json_object_get(doc, "method")), "Target.", 7) == 0)) {
         c->ev(c->ud, json_string_value(json_object_get(doc, "method")),
               json_object_get(doc, "params"));
     }
@@ -325,6 +327,12 @@ bool wd_cdp_ready(const struct wd_cdp *c)
 void wd_cdp_call(struct wd_cdp *c, const char *method, json_t *params, long timeout_ms,
                  wd_cdp_reply_fn fn, void *ud)
 {
+    wd_cdp_call_in(c, NULL, method, params, timeout_ms, fn, ud);
+}
+
+void wd_cdp_call_in(struct wd_cdp *c, const char *session, const char *method, json_t *params,
+                    long timeout_ms, wd_cdp_reply_fn fn, void *ud)
+{
     if (!wd_cdp_ready(c)) {
         json_decref(params);
         if (fn)
@@ -334,6 +342,8 @@ void wd_cdp_call(struct wd_cdp *c, const char *method, json_t *params, long time
     long id = ++c->next_id;
     json_t *msg = json_pack("{s:I, s:s, s:o}", "id", (json_int_t)id, "method", method, "params",
                             params ? params : json_object());
+    if (session)
+        json_object_set_new(msg, "sessionId", json_string(session));
     char *text = json_dumps(msg, JSON_COMPACT);
     json_decref(msg);
     struct pending *p = xcalloc(1, sizeof *p);

@@ -12,7 +12,8 @@ struct wd_cdp;
 
 /* A command's outcome: result (borrowed) or err. */
 typedef void (*wd_cdp_reply_fn)(void *ud, json_t *result, const char *err);
-/* An event (params borrowed); method NULL when the socket is gone (then
+/* An event of the page's own session, or a Target.* event of any (params
+ * borrowed); method NULL when the socket is gone (then
  * no more events or replies come). */
 typedef void (*wd_cdp_event_fn)(void *ud, const char *method, json_t *params);
 
@@ -26,5 +27,9 @@ bool wd_cdp_ready(const struct wd_cdp *c);
  * NULL (no answer wanted). */
 void wd_cdp_call(struct wd_cdp *c, const char *method, json_t *params, long timeout_ms,
                  wd_cdp_reply_fn fn, void *ud);
+/* wd_cdp_call in the flat session session (a target attached with
+ * Target.setAutoAttach {flatten}); NULL: the page's own. */
+void wd_cdp_call_in(struct wd_cdp *c, const char *session, const char *method, json_t *params,
+                    long timeout_ms, wd_cdp_reply_fn fn, void *ud);
 /* Closes: commands in flight hear err "closed"; no event after. Accepts NULL. */
 void wd_cdp_close(struct wd_cdp *c);

@@ -70,6 +70,11 @@ struct wd {
     /* The owned browser's DevTools socket and screencast (cast.c); NULL
      * when glovebox does not own the browser. */
     struct wd_cast *cast;
+    /* Cross-origin frames the latest snapshots found (frames.c): f1 is
+     * [0], each the number of the frame its iframe is in (0: the top),
+     * whose page keeps the iframe in window.__glovebox_frames. NULL when
+     * none. */
+    json_t *frames;
 };
 
 struct wd *wd_of(struct session *s);
@@ -108,9 +113,46 @@ const char *wd_cast_frame(struct wd *w);
 /* A capture on the socket (fn gets a base64 PNG, or chromedriver's answer
  * when the socket fails); false when there is no socket. */
 bool wd_cast_capture(struct wd *w, wd_reply_fn fn, void *ud);
+/* The owned browser's DevTools socket when it is open for the tab the
+ * commands go to, else NULL; the flat session of the frame frame_id when
+ * it runs in a process of its own (an attached target), else NULL. */
+struct wd_cdp;
+struct wd_cdp *wd_cast_cdp(struct wd *w);
+const char *wd_cast_frame_session(struct wd *w, const char *frame_id);
 /* A script that only reads the page, with args (an array, stolen): over
  * DevTools when the socket is open, else execute/sync. */
 void wd_script(struct wd *w, const char *source, json_t *args, wd_reply_fn fn, void *ud);
+
+/* Cross-origin frames (frames.c). The frame of a ref: 0 for "e3" (the
+ * page), 2 for "f2e3"; -1 when ref is not a ref. */
+int wd_ref_frame(const char *ref);
+void wd_frames_forget(struct wd *w);
+/* The number the next frame found gets. */
+int wd_frames_next(const struct wd *w);
+/* Back to the top context, no answer wanted. */
+void wd_frame_top(struct wd *w);
+/* A frame's outcome: value (borrowed) and the top-page position of the
+ * frame's viewport (dx, dy), or code and err (not_found: the frame left
+ * the page). */
+typedef void (*wd_frame_fn)(struct wd *w, void *ud, json_t *value, int dx, int dy,
+                            enum error_code code, const char *err);
+/* Into frame n (> 0) from the top: fn hears no value and no position. */
+void wd_frame_enter(struct wd *w, int n, wd_frame_fn fn, void *ud);
+/* From frame n back to the top: fn hears the frame's position. */
+void wd_frame_leave(struct wd *w, int n, wd_frame_fn fn, void *ud);
+/* A command (body stolen) run inside frame n, then back to the top: fn
+ * hears its value and the frame's position. */
+void wd_frame_command(struct wd *w, int n, const char *method, const char *path, json_t *body,
+                      long timeout_ms, wd_frame_fn fn, void *ud);
+/* A snapshot's rows (stolen) with those of its cross-origin iframes
+ * spliced in where each is: xf the script's [[row index, x, y, depth]…],
+ * script the snapshot script run in each frame, max the budget. Starts and
+ * ends in frame's context. fn gets the rows (a new reference) and the
+ * total, or code and err. */
+typedef void (*wd_rows_fn)(struct wd *w, void *ud, json_t *rows, size_t total, enum error_code code,
+                           const char *err);
+void wd_frames_walk(struct wd *w, int frame, json_t *rows, size_t total, const json_t *xf,
+                    const char *script, int max, bool hidden, bool keep, wd_rows_fn fn, void *ud);
 
 /* The chromedriver glovebox owns (driver.c). */
 bool wd_driver_spawn(struct wd *w, char **err);

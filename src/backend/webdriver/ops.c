@@ -452,13 +452,59 @@ static void got_text(struct wd *w, void *ud, json_t *value, enum error_code code
     backend_call_done(bc, o, "%s", text);
 }
 
+/* read_text {ref}: the element's text (a field's value; never a password
+ * field's), or "gone". */
+static const char ELEMENT_TEXT_SCRIPT[] =
+    "var m=window.__glovebox_refs,e=m&&m.get(arguments[0]);"
+    "if(!e||!e.isConnected)return {gone:1};if(e.type==='password')return '';"
+    "return /^(INPUT|TEXTAREA|SELECT)$/.test(e.tagName)?String(e.value):e.innerText;";
+
+static void got_element_text(struct wd *w, void *ud, json_t *value, enum error_code code,
+                             const char *err)
+{
+    struct backend_call *bc = ud;
+    if ((err && code == ERROR_NOT_FOUND) || json_is_object(value)) {
+        backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                               "cannot read text: ref %s is gone: the page changed or navigated "
+                               "since the snapshot (take a new snapshot or find)",
+                               args_string(bc->args, "ref", "?"));
+        return;
+    }
+    got_text(w, bc, value, code, err);
+}
+
+static void got_frame_text(struct wd *w, void *ud, json_t *value, int dx, int dy,
+                           enum error_code code, const char *err)
+{
+    (void)dx, (void)dy;
+    got_element_text(w, ud, value, code, err);
+}
+
 void wd_read_text_op(struct backend_call *bc)
 {
-    static const char *const unsupported[] = {"ref", "region", "ocr", "scrollback", NULL};
+    static const char *const unsupported[] = {"region", "ocr", "scrollback", NULL};
     if (refuse_fields(bc, "read text", unsupported))
         return;
-    if (wd_of(bc->session)->native) {
+    struct wd *w = wd_of(bc->session);
+    const char *ref = args_string(bc->args, "ref", NULL);
+    if (w->native) {
+        if (ref) {
+            backend_call_fail_code(bc, ERROR_NOT_SUPPORTED,
+                                   "cannot read text: argument \"ref\" is not supported on "
+                                   "native apps (their snapshot shows each element's text)");
+            return;
+        }
         wd_native_read_text(bc);
+        return;
+    }
+    if (ref) {
+        json_t *body = json_pack("{s:s, s:[s]}", "script", ELEMENT_TEXT_SCRIPT, "args", ref);
+        int frame = wd_ref_frame(ref);
+        if (frame > 0)
+            wd_frame_command(w, frame, "POST", "/execute/sync", body, w->timeout_ms, got_frame_text,
+                             bc);
+        else
+            wd_command_quiet(w, "POST", "/execute/sync", body, got_element_text, bc);
         return;
     }
     /* Reading changes nothing on the page: a screenshot's last capture

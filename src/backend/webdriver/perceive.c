@@ -21,25 +21,40 @@
 /* Elements a find looks through before it filters. */
 #define FIND_SCAN 5000
 
-/* arguments[0]: the most elements to return; [1]: include hidden ones;
- * [2]: a ref (scope) whose element alone is walked, or null for the page.
+/* arguments: [0] the most elements to return; [1] include hidden ones;
+ * [2] a ref (scope) whose element alone is walked, or null for the page;
+ * [3] the prefix of the refs ("" in the page, "f2" in frame f2); [4], [5]
+ * the top-page position of this page's viewport and [6] the depth of its
+ * elements (a cross-origin frame's: frames.c); [7] keep the refs the page
+ * has (a scoped snapshot).
  * Returns, as JSON text, [[[ref, role, name, value, states, x, y, width,
- * height, depth]...], the number of meaningful elements seen] — one string
- * is much cheaper for the driver to hand back than a few hundred small
- * arrays it would walk one by one (docs/BENCHMARKS.md, WebDriver) — or
- * "gone" when the scope's
- * element is not on the page. A page snapshot numbers its elements afresh
- * (e1, e2, …); a scoped one keeps the refs the page has, so the scope and
- * every element an earlier snapshot named keep their refs, and elements
- * new to the page get numbers after the highest one given. */
+ * height, depth]...], the number of meaningful elements seen, [[row
+ * index, x, y, depth, frame number]...] of the iframes it could not look
+ * into] — one
+ * string is much cheaper for the driver to hand back than a few hundred
+ * small arrays it would walk one by one (docs/BENCHMARKS.md, WebDriver) —
+ * or "gone" when the scope's element is not on the page. Those iframes
+ * are numbered from [8] on (a scoped snapshot keeps the numbers they had)
+ * and kept in window.__glovebox_frames under their numbers (frames.c). A
+ * page snapshot numbers its elements afresh (e1, e2, …); a scoped one
+ * keeps the refs the page has, so the scope and every element an earlier
+ * snapshot named keep their refs, and elements new to the page get
+ * numbers after the highest one given. */
 static const char SNAPSHOT_SCRIPT[] =
-    "var max=arguments[0],hidden=arguments[1],scope=arguments[2],refs,out=[],total=0,"
-    "byEl=new Map(),next=0,se=null;"
-    "if(scope){refs=window.__glovebox_refs;se=refs&&refs.get(scope);"
-    "if(!se||!se.isConnected)return 'gone';refs.forEach(function(v,k){byEl.set(v,k);"
-    "var n=+k.slice(1);if(n>next)next=n;});}else{refs=new Map();window.__glovebox_refs=refs;}"
-    "function refOf(e){var r=byEl.get(e);if(r)return r;r='e'+(++next);refs.set(r,e);"
+    "var max=arguments[0],hidden=arguments[1],scope=arguments[2],pre=arguments[3]||'',"
+    "bx=arguments[4]||0,by=arguments[5]||0,base=arguments[6]||0,keep=arguments[7]||scope,"
+    "nf=arguments[8]||1,fm=window.__glovebox_frames,"
+    "refs=window.__glovebox_refs,out=[],total=0,xf=[],byEl=new Map(),next=0,se=null;"
+    "if(keep&&refs){if(scope){se=refs.get(scope);if(!se||!se.isConnected)return 'gone';}"
+    "refs.forEach(function(v,k){byEl.set(v,k);var n=+k.slice(k.lastIndexOf('e')+1);"
+    "if(n>next)next=n;});}else if(scope)return 'gone';else{refs=new Map();"
+    "window.__glovebox_refs=refs;}if(!keep||!fm){fm=new Map();window.__glovebox_frames=fm;}"
+    "function refOf(e){var r=byEl.get(e);if(r)return r;r=pre+'e'+(++next);refs.set(r,e);"
     "byEl.set(e,r);return r;}"
+    /* Where an iframe's page starts: inside its border and padding. */
+    "function org(f){var r=f.getBoundingClientRect(),s=f.ownerDocument.defaultView."
+    "getComputedStyle(f);return [r.left+f.clientLeft+parseFloat(s.paddingLeft),"
+    "r.top+f.clientTop+parseFloat(s.paddingTop)];}"
     "function clean(s){return String(s||'').replace(/\\s+/g,' ').trim().slice(0,200);}"
     "function role(e){var r=e.getAttribute('role');if(r)return r.split(' ')[0];var t=e.tagName;"
     "if(t==='A')return e.hasAttribute('href')?'link':null;"
@@ -90,18 +105,19 @@ static const char SNAPSHOT_WALK[] =
     "out.push([refOf(e),r||'text',r?name(e):txt,"
     "r?value(e,r):null,states(e,r,vis,rc),Math.round(rc.left+dx),Math.round(rc.top+dy),"
     "Math.round(rc.width),Math.round(rc.height),depth]);}}d=depth+1;}"
-    "if(t==='IFRAME'){try{var fd=e.contentDocument;if(fd&&fd.body){var "
-    "fr=e.getBoundingClientRect();"
-    "walk(fd.body,dx+fr.left,dy+fr.top,d,false);}}catch(err){}}"
+    "if(t==='IFRAME'||t==='FRAME'){var fd=null;try{fd=e.contentDocument;}catch(err){}"
+    "var o=org(e);if(fd&&fd.body)walk(fd.body,dx+o[0],dy+o[1],d,false);"
+    "else if(!fd){var fn=e.__glovebox_frame;if(!fn||fm.get(fn)!==e){fn=nf++;fm.set(fn,e);"
+    "e.__glovebox_frame=fn;}xf.push([out.length,Math.round(dx+o[0]),Math.round(dy+o[1]),d,fn]);}}"
     "if(e.shadowRoot)walk(e.shadowRoot,dx,dy,d,named);"
     "walk(e,dx,dy,d,named||/^(link|button|heading|listitem|option|textbox)$/.test(r));}"
     "function walk(root,dx,dy,depth,named){for(var e=root.firstElementChild;e;"
     "e=e.nextElementSibling)visit(e,dx,dy,depth,named);}"
     /* A scope inside an iframe: its bounds in the top page's coordinates. */
-    "if(se){var w=se.ownerDocument.defaultView,ox=0,oy=0;while(w.frameElement){"
-    "var f=w.frameElement.getBoundingClientRect();ox+=f.left;oy+=f.top;w=w.parent;}"
-    "visit(se,ox,oy,0,false);}else if(document.body)walk(document.body,0,0,0,false);"
-    "return JSON.stringify([out,total]);";
+    "if(se){var w=se.ownerDocument.defaultView,ox=bx,oy=by;while(w.frameElement){"
+    "var o=org(w.frameElement);ox+=o[0];oy+=o[1];w=w.parent;}"
+    "visit(se,ox,oy,base,false);}else if(document.body)walk(document.body,bx,by,base,false);"
+    "return JSON.stringify([out,total,xf]);";
 
 /* arguments[0]: a ref. Brings the element into view and returns its
  * bounds in the top window's viewport, whether it is a password field,
@@ -114,8 +130,10 @@ static const char LOCATE_SCRIPT[] =
     "e.scrollIntoView({block:'center',inline:'center'});r=e.getBoundingClientRect();}"
     "if(r.width<=0||r.height<=0)return 'hidden';"
     "if(arguments[1])e.focus();var x=r.left,y=r.top;"
-    "while(w.frameElement){var f=w.frameElement.getBoundingClientRect();x+=f.left;y+=f.top;"
-    "w=w.parent;}return [Math.round(x),Math.round(y),Math.round(r.width),Math.round(r.height),"
+    "while(w.frameElement){var f=w.frameElement,fr=f.getBoundingClientRect(),"
+    "s=w.parent.getComputedStyle(f);x+=fr.left+f.clientLeft+parseFloat(s.paddingLeft);"
+    "y+=fr.top+f.clientTop+parseFloat(s.paddingTop);w=w.parent;}return "
+    "[Math.round(x),Math.round(y),Math.round(r.width),Math.round(r.height),"
     "e.type==='password'];";
 
 static json_t *element_json(const json_t *row)
@@ -133,27 +151,6 @@ static json_t *element_json(const json_t *row)
 }
 
 /* The script's rows as elements; NULL when the answer is not its shape. */
-static json_t *elements_of(const json_t *value, size_t *total)
-{
-    const json_t *rows = json_array_get(value, 0);
-    if (!json_is_array(rows) || !json_is_integer(json_array_get(value, 1)))
-        return NULL;
-    *total = (size_t)json_integer_value(json_array_get(value, 1));
-    json_t *out = json_array();
-    size_t i;
-    const json_t *row;
-    json_array_foreach(rows, i, row)
-    {
-        json_t *e = json_is_array(row) && json_array_size(row) == 10 ? element_json(row) : NULL;
-        if (!e) {
-            json_decref(out);
-            return NULL;
-        }
-        json_array_append_new(out, e);
-    }
-    return out;
-}
-
 /* A page's elements: text in their name or value, shown with the value. */
 static const struct wd_element_view view = {
     .quiet_states = (const char *const[]){"enabled", NULL},
@@ -162,52 +159,212 @@ static const struct wd_element_view view = {
     .advice = "; snapshot a part of the page (scope) or raise max_elements",
 };
 
-/* scope: a ref whose element alone is walked; NULL: the page. */
-static void run_snapshot(struct backend_call *bc, int max, bool hidden, const char *scope,
-                         wd_reply_fn fn, void *ud)
-{
-    char *script = xasprintf("%s%s", SNAPSHOT_SCRIPT, SNAPSHOT_WALK);
-    wd_script(wd_of(bc->session), script, json_pack("[i, b, s?]", max, hidden, scope), fn, ud);
-    free(script);
-}
+/* The elements (NULL after bc was answered) and how many the page has. */
+typedef void (*snap_fn)(struct backend_call *bc, void *ud, json_t *els, size_t total);
 
-/* The elements of a snapshot's answer, or NULL after answering bc. */
-static json_t *answered_elements(struct backend_call *bc, json_t *value, enum error_code code,
-                                 const char *err, const char *verb, size_t *total)
-{
-    if (err) {
-        backend_call_fail_code(bc, code, "cannot %s: %s", verb, err);
-        return NULL;
-    }
-    if (json_is_string(value) && strcmp(json_string_value(value), "gone") != 0) {
-        json_t *doc = json_loads(json_string_value(value), 0, NULL);
-        json_t *els = doc ? elements_of(doc, total) : NULL;
-        json_decref(doc);
-        if (!els)
-            backend_call_fail(bc, "cannot %s: the page's answer is not a list of elements", verb);
-        return els;
-    }
-    if (json_is_string(value)) {
-        backend_call_fail_code(bc, ERROR_NOT_FOUND,
-                               "cannot %s: argument \"scope\": ref %s is gone: the page changed "
-                               "or navigated since the snapshot that gave it (take a new "
-                               "snapshot or find)",
-                               verb, args_string(bc->args, "scope", "?"));
-        return NULL;
-    }
-    json_t *els = elements_of(value, total);
-    if (!els)
-        backend_call_fail(bc, "cannot %s: the page's answer is not a list of elements", verb);
-    return els;
-}
-
-static void snapshot_done(struct wd *w, void *ud, json_t *value, enum error_code code,
-                          const char *err)
-{
-    (void)w;
-    struct backend_call *bc = ud;
+/* One snapshot or find: the script in the page (or in the scope's frame),
+ * then in the cross-origin frames it could not look into (frames.c). */
+struct snap {
+    struct backend_call *bc;
+    const char *verb;
+    int max;
+    bool hidden;
+    char *scope;
+    int frame;    /* the scope's frame; 0: the page */
+    json_t *rows; /* the rows, while glovebox leaves the scope's frame */
     size_t total;
-    json_t *els = answered_elements(bc, value, code, err, "take a snapshot", &total);
+    snap_fn fn;
+    void *ud;
+};
+
+static char *snapshot_source(void)
+{
+    return xasprintf("%s%s", SNAPSHOT_SCRIPT, SNAPSHOT_WALK);
+}
+
+static void snap_end(struct snap *s, json_t *els, size_t total)
+{
+    s->fn(s->bc, s->ud, els, total);
+    json_decref(s->rows);
+    free(s->scope);
+    free(s);
+}
+
+static void snap_fail(struct snap *s, enum error_code code, const char *err)
+{
+    backend_call_fail_code(s->bc, code ? code : ERROR_TOOL_FAILED, "cannot %s: %s", s->verb, err);
+    snap_end(s, NULL, 0);
+}
+
+static void scope_gone(struct snap *s)
+{
+    backend_call_fail_code(s->bc, ERROR_NOT_FOUND,
+                           "cannot %s: argument \"scope\": ref %s is gone: the page changed "
+                           "or navigated since the snapshot that gave it (take a new "
+                           "snapshot or find)",
+                           s->verb, s->scope);
+    snap_end(s, NULL, 0);
+}
+
+/* The rows, at most max of them, as elements. */
+static void snap_finish(struct snap *s, json_t *rows, size_t total)
+{
+    json_t *els = json_array();
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row)
+    {
+        if (i >= (size_t)s->max)
+            break;
+        json_t *e = json_is_array(row) && json_array_size(row) == 10 ? element_json(row) : NULL;
+        if (!e) {
+            json_decref(els);
+            json_decref(rows);
+            backend_call_fail(s->bc, "cannot %s: the page's answer is not a list of elements",
+                              s->verb);
+            snap_end(s, NULL, 0);
+            return;
+        }
+        json_array_append_new(els, e);
+    }
+    json_decref(rows);
+    snap_end(s, els, total > json_array_size(els) ? total : json_array_size(els));
+}
+
+/* Back in the page from the scope's frame: rows into its coordinates. */
+static void left_scope(struct wd *w, void *ud, json_t *value, int dx, int dy, enum error_code code,
+                       const char *err)
+{
+    (void)w, (void)value;
+    struct snap *s = ud;
+    if (err) {
+        snap_fail(s, code, err);
+        return;
+    }
+    size_t i;
+    json_t *row;
+    json_array_foreach(s->rows, i, row)
+    {
+        json_array_set_new(row, 5, json_integer(json_integer_value(json_array_get(row, 5)) + dx));
+        json_array_set_new(row, 6, json_integer(json_integer_value(json_array_get(row, 6)) + dy));
+    }
+    json_t *rows = s->rows;
+    s->rows = NULL;
+    snap_finish(s, rows, s->total);
+}
+
+static void walked(struct wd *w, void *ud, json_t *rows, size_t total, enum error_code code,
+                   const char *err)
+{
+    struct snap *s = ud;
+    if (err) {
+        if (s->frame)
+            wd_frame_top(w);
+        snap_fail(s, code, err);
+        return;
+    }
+    if (s->frame) {
+        s->rows = rows;
+        s->total = total;
+        wd_frame_leave(w, s->frame, left_scope, s);
+        return;
+    }
+    snap_finish(s, rows, total);
+}
+
+/* The script's answer in the page or the scope's frame. */
+static void got_rows(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    struct snap *s = ud;
+    if (err || (json_is_string(value) && strcmp(json_string_value(value), "gone") == 0)) {
+        if (s->frame)
+            wd_frame_top(w);
+        if (err)
+            snap_fail(s, code, err);
+        else
+            scope_gone(s);
+        return;
+    }
+    json_t *doc =
+        json_is_string(value) ? json_loads(json_string_value(value), 0, NULL) : json_incref(value);
+    json_t *rows = json_array_get(doc, 0);
+    if (!json_is_array(rows) || !json_is_integer(json_array_get(doc, 1))) {
+        json_decref(doc);
+        if (s->frame)
+            wd_frame_top(w);
+        snap_fail(s, ERROR_TOOL_FAILED, "the page's answer is not a list of elements");
+        return;
+    }
+    size_t total = (size_t)json_integer_value(json_array_get(doc, 1));
+    const json_t *xf = json_array_get(doc, 2);
+    if (json_array_size(xf)) {
+        char *source = snapshot_source();
+        wd_frames_walk(w, s->frame, json_incref(rows), total, xf, source, s->max, s->hidden,
+                       s->scope != NULL, walked, s);
+        free(source);
+    } else {
+        walked(w, s, json_incref(rows), total, 0, NULL);
+    }
+    json_decref(doc);
+}
+
+static json_t *snapshot_args(struct wd *w, const struct snap *s)
+{
+    char *prefix = s->frame ? xasprintf("f%d", s->frame) : xstrdup("");
+    json_t *args = json_pack("[i, b, s?, s, i, i, i, b, i]", s->max, s->hidden, s->scope, prefix, 0,
+                             0, 0, s->scope != NULL, wd_frames_next(w));
+    free(prefix);
+    return args;
+}
+
+static void scope_entered(struct wd *w, void *ud, json_t *value, int dx, int dy,
+                          enum error_code code, const char *err)
+{
+    (void)value, (void)dx, (void)dy;
+    struct snap *s = ud;
+    if (err) {
+        if (code == ERROR_NOT_FOUND)
+            scope_gone(s);
+        else
+            snap_fail(s, code, err);
+        return;
+    }
+    char *source = snapshot_source();
+    wd_command_quiet(w, "POST", "/execute/sync",
+                     json_pack("{s:s, s:o}", "script", source, "args", snapshot_args(w, s)),
+                     got_rows, s);
+    free(source);
+}
+
+/* scope: a ref whose element alone is walked; NULL: the page. */
+static void run_snapshot(struct backend_call *bc, const char *verb, int max, bool hidden,
+                         const char *scope, snap_fn fn, void *ud)
+{
+    struct wd *w = wd_of(bc->session);
+    struct snap *s = xcalloc(1, sizeof *s);
+    s->bc = bc;
+    s->verb = verb;
+    s->max = max;
+    s->hidden = hidden;
+    s->scope = scope ? xstrdup(scope) : NULL;
+    s->frame = scope ? wd_ref_frame(scope) : 0;
+    s->fn = fn;
+    s->ud = ud;
+    if (s->frame > 0) {
+        wd_frame_enter(w, s->frame, scope_entered, s);
+        return;
+    }
+    /* A page snapshot or find numbers the frames afresh. */
+    if (!scope)
+        wd_frames_forget(w);
+    char *source = snapshot_source();
+    wd_script(w, source, snapshot_args(w, s), got_rows, s);
+    free(source);
+}
+
+static void snapshot_done(struct backend_call *bc, void *ud, json_t *els, size_t total)
+{
+    (void)ud;
     if (els)
         wd_snapshot_answer(bc, els, total, &view);
 }
@@ -232,14 +389,10 @@ static bool scope_of(struct backend_call *bc, const char *verb, const char **sco
     *scope = args_string(bc->args, "scope", NULL);
     if (!*scope)
         return true;
-    const char *p = *scope;
-    bool ok = p[0] == 'e' && p[1] >= '1' && p[1] <= '9' && strlen(p) <= 10;
-    for (p += ok ? 2 : 0; ok && *p; p++)
-        ok = *p >= '0' && *p <= '9';
-    if (!ok) {
+    if (wd_ref_frame(*scope) < 0) {
         backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
                                "cannot %s: argument \"scope\" must be a ref from snapshot or "
-                               "find, such as \"e3\"; got \"%s\"",
+                               "find, such as \"e3\" or \"f1e3\"; got \"%s\"",
                                verb, *scope);
         return false;
     }
@@ -277,15 +430,13 @@ void wd_snapshot_op(struct backend_call *bc)
         wd_native_snapshot(bc);
         return;
     }
-    run_snapshot(bc, max, args_bool(bc->args, "include_hidden", false), scope, snapshot_done, bc);
+    run_snapshot(bc, "take a snapshot", max, args_bool(bc->args, "include_hidden", false), scope,
+                 snapshot_done, NULL);
 }
 
-static void find_done(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+static void find_done(struct backend_call *bc, void *ud, json_t *els, size_t total)
 {
-    (void)w;
-    struct backend_call *bc = ud;
-    size_t total;
-    json_t *els = answered_elements(bc, value, code, err, "find", &total);
+    (void)ud, (void)total;
     if (els)
         wd_find_answer(bc, els, &view);
 }
@@ -306,7 +457,7 @@ void wd_find_op(struct backend_call *bc)
         wd_native_find(bc);
         return;
     }
-    run_snapshot(bc, FIND_SCAN, false, scope, find_done, bc);
+    run_snapshot(bc, "find", FIND_SCAN, false, scope, find_done, NULL);
 }
 
 /* ---- the point of a ref or of a text, for click and type_text ---- */
@@ -317,6 +468,12 @@ struct target {
     bool focus;
     char *ref;
 };
+
+static void target_free(struct target *t)
+{
+    free(t->ref);
+    free(t);
+}
 
 static void located(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
@@ -341,26 +498,49 @@ static void located(struct wd *w, void *ud, json_t *value, enum error_code code,
                                 (int)json_integer_value(json_array_get(value, 3))};
         t->fn(bc, t->ref, &r, json_is_true(json_array_get(value, 4)));
     }
-    free(t->ref);
-    free(t);
+    target_free(t);
+}
+
+/* A ref in a cross-origin frame: found there, its position then moved by
+ * the frame's in the page. */
+static void located_in_frame(struct wd *w, void *ud, json_t *value, int dx, int dy,
+                             enum error_code code, const char *err)
+{
+    if (err && code == ERROR_NOT_FOUND) {
+        json_t *gone = json_string("gone");
+        located(w, ud, gone, 0, NULL);
+        json_decref(gone);
+        return;
+    }
+    if (err || json_array_size(value) != 5) {
+        located(w, ud, value, code, err);
+        return;
+    }
+    json_t *moved = json_deep_copy(value);
+    json_array_set_new(moved, 0, json_integer(json_integer_value(json_array_get(value, 0)) + dx));
+    json_array_set_new(moved, 1, json_integer(json_integer_value(json_array_get(value, 1)) + dy));
+    located(w, ud, moved, 0, NULL);
+    json_decref(moved);
 }
 
 static void locate(struct target *t)
 {
-    wd_command(wd_of(t->bc->session), "POST", "/execute/sync",
-               json_pack("{s:s, s:[s, b]}", "script", LOCATE_SCRIPT, "args", t->ref, t->focus),
-               located, t);
+    struct wd *w = wd_of(t->bc->session);
+    json_t *body = json_pack("{s:s, s:[s, b]}", "script", LOCATE_SCRIPT, "args", t->ref, t->focus);
+    int frame = wd_ref_frame(t->ref);
+    if (frame > 0)
+        wd_frame_command(w, frame, "POST", "/execute/sync", body, w->timeout_ms, located_in_frame,
+                         t);
+    else
+        wd_command(w, "POST", "/execute/sync", body, located, t);
 }
 
-static void text_found(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+static void text_found(struct backend_call *bc, void *ud, json_t *els, size_t total)
 {
-    (void)w;
+    (void)total;
     struct target *t = ud;
-    struct backend_call *bc = t->bc;
-    size_t total;
-    json_t *els = answered_elements(bc, value, code, err, "find the element", &total);
     if (!els) {
-        free(t);
+        target_free(t);
         return;
     }
     const char *text = args_string(bc->args, "text", NULL);
@@ -380,7 +560,7 @@ static void text_found(struct wd *w, void *ud, json_t *value, enum error_code co
                                "text: no element on the page has the text \"%s\"%s%s; snapshot "
                                "shows what there is",
                                text ? text : "", role ? " and role " : "", role ? role : "");
-        free(t);
+        target_free(t);
         return;
     }
     locate(t);
@@ -392,15 +572,22 @@ void wd_target(struct backend_call *bc, bool focus, wd_target_fn fn)
         wd_native_target(bc, fn);
         return;
     }
+    const char *ref = args_string(bc->args, "ref", NULL);
+    if (ref && wd_ref_frame(ref) < 0) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "argument \"ref\" must be a ref from snapshot or find, such as "
+                               "\"e3\" or \"f1e3\"; got \"%s\"",
+                               ref);
+        return;
+    }
     struct target *t = xcalloc(1, sizeof *t);
     t->bc = bc;
     t->fn = fn;
     t->focus = focus;
-    const char *ref = args_string(bc->args, "ref", NULL);
     if (ref) {
         t->ref = xstrdup(ref);
         locate(t);
         return;
     }
-    run_snapshot(bc, FIND_SCAN, false, NULL, text_found, t);
+    run_snapshot(bc, "find the element", FIND_SCAN, false, NULL, text_found, t);
 }

@@ -110,6 +110,33 @@ static void looked(struct wd *w, void *ud, json_t *value, enum error_code code, 
     look(wt);
 }
 
+/* A ref in a cross-origin frame: looked at in there (frames.c). A frame
+ * that left the page took the element with it: gone for good. */
+static void looked_in_frame(struct wd *w, void *ud, json_t *value, int dx, int dy,
+                            enum error_code code, const char *err)
+{
+    (void)dx, (void)dy;
+    struct wait *wt = ud;
+    if (err && code == ERROR_NOT_FOUND && wt->bc && !wt->gone) {
+        /* It cannot come back: waiting on would only ask again. */
+        struct backend_call *bc = wt->bc;
+        bc->cancel = NULL;
+        backend_call_fail_code(bc, ERROR_NOT_FOUND,
+                               "cannot wait: ref %s is gone: its frame left the page (take a new "
+                               "snapshot or find)",
+                               wt->ref);
+        wait_free(wt);
+        return;
+    }
+    if (err && code == ERROR_NOT_FOUND) {
+        json_t *absent = json_string("0");
+        looked(w, ud, absent, 0, NULL);
+        json_decref(absent);
+        return;
+    }
+    looked(w, ud, value, code, err);
+}
+
 static void look(struct wait *wt)
 {
     uint64_t spent = clock_now_ms() - wt->start_ms;
@@ -117,11 +144,15 @@ static void look(struct wait *wt)
     long wait = left < LOOK_MS ? left : LOOK_MS;
     struct wd *w = wd_of(wt->bc->session);
     json_t *args = json_pack("[s?, s?, I]", wt->ref, wt->last, (json_int_t)wait);
+    json_t *body = json_pack("{s:s, s:o}", "script", WATCH_SCRIPT, "args", args);
     /* The HTTP request outlives the page's wait by the endpoint's own
      * latency; the session's time limit is the floor. */
-    wd_command_within(w, "POST", "/execute/async",
-                      json_pack("{s:s, s:o}", "script", WATCH_SCRIPT, "args", args),
-                      wait + w->timeout_ms, looked, wt);
+    int frame = wt->ref ? wd_ref_frame(wt->ref) : 0;
+    if (frame > 0)
+        wd_frame_command(w, frame, "POST", "/execute/async", body, wait + w->timeout_ms,
+                         looked_in_frame, wt);
+    else
+        wd_command_within(w, "POST", "/execute/async", body, wait + w->timeout_ms, looked, wt);
 }
 
 static void cancel(struct backend_call *bc)

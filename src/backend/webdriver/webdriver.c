@@ -356,6 +356,7 @@ static void free_wd(struct wd *w)
     free(w->downloads);
     free(w->platform);
     wd_native_forget_refs(w);
+    wd_frames_forget(w);
     free(w->credentials_env);
     json_decref(w->capabilities);
     free(w);

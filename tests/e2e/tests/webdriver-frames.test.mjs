@@ -1,0 +1,216 @@
+// Cross-origin iframes in snapshots: a page on 127.0.0.1 holds an iframe from
+// localhost (another site, so headless Chromium runs it in its own process)
+// that the page's script cannot look into. glovebox enters it (W3C frame
+// switching) and shows its elements under the iframe, with refs that click,
+// type, wait and scope in there; the max_elements budget counts them too.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { connectClient, needs } from '../lib/server.mjs';
+import { ms, startServer, topts, until } from '../lib/terminal.mjs';
+
+const haveBrowser = ['/usr/bin/chromium', '/usr/bin/chromedriver'].every((p) => existsSync(p));
+const browserOpts = () =>
+  needs('webdriver', topts({ timeout: ms(120000), ...(haveBrowser ? {} : { skip: 'chromium and chromedriver are not installed' }) }));
+
+// The iframe sits at 300,100 with a 2-pixel border: its page starts at 302,102.
+const TOP = (inner) => `<!doctype html><title>Top</title><body style="margin:0">
+<h1 style="margin:0">Top page</h1>
+<div role="region" aria-label="Panel" style="height:40px"><iframe src="${inner}" style="position:absolute; left:300px; top:100px; width:400px; height:220px; border:2px solid black"></iframe></div>
+<p style="position:absolute; top:400px">After the frame</p>
+</body>`;
+const INNER = `<!doctype html><title>Inner</title><body style="margin:0">
+<button id="b" style="position:absolute; left:20px; top:30px; width:120px; height:40px" onclick="this.textContent='pressed ' + location.host.split(':')[0]">Press me</button>
+<input id="f" aria-label="Note" style="position:absolute; left:20px; top:90px; width:150px; height:24px">
+<button id="x" style="position:absolute; left:200px; top:30px; width:120px; height:40px" onclick="this.remove()">Remove me</button>
+<p style="position:absolute; left:20px; top:140px; margin:0">Inner words</p>
+</body>`;
+
+async function listen(handler) {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    handler(req, res);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return server;
+}
+
+const byName = (els, role, name) => els.find((e) => e.role === role && e.name === name);
+
+test('cross-origin iframe: its elements in the snapshot with refs that click, type, wait and scope there; the budget counts them', browserOpts(), async (t) => {
+  const inner = await listen((req, res) => res.end(INNER));
+  const top = await listen((req, res) => res.end(req.url === '/' ? TOP(`http://localhost:${inner.address().port}/`) : '<!doctype html><title>Other</title><p>Another page</p>'));
+  t.after(() => { inner.close(); top.close(); });
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url: `http://127.0.0.1:${top.address().port}/` });
+  await until(async () => /Press me/.test(JSON.stringify((await srv.ok('snapshot', {})).sc)), ms(10000), 'the cross-origin iframe to load');
+
+  const snap = await srv.ok('snapshot', {});
+  const els = snap.sc.elements;
+  assert.deepEqual(els.map((e) => `${e.role} ${e.name}`), ['heading Top page', 'region Panel', 'button Press me', 'textbox Note', 'button Remove me', 'text Inner words', 'text After the frame'], 'the frame\'s elements under the iframe, in page order');
+  const press = byName(els, 'button', 'Press me');
+  const note = byName(els, 'textbox', 'Note');
+  const panel = byName(els, 'region', 'Panel');
+  assert.match(press.ref, /^f1e\d+$/, 'a ref into frame f1');
+  assert.match(panel.ref, /^e\d+$/);
+  assert.deepEqual(press.bounds, { x: 322, y: 132, width: 120, height: 40 }, 'bounds offset by the iframe\'s place, border included');
+  assert.equal(panel.depth, 0);
+  assert.equal(press.depth, 1, 'depth goes on from the iframe');
+  assert.match(snap.content[0].text, /\n {2}f1e\d+ button "Press me"/, 'indented under the region in the outline');
+
+  // Click by ref: the button in the frame changes, and the snapshot shows it.
+  const clicked = await srv.ok('click', { ref: press.ref });
+  assert.equal(clicked.sc.ref, press.ref);
+  assert.equal(clicked.sc.x, 382);
+  assert.equal(clicked.sc.y, 152);
+  await until(async () => byName((await srv.ok('snapshot', {})).sc.elements, 'button', 'pressed localhost'), ms(5000), 'the button in the frame to be pressed');
+
+  // type_text by ref into the frame's field.
+  const again = (await srv.ok('snapshot', {})).sc.elements;
+  await srv.ok('type_text', { ref: byName(again, 'textbox', 'Note').ref, text: 'Zoë writes' });
+  assert.equal(byName((await srv.ok('snapshot', {})).sc.elements, 'textbox', 'Note').value, 'Zoë writes');
+  // read_text by ref reads in the frame: the field's value, the button's text.
+  assert.equal((await srv.ok('read_text', { ref: byName(again, 'textbox', 'Note').ref })).sc.text, 'Zoë writes');
+  assert.equal((await srv.ok('read_text', { ref: byName(again, 'button', 'pressed localhost').ref })).sc.text, 'pressed localhost');
+  assert.doesNotMatch((await srv.ok('read_text', {})).sc.text, /Zoë/, 'read_text without ref: the top page\'s text');
+
+  // find sees into the frame; its refs act like the snapshot's.
+  const found = await srv.ok('find', { text: 'Remove me' });
+  assert.equal(found.sc.count, 1);
+  const remove = found.sc.matches[0].ref;
+  assert.match(remove, /^f1e\d+$/);
+  const there = await srv.ok('wait_for', { ref: remove, timeout_ms: 5000 });
+  assert.equal(there.sc.matched, true);
+  await srv.ok('click', { ref: remove });
+  const goneWait = await srv.ok('wait_for', { ref: remove, gone: true, timeout_ms: 5000 });
+  assert.equal(goneWait.sc.matched, true, 'wait_for sees the frame element go');
+  const goneClick = await srv.call('click', { ref: remove });
+  assert.equal(goneClick.structuredContent.error.code, 'not_found');
+
+  // scope: the region (the iframe's content included, depth from it), and a
+  // ref inside the frame (bounds still in page coordinates, refs kept).
+  const full = (await srv.ok('snapshot', {})).sc.elements;
+  const region = byName(full, 'region', 'Panel');
+  const part = (await srv.ok('snapshot', { scope: region.ref })).sc.elements;
+  assert.deepEqual(part.map((e) => `${e.ref} ${e.name} ${e.depth}`), full.slice(1, 5).map((e) => `${e.ref} ${e.name} ${e.depth}`), 'the region and the frame\'s elements, refs as in the full snapshot');
+  const fieldRef = byName(full, 'textbox', 'Note').ref;
+  const one = await srv.ok('snapshot', { scope: fieldRef });
+  assert.deepEqual(one.sc.elements.map((e) => [e.ref, e.depth]), [[fieldRef, 0]]);
+  assert.deepEqual(one.sc.elements[0].bounds, byName(full, 'textbox', 'Note').bounds);
+  const inFrame = await srv.ok('find', { role: 'button', scope: region.ref });
+  assert.deepEqual(inFrame.sc.matches.map((m) => m.name), ['pressed localhost']);
+
+  // The budget holds across the frame, and the cut says so.
+  const cut = await srv.ok('snapshot', { max_elements: 3 });
+  assert.deepEqual(cut.sc.elements.map((e) => e.name), ['Top page', 'Panel', 'pressed localhost']);
+  assert.equal(cut.sc.truncated, true);
+  assert.match(cut.sc.truncation, /^3 of 6 elements \(max_elements\)/);
+  const cutScoped = await srv.ok('snapshot', { scope: region.ref, max_elements: 2 });
+  assert.equal(cutScoped.sc.count, 2);
+  assert.match(cutScoped.sc.truncation, new RegExp(`^2 of 4 elements under ${region.ref}`));
+
+  // Malformed refs are refused by name; refs end with their page.
+  const bad = await srv.call('snapshot', { scope: 'f1x3' });
+  assert.equal(bad.structuredContent.error.code, 'invalid_argument');
+  assert.match(bad.structuredContent.error.message, /"scope".*"f1x3"/);
+  await srv.ok('open_url', { url: `http://127.0.0.1:${top.address().port}/other` });
+  const stale = await srv.call('click', { ref: fieldRef });
+  assert.equal(stale.structuredContent.error.code, 'not_found');
+  assert.match(stale.structuredContent.error.message, /gone/);
+  const staleText = await srv.call('read_text', { ref: fieldRef });
+  assert.equal(staleText.structuredContent.error.code, 'not_found');
+  const staleScope = await srv.call('snapshot', { scope: fieldRef });
+  assert.equal(staleScope.structuredContent.error.code, 'not_found');
+  assert.match((await srv.ok('snapshot', {})).content[0].text, /Another page/, 'the session goes on at the top of the new page');
+  await srv.close();
+});
+
+test('cross-origin iframe on an endpoint glovebox did not start: entered with POST /frame, left with /frame/parent, refs act there', browserOpts(), async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gb-remote-frames-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const inner = await listen((req, res) => res.end(INNER));
+  const top = await listen((req, res) => res.end(TOP(`http://localhost:${inner.address().port}/`)));
+  t.after(() => { inner.close(); top.close(); });
+
+  // A chromedriver of the test's own (no DevTools socket for glovebox),
+  // behind a proxy that logs each request.
+  const free = createServer();
+  await new Promise((r) => free.listen(0, '127.0.0.1', r));
+  const driverPort = free.address().port;
+  await new Promise((r) => free.close(r));
+  const driver = spawn('/usr/bin/chromedriver', [`--port=${driverPort}`], { detached: true, stdio: 'ignore', env: { ...process.env, HOME: dir } });
+  t.after(() => { try { process.kill(-driver.pid, 'SIGKILL'); } catch {} });
+  const log = [];
+  const proxy = createServer((req, res) => {
+    log.push(`${req.method} ${req.url}`);
+    const up = request({ host: '127.0.0.1', port: driverPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => { res.writeHead(502); res.end(); });
+    req.pipe(up);
+  });
+  await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
+  t.after(() => proxy.close());
+  await until(() => new Promise((r) => request({ host: '127.0.0.1', port: driverPort, path: '/status' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end()), ms(15000), 'chromedriver to listen');
+
+  const srv = await connectClient(t, { bin: 'glovebox' });
+  const call = async (name, args) => {
+    const r = await srv.client.callTool({ name, arguments: args });
+    assert.ok(!r.isError, `${name}: ${JSON.stringify(r.structuredContent)}`);
+    return r.structuredContent;
+  };
+  const connected = await call('webdriver_connect', {
+    url: `http://127.0.0.1:${proxy.address().port}`,
+    capabilities: { browserName: 'chrome', 'goog:chromeOptions': { binary: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1200,800', `--user-data-dir=${join(dir, 'profile')}`] } },
+  });
+  assert.equal(connected.owned, false);
+  await call('open_url', { url: `http://127.0.0.1:${top.address().port}/` });
+  let els = [];
+  await until(async () => { els = (await call('snapshot', {})).elements; return byName(els, 'button', 'Press me'); }, ms(10000), 'the cross-origin iframe to load');
+  assert.ok(log.some((l) => /^POST \/session\/[^/]+\/frame$/.test(l)), 'entered with POST /frame');
+  assert.ok(log.some((l) => /^POST \/session\/[^/]+\/frame\/parent$/.test(l)), 'left with POST /frame/parent');
+  const press = byName(els, 'button', 'Press me');
+  assert.match(press.ref, /^f1e\d+$/);
+  assert.deepEqual(press.bounds, { x: 322, y: 132, width: 120, height: 40 });
+  await call('click', { ref: press.ref });
+  await call('type_text', { ref: byName(els, 'textbox', 'Note').ref, text: 'remote' });
+  const after = (await call('snapshot', {})).elements;
+  assert.ok(byName(after, 'button', 'pressed localhost'), 'the click landed in the frame');
+  assert.equal(byName(after, 'textbox', 'Note').value, 'remote');
+  // Back at the top after each call: the page's own script sees the top.
+  assert.match((await call('read_text', {})).text, /Top page/);
+  await call('session_stop', { session: connected.id });
+  await srv.close();
+});
+
+test('a cross-origin iframe inside a cross-origin iframe: frames numbered in order, bounds through both, a click lands in the inner one', browserOpts(), async (t) => {
+  const innermost = await listen((req, res) => res.end(INNER));
+  // The middle frame (another site) holds the innermost one (another origin again: 127.0.0.1 on a third port).
+  const middle = await listen((req, res) => res.end(`<!doctype html><body style="margin:0"><p style="margin:0">Middle words</p><iframe src="http://127.0.0.1:${innermost.address().port}/" style="position:absolute; left:10px; top:40px; width:360px; height:170px; border:0; padding:5px"></iframe></body>`));
+  const top = await listen((req, res) => res.end(TOP(`http://localhost:${middle.address().port}/`)));
+  t.after(() => { innermost.close(); middle.close(); top.close(); });
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url: `http://127.0.0.1:${top.address().port}/` });
+  let els = [];
+  await until(async () => { els = (await srv.ok('snapshot', {})).sc.elements; return byName(els, 'button', 'Press me'); }, ms(10000), 'the nested iframes to load');
+  assert.deepEqual(els.map((e) => `${e.role} ${e.name} ${e.depth}`), ['heading Top page 0', 'region Panel 0', 'text Middle words 1', 'button Press me 1', 'textbox Note 1', 'button Remove me 1', 'text Inner words 1', 'text After the frame 0']);
+  assert.match(byName(els, 'text', 'Middle words').ref, /^f1e\d+$/);
+  const press = byName(els, 'button', 'Press me');
+  assert.match(press.ref, /^f2e\d+$/);
+  // 302,102 (the outer frame's page) + 10,40 + 5 of padding + 20,30.
+  assert.deepEqual(press.bounds, { x: 337, y: 177, width: 120, height: 40 });
+  await srv.ok('click', { ref: press.ref });
+  assert.equal((await srv.ok('read_text', { ref: press.ref })).sc.text, 'pressed 127.0.0.1');
+  const part = (await srv.ok('snapshot', { scope: press.ref })).sc.elements;
+  assert.deepEqual(part.map((e) => [e.ref, e.bounds.x, e.bounds.y]), [[press.ref, 337, 177]]);
+  await srv.close();
+});
