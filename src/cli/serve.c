@@ -387,7 +387,10 @@ static int load_token(struct server *srv)
         if (f)
             fclose(f);
         if (!f) {
-            fprintf(stderr, "glovebox serve: --token-file %s: cannot read it: %s\n",
+            fprintf(stderr,
+                    "glovebox serve: --token-file %s: cannot read it: %s (the bearer token "
+                    "every client must send; without it glovebox does not start — write one, "
+                    "e.g. head -c 32 /dev/urandom | base64 > FILE, or mount it there)\n",
                     srv->token_file, strerror(errno));
             return EXIT_USAGE;
         }
