@@ -14,8 +14,7 @@
 // calls made in between. Prints the figures and never asserts on them;
 // exits 1 only if glovebox misbehaves.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,6 +23,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 import { formatKiB, formatMs, median, percentile, printComparison, saveResults } from './lib/report.mjs';
 import { benchDir, gloveboxBinary } from './lib/servers.mjs';
+import { freePort, schedSeconds } from './lib/proc.mjs';
 
 const CLIENTS = Number(process.env.BENCH_HTTP_CLIENTS ?? 32);
 const CALLS = Number(process.env.BENCH_HTTP_CALLS ?? 150);
@@ -35,17 +35,6 @@ const WITH_REFERENCE = process.env.BENCH_HTTP_REFERENCE !== '0';
 // Settle time before the last CPU sample: the audit writer commits its
 // batch within milliseconds of the last call.
 const SETTLE_MS = 300;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function status(pid) {
   try {
@@ -85,22 +74,6 @@ function loopWakeups(pid) {
   } catch {
     return NaN;
   }
-}
-
-/** Time on CPU of every thread of pid, in seconds, to the nanosecond
- * (/proc/PID/task/TID/schedstat): the 10 ms ticks of /proc/PID/stat make
- * a run's figure move in steps of 2 µs per call. Threads that ended are
- * not counted; glovebox's live as long as the server. */
-function schedSeconds(pid) {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return ns / 1e9;
 }
 
 async function startServer(kind, dataDir) {

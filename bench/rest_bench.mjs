@@ -19,8 +19,7 @@
 // what the call costs beyond the tool's own work (issue 20: ≤ 30 µs). Never asserts on the figures;
 // exits 1 only if glovebox misbehaves (an error, or a failed call).
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,40 +29,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { formatMs, median, percentile, printComparison, saveResults } from './lib/report.mjs';
 import { gloveboxBinary } from './lib/servers.mjs';
 import { expectResult, initializeParams, StdioPeer } from './lib/stdio_peer.mjs';
+import { freePort, schedSeconds } from './lib/proc.mjs';
 
 const CLIENTS = Number(process.env.BENCH_REST_CLIENTS ?? 16);
 const CALLS = Number(process.env.BENCH_REST_CALLS ?? 200);
 const WARMUP = Number(process.env.BENCH_REST_WARMUP ?? 20);
 const RUNS = Number(process.env.BENCH_REST_RUNS ?? 3);
 const SETTLE_MS = 300;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Time on CPU of every thread of pid, in seconds: utime + stime, but to
- * the nanosecond (/proc/PID/task/TID/schedstat) where /proc/PID/stat counts
- * 10 ms ticks, which moved a run's figure in steps of 3 µs per call (and
- * the tool's own work, a difference of two such figures, between -5 and
- * 10 µs). glovebox's threads live as long as the server. */
-function cpuSeconds(pid) {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return ns / 1e9;
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'glovebox-rest-bench-'));
 const port = await freePort();
@@ -184,10 +156,10 @@ async function latencies() {
 async function cpuPerCall(door) {
   const callers = Array.from({ length: CLIENTS }, (_, i) => callerOf(door, i));
   await Promise.all(callers.map((c) => loop(c, WARMUP)));
-  const cpu0 = cpuSeconds(child.pid);
+  const cpu0 = schedSeconds(child.pid);
   await Promise.all(callers.map((c) => loop(c, CALLS)));
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  return ((cpuSeconds(child.pid) - cpu0) / (CLIENTS * CALLS)) * 1000;
+  return ((schedSeconds(child.pid) - cpu0) / (CLIENTS * CALLS)) * 1000;
 }
 
 // read_text's own CPU per call (see the top): µs.
@@ -210,9 +182,9 @@ async function toolOwnWork() {
     await call('terminal_start', { command: ['cat'] });
     const perStep = async (name) => {
       await call('recipe_run', { name });
-      const cpu0 = cpuSeconds(peer.pid);
+      const cpu0 = schedSeconds(peer.pid);
       for (let i = 0; i < 10; i++) await call('recipe_run', { name });
-      return ((cpuSeconds(peer.pid) - cpu0) / 2000) * 1e6;
+      return ((schedSeconds(peer.pid) - cpu0) / 2000) * 1e6;
     };
     const reads = [], lists = [];
     for (let i = 0; i < 3; i++) {

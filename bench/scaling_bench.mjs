@@ -29,12 +29,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { availableParallelism as nproc, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { formatKiB, formatMs, median, percentile, saveResults } from './lib/report.mjs';
 import { gloveboxBinary } from './lib/servers.mjs';
+import { freePort } from './lib/proc.mjs';
 
 const TERMINALS = Number(process.env.BENCH_SCALE_TERMINALS ?? 64);
 const DESKTOPS = Number(process.env.BENCH_SCALE_DESKTOPS ?? 8);
@@ -47,17 +47,6 @@ const TICK = 100; // clock ticks per second (/proc/PID/stat)
 const ALL_BUDGET_MS = Number(process.env.BENCH_SCALE_BUDGET_MS ?? 100);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** pid → {ppid, cpu (ticks)} of every process we can read. */
 function processTable() {
@@ -364,7 +353,7 @@ function print(result) {
 
 const results = {};
 for (const k of ['terminal', 'desktop', 'browser']) {
-  if (ONLY && ONLY !== k) continue;
+  if ((ONLY && ONLY !== k) || kinds[k].count < 1) continue; // BENCH_SCALE_…=0 leaves a kind out
   const r = await measure(k);
   r.degrades_at = print(r);
   results[k] = r;
