@@ -5,13 +5,13 @@
 // type, wait and scope in there; the max_elements budget counts them too.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createServer, request } from 'node:http';
-import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { startLoggedChromedriver } from '../lib/chromedriver.mjs';
 import { connectClient, needs } from '../lib/server.mjs';
 import { ms, startServer, topts, until } from '../lib/terminal.mjs';
 
@@ -139,27 +139,8 @@ test('cross-origin iframe on an endpoint glovebox did not start: entered with PO
   const top = await listen((req, res) => res.end(TOP(`http://localhost:${inner.address().port}/`)));
   t.after(() => { inner.close(); top.close(); });
 
-  // A chromedriver of the test's own (no DevTools socket for glovebox),
-  // behind a proxy that logs each request.
-  const free = createServer();
-  await new Promise((r) => free.listen(0, '127.0.0.1', r));
-  const driverPort = free.address().port;
-  await new Promise((r) => free.close(r));
-  const driver = spawn('/usr/bin/chromedriver', [`--port=${driverPort}`], { detached: true, stdio: 'ignore', env: { ...process.env, HOME: dir } });
-  t.after(() => { try { process.kill(-driver.pid, 'SIGKILL'); } catch {} });
-  const log = [];
-  const proxy = createServer((req, res) => {
-    log.push(`${req.method} ${req.url}`);
-    const up = request({ host: '127.0.0.1', port: driverPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => { res.writeHead(502); res.end(); });
-    req.pipe(up);
-  });
-  await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
-  t.after(() => proxy.close());
-  await until(() => new Promise((r) => request({ host: '127.0.0.1', port: driverPort, path: '/status' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end()), ms(15000), 'chromedriver to listen');
+  // A chromedriver of the test's own, behind a proxy that logs each request.
+  const { url: driverUrl, log } = await startLoggedChromedriver(t, dir);
 
   const srv = await connectClient(t, { bin: 'glovebox' });
   const call = async (name, args) => {
@@ -168,7 +149,7 @@ test('cross-origin iframe on an endpoint glovebox did not start: entered with PO
     return r.structuredContent;
   };
   const connected = await call('webdriver_connect', {
-    url: `http://127.0.0.1:${proxy.address().port}`,
+    url: driverUrl,
     capabilities: { browserName: 'chrome', 'goog:chromeOptions': { binary: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1200,800', `--user-data-dir=${join(dir, 'profile')}`] } },
   });
   assert.equal(connected.owned, false);

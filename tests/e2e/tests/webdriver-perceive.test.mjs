@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { startLoggedChromedriver } from '../lib/chromedriver.mjs';
 import { needs } from '../lib/server.mjs';
 import { ms, startServer, topts, until } from '../lib/terminal.mjs';
 
@@ -516,8 +517,6 @@ test('downloads: a file a page downloads is saved in the data folder, listed, an
 test('upload_file on an endpoint glovebox did not start: the file is sent (POST /se/file, chromedriver\'s /file) and the endpoint\'s path is typed', browserOpts(), async (t) => {
   const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const { spawn } = await import('node:child_process');
-  const { request } = await import('node:http');
   const { connectClient } = await import('../lib/server.mjs');
   const dir = mkdtempSync(join(tmpdir(), 'gb-remote-upload-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -526,25 +525,7 @@ test('upload_file on an endpoint glovebox did not start: the file is sent (POST 
   writeFileSync(join(uploads, 'report.txt'), 'quarterly figures\n');
 
   // A chromedriver of the test's own, behind a proxy that logs each request.
-  const free = createServer();
-  await new Promise((r) => free.listen(0, '127.0.0.1', r));
-  const driverPort = free.address().port;
-  await new Promise((r) => free.close(r));
-  const driver = spawn('/usr/bin/chromedriver', [`--port=${driverPort}`], { detached: true, stdio: 'ignore', env: { ...process.env, HOME: dir } });
-  t.after(() => { try { process.kill(-driver.pid, 'SIGKILL'); } catch {} });
-  const log = [];
-  const proxy = createServer((req, res) => {
-    log.push(`${req.method} ${req.url}`);
-    const up = request({ host: '127.0.0.1', port: driverPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => { res.writeHead(502); res.end(); });
-    req.pipe(up);
-  });
-  await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
-  t.after(() => proxy.close());
-  await until(() => new Promise((r) => request({ host: '127.0.0.1', port: driverPort, path: '/status' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end()), ms(15000), 'chromedriver to listen');
+  const { url: driverUrl, log } = await startLoggedChromedriver(t, dir);
 
   const page = createServer((req, res) => {
     res.setHeader('content-type', 'text/html; charset=utf-8');
@@ -557,7 +538,7 @@ test('upload_file on an endpoint glovebox did not start: the file is sent (POST 
   const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
   const call = async (name, args) => srv.client.callTool({ name, arguments: args });
   const connected = await call('webdriver_connect', {
-    url: `http://127.0.0.1:${proxy.address().port}`,
+    url: driverUrl,
     capabilities: { browserName: 'chrome', 'goog:chromeOptions': { binary: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${join(dir, 'profile')}`] } },
   });
   assert.ok(!connected.isError, JSON.stringify(connected.structuredContent));
