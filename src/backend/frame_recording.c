@@ -288,3 +288,8 @@ void frame_recording_end(struct frame_recording_slot *slot, void (*idle)(void *u
     uv_timer_stop(&fr->timer);
     settle(fr);
 }
+
+const char *frame_recording_active_id(const struct frame_recording_slot *slot)
+{
+    return slot->active ? recorder_id(slot->active->rec) : NULL;
+}

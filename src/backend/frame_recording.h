@@ -5,9 +5,8 @@
  * areas, copied at record_start, and the frame's secrets), and offers the
  * frame to the shared recorder (record/recorder.h), which keeps it only if
  * it changed. A sample still in flight when the next is due is skipped, so
- * a slow screen lowers the rate instead of queueing. Desktops and
- * terminals have recordings of their own (an X connection of the
- * recording's; cells). */
+ * a slow screen lowers the rate instead of queueing. Terminals have
+ * recordings of their own (cells, with their own formats). */
 #pragma once
 #include "backend/frames.h"
 
@@ -19,7 +18,7 @@ struct frame_recording;
  * now or later, with frame_recording_sampled (a source whose produce runs
  * on the worker pool) or frame_recording_failed. */
 struct frame_recording_kind {
-    const char *kind; /* "vnc", "webdriver", "android" (messages) */
+    const char *kind; /* "desktop", "vnc", "webdriver", "android" (messages) */
     int default_fps, max_fps;
     const char *fps_note; /* why max_fps, after it in the error (" (…)"), or NULL */
     void (*sample)(void *ud, struct frame_recording *fr);
@@ -47,3 +46,5 @@ void frame_recording_stop(struct frame_recording_slot *slot, struct backend_call
  * is called (now, or once a sample in flight is back) when nothing of the
  * recording uses the kind's state any more. No recording: idle at once. */
 void frame_recording_end(struct frame_recording_slot *slot, void (*idle)(void *ud), void *ud);
+/* The id of the recording under way in slot, or NULL. */
+const char *frame_recording_active_id(const struct frame_recording_slot *slot);

@@ -75,7 +75,7 @@ struct desktop {
     struct desktop_clipboard *clipboard; /* X selections; NULL until first used */
     struct start *start;                 /* while starting (start.c), else NULL */
     struct desktop_output *output;       /* the programs' stdout and stderr; NULL if unmade */
-    struct desktop_rec *rec;             /* the recording in progress (recording.c); NULL */
+    struct desktop_rec *rec;             /* recordings (recording.c); NULL until record_start */
     struct desktop_watch *watch;         /* windows opened/closed/focused (watch.c); NULL */
     struct desktop_damage *damage;       /* screen changes (damage.c); NULL until asked */
     pid_t last_app_pid;                  /* the program started last (not the window manager); 0 */
