@@ -154,6 +154,15 @@ typedef void (*wd_rows_fn)(struct wd *w, void *ud, json_t *rows, size_t total, e
 void wd_frames_walk(struct wd *w, int frame, json_t *rows, size_t total, const json_t *xf,
                     const char *script, int max, bool hidden, bool keep, wd_rows_fn fn, void *ud);
 
+/* A screenshot's password fields in the cross-origin iframes of the page:
+ * rows (stolen) the rectangles script found in the page, xf its
+ * [[row index, x, y, box, number]…], script run in each frame the same way
+ * (shot.c), at most max rectangles. A frame that cannot be looked into
+ * (gone, too deep, too many) is a rectangle of its own: its visible box.
+ * Starts and ends at the top; its frames are not numbered for refs. */
+void wd_frames_secrets(struct wd *w, json_t *rows, const json_t *xf, const char *script, int max,
+                       wd_rows_fn fn, void *ud);
+
 /* The chromedriver glovebox owns (driver.c). */
 bool wd_driver_spawn(struct wd *w, char **err);
 /* The arguments Chromium gets from glovebox. A new array. */

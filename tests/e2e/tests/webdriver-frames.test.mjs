@@ -13,7 +13,7 @@ import { test } from 'node:test';
 
 import { startLoggedChromedriver } from '../lib/chromedriver.mjs';
 import { connectClient, needs } from '../lib/server.mjs';
-import { ms, startServer, topts, until } from '../lib/terminal.mjs';
+import { decodePng, imageOf, ms, pixel, startServer, topts, until } from '../lib/terminal.mjs';
 
 const haveBrowser = ['/usr/bin/chromium', '/usr/bin/chromedriver'].every((p) => existsSync(p));
 const browserOpts = () =>
@@ -193,5 +193,98 @@ test('a cross-origin iframe inside a cross-origin iframe: frames numbered in ord
   assert.equal((await srv.ok('read_text', { ref: press.ref })).sc.text, 'pressed 127.0.0.1');
   const part = (await srv.ok('snapshot', { scope: press.ref })).sc.elements;
   assert.deepEqual(part.map((e) => [e.ref, e.bounds.x, e.bounds.y]), [[press.ref, 337, 177]]);
+  await srv.close();
+});
+
+// Password fields inside frames: a bright field (a typed value in big
+// magenta on green) in a same-origin iframe, a cross-origin one, and a
+// cross-origin frame inside a cross-origin frame; one more field runs past
+// its frame's right edge onto the blue page, which must stay blue.
+const REDACTED = [0x60, 0x60, 0x60];
+const BLUE = [0, 0, 255];
+const PASSWORD = (extra = '') => `<!doctype html><body style="margin:0; background:#fff">
+<input type="password" value="hunter2hunter2" aria-label="Secret" style="position:absolute; left:20px; top:20px; width:200px; height:60px; border:0; padding:0; font-size:40px; color:#ff00ff; background:#00ff00">${extra}</body>`;
+const SECRETS_TOP = (same, cross, nested) => `<!doctype html><title>Secrets</title><body style="margin:0; background:#0000ff">
+<iframe src="${same}" style="position:absolute; left:20px; top:100px; width:300px; height:200px; border:0"></iframe>
+<iframe src="${cross}" style="position:absolute; left:400px; top:100px; width:300px; height:200px; border:0"></iframe>
+<iframe src="${nested}" style="position:absolute; left:20px; top:350px; width:500px; height:300px; border:0"></iframe>
+</body>`;
+const OVERFLOW = `<input type="password" value="hunter2" style="position:absolute; left:200px; top:120px; width:200px; height:60px; border:0; padding:0; font-size:40px; color:#ff00ff; background:#00ff00">`;
+
+// Every pixel of the rectangle (a pixel's margin in) is the redaction grey.
+function assertPainted(png, x, y, width, height, what) {
+  for (let py = y + 1; py < y + height - 1; py += 3)
+    for (let px = x + 1; px < x + width - 1; px += 3) assert.deepEqual(pixel(png, px, py), REDACTED, `${what}: pixel ${px},${py}`);
+}
+
+async function secretsPages(t) {
+  const innermost = await listen((req, res) => res.end(PASSWORD()));
+  const cross = await listen((req, res) => res.end(PASSWORD(OVERFLOW)));
+  const middle = await listen((req, res) => res.end(`<!doctype html><body style="margin:0; background:#fff"><iframe src="http://127.0.0.1:${innermost.address().port}/" style="position:absolute; left:50px; top:50px; width:300px; height:200px; border:0"></iframe></body>`));
+  const top = await listen((req, res) => res.end(req.url === '/same' ? PASSWORD() : SECRETS_TOP('/same', `http://localhost:${cross.address().port}/`, `http://localhost:${middle.address().port}/`)));
+  t.after(() => { innermost.close(); cross.close(); middle.close(); top.close(); });
+  return `http://127.0.0.1:${top.address().port}/`;
+}
+
+// The screenshot once all four fields show; the three frames' fields and
+// the part of the fourth inside its frame are grey, the page around blue.
+async function checkSecrets(shoot, snapshot) {
+  let els = [];
+  const secretsOf = (list) => list.filter((e) => e.states.includes('password'));
+  await until(async () => secretsOf(els = await snapshot()).length === 4, ms(10000), 'the frames to load');
+  // Nor do snapshot and read_text say what the fields hold.
+  const secrets = secretsOf(els);
+  assert.ok(secrets.every((e) => e.value === undefined || e.value === ''), JSON.stringify(secrets));
+  assert.ok(secrets.some((e) => /^f\d+e\d+$/.test(e.ref)));
+  const shot = await shoot();
+  assert.equal(shot.sc?.redacted ?? shot.structuredContent?.redacted, 4, 'the four fields painted over');
+  const png = decodePng(imageOf(shot).data);
+  assert.equal(png.width, 1200, 'the viewport at scale 1');
+  assertPainted(png, 40, 120, 200, 60, 'same-origin frame');
+  assertPainted(png, 420, 120, 200, 60, 'cross-origin frame');
+  assertPainted(png, 600, 220, 100, 60, 'the field running past its cross-origin frame, inside it');
+  assertPainted(png, 90, 420, 200, 60, 'cross-origin frame in a cross-origin frame');
+  assert.deepEqual(pixel(png, 750, 250), BLUE, 'clipped to the frame: the page beside it is not painted');
+  assert.deepEqual(pixel(png, 10, 10), BLUE);
+  return secrets;
+}
+
+test('password fields in same-origin, cross-origin and nested frames are painted over in screenshots, clipped to their frame', browserOpts(), async (t) => {
+  const url = await secretsPages(t);
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url });
+  const secrets = await checkSecrets(() => srv.ok('screenshot', {}), async () => (await srv.ok('snapshot', {})).sc.elements);
+  for (const s of secrets) {
+    const text = await srv.ok('read_text', { ref: s.ref });
+    assert.equal(text.sc.text, '', `read_text ${s.ref}`);
+  }
+  // Scaled and as JPEG through the same pipeline.
+  const jpeg = await srv.ok('screenshot', { format: 'jpeg', max_width: 600 });
+  assert.ok(jpeg.sc.redacted >= 4);
+  await srv.close();
+});
+
+test('password fields in frames on an endpoint glovebox did not start: found by frame switching, painted over', browserOpts(), async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gb-remote-secrets-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const url = await secretsPages(t);
+  const { url: driverUrl, log } = await startLoggedChromedriver(t, dir);
+  const srv = await connectClient(t, { bin: 'glovebox' });
+  const call = async (name, args) => {
+    const r = await srv.client.callTool({ name, arguments: args });
+    assert.ok(!r.isError, `${name}: ${JSON.stringify(r.structuredContent)}`);
+    return r;
+  };
+  const connected = (await call('webdriver_connect', {
+    url: driverUrl,
+    capabilities: { browserName: 'chrome', 'goog:chromeOptions': { binary: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1200,800', `--user-data-dir=${join(dir, 'profile')}`] } },
+  })).structuredContent;
+  assert.equal(connected.owned, false);
+  await call('open_url', { url });
+  const before = log.length;
+  await checkSecrets(() => call('screenshot', {}), async () => (await call('snapshot', {})).structuredContent.elements);
+  assert.ok(log.slice(before).some((l) => /^POST \/session\/[^/]+\/frame$/.test(l)), 'entered with POST /frame');
+  await call('session_stop', { session: connected.id });
   await srv.close();
 });
