@@ -288,3 +288,73 @@ test('password fields in frames on an endpoint glovebox did not start: found by 
   await call('session_stop', { session: connected.id });
   await srv.close();
 });
+
+// upload_file by a ref in a cross-origin frame: the frame's own script sees
+// the file's name and size; on glovebox's browser and on an endpoint it did
+// not start (the file sent with POST /se/file, then typed in the frame).
+const UPLOAD = `<!doctype html><body style="margin:0"><input type="file" aria-label="Report" onchange="document.getElementById('out').textContent = 'chose ' + this.files[0].name + ' ' + this.files[0].size"><p id="out">nothing</p></body>`;
+
+async function uploadSetup(t, name) {
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const dir = mkdtempSync(join(tmpdir(), name));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const uploads = join(dir, 'uploads');
+  mkdirSync(uploads);
+  writeFileSync(join(uploads, 'report.txt'), 'quarterly figures\n');
+  const policy = join(dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['webdriver_connect', 'open_url', 'snapshot', 'read_text', 'upload_file', 'session_stop'], rules: { upload_file: { paths: [`${uploads}/*`] } } }));
+  const inner = await listen((req, res) => res.end(UPLOAD));
+  const top = await listen((req, res) => res.end(TOP(`http://localhost:${inner.address().port}/`)));
+  t.after(() => { inner.close(); top.close(); });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
+  const call = async (tool, args) => {
+    const r = await srv.client.callTool({ name: tool, arguments: args });
+    assert.ok(!r.isError, `${tool}: ${JSON.stringify(r.structuredContent)}`);
+    return r.structuredContent;
+  };
+  return { dir, srv, call, file: join(uploads, 'report.txt'), url: `http://127.0.0.1:${top.address().port}/` };
+}
+
+async function uploadIntoFrame(call, url) {
+  await call('open_url', { url });
+  let els = [];
+  await until(async () => { els = (await call('snapshot', {})).elements; return byName(els, 'text', 'nothing'); }, ms(10000), 'the cross-origin iframe to load');
+  const input = els.find((e) => /^f1e\d+$/.test(e.ref) && e.name === 'Report');
+  assert.ok(input, JSON.stringify(els));
+  return { input, out: byName(els, 'text', 'nothing') };
+}
+
+test('upload_file into a file input in a cross-origin iframe: the frame sees the file', browserOpts(), async (t) => {
+  const { srv, call, file, url } = await uploadSetup(t, 'gb-frame-upload-');
+  await call('webdriver_connect', {});
+  const { input, out } = await uploadIntoFrame(call, url);
+  const up = await call('upload_file', { ref: input.ref, path: file });
+  assert.equal(up.ref, input.ref);
+  assert.equal(up.bytes, 18);
+  assert.equal((await call('read_text', { ref: out.ref })).text, 'chose report.txt 18');
+  // Back at the top: the page's own script runs there.
+  assert.match((await call('read_text', {})).text, /Top page/);
+  // A frame ref that no snapshot numbered is refused by name.
+  const unknown = await srv.client.callTool({ name: 'upload_file', arguments: { ref: 'f9e1', path: file } });
+  assert.equal(unknown.structuredContent.error.code, 'not_found');
+  assert.match(unknown.content[0].text, /f9e1/);
+  await srv.close();
+});
+
+test('upload_file into a cross-origin iframe on an endpoint glovebox did not start: sent, then typed in the frame', browserOpts(), async (t) => {
+  const { dir, srv, call, file, url } = await uploadSetup(t, 'gb-remote-frame-upload-');
+  const { url: driverUrl, log } = await startLoggedChromedriver(t, dir);
+  const connected = await call('webdriver_connect', {
+    url: driverUrl,
+    capabilities: { browserName: 'chrome', 'goog:chromeOptions': { binary: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${join(dir, 'profile')}`] } },
+  });
+  assert.equal(connected.owned, false);
+  const { input, out } = await uploadIntoFrame(call, url);
+  const up = await call('upload_file', { ref: input.ref, path: file });
+  assert.match(up.remote_path ?? '', /report\.txt$/);
+  assert.ok(log.some((l) => /^POST \/session\/[^/]+\/(se\/)?file$/.test(l)), log.join('\n'));
+  assert.equal((await call('read_text', { ref: out.ref })).text, 'chose report.txt 18');
+  assert.match((await call('read_text', {})).text, /Top page/);
+  await call('session_stop', { session: connected.id });
+  await srv.close();
+});
