@@ -328,6 +328,87 @@ void wd_frame_command(struct wd *w, int n, const char *method, const char *path,
     wd_frame_enter(w, n, command_entered, m);
 }
 
+/* ---- a frame's DevTools session (the owned browser) ---- */
+
+struct finding {
+    struct wd *w;
+    int path[MAX_NESTING + 1];
+    size_t len, at;
+    char *session; /* the frame's reached so far; NULL: the page's own */
+    wd_session_fn fn;
+    void *ud;
+};
+
+static void finding_end(struct finding *f, const char *session)
+{
+    f->fn(f->w, f->ud, session);
+    free(f->session);
+    free(f);
+}
+
+static void finding_next(struct finding *f);
+
+static void found_frame(void *ud, json_t *result, const char *err)
+{
+    struct finding *f = ud;
+    const char *frame_id =
+        json_string_value(json_object_get(json_object_get(result, "node"), "frameId"));
+    const char *session = !err && frame_id ? wd_cast_frame_session(f->w, frame_id) : NULL;
+    if (!session) {
+        /* In its parent's process: no session of its own. */
+        finding_end(f, NULL);
+        return;
+    }
+    free(f->session);
+    f->session = xstrdup(session);
+    f->at++;
+    finding_next(f);
+}
+
+static void found_iframe(void *ud, json_t *result, const char *err)
+{
+    struct finding *f = ud;
+    const char *object_id =
+        json_string_value(json_object_get(json_object_get(result, "result"), "objectId"));
+    struct wd_cdp *c = wd_cast_cdp(f->w);
+    if (err || !object_id || !c) {
+        finding_end(f, NULL);
+        return;
+    }
+    wd_cdp_call_in(c, f->session, "DOM.describeNode", json_pack("{s:s}", "objectId", object_id),
+                   CDP_TIMEOUT_MS, found_frame, f);
+}
+
+static void finding_next(struct finding *f)
+{
+    struct wd_cdp *c = wd_cast_cdp(f->w);
+    if (f->at == f->len || !c) {
+        finding_end(f, c ? f->session : NULL);
+        return;
+    }
+    char *expr = xasprintf("(function(){var m=window.__glovebox_frames,f=m&&m.get(%d);"
+                           "return f&&f.isConnected?f:null;})()",
+                           f->path[f->at]);
+    wd_cdp_call_in(c, f->session, "Runtime.evaluate",
+                   json_pack("{s:s, s:b}", "expression", expr, "returnByValue", 0), CDP_TIMEOUT_MS,
+                   found_iframe, f);
+    free(expr);
+}
+
+void wd_frame_session(struct wd *w, int n, wd_session_fn fn, void *ud)
+{
+    struct finding *f = xcalloc(1, sizeof *f);
+    f->w = w;
+    f->fn = fn;
+    f->ud = ud;
+    f->len = frame_path(w, n, f->path);
+    if (f->len == 0) {
+        finding_end(f, NULL);
+        return;
+    }
+    finding_next(f);
+}
+
 /* ---- a snapshot's cross-origin frames, one after the other ---- */
 
 /* A page or frame whose rows are known, and its cross-origin iframes. */

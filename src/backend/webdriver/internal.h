@@ -144,6 +144,12 @@ void wd_frame_leave(struct wd *w, int n, wd_frame_fn fn, void *ud);
  * hears its value and the frame's position. */
 void wd_frame_command(struct wd *w, int n, const char *method, const char *path, json_t *body,
                       long timeout_ms, wd_frame_fn fn, void *ud);
+/* The owned browser's DevTools session of frame n (> 0): fn hears it, or
+ * NULL when there is none — no socket, a frame the session does not know,
+ * or one on the way that runs in its parent's process (the same site):
+ * then frame switching reaches it. */
+typedef void (*wd_session_fn)(struct wd *w, void *ud, const char *session);
+void wd_frame_session(struct wd *w, int n, wd_session_fn fn, void *ud);
 /* A snapshot's rows (stolen) with those of its cross-origin iframes
  * spliced in where each is: xf the script's [[row index, x, y, depth]…],
  * script the snapshot script run in each frame, max the budget. Starts and

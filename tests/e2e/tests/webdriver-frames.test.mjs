@@ -294,7 +294,7 @@ test('password fields in frames on an endpoint glovebox did not start: found by 
 // not start (the file sent with POST /se/file, then typed in the frame).
 const UPLOAD = `<!doctype html><body style="margin:0"><input type="file" aria-label="Report" onchange="document.getElementById('out').textContent = 'chose ' + this.files[0].name + ' ' + this.files[0].size"><p id="out">nothing</p></body>`;
 
-async function uploadSetup(t, name) {
+async function uploadSetup(t, name, { sameSite = false } = {}) {
   const { mkdirSync, writeFileSync } = await import('node:fs');
   const dir = mkdtempSync(join(tmpdir(), name));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -304,9 +304,11 @@ async function uploadSetup(t, name) {
   const policy = join(dir, 'policy.json');
   writeFileSync(policy, JSON.stringify({ allow: ['webdriver_connect', 'open_url', 'snapshot', 'read_text', 'upload_file', 'session_stop'], rules: { upload_file: { paths: [`${uploads}/*`] } } }));
   const inner = await listen((req, res) => res.end(UPLOAD));
-  const top = await listen((req, res) => res.end(TOP(`http://localhost:${inner.address().port}/`)));
+  // Another site (its own process, a DevTools session of its own), or the
+  // same site on another port (cross-origin, but in the page's process).
+  const top = await listen((req, res) => res.end(TOP(`http://${sameSite ? '127.0.0.1' : 'localhost'}:${inner.address().port}/`)));
   t.after(() => { inner.close(); top.close(); });
-  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') } });
+  const srv = await connectClient(t, { bin: 'glovebox', args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config'), GLOVEBOX_LOG: 'debug' } });
   const call = async (tool, args) => {
     const r = await srv.client.callTool({ name: tool, arguments: args });
     assert.ok(!r.isError, `${tool}: ${JSON.stringify(r.structuredContent)}`);
@@ -324,22 +326,30 @@ async function uploadIntoFrame(call, url) {
   return { input, out: byName(els, 'text', 'nothing') };
 }
 
-test('upload_file into a file input in a cross-origin iframe: the frame sees the file', browserOpts(), async (t) => {
-  const { srv, call, file, url } = await uploadSetup(t, 'gb-frame-upload-');
-  await call('webdriver_connect', {});
-  const { input, out } = await uploadIntoFrame(call, url);
-  const up = await call('upload_file', { ref: input.ref, path: file });
-  assert.equal(up.ref, input.ref);
-  assert.equal(up.bytes, 18);
-  assert.equal((await call('read_text', { ref: out.ref })).text, 'chose report.txt 18');
-  // Back at the top: the page's own script runs there.
-  assert.match((await call('read_text', {})).text, /Top page/);
-  // A frame ref that no snapshot numbered is refused by name.
-  const unknown = await srv.client.callTool({ name: 'upload_file', arguments: { ref: 'f9e1', path: file } });
-  assert.equal(unknown.structuredContent.error.code, 'not_found');
-  assert.match(unknown.content[0].text, /f9e1/);
-  await srv.close();
-});
+for (const sameSite of [false, true]) {
+  const how = sameSite ? 'by frame switching (a frame of the same site, on another port)' : 'in the frame\'s DevTools session (another site)';
+  test(`upload_file into a file input in a cross-origin iframe, ${how}: the frame sees the file`, browserOpts(), async (t) => {
+    const { srv, call, file, url } = await uploadSetup(t, 'gb-frame-upload-', { sameSite });
+    await call('webdriver_connect', {});
+    const { input, out } = await uploadIntoFrame(call, url);
+    const up = await call('upload_file', { ref: input.ref, path: file });
+    assert.equal(up.ref, input.ref);
+    assert.equal(up.bytes, 18);
+    assert.equal((await call('read_text', { ref: out.ref })).text, 'chose report.txt 18');
+    assert.match(srv.stderr(), sameSite ? /upload into frame f1 by frame switching/ : /upload into frame f1 over DevTools/);
+    // Back at the top: the page's own script runs there.
+    assert.match((await call('read_text', {})).text, /Top page/);
+    // A ref that is no file input, and a frame ref no snapshot numbered.
+    const notInput = await srv.client.callTool({ name: 'upload_file', arguments: { ref: out.ref, path: file } });
+    assert.equal(notInput.structuredContent.error.code, 'invalid_argument');
+    assert.match(notInput.content[0].text, /not a file input/);
+    const unknown = await srv.client.callTool({ name: 'upload_file', arguments: { ref: 'f9e1', path: file } });
+    assert.equal(unknown.structuredContent.error.code, 'not_found');
+    assert.match(unknown.content[0].text, /f9e1/);
+    assert.match((await call('read_text', {})).text, /Top page/);
+    await srv.close();
+  });
+}
 
 test('upload_file into a cross-origin iframe on an endpoint glovebox did not start: sent, then typed in the frame', browserOpts(), async (t) => {
   const { dir, srv, call, file, url } = await uploadSetup(t, 'gb-remote-frame-upload-');
