@@ -199,7 +199,8 @@ test('a cross-origin iframe inside a cross-origin iframe: frames numbered in ord
 // Password fields inside frames: a bright field (a typed value in big
 // magenta on green) in a same-origin iframe, a cross-origin one, and a
 // cross-origin frame inside a cross-origin frame; one more field runs past
-// its frame's right edge onto the blue page, which must stay blue.
+// its frame's right edge onto the blue page, which must stay blue. And one
+// in an open shadow root of the page.
 const REDACTED = [0x60, 0x60, 0x60];
 const BLUE = [0, 0, 255];
 const PASSWORD = (extra = '') => `<!doctype html><body style="margin:0; background:#fff">
@@ -208,6 +209,8 @@ const SECRETS_TOP = (same, cross, nested) => `<!doctype html><title>Secrets</tit
 <iframe src="${same}" style="position:absolute; left:20px; top:100px; width:300px; height:200px; border:0"></iframe>
 <iframe src="${cross}" style="position:absolute; left:400px; top:100px; width:300px; height:200px; border:0"></iframe>
 <iframe src="${nested}" style="position:absolute; left:20px; top:350px; width:500px; height:300px; border:0"></iframe>
+<div id="host" style="position:absolute; left:800px; top:400px"></div>
+<script>document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML = '<input type="password" value="hunter2" aria-label="Shadow secret" style="width:200px; height:60px; border:0; padding:0; display:block; font-size:40px; color:#ff00ff; background:#00ff00">';</script>
 </body>`;
 const OVERFLOW = `<input type="password" value="hunter2" style="position:absolute; left:200px; top:120px; width:200px; height:60px; border:0; padding:0; font-size:40px; color:#ff00ff; background:#00ff00">`;
 
@@ -231,19 +234,20 @@ async function secretsPages(t) {
 async function checkSecrets(shoot, snapshot) {
   let els = [];
   const secretsOf = (list) => list.filter((e) => e.states.includes('password'));
-  await until(async () => secretsOf(els = await snapshot()).length === 4, ms(10000), 'the frames to load');
+  await until(async () => secretsOf(els = await snapshot()).length === 5, ms(10000), 'the frames to load');
   // Nor do snapshot and read_text say what the fields hold.
   const secrets = secretsOf(els);
   assert.ok(secrets.every((e) => e.value === undefined || e.value === ''), JSON.stringify(secrets));
   assert.ok(secrets.some((e) => /^f\d+e\d+$/.test(e.ref)));
   const shot = await shoot();
-  assert.equal(shot.sc?.redacted ?? shot.structuredContent?.redacted, 4, 'the four fields painted over');
+  assert.equal(shot.sc?.redacted ?? shot.structuredContent?.redacted, 5, 'the five fields painted over');
   const png = decodePng(imageOf(shot).data);
   assert.equal(png.width, 1200, 'the viewport at scale 1');
   assertPainted(png, 40, 120, 200, 60, 'same-origin frame');
   assertPainted(png, 420, 120, 200, 60, 'cross-origin frame');
   assertPainted(png, 600, 220, 100, 60, 'the field running past its cross-origin frame, inside it');
   assertPainted(png, 90, 420, 200, 60, 'cross-origin frame in a cross-origin frame');
+  assertPainted(png, 800, 400, 200, 60, 'open shadow root');
   assert.deepEqual(pixel(png, 750, 250), BLUE, 'clipped to the frame: the page beside it is not painted');
   assert.deepEqual(pixel(png, 10, 10), BLUE);
   return secrets;
@@ -261,7 +265,7 @@ test('password fields in same-origin, cross-origin and nested frames are painted
   }
   // Scaled and as JPEG through the same pipeline.
   const jpeg = await srv.ok('screenshot', { format: 'jpeg', max_width: 600 });
-  assert.ok(jpeg.sc.redacted >= 4);
+  assert.equal(jpeg.sc.redacted, 5);
   await srv.close();
 });
 
