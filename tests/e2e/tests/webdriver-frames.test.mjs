@@ -372,3 +372,40 @@ test('upload_file into a cross-origin iframe on an endpoint glovebox did not sta
   await call('session_stop', { session: connected.id });
   await srv.close();
 });
+
+test('a cross-origin frame nested deeper than glovebox looks is painted over whole: its password field cannot show', browserOpts(), async (t) => {
+  // Nine cross-origin frames, each in the one before (sites alternating),
+  // each 5 px in and 10 px smaller; the ninth is green with a password field.
+  const servers = [];
+  const deepest = await listen((req, res) => res.end(`<!doctype html><body style="margin:0; background:#00ff00">${PASSWORD().replace(/<!doctype html><body[^>]*>/, '')}`));
+  servers.push(deepest);
+  let inner = deepest;
+  for (let level = 8; level >= 1; level--) {
+    const child = inner;
+    const childHost = (level + 1) % 2 ? 'localhost' : '127.0.0.1';
+    const size = (n) => `width:${600 - 10 * n}px; height:${400 - 10 * n}px`;
+    const s = await listen((req, res) => res.end(`<!doctype html><body style="margin:0; background:#fff"><iframe src="http://${childHost}:${child.address().port}/" style="position:absolute; left:5px; top:5px; ${size(level)}; border:0"></iframe></body>`));
+    servers.push(s);
+    inner = s;
+  }
+  const top = await listen((req, res) => res.end(`<!doctype html><title>Deep</title><body style="margin:0; background:#0000ff"><iframe src="http://localhost:${inner.address().port}/" style="position:absolute; left:100px; top:100px; width:600px; height:400px; border:0"></iframe></body>`));
+  servers.push(top);
+  t.after(() => servers.forEach((s) => s.close()));
+  const srv = await startServer(t);
+  await srv.ok('webdriver_connect', { width: 1200, height: 700 });
+  await srv.ok('open_url', { url: `http://127.0.0.1:${top.address().port}/` });
+  // The eighth frame shows (its white around the ninth); a moment for the
+  // ninth, which is painted over whether it has loaded or not.
+  await until(async () => {
+    const png = decodePng(imageOf(await srv.ok('screenshot', {})).data);
+    return pixel(png, 139, 139).join() === '255,255,255';
+  }, ms(15000), 'the nested frames to load');
+  await new Promise((r) => setTimeout(r, 500));
+  const shot = await srv.ok('screenshot', {});
+  const png = decodePng(imageOf(shot).data);
+  // The ninth frame's page starts at 100 + 8 × 5 = 140 and is 520 × 320.
+  assertPainted(png, 140, 140, 520, 320, 'the frame too deep to look into');
+  assert.deepEqual(pixel(png, 137, 137), [255, 255, 255], 'the eighth frame around it is not painted');
+  assert.deepEqual(pixel(png, 50, 50), BLUE);
+  await srv.close();
+});
