@@ -16,7 +16,12 @@
  * iframe's W3C element reference and the frame it sits in, so the path
  * from the top can be walked again for a ref like "f2e7". A page snapshot
  * or find numbers them afresh. Entering a frame is a session-wide state of
- * the endpoint: glovebox always goes back to the top before answering. */
+ * the endpoint: glovebox always goes back to the top before answering.
+ *
+ * A screenshot walks the frames the same way to find their password
+ * fields (wd_frames_secrets), in a map of its own so the snapshot's frame
+ * numbers stay; and in the owned browser a frame's DevTools session can
+ * be looked up for a ref's frame (wd_frame_session, upload_file). */
 #include "backend/webdriver/cdp.h"
 #include "backend/webdriver/internal.h"
 
@@ -41,6 +46,14 @@ static const char IFRAME_SCRIPT[] =
 /* Where a screenshot's walk keeps the iframes it enters (numbered afresh
  * in each page or frame by each screenshot; SECRETS_SCRIPT, shot.c). */
 #define SHOT_MAP "__glovebox_shot_frames"
+
+/* IFRAME_SCRIPT as an expression for Runtime.evaluate (malloc'd). */
+static char *iframe_expr(const char *map, int n)
+{
+    return xasprintf("(function(){var m=window.%s,f=m&&m.get(%d);"
+                     "return f&&f.isConnected?f:null;})()",
+                     map, n);
+}
 
 /* The top-page position of frame arguments[0]'s viewport, from its iframe
  * in the context glovebox is in: the element's box, its border and
@@ -386,9 +399,7 @@ static void finding_next(struct finding *f)
         finding_end(f, c ? f->session : NULL);
         return;
     }
-    char *expr = xasprintf("(function(){var m=window.__glovebox_frames,f=m&&m.get(%d);"
-                           "return f&&f.isConnected?f:null;})()",
-                           f->path[f->at]);
+    char *expr = iframe_expr("__glovebox_frames", f->path[f->at]);
     wd_cdp_call_in(c, f->session, "Runtime.evaluate",
                    json_pack("{s:s, s:b}", "expression", expr, "returnByValue", 0), CDP_TIMEOUT_MS,
                    found_iframe, f);
@@ -736,9 +747,7 @@ static void got_iframe_object(void *ud, json_t *result, const char *err)
 
 static void cdp_enter(struct walk *k)
 {
-    char *expr = xasprintf("(function(){var m=window.%s,f=m&&m.get(%d);"
-                           "return f&&f.isConnected?f:null;})()",
-                           k->map, current_number(k));
+    char *expr = iframe_expr(k->map, current_number(k));
     cdp_eval(k, k->cur->session, expr, false, got_iframe_object);
     free(expr);
 }

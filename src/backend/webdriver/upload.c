@@ -333,11 +333,6 @@ static void entered(struct wd *w, void *ud, json_t *value, int dx, int dy, enum 
 
 /* ---- over the owned browser's DevTools, in the frame's session ---- */
 
-/* The element of a ref, or a string saying why not (INPUT_SCRIPT). */
-#define INPUT_EXPR                                                                                 \
-    "(function(r){var m=window.__glovebox_refs,e=m&&m.get(r);if(!e||!e.isConnected)return "        \
-    "'gone';if(e.tagName!=='INPUT'||e.type!=='file')return 'not a file input';return e;})(%s)"
-
 static void files_set(void *ud, json_t *result, const char *err)
 {
     (void)result;
@@ -391,7 +386,7 @@ static void got_session(struct wd *w, void *ud, const char *session)
     json_t *ref = json_string(args_string(u->bc->args, "ref", ""));
     char *arg = json_dumps(ref, JSON_ENCODE_ANY);
     json_decref(ref);
-    char *expr = xasprintf(INPUT_EXPR, arg);
+    char *expr = xasprintf("(function(){%s}).apply(null,[%s])", INPUT_SCRIPT, arg);
     free(arg);
     wd_cdp_call_in(c, u->session, "Runtime.evaluate",
                    json_pack("{s:s, s:b, s:s}", "expression", expr, "returnByValue", 0,
