@@ -16,7 +16,12 @@
  * iframe's W3C element reference and the frame it sits in, so the path
  * from the top can be walked again for a ref like "f2e7". A page snapshot
  * or find numbers them afresh. Entering a frame is a session-wide state of
- * the endpoint: glovebox always goes back to the top before answering. */
+ * the endpoint: glovebox always goes back to the top before answering.
+ *
+ * A screenshot walks the frames the same way to find their password
+ * fields (wd_frames_secrets), in a map of its own so the snapshot's frame
+ * numbers stay; and in the owned browser a frame's DevTools session can
+ * be looked up for a ref's frame (wd_frame_session, upload_file). */
 #include "backend/webdriver/cdp.h"
 #include "backend/webdriver/internal.h"
 
@@ -33,9 +38,22 @@
 /* A DevTools call in the walk that takes longer falls back to nothing. */
 #define CDP_TIMEOUT_MS 3000
 
-/* Frame arguments[0]'s iframe, in the page of the frame it sits in. */
+/* Frame arguments[0]'s iframe, in the page of the frame it sits in; kept
+ * in window[arguments[1]] (a snapshot's frames when not given). */
 static const char IFRAME_SCRIPT[] =
-    "var m=window.__glovebox_frames,f=m&&m.get(arguments[0]);return f&&f.isConnected?f:null;";
+    "var m=window[arguments[1]||'__glovebox_frames'],f=m&&m.get(arguments[0]);"
+    "return f&&f.isConnected?f:null;";
+/* Where a screenshot's walk keeps the iframes it enters (numbered afresh
+ * in each page or frame by each screenshot; SECRETS_SCRIPT, shot.c). */
+#define SHOT_MAP "__glovebox_shot_frames"
+
+/* IFRAME_SCRIPT as an expression for Runtime.evaluate (malloc'd). */
+static char *iframe_expr(const char *map, int n)
+{
+    return xasprintf("(function(){var m=window.%s,f=m&&m.get(%d);"
+                     "return f&&f.isConnected?f:null;})()",
+                     map, n);
+}
 
 /* The top-page position of frame arguments[0]'s viewport, from its iframe
  * in the context glovebox is in: the element's box, its border and
@@ -323,6 +341,85 @@ void wd_frame_command(struct wd *w, int n, const char *method, const char *path,
     wd_frame_enter(w, n, command_entered, m);
 }
 
+/* ---- a frame's DevTools session (the owned browser) ---- */
+
+struct finding {
+    struct wd *w;
+    int path[MAX_NESTING + 1];
+    size_t len, at;
+    char *session; /* the frame's reached so far; NULL: the page's own */
+    wd_session_fn fn;
+    void *ud;
+};
+
+static void finding_end(struct finding *f, const char *session)
+{
+    f->fn(f->w, f->ud, session);
+    free(f->session);
+    free(f);
+}
+
+static void finding_next(struct finding *f);
+
+static void found_frame(void *ud, json_t *result, const char *err)
+{
+    struct finding *f = ud;
+    const char *frame_id =
+        json_string_value(json_object_get(json_object_get(result, "node"), "frameId"));
+    const char *session = !err && frame_id ? wd_cast_frame_session(f->w, frame_id) : NULL;
+    if (!session) {
+        /* In its parent's process: no session of its own. */
+        finding_end(f, NULL);
+        return;
+    }
+    free(f->session);
+    f->session = xstrdup(session);
+    f->at++;
+    finding_next(f);
+}
+
+static void found_iframe(void *ud, json_t *result, const char *err)
+{
+    struct finding *f = ud;
+    const char *object_id =
+        json_string_value(json_object_get(json_object_get(result, "result"), "objectId"));
+    struct wd_cdp *c = wd_cast_cdp(f->w);
+    if (err || !object_id || !c) {
+        finding_end(f, NULL);
+        return;
+    }
+    wd_cdp_call_in(c, f->session, "DOM.describeNode", json_pack("{s:s}", "objectId", object_id),
+                   CDP_TIMEOUT_MS, found_frame, f);
+}
+
+static void finding_next(struct finding *f)
+{
+    struct wd_cdp *c = wd_cast_cdp(f->w);
+    if (f->at == f->len || !c) {
+        finding_end(f, c ? f->session : NULL);
+        return;
+    }
+    char *expr = iframe_expr("__glovebox_frames", f->path[f->at]);
+    wd_cdp_call_in(c, f->session, "Runtime.evaluate",
+                   json_pack("{s:s, s:b}", "expression", expr, "returnByValue", 0), CDP_TIMEOUT_MS,
+                   found_iframe, f);
+    free(expr);
+}
+
+void wd_frame_session(struct wd *w, int n, wd_session_fn fn, void *ud)
+{
+    struct finding *f = xcalloc(1, sizeof *f);
+    f->w = w;
+    f->fn = fn;
+    f->ud = ud;
+    f->len = frame_path(w, n, f->path);
+    if (f->len == 0) {
+        finding_end(f, NULL);
+        return;
+    }
+    finding_next(f);
+}
+
 /* ---- a snapshot's cross-origin frames, one after the other ---- */
 
 /* A page or frame whose rows are known, and its cross-origin iframes. */
@@ -341,6 +438,12 @@ struct ctx {
 struct walk {
     struct wd *w;
     struct ctx *cur;
+    /* A screenshot's password fields (wd_frames_secrets) rather than a
+     * snapshot's rows: its frames are not numbered for refs, and a frame
+     * it cannot look into is painted over whole. */
+    bool secrets;
+    const char *map; /* the window property the iframes are kept in */
+    int frames;      /* frames walked so far (secrets) */
     int max;
     bool hidden, keep;
     size_t total;
@@ -357,9 +460,23 @@ struct walk {
     char *pending_session; /* the frame's entered over the socket */
 };
 
+static void left_out(struct walk *k, json_t *rows, const json_t *iframe);
+
+/* Whether an iframe of the script's answer may be walked: not too deep, not
+ * too many, and (a snapshot's) numbered in order. */
+static bool admit(struct walk *k, int frame, int nesting, const json_t *x)
+{
+    if (nesting >= MAX_NESTING || json_array_size(x) != 5 || !json_is_integer(json_array_get(x, 0)))
+        return false;
+    if (k->secrets)
+        return ++k->frames <= MAX_FRAMES;
+    return frame_register(k->w, frame, (int)json_integer_value(json_array_get(x, 4)));
+}
+
 /* A context of frame's rows and iframes (both borrowed); its iframes get
  * their numbers. */
-static struct ctx *ctx_new(struct wd *w, struct ctx *up, int frame, json_t *rows, const json_t *xf)
+static struct ctx *ctx_new(struct walk *k, struct ctx *up, int frame, json_t *rows,
+                           const json_t *xf)
 {
     struct ctx *c = xcalloc(1, sizeof *c);
     c->up = up;
@@ -372,10 +489,10 @@ static struct ctx *ctx_new(struct wd *w, struct ctx *up, int frame, json_t *rows
     json_array_foreach(xf, i, x)
     {
         /* Too deep, too many, or not the script's shape: left out. */
-        if (c->nesting < MAX_NESTING && json_array_size(x) == 5 &&
-            json_is_integer(json_array_get(x, 0)) &&
-            frame_register(w, frame, (int)json_integer_value(json_array_get(x, 4))))
+        if (admit(k, frame, c->nesting, x))
             json_array_append(c->xf, x);
+        else
+            left_out(k, c->rows, x);
     }
     return c;
 }
@@ -401,6 +518,26 @@ static void walk_free(struct walk *k)
     free(k->pending_session);
     free(k->script);
     free(k);
+}
+
+/* A frame the walk does not look into: a screenshot paints over the
+ * whole of it that shows (its box, [x0, y0, x1, y1, devicePixelRatio] in
+ * the top page's CSS pixels, is the script's iframe[3]), since a password
+ * field in it cannot be found. */
+static void left_out(struct walk *k, json_t *rows, const json_t *iframe)
+{
+    const json_t *box = json_array_get(iframe, 3);
+    if (!k->secrets || json_array_size(box) != 5)
+        return;
+    double x0 = json_number_value(json_array_get(box, 0)),
+           y0 = json_number_value(json_array_get(box, 1)),
+           x1 = json_number_value(json_array_get(box, 2)),
+           y1 = json_number_value(json_array_get(box, 3)),
+           d = json_number_value(json_array_get(box, 4));
+    if (d <= 0)
+        d = 1;
+    json_array_append_new(rows, json_pack("[f, f, f, f]", floor(x0 * d), floor(y0 * d),
+                                          ceil((x1 - x0) * d) + 1, ceil((y1 - y0) * d) + 1));
 }
 
 static void walk_end(struct walk *k, enum error_code code, const char *err)
@@ -454,8 +591,10 @@ static void descend(struct walk *k, const json_t *value, const char *session)
 {
     struct ctx *c = k->cur;
     json_t *doc = json_is_string(value) ? json_loads(json_string_value(value), 0, NULL) : NULL;
+    if (!json_is_array(json_array_get(doc, 0)))
+        left_out(k, c->rows, current_iframe(k));
     struct ctx *child =
-        ctx_new(k->w, c, current_number(k), json_array_get(doc, 0), json_array_get(doc, 2));
+        ctx_new(k, c, current_number(k), json_array_get(doc, 0), json_array_get(doc, 2));
     child->session = session ? xstrdup(session) : NULL;
     k->total += (size_t)json_integer_value(json_array_get(doc, 1));
     json_decref(doc);
@@ -508,6 +647,7 @@ static void frame_entered(struct wd *w, void *ud, json_t *value, enum error_code
             return;
         }
         /* Gone before it was entered: left out, still in its parent. */
+        left_out(k, k->cur->rows, current_iframe(k));
         k->cur->i++;
         step(k);
         return;
@@ -607,9 +747,7 @@ static void got_iframe_object(void *ud, json_t *result, const char *err)
 
 static void cdp_enter(struct walk *k)
 {
-    char *expr = xasprintf("(function(){var m=window.__glovebox_frames,f=m&&m.get(%d);"
-                           "return f&&f.isConnected?f:null;})()",
-                           current_number(k));
+    char *expr = iframe_expr(k->map, current_number(k));
     cdp_eval(k, k->cur->session, expr, false, got_iframe_object);
     free(expr);
 }
@@ -629,7 +767,8 @@ static void restart_w3c(struct walk *k)
         json_array_remove(k->w->frames, json_array_size(k->w->frames) - 1);
     k->cdp = false;
     k->total = k->root_total;
-    k->cur = ctx_new(k->w, NULL, k->root_frame, k->root_rows, k->root_xf);
+    k->frames = 0;
+    k->cur = ctx_new(k, NULL, k->root_frame, k->root_rows, k->root_xf);
     step(k);
 }
 
@@ -645,10 +784,10 @@ static void step(struct walk *k)
         if (k->cdp)
             cdp_enter(k);
         else
-            wd_command_quiet(
-                k->w, "POST", "/execute/sync",
-                json_pack("{s:s, s:[i]}", "script", IFRAME_SCRIPT, "args", current_number(k)),
-                got_walk_iframe, k);
+            wd_command_quiet(k->w, "POST", "/execute/sync",
+                             json_pack("{s:s, s:[i, s]}", "script", IFRAME_SCRIPT, "args",
+                                       current_number(k), k->map),
+                             got_walk_iframe, k);
         return;
     }
     if (!c->up) {
@@ -661,11 +800,14 @@ static void step(struct walk *k)
         wd_command_quiet(k->w, "POST", "/frame/parent", NULL, went_up, k);
 }
 
-void wd_frames_walk(struct wd *w, int frame, json_t *rows, size_t total, const json_t *xf,
-                    const char *script, int max, bool hidden, bool keep, wd_rows_fn fn, void *ud)
+static void walk_start(struct wd *w, int frame, json_t *rows, size_t total, const json_t *xf,
+                       const char *script, int max, bool hidden, bool keep, bool secrets,
+                       wd_rows_fn fn, void *ud)
 {
     struct walk *k = xcalloc(1, sizeof *k);
     k->w = w;
+    k->secrets = secrets;
+    k->map = secrets ? SHOT_MAP : "__glovebox_frames";
     k->max = max;
     k->hidden = hidden;
     k->keep = keep;
@@ -679,7 +821,19 @@ void wd_frames_walk(struct wd *w, int frame, json_t *rows, size_t total, const j
     /* The socket reaches the page's context only: a walk that starts in a
      * frame (a scope there) was entered by WebDriver. */
     k->cdp = frame == 0 && wd_cast_cdp(w) != NULL;
-    k->cur = ctx_new(w, NULL, frame, rows, xf);
+    k->cur = ctx_new(k, NULL, frame, rows, xf);
     k->frames0 = json_array_size(w->frames);
     step(k);
+}
+
+void wd_frames_walk(struct wd *w, int frame, json_t *rows, size_t total, const json_t *xf,
+                    const char *script, int max, bool hidden, bool keep, wd_rows_fn fn, void *ud)
+{
+    walk_start(w, frame, rows, total, xf, script, max, hidden, keep, false, fn, ud);
+}
+
+void wd_frames_secrets(struct wd *w, json_t *rows, const json_t *xf, const char *script, int max,
+                       wd_rows_fn fn, void *ud)
+{
+    walk_start(w, 0, rows, json_array_size(rows), xf, script, max, false, false, true, fn, ud);
 }

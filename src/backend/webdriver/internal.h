@@ -144,6 +144,12 @@ void wd_frame_leave(struct wd *w, int n, wd_frame_fn fn, void *ud);
  * hears its value and the frame's position. */
 void wd_frame_command(struct wd *w, int n, const char *method, const char *path, json_t *body,
                       long timeout_ms, wd_frame_fn fn, void *ud);
+/* The owned browser's DevTools session of frame n (> 0): fn hears it, or
+ * NULL when there is none — no socket, a frame the session does not know,
+ * or one on the way that runs in its parent's process (the same site):
+ * then frame switching reaches it. */
+typedef void (*wd_session_fn)(struct wd *w, void *ud, const char *session);
+void wd_frame_session(struct wd *w, int n, wd_session_fn fn, void *ud);
 /* A snapshot's rows (stolen) with those of its cross-origin iframes
  * spliced in where each is: xf the script's [[row index, x, y, depth]…],
  * script the snapshot script run in each frame, max the budget. Starts and
@@ -153,6 +159,15 @@ typedef void (*wd_rows_fn)(struct wd *w, void *ud, json_t *rows, size_t total, e
                            const char *err);
 void wd_frames_walk(struct wd *w, int frame, json_t *rows, size_t total, const json_t *xf,
                     const char *script, int max, bool hidden, bool keep, wd_rows_fn fn, void *ud);
+
+/* A screenshot's password fields in the cross-origin iframes of the page:
+ * rows (stolen) the rectangles script found in the page, xf its
+ * [[row index, x, y, box, number]…], script run in each frame the same way
+ * (shot.c), at most max rectangles. A frame that cannot be looked into
+ * (gone, too deep, too many) is a rectangle of its own: its visible box.
+ * Starts and ends at the top; its frames are not numbered for refs. */
+void wd_frames_secrets(struct wd *w, json_t *rows, const json_t *xf, const char *script, int max,
+                       wd_rows_fn fn, void *ud);
 
 /* The chromedriver glovebox owns (driver.c). */
 bool wd_driver_spawn(struct wd *w, char **err);

@@ -24,13 +24,44 @@
 /* Pixels a decoded screenshot may have (a 16k x 16k page). */
 #define MAX_PIXELS (16384u * 16384u)
 
-/* The viewport rectangles of visible password fields, in device pixels. */
+/* The viewport rectangles of visible password fields, in device pixels,
+ * in the page, its open shadow roots and the same-origin iframes in it
+ * (each clipped to its iframe's box), and the cross-origin iframes it
+ * cannot look into: the walk enters those and runs it again there
+ * (frames.c). Arguments as a snapshot's (perceive.c): [0] the most
+ * rectangles; [4], [5] where this page's viewport is in the top page and
+ * [6] the box it shows in ([x0, y0, x1, y1, devicePixelRatio], CSS pixels
+ * of the top page; null: the top page itself). Returns, as JSON text,
+ * [rectangles, their number, [[index, x, y, box, number]…] of the
+ * cross-origin iframes], those kept in window.__glovebox_shot_frames under
+ * their numbers. A same-origin frame nested too deep is painted over
+ * whole. Shadow roots are found by a walk over the elements (~1.6 ms on a
+ * page of 15,000; docs/BENCHMARKS.md). */
 static const char SECRETS_SCRIPT[] =
-    "var r=[],d=window.devicePixelRatio||1;"
-    "document.querySelectorAll('input[type=password]').forEach(function(e){"
-    "var b=e.getBoundingClientRect();if(b.width>0&&b.height>0&&r.length<64)"
-    "r.push([Math.floor(b.left*d),Math.floor(b.top*d),Math.ceil(b.width*d)+1,"
-    "Math.ceil(b.height*d)+1]);});return r;";
+    "var max=arguments[0]||64,bx=arguments[4]||0,by=arguments[5]||0,clip=arguments[6]||null,"
+    "out=[],xf=[],fm=new Map(),nf=1;window.__glovebox_shot_frames=fm;"
+    "function cut(c,x0,y0,x1,y1){return c?[Math.max(c[0],x0),Math.max(c[1],y0),"
+    "Math.min(c[2],x1),Math.min(c[3],y1)]:[x0,y0,x1,y1];}"
+    "function put(r,d){if(r[2]>r[0]&&r[3]>r[1]&&out.length<max)out.push([Math.floor(r[0]*d),"
+    "Math.floor(r[1]*d),Math.ceil((r[2]-r[0])*d)+1,Math.ceil((r[3]-r[1])*d)+1]);}"
+    /* root: a document or a shadow root of v's document. */
+    "function scan(root,v,dx,dy,c,depth){var d=v.devicePixelRatio||1;"
+    "root.querySelectorAll('input[type=password]').forEach(function(e){"
+    "var b=e.getBoundingClientRect();if(b.width>0&&b.height>0)"
+    "put(cut(c,b.left+dx,b.top+dy,b.right+dx,b.bottom+dy),d);});"
+    "root.querySelectorAll('iframe,frame').forEach(function(f){var b=f.getBoundingClientRect();"
+    "if(b.width<=0||b.height<=0)return;var s=v.getComputedStyle(f),pl=parseFloat(s.paddingLeft),"
+    "pt=parseFloat(s.paddingTop),x=b.left+f.clientLeft+pl+dx,y=b.top+f.clientTop+pt+dy,"
+    "k=cut(c,x,y,x+f.clientWidth-pl-parseFloat(s.paddingRight),"
+    "y+f.clientHeight-pt-parseFloat(s.paddingBottom));if(k[2]<=k[0]||k[3]<=k[1])return;"
+    "var fd=null;try{fd=f.contentDocument;}catch(err){}"
+    "if(fd&&depth<8)scan(fd,fd.defaultView,x,y,k,depth+1);"
+    "else if(fd)put(k,d);else{var n=nf++;fm.set(n,f);k.push(d);xf.push([out.length,x,y,k,n]);}"
+    "});"
+    "var w=(root.ownerDocument||root).createTreeWalker(root,1);"
+    "while(w.nextNode())if(w.currentNode.shadowRoot)scan(w.currentNode.shadowRoot,v,dx,dy,c,depth);"
+    "}"
+    "scan(document,window,bx,by,clip,0);return JSON.stringify([out,out.length,xf]);";
 
 struct shot {
     struct backend_call *bc;    /* a screenshot's, or */
@@ -228,29 +259,33 @@ static void got_b64(struct wd *w, struct shot *sh, char *b64)
         frame_recording_sampled(sh->fr, &src);
 }
 
-static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code code,
-                        const char *err)
+/* The password fields' rectangles, from the page and its frames: then the
+ * picture. */
+static void got_rects(struct wd *w, void *ud, json_t *rows, size_t total, enum error_code code,
+                      const char *err)
 {
+    (void)total;
     struct shot *sh = ud;
-    /* No script (a native app context): only the guard's areas. A device
-     * that is gone fails here already. */
-    if (err && (code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED ||
-                code == ERROR_TIMEOUT)) {
+    /* A walk through the frames that failed: what is in them is not
+     * known, so no picture of them. */
+    if (err) {
+        json_decref(rows);
         shot_failed(sh, code, err);
         return;
     }
     size_t i;
     json_t *r;
-    json_array_foreach(value, i, r)
+    json_array_foreach(rows, i, r)
     {
         if (sh->n_secrets >= MAX_SECRETS)
             break;
         sh->secrets[sh->n_secrets++] =
-            (struct screen_rect){(int)json_integer_value(json_array_get(r, 0)),
-                                 (int)json_integer_value(json_array_get(r, 1)),
-                                 (int)json_integer_value(json_array_get(r, 2)),
-                                 (int)json_integer_value(json_array_get(r, 3))};
+            (struct screen_rect){(int)json_number_value(json_array_get(r, 0)),
+                                 (int)json_number_value(json_array_get(r, 1)),
+                                 (int)json_number_value(json_array_get(r, 2)),
+                                 (int)json_number_value(json_array_get(r, 3))};
     }
+    json_decref(rows);
     /* The page has not changed since the last capture (cast.c): that
      * one; else a capture, on the browser's own socket if it has one. */
     const char *picture = wd_cast_frame(w);
@@ -262,9 +297,30 @@ static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code c
         wd_command_quiet(w, "GET", "/screenshot", NULL, got_png, sh);
 }
 
+static void got_secrets(struct wd *w, void *ud, json_t *value, enum error_code code,
+                        const char *err)
+{
+    /* No script (a native app context): only the guard's areas. A device
+     * that is gone fails here already. */
+    if (err && (code == ERROR_DEVICE_UNAVAILABLE || code == ERROR_SESSION_EXPIRED ||
+                code == ERROR_TIMEOUT)) {
+        shot_failed(ud, code, err);
+        return;
+    }
+    json_t *doc = json_is_string(value) ? json_loads(json_string_value(value), 0, NULL) : NULL;
+    json_t *rows = json_array_get(doc, 0), *xf = json_array_get(doc, 2);
+    rows = json_is_array(rows) ? json_incref(rows) : json_array();
+    if (!err && json_array_size(xf))
+        /* Cross-origin iframes: their fields are found in there. */
+        wd_frames_secrets(w, rows, xf, SECRETS_SCRIPT, MAX_SECRETS, got_rects, ud);
+    else
+        got_rects(w, ud, rows, 0, 0, NULL);
+    json_decref(doc);
+}
+
 static void take(struct wd *w, struct shot *sh)
 {
-    wd_script(w, SECRETS_SCRIPT, json_array(), got_secrets, sh);
+    wd_script(w, SECRETS_SCRIPT, json_pack("[i]", MAX_SECRETS), got_secrets, sh);
 }
 
 void wd_screenshot_op(struct backend_call *bc)

@@ -7,16 +7,30 @@
  * POST /session/{id}/se/file: a zip of the file, base64, as Selenium Grid
  * takes it; chromedriver knows it as /file) and the path the endpoint
  * answers is what is typed; only a loopback endpoint without either
- * command is handed the local path. */
+ * command is handed the local path.
+ *
+ * A ref in a cross-origin frame (f2e5): in the browser glovebox started,
+ * the input is found in the frame's own DevTools session and handed the
+ * file there (DOM.setFileInputFiles — what chromedriver does for a file
+ * input's send-keys — without entering the frame: four DevTools calls a
+ * level fewer than chromedriver's requests); a frame with no session of
+ * its own, and every other endpoint, is entered by W3C frame switching
+ * (frames.c), where the element is found and the path typed (a WebDriver
+ * element reference lives in its frame's context only). glovebox is back
+ * at the top before it answers. */
+#define LOG_MODULE "webdriver"
+#include "backend/webdriver/cdp.h"
 #include "backend/webdriver/internal.h"
 
 #include "core/app.h"
 #include "core/args.h"
 #include "core/base64.h"
+#include "core/log.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +62,15 @@ struct upload {
     char *zip_b64, *zip_err;
     bool legacy; /* /se/file was unknown: the older /file */
     char *remote_path;
+    int frame;     /* the ref's cross-origin frame; 0: the top page */
+    bool entered;  /* the endpoint was switched into it */
+    char *session; /* its DevTools session (the owned browser) */
+    /* The answer, given once back at the top: out and caption, or code
+     * and msg. */
+    json_t *out;
+    char *caption;
+    enum error_code code;
+    char *msg;
 };
 
 static void upload_free(struct upload *u)
@@ -57,27 +80,75 @@ static void upload_free(struct upload *u)
     free(u->zip_b64);
     free(u->zip_err);
     free(u->remote_path);
+    free(u->session);
+    json_decref(u->out);
+    free(u->caption);
+    free(u->msg);
     free(u);
 }
+
+static void answer(struct upload *u)
+{
+    if (u->out)
+        backend_call_done(u->bc, json_incref(u->out), "%s", u->caption);
+    else
+        backend_call_fail_code(u->bc, u->code, "%s", u->msg);
+    upload_free(u);
+}
+
+static void at_top(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
+{
+    (void)w, (void)value, (void)code, (void)err;
+    answer(ud);
+}
+
+/* The answer is known: back to the top first when in a frame. */
+static void finish(struct upload *u)
+{
+    if (u->entered)
+        wd_command_quiet(wd_of(u->bc->session), "POST", "/frame", json_pack("{s:n}", "id"), at_top,
+                         u);
+    else
+        answer(u);
+}
+
+static void fail(struct upload *u, enum error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail(struct upload *u, enum error_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    u->code = code;
+    u->msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    finish(u);
+}
+
+static void done(struct upload *u);
 
 static void sent(struct wd *w, void *ud, json_t *value, enum error_code code, const char *err)
 {
     (void)w;
     (void)value;
     struct upload *u = ud;
-    const char *ref = args_string(u->bc->args, "ref", "");
     if (err) {
-        backend_call_fail_code(u->bc, code, "cannot upload the file: %s", err);
-    } else {
-        json_t *out = json_pack("{s:s, s:s, s:s, s:I}", "session", u->bc->session->id, "ref", ref,
-                                "path", u->path, "bytes", (json_int_t)u->bytes);
-        if (u->remote_path)
-            json_object_set_new(out, "remote_path", json_string(u->remote_path));
-        backend_call_done(u->bc, out, "put %s (%lld bytes) into the file input %s%s%s", u->path,
-                          u->bytes, ref, u->remote_path ? ", sent to the endpoint as " : "",
-                          u->remote_path ? u->remote_path : "");
+        fail(u, code, "cannot upload the file: %s", err);
+        return;
     }
-    upload_free(u);
+    done(u);
+}
+
+static void done(struct upload *u)
+{
+    const char *ref = args_string(u->bc->args, "ref", "");
+    u->out = json_pack("{s:s, s:s, s:s, s:I}", "session", u->bc->session->id, "ref", ref, "path",
+                       u->path, "bytes", (json_int_t)u->bytes);
+    if (u->remote_path)
+        json_object_set_new(u->out, "remote_path", json_string(u->remote_path));
+    u->caption = xasprintf("put %s (%lld bytes) into the file input %s%s%s", u->path, u->bytes, ref,
+                           u->remote_path ? ", sent to the endpoint as " : "",
+                           u->remote_path ? u->remote_path : "");
+    finish(u);
 }
 
 /* Types the file's path — on the browser's machine — into the input. */
@@ -110,10 +181,9 @@ static void file_sent(struct wd *w, void *ud, json_t *value, enum error_code cod
         return;
     }
     if (err || !json_is_string(value) || !*json_string_value(value)) {
-        backend_call_fail_code(u->bc, err ? code : ERROR_TOOL_FAILED,
-                               "cannot upload the file to %s (POST /se/file and /file): %s",
-                               w->shown, err ? err : "it answered no path");
-        upload_free(u);
+        fail(u, err ? code : ERROR_TOOL_FAILED,
+             "cannot upload the file to %s (POST /se/file and /file): %s", w->shown,
+             err ? err : "it answered no path");
         return;
     }
     u->remote_path = xstrdup(json_string_value(value));
@@ -200,9 +270,8 @@ static void zip_done(uv_work_t *work, int status)
     struct upload *u = work->data;
     struct wd *w = wd_of(u->bc->session);
     if (!u->zip_b64) {
-        backend_call_fail(u->bc, "cannot upload the file: %s",
-                          u->zip_err ? u->zip_err : "cancelled");
-        upload_free(u);
+        fail(u, ERROR_TOOL_FAILED, "cannot upload the file: %s",
+             u->zip_err ? u->zip_err : "cancelled");
         return;
     }
     wd_command(w, "POST", "/se/file", json_pack("{s:s}", "file", u->zip_b64), file_sent, u);
@@ -214,37 +283,116 @@ static void found(struct wd *w, void *ud, json_t *value, enum error_code code, c
     const char *ref = args_string(u->bc->args, "ref", "");
     const char *id = json_string_value(json_object_get(value, ELEMENT_KEY));
     if (err) {
-        backend_call_fail_code(u->bc, code, "cannot upload the file: %s", err);
+        fail(u, code, "cannot upload the file: %s", err);
     } else if (json_is_string(value)) {
-        backend_call_fail_code(
-            u->bc,
-            strcmp(json_string_value(value), "gone") ? ERROR_INVALID_ARGUMENT : ERROR_NOT_FOUND,
-            "ref %s is %s%s", ref, json_string_value(value),
-            strcmp(json_string_value(value), "gone") ? " (upload_file needs an <input type=file>)"
-                                                     : ": take a new snapshot");
+        bool gone = !strcmp(json_string_value(value), "gone");
+        fail(u, gone ? ERROR_NOT_FOUND : ERROR_INVALID_ARGUMENT, "ref %s is %s%s", ref,
+             json_string_value(value),
+             gone ? ": take a new snapshot" : " (upload_file needs an <input type=file>)");
     } else if (!id) {
-        backend_call_fail(u->bc, "cannot upload the file: the endpoint sent no element for %s",
-                          ref);
+        fail(u, ERROR_TOOL_FAILED, "cannot upload the file: the endpoint sent no element for %s",
+             ref);
+    } else if (w->driver_pid) {
+        /* glovebox's own browser shares this machine: it reads the path. */
+        u->element = xstrdup(id);
+        type_path(w, u, u->path);
+    } else if (u->bytes > MAX_REMOTE_UPLOAD) {
+        fail(u, ERROR_INVALID_ARGUMENT,
+             "argument \"path\": %s has %lld bytes; at most %lld are sent to an endpoint", u->path,
+             u->bytes, MAX_REMOTE_UPLOAD);
     } else {
         u->element = xstrdup(id);
-        /* glovebox's own browser shares this machine: it reads the path. */
-        if (w->driver_pid) {
-            type_path(w, u, u->path);
-            return;
-        }
-        if (u->bytes > MAX_REMOTE_UPLOAD) {
-            backend_call_fail_code(u->bc, ERROR_INVALID_ARGUMENT,
-                                   "argument \"path\": %s has %lld bytes; at most %lld are sent "
-                                   "to an endpoint",
-                                   u->path, u->bytes, MAX_REMOTE_UPLOAD);
-            upload_free(u);
-            return;
-        }
         u->work.data = u;
         uv_queue_work(w->app->loop, &u->work, zip_run, zip_done);
+    }
+}
+
+static void find_input(struct wd *w, struct upload *u)
+{
+    wd_command(w, "POST", "/execute/sync",
+               json_pack("{s:s, s:[s]}", "script", INPUT_SCRIPT, "args",
+                         args_string(u->bc->args, "ref", "")),
+               found, u);
+}
+
+static void entered(struct wd *w, void *ud, json_t *value, int dx, int dy, enum error_code code,
+                    const char *err)
+{
+    (void)value, (void)dx, (void)dy;
+    struct upload *u = ud;
+    if (err) {
+        /* wd_frame_enter went back to the top already. */
+        fail(u, code, "cannot upload the file: ref %s: %s", args_string(u->bc->args, "ref", ""),
+             err);
         return;
     }
-    upload_free(u);
+    u->entered = true;
+    log_debug("%s: upload into frame f%d by frame switching", w->session->id, u->frame);
+    find_input(w, u);
+}
+
+/* ---- over the owned browser's DevTools, in the frame's session ---- */
+
+static void files_set(void *ud, json_t *result, const char *err)
+{
+    (void)result;
+    struct upload *u = ud;
+    struct wd *w = wd_of(u->bc->session);
+    wd_cast_changed(w);
+    struct wd_cdp *c = wd_cast_cdp(w);
+    if (c)
+        wd_cdp_call_in(c, u->session, "Runtime.releaseObjectGroup",
+                       json_pack("{s:s}", "objectGroup", "glovebox-upload"), 3000, NULL, NULL);
+    if (err)
+        fail(u, ERROR_TOOL_FAILED, "cannot upload the file: %s", err);
+    else
+        done(u);
+}
+
+static void input_evaluated(void *ud, json_t *result, const char *err)
+{
+    struct upload *u = ud;
+    struct wd *w = wd_of(u->bc->session);
+    const json_t *r = json_object_get(result, "result");
+    const char *object_id = json_string_value(json_object_get(r, "objectId"));
+    const json_t *why = json_object_get(r, "value");
+    struct wd_cdp *c = wd_cast_cdp(w);
+    if (err || json_object_get(result, "exceptionDetails") || !c ||
+        (!object_id && !json_is_string(why))) {
+        /* The socket or the frame went: WebDriver says why. */
+        wd_frame_enter(w, u->frame, entered, u);
+        return;
+    }
+    if (!object_id) {
+        found(w, u, (json_t *)why, 0, NULL);
+        return;
+    }
+    log_debug("%s: upload into frame f%d over DevTools", w->session->id, u->frame);
+    wd_cast_changing(w);
+    wd_cdp_call_in(c, u->session, "DOM.setFileInputFiles",
+                   json_pack("{s:[s], s:s}", "files", u->path, "objectId", object_id),
+                   w->timeout_ms, files_set, u);
+}
+
+static void got_session(struct wd *w, void *ud, const char *session)
+{
+    struct upload *u = ud;
+    struct wd_cdp *c = wd_cast_cdp(w);
+    if (!session || !c) {
+        wd_frame_enter(w, u->frame, entered, u);
+        return;
+    }
+    u->session = xstrdup(session);
+    json_t *ref = json_string(args_string(u->bc->args, "ref", ""));
+    char *arg = json_dumps(ref, JSON_ENCODE_ANY);
+    json_decref(ref);
+    char *expr = xasprintf("(function(){%s}).apply(null,[%s])", INPUT_SCRIPT, arg);
+    free(arg);
+    wd_cdp_call_in(c, u->session, "Runtime.evaluate",
+                   json_pack("{s:s, s:b, s:s}", "expression", expr, "returnByValue", 0,
+                             "objectGroup", "glovebox-upload"),
+                   3000, input_evaluated, u);
+    free(expr);
 }
 
 void wd_upload_file_op(struct backend_call *bc)
@@ -268,8 +416,11 @@ void wd_upload_file_op(struct backend_call *bc)
     u->bc = bc;
     u->path = real;
     u->bytes = (long long)st.st_size;
-    wd_command(
-        w, "POST", "/execute/sync",
-        json_pack("{s:s, s:[s]}", "script", INPUT_SCRIPT, "args", args_string(bc->args, "ref", "")),
-        found, u);
+    u->frame = wd_ref_frame(args_string(bc->args, "ref", ""));
+    if (u->frame > 0 && w->driver_pid && wd_cast_cdp(w))
+        wd_frame_session(w, u->frame, got_session, u);
+    else if (u->frame > 0)
+        wd_frame_enter(w, u->frame, entered, u);
+    else
+        find_input(w, u);
 }
