@@ -119,6 +119,51 @@ test('a hostile server ends its own session only; the server keeps serving', vnc
   await srv.close();
 });
 
+/** A FramebufferUpdate with one RichCursor pseudo-rectangle (encoding
+ * -239) of w x h, and then only the first bytes of the shape it announces. */
+function cursorUpdate(w, h) {
+  const head = Buffer.alloc(4 + 12);
+  head.writeUInt8(0, 0);
+  head.writeUInt16BE(1, 2);
+  head.writeUInt16BE(0, 4);
+  head.writeUInt16BE(0, 6);
+  head.writeUInt16BE(w, 8);
+  head.writeUInt16BE(h, 10);
+  head.writeInt32BE(-239, 12);
+  return Buffer.concat([head, Buffer.alloc(4096)]);
+}
+
+test('a server whose data the client library cannot survive ends that session only', vncOpts(), async (t) => {
+  const srv = await startServer(t);
+  const good = await fakeServer(t, { width: 64, height: 48, after: rawUpdate(0, 0, 64, 48) });
+  const keep = await srv.ok('vnc_connect', { host: '127.0.0.1', port: good, name: 'keep' });
+  assert.equal(keep.sc.width, 64);
+
+  // A pointer shape of 65535 x 65535 (16 GiB): libgvnc cannot allocate it
+  // and aborts the process it runs in, which is that connection's own.
+  const hostile = await fakeServer(t, { width: 64, height: 48, after: Buffer.concat([rawUpdate(0, 0, 64, 48), cursorUpdate(65535, 65535)]) });
+  const c = await srv.call('vnc_connect', { host: '127.0.0.1', port: hostile, name: 'hostile' });
+  const why = /the VNC connection's process ended \((signal \d+|exit status \d+)\): the server sent data the client library could not handle/;
+  if (c.isError) {
+    assert.equal(c.structuredContent.error.code, 'device_unavailable');
+    assert.match(c.structuredContent.error.message, why);
+  } else {
+    const s = await ended(srv, c.structuredContent.id);
+    assert.match(s.end_reason, why);
+    const r = await srv.call('screenshot', { session: c.structuredContent.id });
+    assert.equal(r.isError, true);
+  }
+
+  // The server and its other session go on.
+  const shot = await srv.ok('screenshot', { session: 'keep', format: 'png' });
+  assert.ok(shot.content.some((b) => b.type === 'image'));
+  await srv.ok('click', { session: 'keep', x: 3, y: 3 });
+  const again = await srv.ok('vnc_connect', { host: '127.0.0.1', port: good, name: 'again' });
+  assert.equal(again.sc.server_name, 'hostile');
+  await srv.ok('status', {});
+  await srv.close();
+});
+
 test('the policy: hosts rules apply to vnc_connect\'s host; blocked windows keep input away', vncOpts(), async (t) => {
   const port = await fakeServer(t, { width: 32, height: 32, after: rawUpdate(0, 0, 32, 32) });
   const dir = mkdtempSync(join(tmpdir(), 'gb-vnc-policy-'));
