@@ -52,10 +52,15 @@ test('Xvnc without a password: size, pixels, click and type into an xterm, OCR',
   assert.equal(c.sc.height, 480);
   assert.equal(c.sc.security_type, 'none');
   assert.equal(typeof c.sc.server_name, 'string');
-  // libgvnc arrives with the first vnc session, in the module.
+  // The module arrives with the first vnc session; libgvnc runs in the
+  // connection's own process, a child of the server, never in the server.
   const maps = readFileSync(`/proc/${srv.pid}/maps`, 'utf8');
   assert.match(maps, /glovebox-vnc\.so/);
-  assert.match(maps, /libgvnc/);
+  assert.doesNotMatch(maps, /libgvnc/);
+  const children = readFileSync(`/proc/${srv.pid}/task/${srv.pid}/children`, 'utf8').trim().split(/\s+/);
+  const workers = children.filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('glovebox-vnc-wo'));
+  assert.equal(workers.length, 1, 'one connection process');
+  assert.match(readFileSync(`/proc/${workers[0]}/maps`, 'utf8'), /libgvnc/);
 
   const png = await shot(srv);
   assert.equal(png.width, 640);
