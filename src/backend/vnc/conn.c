@@ -296,6 +296,7 @@ static void on_disconnected(struct vnc_proc *p, struct vnc_wire_in *in)
 }
 
 static void proc_ended(struct vnc *v, struct vnc_proc *p);
+static gboolean end_late(gpointer ud);
 
 static gboolean on_proc(gint fd, GIOCondition cond, gpointer ud)
 {
@@ -335,10 +336,16 @@ static gboolean on_proc(gint fd, GIOCondition cond, gpointer ud)
     if (got >= 0 && !p->broken)
         return G_SOURCE_CONTINUE;
     /* The end of its messages: the process is gone, or going. Its exit
-     * status follows (it is killed if it lingers). */
+     * status follows. One that said why it ends gets a moment to exit on
+     * its own; any other is killed now. */
     p->watch = 0;
     p->eof = true;
-    vnc_proc_kill(p);
+    if (p->reason && !p->broken) {
+        if (!v->kill_source)
+            v->kill_source = g_timeout_add(END_GRACE_MS, end_late, v);
+    } else {
+        vnc_proc_kill(p);
+    }
     if (p->status_seen)
         proc_ended(v, p);
     return G_SOURCE_REMOVE;
@@ -510,12 +517,13 @@ gboolean vnc_conn_open(gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
+/* An ending process lingers: killed (what it said stands). */
 static gboolean end_late(gpointer ud)
 {
     struct vnc *v = ud;
     v->kill_source = 0;
     if (v->proc)
-        broken(v->proc, "did not end when asked");
+        vnc_proc_kill(v->proc);
     return G_SOURCE_REMOVE;
 }
 

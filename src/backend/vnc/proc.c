@@ -229,6 +229,9 @@ void vnc_proc_kill(struct vnc_proc *p)
     pthread_mutex_lock(&procs_mu);
     if (!p->exited && p->pidfd >= 0)
         syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
+    else if (!p->exited)
+        /* No pidfd (a kernel before 5.3): not yet reaped, so still ours. */
+        kill(p->pid, SIGKILL);
     pthread_mutex_unlock(&procs_mu);
 }
 
