@@ -174,7 +174,12 @@ static void on_initialized(struct vnc *v, struct vnc_proc *p, struct vnc_wire_in
     if (again)
         log_info("reconnected to %s:%d after %lld ms", v->host, v->port,
                  (long long)((g_get_monotonic_time() - v->dropped_at) / 1000));
-    v->dropped_at = 0;
+    p->live_at = g_get_monotonic_time();
+    /* After a process the server's data killed, the drop's time runs on
+     * until this connection has lasted (proc_ended): a server that kills
+     * every process it meets is not connected to forever. */
+    if (!v->last_crashed)
+        v->dropped_at = 0;
     uv_async_send(&v->wake);
 }
 
@@ -449,7 +454,12 @@ static void proc_ended(struct vnc *v, struct vnc_proc *p)
     }
     enum error_code code = ERROR_DEVICE_UNAVAILABLE;
     char *reason, *detail;
-    if (p->reason && !p->broken) {
+    bool crashed = !p->reason || p->broken;
+    if (p->live_at && g_get_monotonic_time() - p->live_at >= (gint64)v->reconnect_ms * 1000)
+        /* It lasted: whatever came before is over, this is a new drop. */
+        v->dropped_at = 0;
+    v->last_crashed = crashed;
+    if (!crashed) {
         code = p->code;
         reason = xstrdup(p->reason);
         detail = xstrdup(p->detail ? p->detail : "no reason given");

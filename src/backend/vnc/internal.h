@@ -41,6 +41,7 @@ struct vnc_proc {
     bool exited;      /* under proc.c's lock */
     int status;       /* waitpid's */
     bool live;        /* INITIALIZED came: input may go */
+    gint64 live_at;   /* when (monotonic, us) */
     /* DISCONNECTED: why it ended (reason NULL: it did not say) */
     enum error_code code;
     char *reason, *detail;
@@ -136,6 +137,7 @@ struct vnc {
     guint kill_source;      /* the ending process's grace */
     bool closing;           /* the session is ending: no more reconnects */
     gint64 dropped_at;      /* when the live connection dropped; 0: it did not */
+    bool last_crashed;      /* the last try's process died (or broke the protocol) */
     int backoff_ms;         /* the wait before the next try */
     guint retry_source;     /* the next try */
     guint handshake_source; /* a try's time limit */

@@ -3,7 +3,7 @@
 // does not exist. Each ends that one connection with a clear reason; the
 // glovebox server keeps serving, and its other vnc session is untouched.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,6 +153,21 @@ test('a server whose data the client library cannot survive ends that session on
     const r = await srv.call('screenshot', { session: c.structuredContent.id });
     assert.equal(r.isError, true);
   }
+
+  // With reconnect_s the dead process counts as a dropped connection:
+  // tried again (each try dies the same way) until the time is up.
+  const r2 = await srv.call('vnc_connect', { host: '127.0.0.1', port: hostile, name: 'hostile2', reconnect_s: 1 });
+  const again2 = /was not made again within 1 s: the VNC connection's process ended/;
+  if (r2.isError) assert.match(r2.structuredContent.error.message, why);
+  else assert.match((await ended(srv, r2.structuredContent.id)).end_reason, again2);
+
+  // Every process that ended was reaped: none is left a zombie, and the
+  // one live session has its one process.
+  const workers = () => readFileSync(`/proc/${srv.pid}/task/${srv.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+    .map((pid) => readFileSync(`/proc/${pid}/stat`, 'utf8'))
+    .filter((stat) => stat.includes('(glovebox-vnc-wo'));
+  await until(async () => workers().length === 1, ms(10000), 'one connection process, for the session kept');
+  assert.ok(!workers()[0].match(/\) Z /), 'not a zombie');
 
   // The server and its other session go on.
   const shot = await srv.ok('screenshot', { session: 'keep', format: 'png' });
