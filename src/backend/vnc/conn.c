@@ -381,16 +381,24 @@ static gboolean release(gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
+/* Asks the process to close its connection (DISCONNECTED follows); one
+ * that has not ended END_GRACE_MS later is killed. */
+static void ask_end(struct vnc *v)
+{
+    struct vnc_wire_out o;
+    vnc_wire_begin(&o, VNC_WIRE_SHUTDOWN);
+    send_msg(v->proc, &o);
+    if (!v->kill_source)
+        v->kill_source = g_timeout_add(END_GRACE_MS, end_late, v);
+}
+
 /* A try's handshake took too long: that try has failed. */
 static gboolean handshake_late(gpointer ud)
 {
     struct vnc *v = ud;
     v->handshake_source = 0;
-    if (v->proc) {
-        struct vnc_wire_out o;
-        vnc_wire_begin(&o, VNC_WIRE_SHUTDOWN);
-        send_msg(v->proc, &o);
-    }
+    if (v->proc)
+        ask_end(v);
     return G_SOURCE_REMOVE;
 }
 
@@ -542,11 +550,7 @@ gboolean vnc_conn_shutdown(gpointer ud)
     struct vnc *v = ud;
     v->closing = true;
     if (v->proc) {
-        struct vnc_wire_out o;
-        vnc_wire_begin(&o, VNC_WIRE_SHUTDOWN);
-        send_msg(v->proc, &o);
-        if (!v->kill_source)
-            v->kill_source = g_timeout_add(END_GRACE_MS, end_late, v);
+        ask_end(v);
     } else if (v->retry_source) {
         /* Between two tries: nothing to wait for. */
         release(v);
