@@ -6,7 +6,7 @@
 // leaves no thread or descriptor behind.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -153,6 +153,21 @@ test('VNC authentication: the right password connects, a wrong one fails at once
   assert.equal(e.sc.security_type, 'vnc');
   const listed = JSON.stringify((await srv.ok('session_list', {})).sc);
   assert.ok(!listed.includes(PASSWORD), listed);
+  // The connection's process got the password over its socket: not in its
+  // argv or environment (password_env's variable is not passed on), and it
+  // holds none of the server's descriptors, only its own few.
+  const children = readFileSync(`/proc/${srv.pid}/task/${srv.pid}/children`, 'utf8').trim().split(/\s+/);
+  const worker = children.find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('glovebox-vnc-wo'));
+  assert.ok(worker, 'the connection has its own process');
+  assert.ok(!readFileSync(`/proc/${worker}/cmdline`, 'utf8').includes(PASSWORD), 'not in its argv');
+  const environ = readFileSync(`/proc/${worker}/environ`, 'utf8');
+  assert.ok(!environ.includes(PASSWORD) && !environ.includes('VNC_TEST_PASSWORD'), 'not in its environment');
+  const fds = readdirSync(`/proc/${worker}/fd`).map(Number);
+  const serverFds = new Set(readdirSync(`/proc/${srv.pid}/fd`).map((fd) => readlinkSync(`/proc/${srv.pid}/fd/${fd}`)));
+  for (const fd of fds.filter((fd) => fd > 3)) {
+    const target = readlinkSync(`/proc/${worker}/fd/${fd}`);
+    assert.ok(!serverFds.has(target) || target.startsWith('anon_inode:'), `fd ${fd} (${target}) is not one of the server's`);
+  }
   await srv.close();
   const all = everything(srv);
   assert.ok(all.includes('vnc_connect'), 'the audit log recorded the calls');
