@@ -434,6 +434,11 @@ static bool try_again(struct vnc *v, const char *detail)
  * after the backoff (250 ms, doubling up to 2 s), or the end. */
 static void tried(struct vnc *v, enum error_code code, const char *reason, const char *detail)
 {
+    /* That try's time limit is over with it (the next try sets its own). */
+    if (v->handshake_source) {
+        g_source_remove(v->handshake_source);
+        v->handshake_source = 0;
+    }
     pthread_mutex_lock(&v->mu);
     bool initialized = v->initialized;
     pthread_mutex_unlock(&v->mu);
