@@ -107,8 +107,9 @@ static bool read_connect(struct worker *w)
             w->password = vnc_wire_get_cstr(&in);
             w->username = vnc_wire_get_cstr(&in);
             w->ca_file = vnc_wire_get_cstr(&in);
-            /* The password's bytes in the reader's buffer: wiped too. */
-            explicit_bzero(w->rd.buf, w->rd.len);
+            /* The password's bytes in the reader's buffer: wiped too (what
+             * follows the message is the module's next one). */
+            explicit_bzero(w->rd.buf, w->rd.start);
             return !in.bad && w->host;
         }
         if (bad)
