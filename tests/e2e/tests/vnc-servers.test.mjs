@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { needs } from '../lib/server.mjs';
+import { SANITIZED, needs } from '../lib/server.mjs';
 import { assertColour, decodePng, imageOf, ms, pixel, startServer, topts, until } from '../lib/terminal.mjs';
 import { startX11vnc, startXvnc, xclient, xrun } from '../lib/vnc.mjs';
 
@@ -162,6 +162,11 @@ test('VNC authentication: the right password connects, a wrong one fails at once
   assert.ok(!readFileSync(`/proc/${worker}/cmdline`, 'utf8').includes(PASSWORD), 'not in its argv');
   const environ = readFileSync(`/proc/${worker}/environ`, 'utf8');
   assert.ok(!environ.includes(PASSWORD) && !environ.includes('VNC_TEST_PASSWORD'), 'not in its environment');
+  // Its limits: no core file, and (but under AddressSanitizer, which maps
+  // terabytes) an address space of 1 GiB that a hostile allocation hits.
+  const limits = readFileSync(`/proc/${worker}/limits`, 'utf8');
+  assert.match(limits, /Max core file size\s+0\s+0/);
+  if (!SANITIZED) assert.match(limits, /Max address space\s+1073741824\s+1073741824/);
   const fds = readdirSync(`/proc/${worker}/fd`).map(Number);
   const serverFds = new Set(readdirSync(`/proc/${srv.pid}/fd`).map((fd) => readlinkSync(`/proc/${srv.pid}/fd/${fd}`)));
   for (const fd of fds.filter((fd) => fd > 3)) {
