@@ -179,6 +179,34 @@ test('a server whose data the client library cannot survive ends that session on
   await srv.close();
 });
 
+test('a connection\'s process ends with its session, and dies with a server killed -9', vncOpts(), async (t) => {
+  const port = await fakeServer(t, { width: 32, height: 32, after: rawUpdate(0, 0, 32, 32) });
+  const srv = await startServer(t);
+  const worker = () => readFileSync(`/proc/${srv.pid}/task/${srv.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+    .find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('glovebox-vnc-wo'));
+  const gone = (pid) => {
+    try {
+      return / Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\)/, ')'));
+    } catch {
+      return true;
+    }
+  };
+  const a = await srv.ok('vnc_connect', { host: '127.0.0.1', port });
+  const first = worker();
+  assert.ok(first, 'the session has its process');
+  await srv.ok('session_stop', { session: a.sc.id });
+  await until(async () => !worker(), ms(10000), 'the process to end and be reaped with its session');
+
+  await srv.ok('vnc_connect', { host: '127.0.0.1', port });
+  const second = worker();
+  assert.ok(second);
+  srv.closed = true; // nothing to close cleanly after this
+  const exited = new Promise((resolve) => srv.child.once('exit', resolve));
+  process.kill(srv.pid, 'SIGKILL');
+  await exited;
+  await until(async () => gone(second), ms(5000), 'the process to die with the server');
+});
+
 test('the policy: hosts rules apply to vnc_connect\'s host; blocked windows keep input away', vncOpts(), async (t) => {
   const port = await fakeServer(t, { width: 32, height: 32, after: rawUpdate(0, 0, 32, 32) });
   const dir = mkdtempSync(join(tmpdir(), 'gb-vnc-policy-'));
