@@ -13,6 +13,7 @@
 #include "backend/vnc/wire.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -34,11 +35,11 @@ static void messages_in_order_with_a_descriptor(void **state)
     vnc_wire_begin(&o, VNC_WIRE_UPDATE);
     vnc_wire_u32(&o, 7);
     vnc_wire_str(&o, "name", 4);
-    assert_true(vnc_wire_send(sv[0], &o, -1));
+    assert_true(vnc_wire_send(sv[0], &o, -1, NULL));
     int fd = open("/dev/null", O_RDONLY);
     vnc_wire_begin(&o, VNC_WIRE_FRAMEBUFFER);
     vnc_wire_u32(&o, 640);
-    assert_true(vnc_wire_send(sv[0], &o, fd));
+    assert_true(vnc_wire_send(sv[0], &o, fd, NULL));
     close(fd);
 
     struct vnc_wire_reader r;
@@ -140,12 +141,82 @@ static void lengths_beyond_the_bounds_are_caught(void **state)
     close(sv[1]);
 }
 
+/* The other end: a big message, written without reading, then all of
+ * what comes back read. */
+struct peer {
+    int sock;
+    bool sent;
+    size_t got;
+};
+
+static void *peer_run(void *ud)
+{
+    struct peer *p = ud;
+    struct vnc_wire_out o;
+    vnc_wire_begin(&o, VNC_WIRE_CUT_TEXT);
+    char *big = calloc(1, VNC_MAX_CUT_TEXT);
+    vnc_wire_str(&o, big, VNC_MAX_CUT_TEXT);
+    free(big);
+    p->sent = vnc_wire_send(p->sock, &o, -1, NULL);
+    struct vnc_wire_reader r;
+    vnc_wire_reader_init(&r);
+    uint32_t type;
+    struct vnc_wire_in in;
+    bool bad;
+    while (!vnc_wire_next(&r, &type, &in, &bad) && !bad) {
+        if (vnc_wire_fill(p->sock, &r) == 0)
+            usleep(1000);
+    }
+    p->got = in.left;
+    vnc_wire_reader_finish(&r);
+    return NULL;
+}
+
+static void both_ends_writing_at_once_both_finish(void **state)
+{
+    (void)state;
+    int sv[2];
+    pair(sv);
+    struct peer peer = {.sock = sv[1]};
+    pthread_t th;
+    pthread_create(&th, NULL, peer_run, &peer);
+    /* Each end's message is larger than the socket buffers: without
+     * reading aside, each would wait for the other until the send's time
+     * limit. */
+    struct vnc_wire_out o;
+    vnc_wire_begin(&o, VNC_WIRE_CUT_TEXT);
+    char *big = calloc(1, VNC_MAX_CUT_TEXT);
+    vnc_wire_str(&o, big, VNC_MAX_CUT_TEXT);
+    free(big);
+    struct vnc_wire_reader aside, r;
+    vnc_wire_reader_init(&aside);
+    vnc_wire_reader_init(&r);
+    assert_true(vnc_wire_send(sv[0], &o, -1, &aside));
+    pthread_join(th, NULL);
+    assert_true(peer.sent);
+    assert_int_equal(peer.got, 4 + VNC_MAX_CUT_TEXT);
+    /* The peer's message, read aside, and any rest from the socket. */
+    vnc_wire_reader_take(&r, &aside);
+    uint32_t type;
+    struct vnc_wire_in in;
+    bool bad;
+    while (!vnc_wire_next(&r, &type, &in, &bad) && !bad)
+        assert_true(vnc_wire_fill(sv[0], &r) >= 0);
+    assert_int_equal(type, VNC_WIRE_CUT_TEXT);
+    assert_int_equal(in.left, 4 + VNC_MAX_CUT_TEXT);
+    vnc_wire_reader_finish(&aside);
+    vnc_wire_reader_finish(&r);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(messages_in_order_with_a_descriptor),
         cmocka_unit_test(a_message_split_anywhere_arrives_whole),
         cmocka_unit_test(lengths_beyond_the_bounds_are_caught),
+        cmocka_unit_test(both_ends_writing_at_once_both_finish),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,7 +79,7 @@ static void broken(struct vnc_proc *p, const char *what)
 
 static bool send_msg(struct vnc_proc *p, struct vnc_wire_out *o)
 {
-    if (vnc_wire_send(p->sock, o, -1))
+    if (vnc_wire_send(p->sock, o, -1, NULL))
         return true;
     /* Gone, or not reading for seconds: either way it is done. */
     broken(p, "stopped reading glovebox's messages");
@@ -534,7 +534,7 @@ gboolean vnc_conn_open(gpointer ud)
     vnc_wire_str(&o, v->ca_file ? v->ca_file : "", v->ca_file ? strlen(v->ca_file) : 0);
     /* vnc_wire_send wipes the message (and so the password) as it frees
      * it. */
-    if (!vnc_wire_send(p->sock, &o, -1))
+    if (!vnc_wire_send(p->sock, &o, -1, NULL))
         broken(p, "did not take the connection's parameters");
     wipe_password(v, false);
     return G_SOURCE_REMOVE;

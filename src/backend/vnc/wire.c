@@ -59,7 +59,7 @@ static int64_t now_ms(void)
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-bool vnc_wire_send(int sock, struct vnc_wire_out *o, int fd)
+bool vnc_wire_send(int sock, struct vnc_wire_out *o, int fd, struct vnc_wire_reader *also_read)
 {
     uint32_t payload = (uint32_t)(o->len - sizeof(struct head));
     memcpy(o->buf, &payload, 4);
@@ -92,8 +92,10 @@ bool vnc_wire_send(int sock, struct vnc_wire_out *o, int fd)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             int64_t left = until - now_ms();
-            struct pollfd p = {.fd = sock, .events = POLLOUT};
+            struct pollfd p = {.fd = sock, .events = POLLOUT | (also_read ? POLLIN : 0)};
             ok = left > 0 && poll(&p, 1, (int)left) >= 0;
+            if (ok && also_read && (p.revents & POLLIN))
+                ok = vnc_wire_fill(sock, also_read) >= 0;
             continue;
         }
         ok = false;
@@ -223,6 +225,25 @@ bool vnc_wire_next(struct vnc_wire_reader *r, uint32_t *type, struct vnc_wire_in
     *in = (struct vnc_wire_in){.p = r->buf + r->start + sizeof h, .left = h.len};
     r->start += sizeof h + h.len;
     return true;
+}
+
+void vnc_wire_reader_take(struct vnc_wire_reader *r, struct vnc_wire_reader *from)
+{
+    size_t n = from->len - from->start;
+    if (!n)
+        return;
+    memmove(r->buf, r->buf + r->start, r->len - r->start);
+    r->len -= r->start;
+    r->start = 0;
+    if (r->cap < r->len + n) {
+        r->cap = r->len + n;
+        r->buf = xrealloc(r->buf, r->cap);
+    }
+    memcpy(r->buf + r->len, from->buf + from->start, n);
+    r->len += n;
+    from->start = from->len = 0;
+    while (from->n_fds && r->n_fds < 4)
+        r->fds[r->n_fds++] = vnc_wire_take_fd(from);
 }
 
 int vnc_wire_take_fd(struct vnc_wire_reader *r)

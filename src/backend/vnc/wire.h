@@ -55,11 +55,13 @@ struct vnc_wire_out {
 void vnc_wire_begin(struct vnc_wire_out *o, uint32_t type);
 void vnc_wire_u32(struct vnc_wire_out *o, uint32_t v);
 void vnc_wire_str(struct vnc_wire_out *o, const void *s, size_t n);
+struct vnc_wire_reader;
 /* Writes the message (and fd, when >= 0) on sock, waiting at most
  * VNC_WIRE_SEND_MS while the peer does not read; wipes and frees the
- * buffer. False:
- * the peer is gone or hung. */
-bool vnc_wire_send(int sock, struct vnc_wire_out *o, int fd);
+ * buffer. With also_read, what the peer sends meanwhile is read into it
+ * (to be taken with vnc_wire_next later): two ends writing to each other
+ * at once cannot both wait for ever. False: the peer is gone or hung. */
+bool vnc_wire_send(int sock, struct vnc_wire_out *o, int fd, struct vnc_wire_reader *also_read);
 
 /* A message's payload being read. Any field past the end marks it bad and
  * reads as 0 / empty. */
@@ -90,5 +92,9 @@ int vnc_wire_fill(int sock, struct vnc_wire_reader *r);
  * until the next vnc_wire_fill. False: none yet, or *bad (a length over
  * VNC_WIRE_MAX). */
 bool vnc_wire_next(struct vnc_wire_reader *r, uint32_t *type, struct vnc_wire_in *in, bool *bad);
+/* Moves the bytes from holds (read by vnc_wire_send's also_read) to the
+ * end of r, where vnc_wire_next finds them; not while a message r handed
+ * out is in use. */
+void vnc_wire_reader_take(struct vnc_wire_reader *r, struct vnc_wire_reader *from);
 /* The oldest descriptor received, or -1. The caller owns it. */
 int vnc_wire_take_fd(struct vnc_wire_reader *r);

@@ -17,6 +17,8 @@ struct worker {
     int sock; /* the module's end: fd 3 */
     GMainLoop *loop;
     struct vnc_wire_reader rd;
+    struct vnc_wire_reader aside; /* read while writing, taken before rd's next read */
+    guint dispatch_source;        /* aside holds bytes: take them */
     /* What the module asked for (CONNECT). */
     char *host;
     int port;

@@ -36,11 +36,26 @@ const char *__asan_default_options(void)
 }
 #endif
 
+static void dispatch(struct worker *w);
+
+static gboolean dispatch_later(gpointer ud)
+{
+    struct worker *w = ud;
+    w->dispatch_source = 0;
+    dispatch(w);
+    return G_SOURCE_REMOVE;
+}
+
 void worker_send(struct worker *w, struct vnc_wire_out *o, int fd)
 {
-    if (!vnc_wire_send(w->sock, o, fd))
+    /* The module may be writing to us as we write to it (a long cut
+     * text): what it sends meanwhile is read aside (a message being
+     * dispatched may be what led here) and taken in an idle. */
+    if (!vnc_wire_send(w->sock, o, fd, &w->aside))
         /* The module is gone or stuck: nobody to connect for. */
         _exit(3);
+    if (w->aside.len != w->aside.start && !w->dispatch_source && w->loop)
+        w->dispatch_source = g_idle_add(dispatch_later, w);
 }
 
 void worker_done(struct worker *w)
@@ -73,9 +88,18 @@ static gboolean on_module(gint fd, GIOCondition cond, gpointer ud)
 {
     (void)cond;
     struct worker *w = ud;
-    int got = vnc_wire_fill(fd, &w->rd);
-    if (got < 0)
+    /* What was read aside came first. */
+    vnc_wire_reader_take(&w->rd, &w->aside);
+    if (vnc_wire_fill(fd, &w->rd) < 0)
         _exit(0); /* glovebox closed its end: it is gone, or done with us */
+    dispatch(w);
+    return G_SOURCE_CONTINUE;
+}
+
+/* The module's whole messages so far. */
+static void dispatch(struct worker *w)
+{
+    vnc_wire_reader_take(&w->rd, &w->aside);
     uint32_t type;
     struct vnc_wire_in in;
     bool bad;
@@ -87,7 +111,6 @@ static gboolean on_module(gint fd, GIOCondition cond, gpointer ud)
     }
     if (bad)
         _exit(4);
-    return G_SOURCE_CONTINUE;
 }
 
 /* The first message: what to connect to. */
@@ -140,9 +163,11 @@ int main(int argc, char **argv)
     if (fcntl(w.sock, F_SETFL, fcntl(w.sock, F_GETFL) | O_NONBLOCK) != 0)
         return 1;
     vnc_wire_reader_init(&w.rd);
+    vnc_wire_reader_init(&w.aside);
     if (!read_connect(&w)) {
         worker_conn_free(&w);
         vnc_wire_reader_finish(&w.rd);
+        vnc_wire_reader_finish(&w.aside);
         return 1;
     }
     w.loop = g_main_loop_new(NULL, FALSE);
@@ -152,9 +177,12 @@ int main(int argc, char **argv)
     else
         worker_done(&w);
     g_source_remove(watch);
+    if (w.dispatch_source)
+        g_source_remove(w.dispatch_source);
     worker_conn_free(&w);
     g_main_loop_unref(w.loop);
     vnc_wire_reader_finish(&w.rd);
+    vnc_wire_reader_finish(&w.aside);
     close(w.sock);
     return 0;
 }
