@@ -52,6 +52,7 @@ struct vnc_proc {
 /* The GLib thread's request to the loop to start a process. */
 struct vnc_spawn {
     struct vnc_proc *proc;
+    bool taken; /* the loop is at it: its answer is waited for, however long */
     bool done, ok;
     char *err;
 };

@@ -142,8 +142,10 @@ static bool spawn(struct vnc_proc *p, char **err)
             dup2(sock, 3) < 0)
             _exit(127);
         /* Nothing of glovebox's stays open: no client sockets, no other
-         * session's files. */
-        syscall(SYS_close_range, 4, ~0U, 0);
+         * session's files (one by one on a kernel before 5.9). */
+        if (syscall(SYS_close_range, 4, ~0U, 0) != 0)
+            for (int fd = 4; fd < 65536; fd++)
+                close(fd);
         execve(path, argv, envp);
         _exit(127);
     }
@@ -179,6 +181,8 @@ void vnc_proc_spawn_pending(struct vnc *v)
     pthread_mutex_lock(&v->mu);
     struct vnc_spawn *sp = v->spawn;
     v->spawn = NULL;
+    if (sp)
+        sp->taken = true;
     pthread_mutex_unlock(&v->mu);
     if (!sp)
         return;
@@ -206,9 +210,12 @@ struct vnc_proc *vnc_proc_start(struct vnc *v, char **err)
     pthread_mutex_lock(&v->mu);
     v->spawn = &sp;
     uv_async_send(&v->wake);
-    while (!sp.done)
-        if (pthread_cond_timedwait(&v->spawned, &v->mu, &until) != 0)
+    while (!sp.done) {
+        if (sp.taken)
+            pthread_cond_wait(&v->spawned, &v->mu);
+        else if (pthread_cond_timedwait(&v->spawned, &v->mu, &until) != 0 && !sp.taken)
             break;
+    }
     if (!sp.done) {
         /* The loop never took it (glovebox is ending): it never will. */
         v->spawn = NULL;
