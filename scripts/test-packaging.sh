@@ -91,7 +91,7 @@ mkdir -p "$root_out"
 ROOTFS_HOOKS=(
   --customize-hook="chroot \"\$1\" glovebox --version >$root_out/version.txt 2>&1"
   --customize-hook="chroot \"\$1\" glovebox doctor >$root_out/doctor.txt 2>&1; echo \$? >$root_out/doctor.rc"
-  --customize-hook="chroot \"\$1\" sh -c 'ls /usr/share/man/man1/glovebox.1.gz /usr/share/man/man5/glovebox-policy.5.gz /usr/share/bash-completion/completions/glovebox /usr/lib/systemd/user/glovebox.service /usr/lib/systemd/user/glovebox.socket /usr/share/doc/glovebox/copyright' >$root_out/files.txt 2>&1"
+  --customize-hook="chroot \"\$1\" sh -c 'ls /usr/share/man/man1/glovebox.1.gz /usr/share/man/man5/glovebox-policy.5.gz /usr/share/bash-completion/completions/glovebox /usr/lib/systemd/user/glovebox.service /usr/lib/systemd/user/glovebox.socket /usr/share/doc/glovebox/copyright /usr/lib/*/glovebox/glovebox-vnc-worker' >$root_out/files.txt 2>&1"
 )
 t0=$SECONDS
 if ROOTFS_RECOMMENDS=1 glovebox_rootfs /dev/null "$dist"/*.deb >"$logs/root.log" 2>&1 &&
@@ -113,8 +113,8 @@ else
   fail "glovebox doctor in the root (exit $(cat "$root_out/doctor.rc" 2>/dev/null))"
   show "$root_out/doctor.txt"
 fi
-if [ "$(wc -l <"$root_out/files.txt" 2>/dev/null)" = 6 ] && ! grep -q 'No such' "$root_out/files.txt"; then
-  pass "man pages, bash completion, user units (service, socket), copyright installed"
+if [ "$(wc -l <"$root_out/files.txt" 2>/dev/null)" = 7 ] && ! grep -q 'No such' "$root_out/files.txt"; then
+  pass "man pages, bash completion, user units (service, socket), copyright, the VNC worker installed"
 else
   fail "installed files"
   show "$root_out/files.txt"

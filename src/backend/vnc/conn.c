@@ -1,40 +1,29 @@
-/* The connection, on the GLib thread: libgvnc's handshake and signals, the
- * framebuffer it paints into, and the input events workers hand over. The
- * server is untrusted: its sizes are bounded, and whatever it does wrong
- * ends this connection alone. */
+/* The connection, on the module's GLib thread: a process of its own per
+ * try (glovebox-vnc-worker, worker_main.c) runs libgvnc; this side reads
+ * what it reports (wire.h) into the session's state, maps the framebuffer
+ * it paints, hands it the input workers post, and makes the connection
+ * again when it drops. The server is untrusted, and so is the process that
+ * parses its bytes: every message is checked, and whatever either does
+ * wrong, up to the process dying, ends this connection alone. */
 #define LOG_MODULE "vnc"
 #include "backend/vnc/internal.h"
-#include "backend/vnc/tls_front.h"
 
 #include "core/log.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 
-/* libgvnc's headers have an enumerator over INT_MAX (MSLOGON), and its
- * signals hand over GValueArrays, deprecated in GLib. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#include <gvnc.h>
-#pragma GCC diagnostic pop
+#include <fcntl.h>
+#include <glib-unix.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-/* The framebuffer's layout in memory: R, G, B, unused — the frame's RGBA
- * but for alpha, so a screenshot is one copy. The server is asked to send
- * this format too, so libgvnc's blits are plain copies. */
-static const VncPixelFormat local_format = {
-    .bits_per_pixel = 32,
-    .depth = 24,
-    .byte_order = G_BYTE_ORDER,
-    .true_color_flag = TRUE,
-    .red_max = 255,
-    .green_max = 255,
-    .blue_max = 255,
-    .red_shift = G_BYTE_ORDER == G_LITTLE_ENDIAN ? 0 : 24,
-    .green_shift = G_BYTE_ORDER == G_LITTLE_ENDIAN ? 8 : 16,
-    .blue_shift = G_BYTE_ORDER == G_LITTLE_ENDIAN ? 16 : 8,
-};
+/* How long an ending process may take before it is killed. */
+#define END_GRACE_MS 3000
+/* The longest reason kept from the process. */
+#define MAX_REASON 1000
 
 /* Text from the server (its name, its reasons) made fit for JSON and a
  * log line: invalid UTF-8 and control characters become '?'. In place. */
@@ -69,8 +58,8 @@ static void set_reason(struct vnc *v, enum error_code code, const char *fmt, ...
     pthread_mutex_unlock(&v->mu);
 }
 
-/* At the handshake's end unless the connection may be made again; always
- * at the session's. */
+/* Once it has gone to the process unless the connection may be made
+ * again; always at the session's end. */
 static void wipe_password(struct vnc *v, bool final)
 {
     if (v->password && (final || !v->reconnect_ms)) {
@@ -80,297 +69,161 @@ static void wipe_password(struct vnc *v, bool final)
     }
 }
 
-static void fail(struct vnc *v, enum error_code code, const char *msg)
+/* The process broke the protocol: it is stopped, and says so as it ends. */
+static void broken(struct vnc_proc *p, const char *what)
 {
-    set_reason(v, code, "%s", msg);
-    vnc_connection_shutdown(v->conn);
+    if (!p->broken)
+        p->broken = xstrdup(what);
+    vnc_proc_kill(p);
 }
 
-/* A new framebuffer of the connection's size and the server's format. */
-static bool make_framebuffer(struct vnc *v, VncConnection *conn)
+static bool send_msg(struct vnc_proc *p, struct vnc_wire_out *o)
 {
-    int w = vnc_connection_get_width(conn), h = vnc_connection_get_height(conn);
-    if (w <= 0 || h <= 0 || (uint64_t)w * (uint64_t)h > VNC_MAX_PIXELS) {
-        char *msg = xasprintf("the VNC server announced a %dx%d screen (at most %u pixels are "
-                              "accepted)",
-                              w, h, VNC_MAX_PIXELS);
-        fail(v, ERROR_DEVICE_UNAVAILABLE, msg);
-        free(msg);
-        return false;
+    if (vnc_wire_send(p->sock, o, -1, NULL))
+        return true;
+    /* Gone, or not reading for seconds: either way it is done. */
+    broken(p, "stopped reading glovebox's messages");
+    return false;
+}
+
+/* ---- what the process reports ---- */
+
+static void on_framebuffer(struct vnc *v, struct vnc_proc *p, struct vnc_wire_in *in)
+{
+    uint32_t w = vnc_wire_get_u32(in), h = vnc_wire_get_u32(in);
+    int fd = vnc_wire_take_fd(&p->rd);
+    struct stat st;
+    int seals = fd >= 0 ? fcntl(fd, F_GET_SEALS) : -1;
+    uint64_t len = (uint64_t)w * h * 4;
+    /* Its size checked before mapping, and sealed against shrinking: a
+     * mapping that outgrew its file would fault on reading. */
+    if (in->bad || fd < 0 || !w || !h || (uint64_t)w * h > VNC_MAX_PIXELS || fstat(fd, &st) != 0 ||
+        (uint64_t)st.st_size < len || seals < 0 || !(seals & F_SEAL_SHRINK)) {
+        if (fd >= 0)
+            close(fd);
+        broken(p, "sent a framebuffer glovebox does not accept");
+        return;
     }
-    const VncPixelFormat *remote = vnc_connection_get_pixel_format(conn);
-    uint8_t *pixels = xcalloc((size_t)w * (size_t)h, 4);
-    VncBaseFramebuffer *fb =
-        vnc_base_framebuffer_new(pixels, (guint16)w, (guint16)h, w * 4, &local_format, remote);
+    uint8_t *pixels = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (pixels == MAP_FAILED) {
+        broken(p, "sent a framebuffer glovebox cannot map");
+        return;
+    }
     pthread_mutex_lock(&v->mu);
     uint8_t *old = v->pixels;
+    size_t old_len = v->pixels_len;
     v->pixels = pixels;
-    v->width = w;
-    v->height = h;
+    v->pixels_len = (size_t)len;
+    v->width = (int)w;
+    v->height = (int)h;
     v->covered = 0;
     v->full = false;
     pthread_mutex_unlock(&v->mu);
-    /* The connection drops its old framebuffer (which pointed at old). */
-    vnc_connection_set_framebuffer(conn, VNC_FRAMEBUFFER(fb));
-    g_object_unref(fb);
-    free(old);
-    return true;
+    /* Readers copy under mu: nobody reads old now. */
+    if (old)
+        munmap(old, old_len);
 }
 
-static unsigned nth_enum(GValueArray *a, guint i)
+/* The names the process may report, as glovebox's own strings. */
+static const char *security_name(const uint8_t *s, size_t n)
 {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    return (unsigned)g_value_get_enum(g_value_array_get_nth(a, i));
-#pragma GCC diagnostic pop
+    static const char *const known[] = {"none",
+                                        "vnc",
+                                        "ard",
+                                        "vencrypt-x509-vnc",
+                                        "vencrypt-x509-none",
+                                        "vencrypt-tls-vnc",
+                                        "vencrypt-tls-none"};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (strlen(known[i]) == n && memcmp(known[i], s, n) == 0)
+            return known[i];
+    return NULL;
 }
 
-static void choose_type(VncConnection *conn, GValueArray *types, struct vnc *v);
-
-static void on_choose_type(VncConnection *conn, GValueArray *types, gpointer ud)
+static void on_initialized(struct vnc *v, struct vnc_proc *p, struct vnc_wire_in *in)
 {
-    struct vnc *v = ud;
-    choose_type(conn, types, v);
-    /* glovebox's TLS front did VeNCrypt: libgvnc saw its inner type. */
-    const char *tls = v->front ? vnc_tls_front_security(v->front) : NULL;
-    if (tls)
-        v->security = tls;
-}
-
-static void choose_type(VncConnection *conn, GValueArray *types, struct vnc *v)
-{
-    bool none = false, vnc = false, vencrypt = false, ard = false;
-    char offered[256] = "";
-    for (guint i = 0; i < types->n_values; i++) {
-        unsigned t = nth_enum(types, i);
-        none |= t == VNC_CONNECTION_AUTH_NONE;
-        vnc |= t == VNC_CONNECTION_AUTH_VNC;
-        vencrypt |= t == VNC_CONNECTION_AUTH_VENCRYPT;
-        ard |= t == VNC_CONNECTION_AUTH_ARD;
-        size_t n = strlen(offered);
-        snprintf(offered + n, sizeof offered - n, "%s%u", n ? ", " : "", t);
-    }
-    /* TLS first when the server has it; Apple's type 30 when a macOS
-     * account is given; with a password, VNC authentication before None:
-     * a server offering both means the password is wanted for something. */
-    if (vencrypt) {
-        vnc_connection_set_auth_type(conn, VNC_CONNECTION_AUTH_VENCRYPT);
-    } else if (ard && v->username) {
-        if (!v->password) {
-            fail(v, ERROR_INVALID_ARGUMENT,
-                 "the VNC server asks for a macOS account (Apple's type 30): give \"password\" "
-                 "or \"password_env\" with \"username\"");
-            return;
-        }
-        v->security = "ard";
-        vnc_connection_set_auth_type(conn, VNC_CONNECTION_AUTH_ARD);
-    } else if (vnc && (v->password || !none)) {
-        if (!v->password) {
-            fail(v, ERROR_INVALID_ARGUMENT,
-                 "the VNC server asks for a password (VNC authentication): give \"password\" "
-                 "or \"password_env\"");
-            return;
-        }
-        v->security = "vnc";
-        vnc_connection_set_auth_type(conn, VNC_CONNECTION_AUTH_VNC);
-    } else if (none) {
-        v->security = "none";
-        vnc_connection_set_auth_type(conn, VNC_CONNECTION_AUTH_NONE);
-    } else if (ard) {
-        fail(v, ERROR_INVALID_ARGUMENT,
-             "the VNC server asks for a macOS account (Apple's type 30): give \"username\" and "
-             "\"password\" (or \"password_env\")");
-    } else {
-        char *msg = xasprintf("the VNC server offers only security types %s; glovebox supports "
-                              "None (1), VNC authentication (2), VeNCrypt (19) and Apple's "
-                              "type 30",
-                              offered);
-        fail(v, ERROR_NOT_SUPPORTED, msg);
-        free(msg);
-    }
-}
-
-/* VeNCrypt's subtypes: X.509 (the server's certificate checked against
- * the CA and the host name) before anonymous TLS, which encrypts but
- * cannot tell who the server is and so needs tls_verify: false. */
-static void on_choose_subtype(VncConnection *conn, unsigned type, GValueArray *subtypes,
-                              gpointer ud)
-{
-    struct vnc *v = ud;
-    static const struct {
-        unsigned type;
-        const char *name;
-        bool verified, password;
-    } known[] = {
-        {VNC_CONNECTION_AUTH_VENCRYPT_X509VNC, "x509-vnc", true, true},
-        {VNC_CONNECTION_AUTH_VENCRYPT_X509NONE, "x509-none", true, false},
-        {VNC_CONNECTION_AUTH_VENCRYPT_TLSVNC, "tls-vnc", false, true},
-        {VNC_CONNECTION_AUTH_VENCRYPT_TLSNONE, "tls-none", false, false},
-    };
-    if (type != VNC_CONNECTION_AUTH_VENCRYPT) {
-        fail(v, ERROR_NOT_SUPPORTED, "the VNC server offers an unknown security subtype");
+    size_t n;
+    const uint8_t *sec = vnc_wire_get_str(in, &n);
+    const char *security = security_name(sec, n);
+    const uint8_t *name = vnc_wire_get_str(in, &n);
+    if (in->bad || !security || n > 256) {
+        broken(p, "reported a handshake glovebox does not accept");
         return;
     }
-    char offered[256] = "";
-    bool anon = false;
-    for (size_t k = 0; k < G_N_ELEMENTS(known); k++)
-        for (guint i = 0; i < subtypes->n_values; i++) {
-            if (nth_enum(subtypes, i) != known[k].type)
-                continue;
-            if (!known[k].verified && v->tls_verify) {
-                anon = true;
-                continue;
-            }
-            if (known[k].password && !v->password) {
-                fail(v, ERROR_INVALID_ARGUMENT,
-                     "the VNC server asks for a password (VeNCrypt with VNC authentication): "
-                     "give \"password\" or \"password_env\"");
-                return;
-            }
-            v->security = known[k].verified
-                              ? (known[k].password ? "vencrypt-x509-vnc" : "vencrypt-x509-none")
-                              : (known[k].password ? "vencrypt-tls-vnc" : "vencrypt-tls-none");
-            v->tls = true;
-            vnc_connection_set_auth_subtype(conn, known[k].type);
-            return;
-        }
-    for (guint i = 0; i < subtypes->n_values; i++) {
-        size_t n = strlen(offered);
-        snprintf(offered + n, sizeof offered - n, "%s%u", n ? ", " : "", nth_enum(subtypes, i));
+    if (v->handshake_source) {
+        g_source_remove(v->handshake_source);
+        v->handshake_source = 0;
     }
-    char *msg =
-        anon ? xasprintf("the VNC server offers only anonymous TLS (VeNCrypt subtypes %s), which "
-                         "cannot prove who the server is: give \"tls_verify\": false to accept "
-                         "that",
-                         offered)
-             : xasprintf("the VNC server offers VeNCrypt subtypes %s; glovebox supports X509Vnc, "
-                         "X509None, TLSVnc and TLSNone",
-                         offered);
-    fail(v, anon ? ERROR_INVALID_ARGUMENT : ERROR_NOT_SUPPORTED, msg);
-    free(msg);
+    p->live = true;
+    char *server_name = xstrndup((const char *)name, n);
+    for (size_t i = 0; i < n; i++)
+        if (!server_name[i])
+            server_name[i] = '?';
+    clean_text(server_name);
+    pthread_mutex_lock(&v->mu);
+    v->initialized = true;
+    v->security = security;
+    free(v->server_name);
+    v->server_name = server_name;
+    bool again = v->reconnecting;
+    /* Calls waiting through the gap go on once the first frame is in. */
+    v->reconnecting = false;
+    pthread_cond_broadcast(&v->changed);
+    pthread_mutex_unlock(&v->mu);
+    if (again)
+        log_info("reconnected to %s:%d after %lld ms", v->host, v->port,
+                 (long long)((g_get_monotonic_time() - v->dropped_at) / 1000));
+    p->live_at = g_get_monotonic_time();
+    /* After a process the server's data killed, the drop's time runs on
+     * until this connection has lasted (proc_ended): a server that kills
+     * every process it meets is not connected to forever. */
+    if (!v->last_crashed)
+        v->dropped_at = 0;
+    uv_async_send(&v->wake);
 }
 
-static void on_credential(VncConnection *conn, GValueArray *creds, gpointer ud)
+static void on_update(struct vnc *v, struct vnc_proc *p, struct vnc_wire_in *in)
 {
-    struct vnc *v = ud;
-    for (guint i = 0; i < creds->n_values; i++) {
-        int what = (int)nth_enum(creds, i);
-        const char *value = what == VNC_CONNECTION_CREDENTIAL_PASSWORD     ? v->password
-                            : what == VNC_CONNECTION_CREDENTIAL_USERNAME   ? v->username
-                            : what == VNC_CONNECTION_CREDENTIAL_CLIENTNAME ? "glovebox"
-                                                                           : NULL;
-        if (!value) {
-            fail(v, ERROR_INVALID_ARGUMENT,
-                 what == VNC_CONNECTION_CREDENTIAL_USERNAME
-                     ? "the VNC server asks for a user name: give \"username\""
-                     : "the VNC server asks for a password: give \"password\" or "
-                       "\"password_env\"");
-            return;
-        }
-        vnc_connection_set_credential(conn, what, value);
-        v->auth_sent = true;
+    uint32_t x = vnc_wire_get_u32(in), y = vnc_wire_get_u32(in), w = vnc_wire_get_u32(in),
+             h = vnc_wire_get_u32(in);
+    if (in->bad || x > 65535 || y > 65535 || w > 65535 || h > 65535) {
+        broken(p, "reported an update glovebox does not accept");
+        return;
     }
-    wipe_password(v, false);
-}
-
-static void on_auth_failure(VncConnection *conn, const char *reason, gpointer ud)
-{
-    (void)conn;
-    struct vnc *v = ud;
-    /* The server's reason is its own text: bounded, never the password. */
-    set_reason(v, ERROR_INVALID_ARGUMENT,
-               "the VNC server rejected the credentials (argument \"password\"): %.200s",
-               reason && *reason ? reason : "authentication failed");
-}
-
-static void on_auth_unsupported(VncConnection *conn, unsigned type, gpointer ud)
-{
-    (void)conn;
-    set_reason(ud, ERROR_NOT_SUPPORTED, "the VNC server's security type %u is not supported", type);
-}
-
-static void on_error(VncConnection *conn, const char *message, gpointer ud)
-{
-    (void)conn;
-    struct vnc *v = ud;
-    /* Kept for the disconnect that follows, which says what it means. */
-    g_free(v->lib_error);
-    v->lib_error = g_strndup(message ? message : "unknown", 300);
-}
-
-static gboolean request_update(gpointer ud)
-{
-    struct vnc *v = ud;
-    v->request_source = 0;
-    if (v->conn && vnc_connection_is_initialized(v->conn))
-        vnc_connection_framebuffer_update_request(v->conn, TRUE, 0, 0, (guint16)v->width,
-                                                  (guint16)v->height);
-    return G_SOURCE_REMOVE;
-}
-
-static void on_update(VncConnection *conn, guint16 x, guint16 y, guint16 w, guint16 h, gpointer ud)
-{
-    (void)conn;
-    struct vnc *v = ud;
     pthread_mutex_lock(&v->mu);
     v->covered += (uint64_t)w * h;
     /* Rectangles of one full update do not overlap: once they add up to
      * the screen, a whole frame has arrived (a cursor-only first update
      * adds nothing). */
-    if (v->covered >= (uint64_t)v->width * (uint64_t)v->height)
+    if (v->pixels && v->covered >= (uint64_t)v->width * (uint64_t)v->height)
         v->full = true;
     /* A change outside the viewport is no change of this session's screen
      * (wait_for stable_ms, OCR again). */
-    if (!v->vp_w ||
-        (x < v->vp_x + v->vp_w && x + w > v->vp_x && y < v->vp_y + v->vp_h && y + h > v->vp_y))
+    if (!v->vp_w || ((int)x < v->vp_x + v->vp_w && (int)(x + w) > v->vp_x &&
+                     (int)y < v->vp_y + v->vp_h && (int)(y + h) > v->vp_y))
         v->serial++;
     bool tell = v->serial_watched;
     pthread_cond_broadcast(&v->changed);
     pthread_mutex_unlock(&v->mu);
     if (tell)
         uv_async_send(&v->wake);
-    /* Ask for the next changes once this update has been read: the
-     * framebuffer stays current without a request per screenshot. */
-    if (!v->request_source)
-        v->request_source = g_idle_add(request_update, v);
 }
 
-static void request_full(struct vnc *v, VncConnection *conn)
+/* RFB cut text is Latin-1: kept as UTF-8, bounded. */
+static void on_cut_text(struct vnc *v, struct vnc_proc *p, struct vnc_wire_in *in)
 {
-    vnc_connection_framebuffer_update_request(conn, FALSE, 0, 0, (guint16)v->width,
-                                              (guint16)v->height);
-}
-
-static void on_resize(VncConnection *conn, guint16 w, guint16 h, gpointer ud)
-{
-    (void)w;
-    (void)h;
-    struct vnc *v = ud;
-    if (make_framebuffer(v, conn))
-        request_full(v, conn);
-}
-
-static void on_format(VncConnection *conn, VncPixelFormat *fmt, gpointer ud)
-{
-    (void)fmt;
-    struct vnc *v = ud;
-    if (make_framebuffer(v, conn))
-        request_full(v, conn);
-}
-
-/* RFB cut text is Latin-1: kept as UTF-8, bounded. libgvnc hands it
- * over as a string (the signal's type is gchararray, whatever its class
- * struct says). */
-static void on_cut_text(VncConnection *conn, const char *text, gpointer ud)
-{
-    (void)conn;
-    struct vnc *v = ud;
-    if (!text)
+    size_t n;
+    const uint8_t *text = vnc_wire_get_str(in, &n);
+    if (in->bad || n > VNC_MAX_CUT_TEXT) {
+        broken(p, "reported cut text glovebox does not accept");
         return;
-    size_t n = strnlen(text, VNC_MAX_CUT_TEXT);
+    }
     char *utf8 = xmalloc(2 * n + 1), *o = utf8;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)text[i];
+        unsigned char c = text[i];
+        if (!c)
+            break;
         if (c < 0x80) {
             *o++ = (char)c;
         } else {
@@ -385,135 +238,136 @@ static void on_cut_text(VncConnection *conn, const char *text, gpointer ud)
     pthread_mutex_unlock(&v->mu);
 }
 
-/* The server's pointer shape (libgvnc's VncCursor: native-endian ARGB
- * words, alpha 0 or 255 for RichCursor and XCursor), kept premultiplied as
- * the frame pipeline draws it. NULL: the server hides the pointer. */
-static void on_cursor(VncConnection *conn, VncCursor *cursor, gpointer ud)
+/* The server's pointer shape (ARGB words, alpha 0 or 255 for RichCursor
+ * and XCursor), kept premultiplied as the frame pipeline draws it.
+ * Width 0: the server hides the pointer, or its shape is too large. */
+static void on_cursor(struct vnc *v, struct vnc_proc *p, struct vnc_wire_in *in)
 {
-    (void)conn;
-    struct vnc *v = ud;
+    uint32_t w = vnc_wire_get_u32(in), h = vnc_wire_get_u32(in), hx = vnc_wire_get_u32(in),
+             hy = vnc_wire_get_u32(in);
+    size_t n;
+    const uint8_t *data = vnc_wire_get_str(in, &n);
+    if (in->bad || w > VNC_MAX_CURSOR || h > VNC_MAX_CURSOR || hx > 65535 || hy > 65535 ||
+        n != (size_t)w * h * 4) {
+        broken(p, "reported a pointer shape glovebox does not accept");
+        return;
+    }
     uint32_t *argb = NULL;
-    int w = 0, h = 0, hx = 0, hy = 0;
-    if (cursor) {
-        w = vnc_cursor_get_width(cursor);
-        h = vnc_cursor_get_height(cursor);
-        hx = vnc_cursor_get_hotx(cursor);
-        hy = vnc_cursor_get_hoty(cursor);
-        const guint8 *data = vnc_cursor_get_data(cursor);
-        if (data && w > 0 && h > 0 && w <= VNC_MAX_CURSOR && h <= VNC_MAX_CURSOR) {
-            argb = xmalloc((size_t)w * (size_t)h * sizeof *argb);
-            memcpy(argb, data, (size_t)w * (size_t)h * sizeof *argb);
-            for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
-                uint32_t p = argb[i], a = p >> 24;
-                argb[i] = a << 24 | (((p >> 16) & 0xff) * a / 255) << 16 |
-                          (((p >> 8) & 0xff) * a / 255) << 8 | ((p & 0xff) * a / 255);
-            }
+    if (w && h) {
+        argb = xmalloc((size_t)w * h * sizeof *argb);
+        memcpy(argb, data, n);
+        for (size_t i = 0; i < (size_t)w * h; i++) {
+            uint32_t px = argb[i], a = px >> 24;
+            argb[i] = a << 24 | (((px >> 16) & 0xff) * a / 255) << 16 |
+                      (((px >> 8) & 0xff) * a / 255) << 8 | ((px & 0xff) * a / 255);
         }
     }
     pthread_mutex_lock(&v->mu);
     free(v->cursor_argb);
     v->cursor_argb = argb;
-    v->cursor_w = argb ? w : 0;
-    v->cursor_h = argb ? h : 0;
-    v->cursor_hot_x = hx;
-    v->cursor_hot_y = hy;
+    v->cursor_w = argb ? (int)w : 0;
+    v->cursor_h = argb ? (int)h : 0;
+    v->cursor_hot_x = argb ? (int)hx : 0;
+    v->cursor_hot_y = argb ? (int)hy : 0;
     pthread_mutex_unlock(&v->mu);
 }
 
-bool vnc_cursor_copy(struct vnc *v, struct frame_cursor *out)
+/* Bounded and cleaned text from the process; NULL when empty. */
+static char *reported_text(struct vnc_wire_in *in)
 {
-    pthread_mutex_lock(&v->mu);
-    bool ok = v->cursor_argb && v->pointer_known;
-    if (ok) {
-        size_t n = (size_t)v->cursor_w * (size_t)v->cursor_h;
-        *out = (struct frame_cursor){.x = v->pointer_x - v->cursor_hot_x,
-                                     .y = v->pointer_y - v->cursor_hot_y,
-                                     .hot_x = v->cursor_hot_x,
-                                     .hot_y = v->cursor_hot_y,
-                                     .width = (uint32_t)v->cursor_w,
-                                     .height = (uint32_t)v->cursor_h,
-                                     .argb = xmalloc(n * sizeof *out->argb)};
-        memcpy(out->argb, v->cursor_argb, n * sizeof *out->argb);
-    }
-    pthread_mutex_unlock(&v->mu);
-    return ok;
+    size_t n;
+    const uint8_t *s = vnc_wire_get_str(in, &n);
+    if (!n)
+        return NULL;
+    size_t k = n > MAX_REASON ? MAX_REASON : n;
+    char *t = xmalloc(k + 1);
+    for (size_t i = 0; i < k; i++)
+        t[i] = s[i] ? (char)s[i] : '?';
+    t[k] = '\0';
+    clean_text(t);
+    return t;
 }
 
-static void on_initialized(VncConnection *conn, gpointer ud)
+static void on_disconnected(struct vnc_proc *p, struct vnc_wire_in *in)
 {
-    struct vnc *v = ud;
-    wipe_password(v, false);
-    if (v->handshake_source) {
-        g_source_remove(v->handshake_source);
-        v->handshake_source = 0;
-    }
-    /* Raw last: every server has it; the rest save bandwidth. */
-    gint32 encodings[] = {
-        VNC_CONNECTION_ENCODING_DESKTOP_RESIZE,
-        VNC_CONNECTION_ENCODING_EXTENDED_DESKTOP_RESIZE,
-        VNC_CONNECTION_ENCODING_WMVi,
-        VNC_CONNECTION_ENCODING_LAST_RECT,
-        /* The pointer apart from the framebuffer (on_cursor): screenshots
-         * draw it when asked, the viewer on top of the screen. */
-        VNC_CONNECTION_ENCODING_RICH_CURSOR,
-        VNC_CONNECTION_ENCODING_XCURSOR,
-        VNC_CONNECTION_ENCODING_ZRLE,
-        VNC_CONNECTION_ENCODING_HEXTILE,
-        VNC_CONNECTION_ENCODING_RRE,
-        VNC_CONNECTION_ENCODING_COPY_RECT,
-        VNC_CONNECTION_ENCODING_RAW,
-    };
-    if (!vnc_connection_set_pixel_format(conn, &local_format) ||
-        !vnc_connection_set_encodings(conn, G_N_ELEMENTS(encodings), encodings)) {
-        fail(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server did not take the pixel format");
-        return;
-    }
-    if (!make_framebuffer(v, conn))
-        return;
-    request_full(v, conn);
-    const char *name = vnc_connection_get_name(conn);
-    pthread_mutex_lock(&v->mu);
-    v->initialized = true;
-    free(v->server_name);
-    v->server_name = xstrndup(name ? name : "", name ? strnlen(name, 256) : 0);
-    clean_text(v->server_name);
-    bool again = v->reconnecting;
-    /* Calls waiting through the gap go on once the first frame is in. */
-    v->reconnecting = false;
-    pthread_cond_broadcast(&v->changed);
-    pthread_mutex_unlock(&v->mu);
-    if (again)
-        log_info("reconnected to %s:%d after %lld ms", v->host, v->port,
-                 (long long)((g_get_monotonic_time() - v->dropped_at) / 1000));
-    v->dropped_at = 0;
-    uv_async_send(&v->wake);
+    uint32_t code = vnc_wire_get_u32(in);
+    free(p->reason);
+    free(p->detail);
+    p->reason = reported_text(in);
+    p->detail = reported_text(in);
+    p->code = code <= ERROR_CODE_LAST ? (enum error_code)code : ERROR_DEVICE_UNAVAILABLE;
+    if (in->bad || !p->reason)
+        broken(p, "reported an end glovebox does not accept");
 }
 
-/* After the disconnect signal has returned: libgvnc is done with conn. */
-static void drop_conn(struct vnc *v)
+static void proc_ended(struct vnc *v, struct vnc_proc *p);
+static gboolean end_late(gpointer ud);
+
+static gboolean on_proc(gint fd, GIOCondition cond, gpointer ud)
 {
-    if (v->request_source) {
-        g_source_remove(v->request_source);
-        v->request_source = 0;
+    (void)cond;
+    struct vnc_proc *p = ud;
+    struct vnc *v = p->v;
+    int got = vnc_wire_fill(fd, &p->rd);
+    uint32_t type;
+    struct vnc_wire_in in;
+    bool bad = false;
+    while (!p->broken && vnc_wire_next(&p->rd, &type, &in, &bad)) {
+        switch (type) {
+        case VNC_WIRE_FRAMEBUFFER:
+            on_framebuffer(v, p, &in);
+            break;
+        case VNC_WIRE_INITIALIZED:
+            on_initialized(v, p, &in);
+            break;
+        case VNC_WIRE_UPDATE:
+            on_update(v, p, &in);
+            break;
+        case VNC_WIRE_CURSOR:
+            on_cursor(v, p, &in);
+            break;
+        case VNC_WIRE_CUT_TEXT:
+            on_cut_text(v, p, &in);
+            break;
+        case VNC_WIRE_DISCONNECTED:
+            on_disconnected(p, &in);
+            break;
+        default:
+            broken(p, "sent a message glovebox does not know");
+        }
     }
-    if (v->handshake_source) {
-        g_source_remove(v->handshake_source);
-        v->handshake_source = 0;
+    if (bad)
+        broken(p, "sent a message longer than glovebox accepts");
+    if (got >= 0 && !p->broken)
+        return G_SOURCE_CONTINUE;
+    /* The end of its messages: the process is gone, or going. Its exit
+     * status follows. One that said why it ends gets a moment to exit on
+     * its own; any other is killed now. */
+    p->watch = 0;
+    p->eof = true;
+    if (p->reason && !p->broken) {
+        if (!v->kill_source)
+            v->kill_source = g_timeout_add(END_GRACE_MS, end_late, v);
+    } else {
+        vnc_proc_kill(p);
     }
-    if (v->conn)
-        g_object_unref(v->conn);
-    v->conn = NULL;
-    vnc_tls_front_release(v->front);
-    v->front = NULL;
+    if (p->status_seen)
+        proc_ended(v, p);
+    return G_SOURCE_REMOVE;
 }
+
+/* ---- a try's end, and the next ---- */
 
 static gboolean release(gpointer ud)
 {
     struct vnc *v = ud;
-    drop_conn(v);
     if (v->retry_source) {
         g_source_remove(v->retry_source);
         v->retry_source = 0;
+    }
+    if (v->handshake_source) {
+        g_source_remove(v->handshake_source);
+        v->handshake_source = 0;
     }
     wipe_password(v, true);
     pthread_mutex_lock(&v->mu);
@@ -527,13 +381,24 @@ static gboolean release(gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
+/* Asks the process to close its connection (DISCONNECTED follows); one
+ * that has not ended END_GRACE_MS later is killed. */
+static void ask_end(struct vnc *v)
+{
+    struct vnc_wire_out o;
+    vnc_wire_begin(&o, VNC_WIRE_SHUTDOWN);
+    send_msg(v->proc, &o);
+    if (!v->kill_source)
+        v->kill_source = g_timeout_add(END_GRACE_MS, end_late, v);
+}
+
 /* A try's handshake took too long: that try has failed. */
 static gboolean handshake_late(gpointer ud)
 {
     struct vnc *v = ud;
     v->handshake_source = 0;
-    if (v->conn)
-        vnc_connection_shutdown(v->conn);
+    if (v->proc)
+        ask_end(v);
     return G_SOURCE_REMOVE;
 }
 
@@ -541,24 +406,8 @@ static gboolean retry(gpointer ud)
 {
     struct vnc *v = ud;
     v->retry_source = 0;
-    v->auth_sent = false;
     v->handshake_source = g_timeout_add((guint)v->timeout_ms, handshake_late, v);
     vnc_conn_open(v);
-    return G_SOURCE_REMOVE;
-}
-
-/* After the disconnect signal has returned: the dropped connection is
- * let go, and the next try comes after the backoff (250 ms, doubling up
- * to 2 s). */
-static gboolean drop(gpointer ud)
-{
-    struct vnc *v = ud;
-    drop_conn(v);
-    g_clear_pointer(&v->lib_error, g_free);
-    if (v->closing)
-        return release(v);
-    v->retry_source = g_timeout_add((guint)v->backoff_ms, retry, v);
-    v->backoff_ms = v->backoff_ms * 2 > 2000 ? 2000 : v->backoff_ms * 2;
     return G_SOURCE_REMOVE;
 }
 
@@ -581,107 +430,123 @@ static bool try_again(struct vnc *v, const char *detail)
     return now - v->dropped_at < (gint64)v->reconnect_ms * 1000;
 }
 
-static void on_disconnected(VncConnection *conn, gpointer ud)
+/* A try has ended (its process is gone, or never started): the next try
+ * after the backoff (250 ms, doubling up to 2 s), or the end. */
+static void tried(struct vnc *v, enum error_code code, const char *reason, const char *detail)
 {
-    (void)conn;
-    struct vnc *v = ud;
+    /* That try's time limit is over with it (the next try sets its own). */
+    if (v->handshake_source) {
+        g_source_remove(v->handshake_source);
+        v->handshake_source = 0;
+    }
     pthread_mutex_lock(&v->mu);
     bool initialized = v->initialized;
     pthread_mutex_unlock(&v->mu);
-    const char *detail = v->lib_error ? v->lib_error : "no reason given";
-    enum error_code front_code = ERROR_DEVICE_UNAVAILABLE;
-    char *front_err = v->front ? vnc_tls_front_error(v->front, &front_code) : NULL;
-    if (front_err)
-        detail = front_err;
     if (initialized && try_again(v, detail)) {
-        free(front_err);
-        g_signal_handlers_disconnect_by_data(conn, v);
-        vnc_glib_post(drop, v);
+        v->retry_source = g_timeout_add((guint)v->backoff_ms, retry, v);
+        v->backoff_ms = v->backoff_ms * 2 > 2000 ? 2000 : v->backoff_ms * 2;
         return;
     }
-    if (front_err && !initialized)
-        /* glovebox's TLS front says why, in full. */
-        set_reason(v, front_code, "%s", front_err);
-    else if (v->dropped_at)
+    if (v->dropped_at)
         set_reason(v, ERROR_DEVICE_UNAVAILABLE,
                    "the VNC connection ended and was not made again within %d s: %s",
                    v->reconnect_ms / 1000, detail);
-    else if (initialized && v->lib_error)
-        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC connection ended: %s", detail);
-    else if (initialized)
-        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "the VNC server closed the connection");
-    else if (v->tls && strstr(detail, "ertificate"))
-        /* libgvnc checks it against the system's CAs, /etc/pki/CA/cacert.pem
-         * and ~/.pki/CA/cacert.pem, and the host name. */
-        set_reason(v, ERROR_DEVICE_UNAVAILABLE,
-                   "the VNC server %s:%d presented a TLS certificate glovebox does not accept "
-                   "(%s): it must be signed by a CA of the system's, /etc/pki/CA/cacert.pem or "
-                   "~/.pki/CA/cacert.pem, and name the host",
-                   v->host, v->port, detail);
-    else if (v->auth_sent && strstr(detail, "uthentication"))
-        /* VNC authentication's answer to a wrong password. */
-        set_reason(v, ERROR_INVALID_ARGUMENT,
-                   "the VNC server rejected the credentials (argument \"password\"): %s", detail);
     else
-        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "cannot connect to %s:%d: %s", v->host, v->port,
-                   detail);
-    free(front_err);
-    g_signal_handlers_disconnect_by_data(conn, v);
-    vnc_glib_post(release, v);
+        set_reason(v, code, "%s", reason);
+    release(v);
+}
+
+/* Its messages have ended and its exit status is in: why it ended is what
+ * it said, or how it died. */
+static void proc_ended(struct vnc *v, struct vnc_proc *p)
+{
+    v->proc = NULL;
+    if (v->kill_source) {
+        g_source_remove(v->kill_source);
+        v->kill_source = 0;
+    }
+    enum error_code code = ERROR_DEVICE_UNAVAILABLE;
+    char *reason, *detail;
+    bool crashed = !p->reason || p->broken;
+    if (p->live_at && g_get_monotonic_time() - p->live_at >= (gint64)v->reconnect_ms * 1000)
+        /* It lasted: whatever came before is over, this is a new drop. */
+        v->dropped_at = 0;
+    v->last_crashed = crashed;
+    if (!crashed) {
+        code = p->code;
+        reason = xstrdup(p->reason);
+        detail = xstrdup(p->detail ? p->detail : "no reason given");
+    } else {
+        char *how = vnc_proc_status_text(p->status);
+        if (p->broken)
+            detail = xasprintf("the VNC connection's process %s and was stopped", p->broken);
+        else
+            detail = xasprintf("the VNC connection's process ended (%s): the server sent data "
+                               "the client library could not handle",
+                               how);
+        free(how);
+        pthread_mutex_lock(&v->mu);
+        bool initialized = v->initialized;
+        pthread_mutex_unlock(&v->mu);
+        reason = initialized ? xstrdup(detail)
+                             : xasprintf("cannot connect to %s:%d: %s", v->host, v->port, detail);
+        log_warn("%s:%d: %s", v->host, v->port, detail);
+    }
+    vnc_proc_free(p);
+    tried(v, code, reason, detail);
+    free(reason);
+    free(detail);
+}
+
+gboolean vnc_conn_proc_exited(gpointer ud)
+{
+    struct vnc_proc *p = ud;
+    p->status_seen = true;
+    if (p->eof)
+        proc_ended(p->v, p);
+    return G_SOURCE_REMOVE;
 }
 
 gboolean vnc_conn_open(gpointer ud)
 {
     struct vnc *v = ud;
-    VncConnection *conn = vnc_connection_new();
-    v->conn = conn;
-    g_signal_connect(conn, "vnc-auth-choose-type", G_CALLBACK(on_choose_type), v);
-    g_signal_connect(conn, "vnc-auth-choose-subtype", G_CALLBACK(on_choose_subtype), v);
-    g_signal_connect(conn, "vnc-auth-credential", G_CALLBACK(on_credential), v);
-    g_signal_connect(conn, "vnc-auth-failure", G_CALLBACK(on_auth_failure), v);
-    g_signal_connect(conn, "vnc-auth-unsupported", G_CALLBACK(on_auth_unsupported), v);
-    g_signal_connect(conn, "vnc-error", G_CALLBACK(on_error), v);
-    g_signal_connect(conn, "vnc-initialized", G_CALLBACK(on_initialized), v);
-    g_signal_connect(conn, "vnc-desktop-resize", G_CALLBACK(on_resize), v);
-    g_signal_connect(conn, "vnc-pixel-format-changed", G_CALLBACK(on_format), v);
-    g_signal_connect(conn, "vnc-framebuffer-update", G_CALLBACK(on_update), v);
-    g_signal_connect(conn, "vnc-disconnected", G_CALLBACK(on_disconnected), v);
-    g_signal_connect(conn, "vnc-server-cut-text", G_CALLBACK(on_cut_text), v);
-    g_signal_connect(conn, "vnc-cursor-changed", G_CALLBACK(on_cursor), v);
-    /* Other viewers of the same desktop stay connected. */
-    vnc_connection_set_shared(conn, TRUE);
-    char port[16];
-    snprintf(port, sizeof port, "%d", v->port);
-    bool opened;
-    if (v->ca_file || !v->tls_verify) {
-        /* What libgvnc's own TLS cannot do: glovebox's front speaks to the
-         * server, libgvnc to the front. */
-        int fd = -1;
-        char *err = NULL;
-        v->front = vnc_tls_front_start(v->host, v->port, v->timeout_ms, v->ca_file, v->tls_verify,
-                                       &fd, &err);
-        if (!v->front) {
-            g_free(v->lib_error);
-            v->lib_error = g_strdup(err);
-            free(err);
-        }
-        opened = v->front && vnc_connection_open_fd_with_hostname(conn, fd, v->host);
-        if (v->front && !opened)
-            close(fd); /* the front then sees its end close, and stops */
-    } else {
-        opened = vnc_connection_open_host(conn, v->host, port);
+    char *err = NULL;
+    struct vnc_proc *p = vnc_proc_start(v, &err);
+    if (!p) {
+        char *reason = xasprintf("cannot connect to %s:%d: %s", v->host, v->port, err);
+        tried(v, ERROR_DEVICE_UNAVAILABLE, reason, err);
+        free(reason);
+        free(err);
+        return G_SOURCE_REMOVE;
     }
-    if (!opened) {
-        if (v->dropped_at) {
-            /* A try to reconnect: the next one, or the end. */
-            on_disconnected(conn, v);
-            return G_SOURCE_REMOVE;
-        }
-        set_reason(v, ERROR_DEVICE_UNAVAILABLE, "cannot open a connection to %s:%d", v->host,
-                   v->port);
-        g_signal_handlers_disconnect_by_data(conn, v);
-        vnc_glib_post(release, v);
-    }
+    v->proc = p;
+    p->watch = g_unix_fd_add(p->sock, G_IO_IN | G_IO_HUP | G_IO_ERR, on_proc, p);
+    /* The password goes over the socket: never argv, never the
+     * environment. */
+    struct vnc_wire_out o;
+    vnc_wire_begin(&o, VNC_WIRE_CONNECT);
+    vnc_wire_u32(&o, (uint32_t)v->port);
+    vnc_wire_u32(&o, (uint32_t)v->timeout_ms);
+    vnc_wire_u32(&o, v->tls_verify);
+    vnc_wire_str(&o, v->host, strlen(v->host));
+    vnc_wire_str(&o, v->password ? v->password : "", v->password ? strlen(v->password) : 0);
+    vnc_wire_str(&o, v->username ? v->username : "", v->username ? strlen(v->username) : 0);
+    vnc_wire_str(&o, v->ca_file ? v->ca_file : "", v->ca_file ? strlen(v->ca_file) : 0);
+    /* vnc_wire_send wipes the message (and so the password) as it frees
+     * it. */
+    if (!vnc_wire_send(p->sock, &o, -1, NULL))
+        broken(p, "did not take the connection's parameters");
+    wipe_password(v, false);
+    return G_SOURCE_REMOVE;
+}
+
+/* An ending process lingers: killed (what it said stands). */
+static gboolean end_late(gpointer ud)
+{
+    struct vnc *v = ud;
+    v->kill_source = 0;
+    if (v->proc)
+        vnc_proc_kill(v->proc);
     return G_SOURCE_REMOVE;
 }
 
@@ -689,15 +554,74 @@ gboolean vnc_conn_shutdown(gpointer ud)
 {
     struct vnc *v = ud;
     v->closing = true;
-    if (v->conn)
-        vnc_connection_shutdown(v->conn);
-    else if (v->retry_source)
+    if (v->proc) {
+        ask_end(v);
+    } else if (v->retry_source) {
         /* Between two tries: nothing to wait for. */
         release(v);
+    }
     return G_SOURCE_REMOVE;
 }
 
+bool vnc_cursor_copy(struct vnc *v, struct frame_cursor *out)
+{
+    pthread_mutex_lock(&v->mu);
+    bool ok = v->cursor_argb && v->pointer_known;
+    if (ok) {
+        size_t n = (size_t)v->cursor_w * (size_t)v->cursor_h;
+        *out = (struct frame_cursor){.x = v->pointer_x - v->cursor_hot_x,
+                                     .y = v->pointer_y - v->cursor_hot_y,
+                                     .hot_x = v->cursor_hot_x,
+                                     .hot_y = v->cursor_hot_y,
+                                     .width = (uint32_t)v->cursor_w,
+                                     .height = (uint32_t)v->cursor_h,
+                                     .argb = xmalloc(n * sizeof *out->argb)};
+        memcpy(out->argb, v->cursor_argb, n * sizeof *out->argb);
+    }
+    pthread_mutex_unlock(&v->mu);
+    return ok;
+}
+
 /* ---- input, from workers ---- */
+
+static void put_event(struct vnc_wire_out *o, struct vnc *v, const struct vnc_event *e)
+{
+    if (e->cut) {
+        vnc_wire_u32(o, VNC_WIRE_CUT);
+        vnc_wire_str(o, e->cut, e->cut_len);
+    } else if (e->key) {
+        vnc_wire_u32(o, VNC_WIRE_KEY);
+        vnc_wire_u32(o, e->down);
+        vnc_wire_u32(o, e->keysym);
+    } else {
+        /* Points are the viewport's: its corner moves them onto the screen. */
+        vnc_wire_u32(o, VNC_WIRE_POINTER);
+        vnc_wire_u32(o, e->buttons);
+        vnc_wire_u32(o, (uint16_t)(e->x + v->vp_x));
+        vnc_wire_u32(o, (uint16_t)(e->y + v->vp_y));
+    }
+}
+
+/* GLib thread: ev[0..n) to the process in one message, noted as sent. */
+static bool send_events(struct vnc *v, const struct vnc_event *ev, int n)
+{
+    if (!v->proc || !v->proc->live || v->proc->broken || v->proc->eof)
+        return false;
+    struct vnc_wire_out o;
+    vnc_wire_begin(&o, VNC_WIRE_INPUT);
+    for (int i = 0; i < n; i++)
+        put_event(&o, v, &ev[i]);
+    if (!send_msg(v->proc, &o))
+        return false;
+    for (int i = 0; i < n; i++)
+        vnc_view_sent(v, &ev[i]);
+    return true;
+}
+
+bool vnc_conn_send_event(struct vnc *v, const struct vnc_event *e)
+{
+    return send_events(v, e, 1);
+}
 
 struct send {
     struct vnc *v;
@@ -716,17 +640,7 @@ static gboolean send_now(gpointer ud)
     struct vnc *v = s->v;
     /* The agent's events, refused while a person has control (view.c). */
     bool refused = vnc_view_refuses(v);
-    bool ok = !refused && v->conn && vnc_connection_is_initialized(v->conn);
-    for (int i = 0; ok && i < s->n; i++) {
-        const struct vnc_event *e = &s->ev[i];
-        /* Points are the viewport's: its corner moves them onto the screen. */
-        ok = e->cut   ? vnc_connection_client_cut_text(v->conn, e->cut, e->cut_len)
-             : e->key ? vnc_connection_key_event(v->conn, e->down, e->keysym, 0)
-                      : vnc_connection_pointer_event(v->conn, e->buttons, (guint16)(e->x + v->vp_x),
-                                                     (guint16)(e->y + v->vp_y));
-        if (ok)
-            vnc_view_sent(v, e);
-    }
+    bool ok = !refused && send_events(v, s->ev, s->n);
     g_mutex_lock(&s->m);
     s->ok = ok;
     s->refused = refused;

@@ -1,8 +1,7 @@
-/* The module's GLib thread: libgvnc attaches its sockets, timeouts and
- * idles to GLib's default main context and keeps one coroutine stack per
- * connection, so every connection lives on this one thread, which runs that
- * context. Nothing else in glovebox runs the default context (AT-SPI uses
- * contexts of its own). */
+/* The module's GLib thread: it runs GLib's default main context, where
+ * every connection's socket to its process (conn.c), its reconnect timers
+ * and the idles other threads post live. Nothing else in glovebox runs the
+ * default context (AT-SPI uses contexts of its own). */
 #include "backend/vnc/internal.h"
 
 #include "core/xmalloc.h"

@@ -1,15 +1,19 @@
 /* The vnc backend's shared state; private to src/backend/vnc/.
  *
- * Threads: the connection (a VncConnection) lives on the module's GLib
- * thread (glib.c), which runs GLib's default main context because libgvnc
- * attaches its sources there. The loop posts to it and hears back through
- * the session's uv_async; workers (screenshots, OCR, input) read the
- * framebuffer under mu and post input events, waiting for them to be sent. */
+ * Threads and processes: libgvnc runs in a process of each connection's
+ * own (glovebox-vnc-worker, worker.h), so that a server's data libgvnc
+ * cannot survive ends that connection alone. The module's GLib thread
+ * (glib.c) talks to it over a socket pair (wire.h) and maps the
+ * framebuffer it paints; the loop starts the process (proc.c) and is told
+ * of changes through the session's uv_async; pool workers (screenshots,
+ * OCR, input) read the framebuffer under mu and post input events,
+ * waiting for them to be sent. */
 #pragma once
 #include "backend/backend.h"
 #include "backend/frame_recording.h"
 #include "backend/frames.h"
 #include "backend/vnc/vnc.h"
+#include "backend/vnc/wire.h"
 #include "image/frame.h"
 
 #include <glib.h>
@@ -19,18 +23,39 @@
 #include <stdint.h>
 #include <uv.h>
 
-/* The most cut text kept from, or sent to, the server. */
-#define VNC_MAX_CUT_TEXT (1u << 20)
-/* The largest remote screen accepted (a hostile server could announce
- * 65535 x 65535, 16 GiB of framebuffer): 8K UHD with room to spare. */
-#define VNC_MAX_PIXELS (8192u * 8192u)
-/* The largest pointer shape kept from the server (a shape is usually
- * 16-64 pixels a side; larger ones are not drawn). */
-#define VNC_MAX_CURSOR 256
 /* Keys glovebox keeps track of holding down at once. */
 #define VNC_MAX_KEYS_DOWN 16
 
-struct _VncConnection;
+struct vnc;
+
+/* A connection's process (proc.c); the GLib thread's. */
+struct vnc_proc {
+    struct vnc *v;
+    pid_t pid;
+    int sock;  /* the module's end of the socket pair (nonblocking) */
+    int pidfd; /* signals reach this process only; -1 once reaped (under proc.c's lock) */
+    guint watch;
+    struct vnc_wire_reader rd;
+    bool eof;         /* the socket has ended */
+    bool status_seen; /* the exit status has come (exited, status) */
+    bool exited;      /* under proc.c's lock */
+    int status;       /* waitpid's */
+    bool live;        /* INITIALIZED came: input may go */
+    gint64 live_at;   /* when (monotonic, us) */
+    /* DISCONNECTED: why it ended (reason NULL: it did not say) */
+    enum error_code code;
+    char *reason, *detail;
+    char *broken;          /* the worker broke the protocol: what, and it was stopped */
+    struct vnc_proc *next; /* proc.c's list */
+};
+
+/* The GLib thread's request to the loop to start a process. */
+struct vnc_spawn {
+    struct vnc_proc *proc;
+    bool taken; /* the loop is at it: its answer is waited for, however long */
+    bool done, ok;
+    char *err;
+};
 
 struct vnc {
     struct session *session;
@@ -62,7 +87,6 @@ struct vnc {
     char *ca_file;         /* VeNCrypt: the CA to check it against (tls_front.c) */
     bool iphone_mirroring; /* press_button and launch_app as that app's shortcuts */
     char *paste_keys;      /* type_text's paste chord; NULL: by the server (input.c) */
-    bool tls;              /* GLib thread: the connection chose TLS */
     bool stopping;
     bool finishing; /* the end has begun (a recording may still be written) */
     struct frame_recording_slot rec;
@@ -79,7 +103,8 @@ struct vnc {
     pthread_mutex_t mu;
     pthread_cond_t changed; /* a framebuffer update, or the end */
     /* Under mu. */
-    uint8_t *pixels; /* R,G,B,x per pixel; libgvnc writes it on the GLib thread */
+    uint8_t *pixels; /* R,G,B,x per pixel: the worker's memfd, mapped read-only */
+    size_t pixels_len;
     int width, height;
     uint64_t covered;    /* pixels updated since the framebuffer was made */
     bool full;           /* a whole frame has arrived since */
@@ -105,17 +130,18 @@ struct vnc {
     uint32_t *cursor_argb;
     int cursor_w, cursor_h, cursor_hot_x, cursor_hot_y;
 
+    struct vnc_spawn *spawn; /* a process the loop is asked to start */
+    pthread_cond_t spawned;  /* spawn is done */
+
     /* GLib thread only. */
-    struct _VncConnection *conn;
-    guint request_source;    /* a pending incremental update request */
-    char *lib_error;         /* libgvnc's last error message */
-    bool auth_sent;          /* credentials were handed to the server */
-    bool closing;            /* the session is ending: no more reconnects */
-    gint64 dropped_at;       /* when the live connection dropped; 0: it did not */
-    int backoff_ms;          /* the wait before the next try */
-    guint retry_source;      /* the next try */
-    guint handshake_source;  /* a try's time limit */
-    struct tls_front *front; /* glovebox's TLS in front of libgvnc, when used */
+    struct vnc_proc *proc;  /* the connection's process; NULL between tries */
+    guint kill_source;      /* the ending process's grace */
+    bool closing;           /* the session is ending: no more reconnects */
+    gint64 dropped_at;      /* when the live connection dropped; 0: it did not */
+    bool last_crashed;      /* the last try's process died (or broke the protocol) */
+    int backoff_ms;         /* the wait before the next try */
+    guint retry_source;     /* the next try */
+    guint handshake_source; /* a try's time limit */
     /* What glovebox holds down on the server, let go when control changes
      * hands (view.c), and whether a person has control: the agent's events
      * are refused. Points are the viewport's. */
@@ -183,6 +209,22 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
 gboolean vnc_conn_open(gpointer v);
 /* GLib thread: close it; "gone" follows (conn.c). */
 gboolean vnc_conn_shutdown(gpointer v);
+/* GLib thread: the process p has exited (posted by proc.c). */
+gboolean vnc_conn_proc_exited(gpointer p);
+/* GLib thread: e to the server now, noted (view.c); false when the
+ * connection is not up. */
+bool vnc_conn_send_event(struct vnc *v, const struct vnc_event *e);
+
+/* Connection processes (proc.c). GLib thread: start one (the loop forks
+ * it); NULL with *err. */
+struct vnc_proc *vnc_proc_start(struct vnc *v, char **err);
+/* Loop thread (on_wake): start the process the GLib thread asks for. */
+void vnc_proc_spawn_pending(struct vnc *v);
+/* Any thread: SIGKILL, unless it has already been reaped. */
+void vnc_proc_kill(struct vnc_proc *p);
+/* "signal 6", "exit status 1" (malloc'd). */
+char *vnc_proc_status_text(int status);
+void vnc_proc_free(struct vnc_proc *p);
 /* Loop: the connect's last step: the viewport checked against the screen,
  * the session live, the connect answered (session.c). */
 void vnc_go_live(struct vnc *v);

@@ -1,5 +1,6 @@
-/* What the vnc module (glovebox-vnc.so) exports to the core: libgvnc and
- * GLib's main loop are mapped only once a vnc session starts. */
+/* What the vnc module (glovebox-vnc.so) exports to the core: GLib's main
+ * loop is mapped only once a vnc session starts, and libgvnc never in the
+ * server: it runs in each connection's own process (glovebox-vnc-worker). */
 #include "core/module.h"
 #include "backend/vnc/internal.h"
 

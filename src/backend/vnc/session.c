@@ -4,7 +4,6 @@
  * "gone", then end the session). */
 #define LOG_MODULE "vnc"
 #include "backend/vnc/internal.h"
-#include "backend/vnc/tls_front.h"
 
 #include "core/app.h"
 #include "core/log.h"
@@ -12,6 +11,7 @@
 #include "session/session.h"
 
 #include <string.h>
+#include <sys/mman.h>
 
 static const struct backend_impl vnc_impl;
 
@@ -123,6 +123,8 @@ static void on_wake(uv_async_t *a)
 {
     struct vnc *v = a->data;
     struct session *s = v->session;
+    /* The GLib thread waits for its connection's process. */
+    vnc_proc_spawn_pending(v);
     if (!s || s->state == SESSION_ENDED)
         return;
     pthread_mutex_lock(&v->mu);
@@ -213,18 +215,18 @@ gboolean vnc_free_later(gpointer ud)
     struct vnc *v = ud;
     pthread_mutex_destroy(&v->mu);
     pthread_cond_destroy(&v->changed);
-    free(v->pixels);
+    pthread_cond_destroy(&v->spawned);
+    if (v->pixels)
+        munmap(v->pixels, v->pixels_len);
     free(v->host);
     free(v->username);
     free(v->ca_file);
     free(v->vp_window);
     free(v->paste_keys);
-    vnc_tls_front_release(v->front);
     free(v->server_name);
     free(v->cut_text);
     free(v->cursor_argb);
     free(v->close_reason);
-    g_free(v->lib_error);
     free(v);
     return G_SOURCE_REMOVE;
 }
@@ -311,6 +313,7 @@ void vnc_connect(struct app *app, const struct vnc_options *o, vnc_connected_fn 
     v->connected_ud = ud;
     pthread_mutex_init(&v->mu, NULL);
     pthread_cond_init(&v->changed, NULL);
+    pthread_cond_init(&v->spawned, NULL);
     uv_async_init(app->loop, &v->wake, on_wake);
     v->wake.data = v;
     uv_timer_init(app->loop, &v->timer);

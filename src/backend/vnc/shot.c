@@ -1,5 +1,6 @@
 /* Seeing vnc sessions: screenshots are a copy of the client's framebuffer
- * (always current: the GLib thread keeps an update request outstanding)
+ * (shared memory the connection's process keeps current with an update
+ * request always outstanding)
  * handed to the shared frame pipeline; read_text and wait_for read that
  * copy with OCR, as there is no accessibility tree over VNC. All of it on
  * the worker pool. */

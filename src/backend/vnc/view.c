@@ -20,11 +20,6 @@
 #include "core/xmalloc.h"
 #include "session/session.h"
 
-/* libgvnc's headers: as conn.c says. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#include <gvnc.h>
-#pragma GCC diagnostic pop
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,14 +123,7 @@ bool vnc_view_refuses(struct vnc *v)
  * is not up. */
 static bool send_one(struct vnc *v, const struct vnc_event *e)
 {
-    if (!v->conn || !vnc_connection_is_initialized(v->conn))
-        return false;
-    bool ok = e->key ? vnc_connection_key_event(v->conn, e->down, e->keysym, 0)
-                     : vnc_connection_pointer_event(v->conn, e->buttons, (guint16)(e->x + v->vp_x),
-                                                    (guint16)(e->y + v->vp_y));
-    if (ok)
-        vnc_view_sent(v, e);
-    return ok;
+    return vnc_conn_send_event(v, e);
 }
 
 /* ---- a person's input ---- */

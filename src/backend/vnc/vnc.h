@@ -1,7 +1,8 @@
 /* The vnc backend: remote desktops over RFB (VNC) — Linux servers (Xvnc,
  * x11vnc), and later Macs through Screen Sharing. The protocol is
- * libgvnc-1.0's (gtk-vnc without GTK), run on a GLib thread of the module's
- * own; the loop only posts to it and hears back through uv_async. */
+ * libgvnc-1.0's (gtk-vnc without GTK), run in a process of each
+ * connection's own that a GLib thread of the module's talks to; the loop
+ * only posts to that thread and hears back through uv_async. */
 #pragma once
 #include "core/error_code.h"
 

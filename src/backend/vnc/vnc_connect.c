@@ -1,8 +1,9 @@
 /* vnc_connect: a session on a VNC (RFB) server. Compiled into the
  * executable: the arguments are checked, the password read from the
  * environment when asked, and the policy has seen the host before the
- * module, with libgvnc and GLib, is loaded. The password goes to the
- * module and nowhere else: not into results, messages or logs (the audit
+ * module, with GLib, is loaded. The password goes to the module, and
+ * from it over a socket to the connection's process, and nowhere else:
+ * not into results, messages, logs, argv or the environment (the audit
  * log replaces password-like arguments itself). */
 #include "backend/backend.h"
 #include "backend/vnc/vnc.h"

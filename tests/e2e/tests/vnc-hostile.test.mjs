@@ -3,7 +3,7 @@
 // does not exist. Each ends that one connection with a clear reason; the
 // glovebox server keeps serving, and its other vnc session is untouched.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +117,94 @@ test('a hostile server ends its own session only; the server keeps serving', vnc
   assert.ok(shot.content.some((b) => b.type === 'image'));
   await srv.ok('status', {});
   await srv.close();
+});
+
+/** A FramebufferUpdate with one RichCursor pseudo-rectangle (encoding
+ * -239) of w x h, and then only the first bytes of the shape it announces. */
+function cursorUpdate(w, h) {
+  const head = Buffer.alloc(4 + 12);
+  head.writeUInt8(0, 0);
+  head.writeUInt16BE(1, 2);
+  head.writeUInt16BE(0, 4);
+  head.writeUInt16BE(0, 6);
+  head.writeUInt16BE(w, 8);
+  head.writeUInt16BE(h, 10);
+  head.writeInt32BE(-239, 12);
+  return Buffer.concat([head, Buffer.alloc(4096)]);
+}
+
+test('a server whose data the client library cannot survive ends that session only', vncOpts(), async (t) => {
+  const srv = await startServer(t);
+  const good = await fakeServer(t, { width: 64, height: 48, after: rawUpdate(0, 0, 64, 48) });
+  const keep = await srv.ok('vnc_connect', { host: '127.0.0.1', port: good, name: 'keep' });
+  assert.equal(keep.sc.width, 64);
+
+  // A pointer shape of 65535 x 65535 (16 GiB): libgvnc cannot allocate it
+  // and aborts the process it runs in, which is that connection's own.
+  const hostile = await fakeServer(t, { width: 64, height: 48, after: Buffer.concat([rawUpdate(0, 0, 64, 48), cursorUpdate(65535, 65535)]) });
+  const c = await srv.call('vnc_connect', { host: '127.0.0.1', port: hostile, name: 'hostile' });
+  const why = /the VNC connection's process ended \((signal \d+|exit status \d+)\): the server sent data the client library could not handle/;
+  if (c.isError) {
+    assert.equal(c.structuredContent.error.code, 'device_unavailable');
+    assert.match(c.structuredContent.error.message, why);
+  } else {
+    const s = await ended(srv, c.structuredContent.id);
+    assert.match(s.end_reason, why);
+    const r = await srv.call('screenshot', { session: c.structuredContent.id });
+    assert.equal(r.isError, true);
+  }
+
+  // With reconnect_s the dead process counts as a dropped connection:
+  // tried again (each try dies the same way) until the time is up.
+  const r2 = await srv.call('vnc_connect', { host: '127.0.0.1', port: hostile, name: 'hostile2', reconnect_s: 1 });
+  const again2 = /was not made again within 1 s: the VNC connection's process ended/;
+  if (r2.isError) assert.match(r2.structuredContent.error.message, why);
+  else assert.match((await ended(srv, r2.structuredContent.id)).end_reason, again2);
+
+  // Every process that ended was reaped: none is left a zombie, and the
+  // one live session has its one process.
+  const workers = () => readFileSync(`/proc/${srv.pid}/task/${srv.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+    .map((pid) => readFileSync(`/proc/${pid}/stat`, 'utf8'))
+    .filter((stat) => stat.includes('(glovebox-vnc-wo'));
+  await until(async () => workers().length === 1, ms(10000), 'one connection process, for the session kept');
+  assert.ok(!workers()[0].match(/\) Z /), 'not a zombie');
+
+  // The server and its other session go on.
+  const shot = await srv.ok('screenshot', { session: 'keep', format: 'png' });
+  assert.ok(shot.content.some((b) => b.type === 'image'));
+  await srv.ok('click', { session: 'keep', x: 3, y: 3 });
+  const again = await srv.ok('vnc_connect', { host: '127.0.0.1', port: good, name: 'again' });
+  assert.equal(again.sc.server_name, 'hostile');
+  await srv.ok('status', {});
+  await srv.close();
+});
+
+test('a connection\'s process ends with its session, and dies with a server killed -9', vncOpts(), async (t) => {
+  const port = await fakeServer(t, { width: 32, height: 32, after: rawUpdate(0, 0, 32, 32) });
+  const srv = await startServer(t);
+  const worker = () => readFileSync(`/proc/${srv.pid}/task/${srv.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+    .find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('glovebox-vnc-wo'));
+  const gone = (pid) => {
+    try {
+      return / Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\)/, ')'));
+    } catch {
+      return true;
+    }
+  };
+  const a = await srv.ok('vnc_connect', { host: '127.0.0.1', port });
+  const first = worker();
+  assert.ok(first, 'the session has its process');
+  await srv.ok('session_stop', { session: a.sc.id });
+  await until(async () => !worker(), ms(10000), 'the process to end and be reaped with its session');
+
+  await srv.ok('vnc_connect', { host: '127.0.0.1', port });
+  const second = worker();
+  assert.ok(second);
+  srv.closed = true; // nothing to close cleanly after this
+  const exited = new Promise((resolve) => srv.child.once('exit', resolve));
+  process.kill(srv.pid, 'SIGKILL');
+  await exited;
+  await until(async () => gone(second), ms(5000), 'the process to die with the server');
 });
 
 test('the policy: hosts rules apply to vnc_connect\'s host; blocked windows keep input away', vncOpts(), async (t) => {

@@ -6,12 +6,12 @@
 // leaves no thread or descriptor behind.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { needs } from '../lib/server.mjs';
+import { SANITIZED, needs } from '../lib/server.mjs';
 import { assertColour, decodePng, imageOf, ms, pixel, startServer, topts, until } from '../lib/terminal.mjs';
 import { startX11vnc, startXvnc, xclient, xrun } from '../lib/vnc.mjs';
 
@@ -52,10 +52,15 @@ test('Xvnc without a password: size, pixels, click and type into an xterm, OCR',
   assert.equal(c.sc.height, 480);
   assert.equal(c.sc.security_type, 'none');
   assert.equal(typeof c.sc.server_name, 'string');
-  // libgvnc arrives with the first vnc session, in the module.
+  // The module arrives with the first vnc session; libgvnc runs in the
+  // connection's own process, a child of the server, never in the server.
   const maps = readFileSync(`/proc/${srv.pid}/maps`, 'utf8');
   assert.match(maps, /glovebox-vnc\.so/);
-  assert.match(maps, /libgvnc/);
+  assert.doesNotMatch(maps, /libgvnc/);
+  const children = readFileSync(`/proc/${srv.pid}/task/${srv.pid}/children`, 'utf8').trim().split(/\s+/);
+  const workers = children.filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('glovebox-vnc-wo'));
+  assert.equal(workers.length, 1, 'one connection process');
+  assert.match(readFileSync(`/proc/${workers[0]}/maps`, 'utf8'), /libgvnc/);
 
   const png = await shot(srv);
   assert.equal(png.width, 640);
@@ -148,6 +153,26 @@ test('VNC authentication: the right password connects, a wrong one fails at once
   assert.equal(e.sc.security_type, 'vnc');
   const listed = JSON.stringify((await srv.ok('session_list', {})).sc);
   assert.ok(!listed.includes(PASSWORD), listed);
+  // The connection's process got the password over its socket: not in its
+  // argv or environment (password_env's variable is not passed on), and it
+  // holds none of the server's descriptors, only its own few.
+  const children = readFileSync(`/proc/${srv.pid}/task/${srv.pid}/children`, 'utf8').trim().split(/\s+/);
+  const worker = children.find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('glovebox-vnc-wo'));
+  assert.ok(worker, 'the connection has its own process');
+  assert.ok(!readFileSync(`/proc/${worker}/cmdline`, 'utf8').includes(PASSWORD), 'not in its argv');
+  const environ = readFileSync(`/proc/${worker}/environ`, 'utf8');
+  assert.ok(!environ.includes(PASSWORD) && !environ.includes('VNC_TEST_PASSWORD'), 'not in its environment');
+  // Its limits: no core file, and (but under AddressSanitizer, which maps
+  // terabytes) an address space of 1 GiB that a hostile allocation hits.
+  const limits = readFileSync(`/proc/${worker}/limits`, 'utf8');
+  assert.match(limits, /Max core file size\s+0\s+0/);
+  if (!SANITIZED) assert.match(limits, /Max address space\s+1073741824\s+1073741824/);
+  const fds = readdirSync(`/proc/${worker}/fd`).map(Number);
+  const serverFds = new Set(readdirSync(`/proc/${srv.pid}/fd`).map((fd) => readlinkSync(`/proc/${srv.pid}/fd/${fd}`)));
+  for (const fd of fds.filter((fd) => fd > 3)) {
+    const target = readlinkSync(`/proc/${worker}/fd/${fd}`);
+    assert.ok(!serverFds.has(target) || target.startsWith('anon_inode:'), `fd ${fd} (${target}) is not one of the server's`);
+  }
   await srv.close();
   const all = everything(srv);
   assert.ok(all.includes('vnc_connect'), 'the audit log recorded the calls');
