@@ -354,9 +354,12 @@ static void status_queries_get_well_formed_answers(void **state)
     strbuf_init(&out);
     struct term_screen *s = term_screen_create(80, 24, 0);
     term_screen_set_output(s, collect, &out);
-    /* libvterm answers the SGR query itself. */
+    /* The SGR query gets the pen as xterm writes it. */
     feed(s, "\x1bP$qm\x1b\\");
-    assert_string_equal(out.data, "\x1bP1$rm\x1b\\");
+    assert_string_equal(out.data, "\x1bP1$r0m\x1b\\");
+    strbuf_clear(&out);
+    feed(s, "\x1b[1;38;5;196;48;2;1;2;3m\x1bP$qm\x1b\\\x1b[m");
+    assert_string_equal(out.data, "\x1bP1$r0;1;38;5;196;48;2;1;2;3m\x1b\\");
     /* An unknown one gets xterm's "invalid" answer, split or not. */
     strbuf_clear(&out);
     feed(s, "\x1bP$qxyz\x1b\\");
