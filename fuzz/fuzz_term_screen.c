@@ -1,6 +1,6 @@
-/* Fuzzes the terminal screen with arbitrary program output: libvterm 0.1.4
- * crashes or hangs on several inputs a program can print, and term_feed and
- * term_screen stand between it and them. Input layout: byte 0 picks the
+/* Fuzzes the terminal screen with arbitrary program output: glovebox's own
+ * emulator (vt_parse, vt_screen, vt_control) and its scrollback must take any
+ * bytes a program can print, at any screen size, resized at any point. Input layout: byte 0 picks the
  * screen size, then each chunk is one length byte and that many bytes of
  * output; a length of 0 resizes the screen (from the next two bytes) instead,
  * as a client's resize would in the middle of output. Every reader runs after
