@@ -143,7 +143,7 @@ static void no_control(void *ud, unsigned char c)
 }
 static void no_esc(void *ud, const char *inter, int ninter, char final)
 {
-    (void)ud, (void)inter, (void)ninter, (void)final;
+    (void)ud, (void)inter, (void)ninter, (void) final;
 }
 static void no_csi(void *ud, const struct vt_csi *q)
 {

@@ -307,10 +307,10 @@ static void fill_cell(const struct vt_cell *c, bool reverse_screen, struct cell 
     d->bg = reverse ? fg : bg;
     static const struct {
         uint16_t from, to;
-    } map[] = {{VT_BOLD, CELL_BOLD},           {VT_DIM, CELL_DIM},
-               {VT_ITALIC, CELL_ITALIC},       {VT_UNDERLINE, CELL_UNDERLINE},
-               {VT_STRIKE, CELL_STRIKE},       {VT_BLINK, CELL_BLINK},
-               {VT_CONCEAL, CELL_CONCEAL},     {VT_DOUBLE_UNDERLINE, CELL_DOUBLE_UNDERLINE}};
+    } map[] = {{VT_BOLD, CELL_BOLD},       {VT_DIM, CELL_DIM},
+               {VT_ITALIC, CELL_ITALIC},   {VT_UNDERLINE, CELL_UNDERLINE},
+               {VT_STRIKE, CELL_STRIKE},   {VT_BLINK, CELL_BLINK},
+               {VT_CONCEAL, CELL_CONCEAL}, {VT_DOUBLE_UNDERLINE, CELL_DOUBLE_UNDERLINE}};
     d->attrs = 0;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (c->attrs & map[i].from)

@@ -80,7 +80,8 @@ static bool invisible(const struct vt_cell *c)
 
 static size_t line_bytes(int cap, size_t nextra)
 {
-    return sizeof(struct sb_line) + (size_t)cap * sizeof(struct sb_cell) + nextra * sizeof(uint32_t);
+    return sizeof(struct sb_line) + (size_t)cap * sizeof(struct sb_cell) +
+           nextra * sizeof(uint32_t);
 }
 
 /* The oldest line, taken out of the ring. */

@@ -24,6 +24,8 @@ static int arg0(const struct vt_csi *q, int i)
     return i < q->nparams && q->params[i] > 0 ? q->params[i] : 0;
 }
 
+static void reply(struct vt_screen *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void reply(struct vt_screen *s, const char *fmt, ...)
 {
     char buf[128];
@@ -238,7 +240,11 @@ static void esc(void *ud, const char *inter, int ninter, char final)
             break;
         }
     } else if (ninter == 1) {
-        int slot = inter[0] == '(' ? 0 : inter[0] == ')' ? 1 : inter[0] == '*' ? 2 : inter[0] == '+' ? 3 : -1;
+        int slot = inter[0] == '('   ? 0
+                   : inter[0] == ')' ? 1
+                   : inter[0] == '*' ? 2
+                   : inter[0] == '+' ? 3
+                                     : -1;
         if (slot >= 0 && (final == '0' || final == 'A' || final == 'B')) {
             s->g[slot] = final;
             update_charset(s);
@@ -275,7 +281,8 @@ static int ext_colour(const struct vt_csi *q, int i, uint32_t *out, bool *ok)
         } else if (p[0] == 2 && n >= 4) {
             const int *rgb = n >= 5 ? p + 2 : p + 1;
             *out = VT_COLOR_RGB((uint32_t)clamp(rgb[0], 0, 255) << 16 |
-                                (uint32_t)clamp(rgb[1], 0, 255) << 8 | (uint32_t)clamp(rgb[2], 0, 255));
+                                (uint32_t)clamp(rgb[1], 0, 255) << 8 |
+                                (uint32_t)clamp(rgb[2], 0, 255));
             *ok = true;
         }
         return n;
@@ -320,7 +327,7 @@ static void sgr(struct vt_screen *s, const struct vt_csi *q)
             pen->attrs |= VT_ITALIC;
             break;
         case 4:
-            pen->attrs &= (uint16_t)~(VT_UNDERLINE | VT_DOUBLE_UNDERLINE);
+            pen->attrs &= (uint16_t) ~(VT_UNDERLINE | VT_DOUBLE_UNDERLINE);
             if (has_sub) {
                 int style = q->params[i + 1];
                 if (style == 2)
@@ -349,13 +356,13 @@ static void sgr(struct vt_screen *s, const struct vt_csi *q)
             pen->attrs |= VT_DOUBLE_UNDERLINE;
             break;
         case 22:
-            pen->attrs &= (uint16_t)~(VT_BOLD | VT_DIM);
+            pen->attrs &= (uint16_t) ~(VT_BOLD | VT_DIM);
             break;
         case 23:
             pen->attrs &= (uint16_t)~VT_ITALIC;
             break;
         case 24:
-            pen->attrs &= (uint16_t)~(VT_UNDERLINE | VT_DOUBLE_UNDERLINE);
+            pen->attrs &= (uint16_t) ~(VT_UNDERLINE | VT_DOUBLE_UNDERLINE);
             break;
         case 25:
             pen->attrs &= (uint16_t)~VT_BLINK;
@@ -429,9 +436,9 @@ void vt_screen_sgr_string(const struct vt_screen *s, char *buf, size_t size)
     static const struct {
         uint16_t attr;
         const char *code;
-    } codes[] = {{VT_BOLD, ";1"},  {VT_DIM, ";2"},     {VT_ITALIC, ";3"},
+    } codes[] = {{VT_BOLD, ";1"},      {VT_DIM, ";2"},    {VT_ITALIC, ";3"},
                  {VT_UNDERLINE, ";4"}, {VT_BLINK, ";5"},  {VT_REVERSE, ";7"},
-                 {VT_CONCEAL, ";8"}, {VT_STRIKE, ";9"}, {VT_DOUBLE_UNDERLINE, ";21"}};
+                 {VT_CONCEAL, ";8"},   {VT_STRIKE, ";9"}, {VT_DOUBLE_UNDERLINE, ";21"}};
     size_t len = (size_t)snprintf(buf, size, "0");
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
         if ((s->pen.attrs & codes[i].attr) && len + strlen(codes[i].code) < size) {

@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VT_MAX_PARAMS    32
-#define VT_PARAM_MAX     65535 /* larger values are capped */
-#define VT_MAX_INTER     2     /* intermediate bytes of one sequence */
-#define VT_STRING_MAX    4096  /* bytes of one OSC or DCS string */
+#define VT_MAX_PARAMS 32
+#define VT_PARAM_MAX  65535 /* larger values are capped */
+#define VT_MAX_INTER  2     /* intermediate bytes of one sequence */
+#define VT_STRING_MAX 4096  /* bytes of one OSC or DCS string */
 
 /* A CSI sequence, or a DCS string's header. */
 struct vt_csi {

@@ -19,10 +19,10 @@
 
 /* Colours: 0 is the default (fg or bg by the slot), else a palette index or
  * an RGB value with its kind in the top byte. */
-#define VT_COLOR_DEFAULT   0u
-#define VT_COLOR_INDEX(i)  (0x01000000u | (uint32_t)(i))
-#define VT_COLOR_RGB(rgb)  (0x02000000u | ((uint32_t)(rgb) & 0xFFFFFF))
-#define VT_COLOR_KIND(c)   ((c) >> 24)
+#define VT_COLOR_DEFAULT  0u
+#define VT_COLOR_INDEX(i) (0x01000000u | (uint32_t)(i))
+#define VT_COLOR_RGB(rgb) (0x02000000u | ((uint32_t)(rgb)&0xFFFFFF))
+#define VT_COLOR_KIND(c)  ((c) >> 24)
 
 enum vt_attr {
     VT_BOLD = 1 << 0,
@@ -88,7 +88,7 @@ struct vt_screen {
     void *ud;
 
     int cols, rows;
-    struct vt_row **row;         /* the screen shown: main or alt */
+    struct vt_row **row;          /* the screen shown: main or alt */
     struct vt_row **main, **altb; /* each rows long */
     struct vt_row **scratch;      /* rows long, for moving rows */
     bool alt;
@@ -96,13 +96,13 @@ struct vt_screen {
     int cur_row, cur_col;
     bool wrap_pending;
     struct vt_pen pen;
-    struct vt_cell blank; /* what erasing writes: the pen's background */
-    int top, bottom;      /* scroll region, inclusive */
-    uint8_t *tabs;        /* cols entries */
+    struct vt_cell blank;     /* what erasing writes: the pen's background */
+    int top, bottom;          /* scroll region, inclusive */
+    uint8_t *tabs;            /* cols entries */
     struct vt_saved saved[2]; /* main, alternate */
 
-    int gl;      /* 0: G0, 1: G1 */
-    char g[4];   /* 'B' ASCII, '0' DEC line drawing, 'A' UK */
+    int gl;             /* 0: G0, 1: G1 */
+    char g[4];          /* 'B' ASCII, '0' DEC line drawing, 'A' UK */
     bool plain_charset; /* GL is ASCII: text needs no mapping */
 
     uint32_t last_char; /* for REP; 0: none */
@@ -113,7 +113,7 @@ struct vt_screen {
     int mouse; /* the last mouse tracking mode set (tracked, not acted upon) */
     int cursor_shape;
 
-    bool lazy; /* rows clear only what they used (see used); off to compare in tests */
+    bool lazy;        /* rows clear only what they used (see used); off to compare in tests */
     uint64_t changes; /* bumped by every visible change */
     uint64_t dropped; /* sequences understood but not implemented */
 };

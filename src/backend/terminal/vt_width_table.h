@@ -2,6 +2,7 @@
 #pragma once
 #include <stdint.h>
 
+// clang-format off
 struct vt_width_range {
     uint32_t first, last;
 };
