@@ -321,6 +321,28 @@ static void keys_follow_the_modes(void **state)
     strbuf_finish(&out);
 }
 
+/* Found comparing with xterm.js: REP repeats only a character printed
+ * right before it; 1049 set twice does not clear; 1049 reset restores the
+ * cursor even without a switch; a combining mark after the last column
+ * without autowrap joins the character there; DECALN leaves origin mode. */
+static void details_as_xterm(void **state)
+{
+    (void)state;
+    struct term_screen *s = term_screen_create(5, 4, 0);
+    feed(s, "x\r\x1b[3b\r\nab\x1b[31m\x1b[2b");
+    assert_line(s, 0, "x");
+    assert_line(s, 1, "ab");
+    feed(s, "\x1b[?1049h\x1b[HA\x1b[?1049h");
+    assert_line(s, 0, "A");
+    feed(s, "\x1b[?1049l\x1b[3;3H\x1b[?1049l");
+    assert_cursor(s, 1, 2); /* where 1049h saved it */
+    feed(s, "\x1b[4;1H\x1b[?7labcde\xcc\x81");
+    assert_line(s, 3, "abcde\xcc\x81");
+    feed(s, "\x1b[2;3r\x1b[?6h\x1b#8\x1b[H");
+    assert_cursor(s, 0, 0);
+    term_screen_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +359,7 @@ int main(void)
         cmocka_unit_test(alternate_screen_1047_and_47),
         cmocka_unit_test(queries_are_answered),
         cmocka_unit_test(keys_follow_the_modes),
+        cmocka_unit_test(details_as_xterm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

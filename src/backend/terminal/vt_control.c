@@ -157,6 +157,7 @@ static void back_tab(struct vt_screen *s, int n)
 static void execute(void *ud, unsigned char c)
 {
     struct vt_screen *s = ud;
+    s->last_char = 0; /* REP repeats only a character right before it */
     switch (c) {
     case 0x00: /* NUL */
     case 0x05: /* ENQ: no answerback */
@@ -198,6 +199,7 @@ static void execute(void *ud, unsigned char c)
 static void esc(void *ud, const char *inter, int ninter, char final)
 {
     struct vt_screen *s = ud;
+    s->last_char = 0;
     if (ninter == 0) {
         switch (final) {
         case '7':
@@ -255,6 +257,9 @@ static void esc(void *ud, const char *inter, int ninter, char final)
         if (inter[0] == '#' && final == '8') {
             s->top = 0;
             s->bottom = s->rows - 1;
+            s->origin = false;
+            s->pen.attrs = 0; /* colours stay */
+            vt_update_blank(s);
             vt_fill_e(s);
             move_to(s, 0, 0);
             return;
@@ -509,12 +514,12 @@ static void set_dec_mode(struct vt_screen *s, int mode, bool on)
         else
             restore_cursor(s);
         break;
-    case 1049:
+    case 1049: /* as xterm: restored even without a switch */
         if (on && !s->alt) {
             save_cursor(s);
             vt_set_alt(s, true);
             vt_clear_all(s);
-        } else if (!on && s->alt) {
+        } else if (!on) {
             vt_set_alt(s, false);
             restore_cursor(s);
         }
@@ -778,8 +783,10 @@ static void csi(void *ud, const struct vt_csi *q)
     struct vt_screen *s = ud;
     if (q->ninter == 0 && q->leader == 0) {
         csi_plain(s, q);
+        s->last_char = 0; /* after REP too, as xterm */
         return;
     }
+    s->last_char = 0;
     if (q->ninter == 0 && q->leader == '?') {
         switch (q->final) {
         case 'h':
@@ -835,6 +842,7 @@ static void csi(void *ud, const struct vt_csi *q)
 static void osc(void *ud, const char *data, size_t len)
 {
     struct vt_screen *s = ud;
+    s->last_char = 0;
     size_t i = 0;
     int num = 0;
     while (i < len && i < 6 && data[i] >= '0' && data[i] <= '9')
@@ -856,6 +864,7 @@ static void osc(void *ud, const char *data, size_t len)
 static void dcs(void *ud, const struct vt_csi *hdr, const char *data, size_t len)
 {
     struct vt_screen *s = ud;
+    s->last_char = 0;
     if (!(hdr->final == 'q' && hdr->ninter == 1 && hdr->inter[0] == '$' && !hdr->leader)) {
         s->dropped++; /* sixel, tmux passthrough, termcap queries, ... */
         return;

@@ -308,8 +308,10 @@ void vt_print(struct vt_screen *s, uint32_t cp)
     r->text_ok = false;
     s->last_char = cp;
     if (col + w >= s->cols) {
+        /* Pending even without autowrap: the next character then overwrites
+         * the last column, and a combining mark joins the one there. */
         s->cur_col = s->cols - 1;
-        s->wrap_pending = s->autowrap;
+        s->wrap_pending = true;
     } else {
         s->cur_col = col + w;
     }
@@ -353,12 +355,7 @@ void vt_print_ascii(struct vt_screen *s, const char *text, size_t len)
         len -= (size_t)k;
         if (col + k >= s->cols) {
             s->cur_col = s->cols - 1;
-            s->wrap_pending = s->autowrap;
-            if (!s->autowrap && len) {
-                /* Without autowrap the rest overwrite the last column. */
-                text += len - 1;
-                len = 1;
-            }
+            s->wrap_pending = true; /* see vt_print */
         } else {
             s->cur_col = col + k;
         }
