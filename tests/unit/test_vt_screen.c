@@ -329,17 +329,25 @@ static void details_as_xterm(void **state)
 {
     (void)state;
     struct term_screen *s = term_screen_create(5, 4, 0);
-    feed(s, "x\r\x1b[3b\r\nab\x1b[31m\x1b[2b");
+    feed(s, "x\r\x1b[3b\r\nab\x1b[31m\x1b[2b\r\ne\xcc\x81\x1b[2b");
+    assert_line(s, 2,
+                "e\xcc\x81"
+                "e\xcc\x81"
+                "e\xcc\x81");
     assert_line(s, 0, "x");
     assert_line(s, 1, "ab");
     feed(s, "\x1b[?1049h\x1b[HA\x1b[?1049h");
     assert_line(s, 0, "A");
     feed(s, "\x1b[?1049l\x1b[3;3H\x1b[?1049l");
-    assert_cursor(s, 1, 2); /* where 1049h saved it */
+    assert_cursor(s, 2, 3); /* where 1049h saved it */
     feed(s, "\x1b[4;1H\x1b[?7labcde\xcc\x81");
     assert_line(s, 3, "abcde\xcc\x81");
     feed(s, "\x1b[2;3r\x1b[?6h\x1b#8\x1b[H");
     assert_cursor(s, 0, 0);
+    /* A wide character at the last column without autowrap is not shown. */
+    feed(s, "\x1b[?7l\x1b[1;5H\xe6\x97\xa5\x1b[?7h");
+    assert_line(s, 0, "EEEEE");
+    assert_cursor(s, 0, 4);
     term_screen_destroy(s);
 }
 

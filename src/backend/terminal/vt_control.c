@@ -501,12 +501,10 @@ static void set_dec_mode(struct vt_screen *s, int mode, bool on)
         s->focus_events = on;
         break;
     case 47:
-    case 1047:
+    case 1047: /* 1047 clears the alternate screen when leaving it */
         if (!on && s->alt && mode == 1047)
             vt_clear_all(s);
         vt_set_alt(s, on);
-        if (on && mode == 1047)
-            vt_clear_all(s);
         break;
     case 1048:
         if (on)
@@ -639,9 +637,12 @@ static void repeat(struct vt_screen *s, int n)
      * than one screen line. */
     if (n > s->cols)
         n = s->cols;
-    uint32_t c = s->last_char;
+    /* The whole character: its combining marks too. */
+    uint32_t c[VT_CELL_CHARS] = {s->last_char};
+    memcpy(c + 1, s->last_marks, sizeof s->last_marks);
     for (int i = 0; i < n; i++)
-        vt_print(s, c);
+        for (int k = 0; k < VT_CELL_CHARS && c[k]; k++)
+            vt_print(s, c[k]);
 }
 
 /* CSI with no leader and no intermediate. */

@@ -259,6 +259,11 @@ static void combine(struct vt_screen *s, uint32_t cp)
     for (int i = 1; i < VT_CELL_CHARS; i++) {
         if (!ch[i]) {
             ch[i] = cp;
+            if (s->last_char) {
+                s->last_marks[i - 1] = cp;
+                if (i < VT_CELL_CHARS - 1)
+                    s->last_marks[i] = 0;
+            }
             r->text_ok = false;
             s->changes++;
             return;
@@ -279,12 +284,10 @@ void vt_print(struct vt_screen *s, uint32_t cp)
         wrap(s);
     s->wrap_pending = false;
     if (w == 2 && s->cur_col >= s->cols - 1) {
-        if (s->autowrap) {
-            fill(s, s->row[s->cur_row], s->cur_col, s->cols);
-            wrap(s);
-        } else {
-            s->cur_col = s->cols - 2;
-        }
+        if (!s->autowrap)
+            return; /* it fits nowhere: not shown, as xterm.js */
+        fill(s, s->row[s->cur_row], s->cur_col, s->cols);
+        wrap(s);
     }
     if (s->insert)
         vt_insert_cells(s, w);
@@ -307,6 +310,7 @@ void vt_print(struct vt_screen *s, uint32_t cp)
         r->used = col + w;
     r->text_ok = false;
     s->last_char = cp;
+    s->last_marks[0] = 0;
     if (col + w >= s->cols) {
         /* Pending even without autowrap: the next character then overwrites
          * the last column, and a combining mark joins the one there. */
@@ -351,6 +355,7 @@ void vt_print_ascii(struct vt_screen *s, const char *text, size_t len)
             r->used = col + k;
         r->text_ok = false;
         s->last_char = (unsigned char)text[k - 1];
+        s->last_marks[0] = 0;
         text += k;
         len -= (size_t)k;
         if (col + k >= s->cols) {

@@ -105,7 +105,8 @@ struct vt_screen {
     char g[4];          /* 'B' ASCII, '0' DEC line drawing, 'A' UK */
     bool plain_charset; /* GL is ASCII: text needs no mapping */
 
-    uint32_t last_char; /* for REP; 0: none */
+    uint32_t last_char;                     /* for REP; 0: none */
+    uint32_t last_marks[VT_CELL_CHARS - 1]; /* combining marks it took, 0-terminated */
 
     /* Modes. */
     bool autowrap, origin, insert, newline, reverse_screen, cursor_visible;
