@@ -5,7 +5,7 @@ set -euo pipefail
 
 build_pkgs=(
   build-essential meson ninja-build pkg-config
-  libuv1-dev libjansson-dev libvterm-dev
+  libuv1-dev libjansson-dev
   libfreetype-dev libfontconfig-dev fonts-dejavu-core
   libspng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libwebp-dev libcgif-dev libavcodec-dev libavformat-dev libwebsockets-dev libwebsockets-evlib-uv fonts-unifont
   libglib2.0-dev at-spi2-core libtesseract-dev tesseract-ocr-eng libxcb1-dev libxcb-xtest0-dev libxcb-shm0-dev libxcb-xfixes0-dev libxcb-damage0-dev libxcb-randr0-dev xvfb dbus openbox

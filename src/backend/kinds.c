@@ -186,7 +186,7 @@ static const struct tool *const vnc_tools[] = {&tool_vnc_connect, NULL};
 
 static const struct backend_kind kinds[] = {
     {.kind = "terminal",
-     .summary = "programs in a pseudo-terminal, rendered with libvterm",
+     .summary = "programs in a pseudo-terminal, rendered by glovebox's own terminal emulator",
      .requirements = terminal_needs,
      .has_option = true,
      .tool_names = (const char *const[]){"terminal_start", "terminal_run", NULL},

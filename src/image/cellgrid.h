@@ -1,5 +1,5 @@
 /* A grid of character cells as a terminal shows them. Backends fill it (the
- * terminal backend from libvterm); the glyph renderer turns it into pixels and
+ * terminal backend from its emulator); the glyph renderer turns it into pixels and
  * recordings store it compactly. Colours are resolved to RGB by the backend,
  * inverse video already applied. */
 #pragma once

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Shift, alt and ctrl have the bits of libvterm's VTermModifier. */
+/* Shift, alt and ctrl have the bits of xterm's modifier parameter (minus 1). */
 enum input_mod {
     INPUT_MOD_SHIFT = 1 << 0,
     INPUT_MOD_ALT = 1 << 1,

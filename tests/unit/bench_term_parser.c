@@ -1,18 +1,18 @@
 /* Not a test: the terminal parser's throughput. Generates a realistic
  * terminal stream (plain lines, `ls --color`-like lines, 256- and
  * true-colour text with UTF-8, a top-like redraw with cursor moves and
- * erases) and feeds it through term_screen_feed — term_feed's whitelist and
- * libvterm, the path a session's output takes — in 64 KiB reads on a 120×40
+ * erases) and feeds it through term_screen_feed — glovebox's parser and
+ * screen, the path a session's output takes — in 64 KiB reads on a 120×40
  * screen with 10,000 lines of scrollback. Prints MB/s of CPU time (the
  * process's, so a busy machine slows it less than wall time would).
  *
  *   build-bench/tests/unit/bench-term-parser [MB] [runs] [mixed|plain]
  *   (defaults 100 MB, 3 runs, both streams)
  *
- * Also: plain lines only (like `seq`), and the mixed stream through
- * term_feed alone (the whitelist, without libvterm). */
-#include "backend/terminal/term_feed.h"
+ * Also: plain lines only (like `seq`), and the mixed stream through the
+ * parser alone (vt_parse, with handlers that do nothing). */
 #include "backend/terminal/term_screen.h"
+#include "backend/terminal/vt_parse.h"
 #include "core/strbuf.h"
 
 #include <stdbool.h>
@@ -129,20 +129,44 @@ static double run(const struct strbuf *stream)
     return t;
 }
 
-/* The whitelist alone: term_feed with nothing behind it. */
+static void no_text(void *ud, const char *t, size_t n)
+{
+    (void)ud, (void)t, (void)n;
+}
+static void no_char(void *ud, uint32_t cp)
+{
+    (void)ud, (void)cp;
+}
+static void no_control(void *ud, unsigned char c)
+{
+    (void)ud, (void)c;
+}
+static void no_esc(void *ud, const char *inter, int ninter, char final)
+{
+    (void)ud, (void)inter, (void)ninter, (void) final;
+}
+static void no_csi(void *ud, const struct vt_csi *q)
+{
+    (void)ud, (void)q;
+}
+static void no_dcs(void *ud, const struct vt_csi *h, const char *d, size_t n)
+{
+    (void)ud, (void)h, (void)d, (void)n;
+}
+
+/* The parser alone, with nothing behind it. */
 static double run_feed_only(const struct strbuf *stream)
 {
-    struct term_feed f;
-    term_feed_init(&f, discard, discard, NULL);
-    f.rep_max = 120;
+    static const struct vt_parse_ops ops = {no_text, no_char, no_control, no_esc,
+                                            no_csi,  no_text, no_dcs};
+    static struct vt_parser p;
+    vt_parse_init(&p, &ops, NULL);
     double t0 = now_s();
     for (size_t off = 0; off < stream->len; off += READ_SIZE) {
         size_t n = stream->len - off < READ_SIZE ? stream->len - off : READ_SIZE;
-        term_feed_bytes(&f, stream->data + off, n);
+        vt_parse_feed(&p, stream->data + off, n);
     }
-    double t = now_s() - t0;
-    term_feed_finish(&f);
-    return t;
+    return now_s() - t0;
 }
 
 static int cmp(const void *a, const void *b)
@@ -185,7 +209,7 @@ int main(int argc, char **argv)
     if (strcmp(only, "mixed"))
         report("plain lines (seq)", &plain, runs, false);
     if (!*only)
-        report("mixed, term_feed alone", &mixed, runs, true);
+        report("mixed, vt_parse alone", &mixed, runs, true);
     strbuf_finish(&mixed);
     strbuf_finish(&plain);
     return 0;

@@ -1,6 +1,7 @@
-/* Floods of plain lines take a fast path past libvterm's line-by-line
- * scrolling. It must be invisible: the same screen, cursor, cells and
- * scrollback as feeding the bytes the slow way, however they are split. */
+/* Rows clear only the cells they used and scrollback takes only what a
+ * line holds (vt_screen's "used"): the fast path for floods. It must be
+ * invisible: the same screen, cursor, cells and scrollback as with every row
+ * treated as full, however the bytes are split. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

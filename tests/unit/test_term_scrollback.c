@@ -16,16 +16,15 @@ static void wide_lines_are_bounded_by_bytes(void **state)
 {
     (void)state;
     enum { COLS = 1000, LINES = 20000 };
-    static VTermScreenCell cells[COLS];
+    static struct vt_cell cells[COLS];
     for (int i = 0; i < COLS; i++) {
         memset(&cells[i], 0, sizeof cells[i]);
-        cells[i].chars[0] = 'x';
-        cells[i].width = 1;
+        cells[i].ch[0] = 'x';
     }
     struct term_scrollback *sb = term_scrollback_create(1000000);
     for (int n = 0; n < LINES; n++) {
-        cells[0].chars[0] = 'a' + (uint32_t)(n % 26);
-        term_scrollback_push(sb, COLS, cells);
+        cells[0].ch[0] = 'a' + (uint32_t)(n % 26);
+        term_scrollback_push(sb, cells, COLS);
     }
     /* 16 bytes a cell: 64 MiB holds about 4000 lines of 1000 columns. */
     int count = term_scrollback_count(sb);
@@ -42,13 +41,12 @@ static void wide_lines_are_bounded_by_bytes(void **state)
 static void short_lines_keep_the_line_count(void **state)
 {
     (void)state;
-    VTermScreenCell cells[80];
+    struct vt_cell cells[80];
     memset(cells, 0, sizeof cells);
-    cells[0].chars[0] = 'y';
-    cells[0].width = 1;
+    cells[0].ch[0] = 'y';
     struct term_scrollback *sb = term_scrollback_create(10000);
     for (int n = 0; n < 20000; n++)
-        term_scrollback_push(sb, 80, cells);
+        term_scrollback_push(sb, cells, 80);
     assert_int_equal(term_scrollback_count(sb), 10000);
     term_scrollback_destroy(sb);
 }

@@ -42,7 +42,7 @@ struct terminal {
     /* Bytes for the program, written as the pty accepts them. */
     struct strbuf outq;
     uint64_t queued, written;
-    bool feeding;         /* libvterm parses output: what it sends are answers */
+    bool feeding;         /* the emulator parses output: what it sends are answers */
     bool answers_dropped; /* answers were dropped (logged once) */
     struct term_write *writes;
 

@@ -227,7 +227,7 @@ void terminal_press_key_op(struct backend_call *bc)
     uint64_t before = t->queued;
     for (int i = 0; i < repeat; i++)
         term_keys_send(t->screen, &key);
-    /* libvterm wrote the encoded key through the output callback. */
+    /* term_keys wrote the encoded key through the output callback. */
     uint64_t n = t->queued - before;
     terminal_write(t, "", 0);
     json_t *o = json_pack("{s:s, s:s, s:i, s:I}", "session", bc->session->id, "key", spec, "repeat",

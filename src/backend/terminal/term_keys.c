@@ -1,11 +1,12 @@
 #include "backend/terminal/term_keys.h"
 
 #include "backend/terminal/term_screen.h"
+#include "backend/terminal/vt_keys.h"
+#include "backend/terminal/vt_screen.h"
 #include "core/xmalloc.h"
 
 #include <string.h>
 #include <strings.h>
-#include <vterm.h>
 
 /* What a terminal program can receive: meta is the alt (ESC) prefix, as
  * xterm's metaSendsEscape; super and hyper have no encoding at all. */
@@ -35,16 +36,6 @@ bool term_keys_parse(const char *field, const char *spec, struct input_key *key,
         key->mods = (key->mods & ~(unsigned)INPUT_MOD_META) | INPUT_MOD_ALT;
     return true;
 }
-
-static const VTermKey vterm_keys[] = {
-    [INPUT_KEY_ENTER] = VTERM_KEY_ENTER,   [INPUT_KEY_TAB] = VTERM_KEY_TAB,
-    [INPUT_KEY_ESCAPE] = VTERM_KEY_ESCAPE, [INPUT_KEY_BACKSPACE] = VTERM_KEY_BACKSPACE,
-    [INPUT_KEY_DELETE] = VTERM_KEY_DEL,    [INPUT_KEY_INSERT] = VTERM_KEY_INS,
-    [INPUT_KEY_UP] = VTERM_KEY_UP,         [INPUT_KEY_DOWN] = VTERM_KEY_DOWN,
-    [INPUT_KEY_LEFT] = VTERM_KEY_LEFT,     [INPUT_KEY_RIGHT] = VTERM_KEY_RIGHT,
-    [INPUT_KEY_HOME] = VTERM_KEY_HOME,     [INPUT_KEY_END] = VTERM_KEY_END,
-    [INPUT_KEY_PAGEUP] = VTERM_KEY_PAGEUP, [INPUT_KEY_PAGEDOWN] = VTERM_KEY_PAGEDOWN,
-};
 
 /* The C0 byte xterm sends for ctrl+c, or -1. */
 static int ctrl_byte(uint32_t c)
@@ -105,9 +96,8 @@ static size_t put_utf8(char *b, uint32_t c)
     return 4;
 }
 
-/* Characters do not depend on terminal modes, and libvterm 0.1.4 encodes some
- * the way few programs read (ctrl+i as CSI 105;5u, alt+é as a cut byte), so
- * these follow xterm's defaults here. */
+/* Characters do not depend on terminal modes: these follow xterm's
+ * defaults (ctrl+i is Tab, alt+é is ESC then é). */
 static void send_char(struct term_screen *s, uint32_t c, unsigned mods)
 {
     if ((mods & INPUT_MOD_SHIFT) && !(mods & INPUT_MOD_CTRL) && c >= 'a' && c <= 'z')
@@ -119,9 +109,9 @@ static void send_char(struct term_screen *s, uint32_t c, unsigned mods)
     if (mods & INPUT_MOD_CTRL) {
         int ctl = ctrl_byte(c);
         if (ctl < 0) {
-            /* No C0 byte for it: libvterm's CSI u form is the best there is. */
-            vterm_keyboard_unichar(term_screen_vterm(s), c,
-                                   (VTermModifier)(mods & ~INPUT_MOD_SHIFT));
+            /* No C0 byte for it: the CSI u form is the best there is. */
+            char u[VT_KEYS_MAX];
+            term_screen_send(s, u, vt_keys_csi_u(c, mods & ~(unsigned)INPUT_MOD_SHIFT, u));
             return;
         }
         b[n++] = (char)ctl;
@@ -138,7 +128,7 @@ void term_keys_send(struct term_screen *s, const struct input_key *key)
         send_char(s, key->codepoint, mods);
         return;
     }
-    /* Where xterm ignores a modifier, libvterm would send CSI u; drop it. */
+    /* Where xterm ignores a modifier, drop it. */
     switch (key->named) {
     case INPUT_KEY_ENTER:
     case INPUT_KEY_ESCAPE:
@@ -158,13 +148,8 @@ void term_keys_send(struct term_screen *s, const struct input_key *key)
     default:
         break;
     }
-    VTerm *vt = term_screen_vterm(s);
-    /* Shift, alt and ctrl have the same bits; term_keys_parse left no others. */
-    VTermModifier vm = (VTermModifier)mods;
-    if (key->named >= INPUT_KEY_F1 && key->named <= INPUT_KEY_F1 + 11)
-        vterm_keyboard_key(vt, VTERM_KEY_FUNCTION(1 + (key->named - INPUT_KEY_F1)), vm);
-    else
-        vterm_keyboard_key(vt, vterm_keys[key->named], vm);
+    char buf[VT_KEYS_MAX];
+    term_screen_send(s, buf, vt_keys_named(term_screen_vt(s), key->named, mods, buf));
 }
 
 bool term_keys_press(struct term_screen *s, const char *spec, char **err)
@@ -180,10 +165,12 @@ static void paste(struct term_screen *s, const char *text, size_t len)
 {
     if (!len)
         return;
-    VTerm *vt = term_screen_vterm(s);
-    vterm_keyboard_start_paste(vt);
+    bool bracket = term_screen_bracketed_paste(s);
+    if (bracket)
+        term_screen_send(s, "\x1b[200~", 6);
     term_screen_send(s, text, len);
-    vterm_keyboard_end_paste(vt);
+    if (bracket)
+        term_screen_send(s, "\x1b[201~", 6);
 }
 
 void term_keys_type(struct term_screen *s, const char *text, size_t len)

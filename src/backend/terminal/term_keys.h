@@ -1,7 +1,7 @@
 /* Keys and typed text for a terminal program: chords parsed by src/input
- * ("ctrl+c", "shift+Tab", "alt+x", "F5", "é") encoded as xterm would, through
- * libvterm where the program's modes (application cursor keys, keypad,
- * newline) change the bytes. */
+ * ("ctrl+c", "shift+Tab", "alt+x", "F5", "é") encoded as xterm would, by
+ * the program's modes (application cursor keys, newline) where those change
+ * the bytes (vt_keys). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>

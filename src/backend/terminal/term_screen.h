@@ -1,6 +1,7 @@
-/* A terminal screen: libvterm fed with a program's output, plus scrollback,
- * title and mode tracking, read back as text or as a cell grid. Single
- * threaded: every call on one screen comes from the same thread. */
+/* A terminal screen: glovebox's emulator (vt_screen, vt_parse) fed with a
+ * program's output, plus scrollback, title and mode tracking, read back as
+ * text or as a cell grid. Single threaded: every call on one screen comes
+ * from the same thread. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -8,15 +9,14 @@
 
 struct cell_grid;
 struct strbuf;
-struct VTerm;
+struct vt_screen;
 
 /* The default colours (a dark theme), 0xRRGGBB. */
 #define TERM_SCREEN_DEFAULT_FG 0xD4D4D4
 #define TERM_SCREEN_DEFAULT_BG 0x1E1E1E
 #define TERM_SCREEN_CURSOR     0xAEAFAD
 
-/* Sizes are clamped to these. libvterm 0.1.4 writes a wide character's right
- * half past the edge of a one-column screen. */
+/* Sizes are clamped to these: a wide character needs two columns. */
 #define TERM_SCREEN_MIN_COLS       2
 #define TERM_SCREEN_MAX_DIM        1000    /* cols and rows */
 #define TERM_SCREEN_MAX_SCROLLBACK 1000000 /* lines */
@@ -37,15 +37,18 @@ void term_screen_set_damage_cb(struct term_screen *s, void (*cb)(void *ud), void
 
 /* Program output, any bytes at all. */
 void term_screen_feed(struct term_screen *s, const char *bytes, size_t len);
-/* Escape sequences and controls dropped so far because libvterm 0.1.4 is
- * not known to handle them safely (see term_feed.h); logged at info level
- * at the first and at each power of two. */
+/* Escape sequences, strings and controls dropped so far: those the emulator
+ * does not implement (hyperlinks, clipboard, sixel, window operations, ...)
+ * and those cut short or past a limit (see vt_parse.h); logged at info
+ * level at the first and at each power of two. */
 uint64_t term_screen_dropped(const struct term_screen *s);
-/* Floods of plain lines skip libvterm's line-by-line scrolling (on by
- * default; the result is the same). Off only to compare in tests. */
+/* Rows clear only the cells they used and scrollback takes only what a line
+ * holds (on by default; the result is the same). Off only to compare in
+ * tests. */
 void term_screen_set_fast_scroll(struct term_screen *s, bool on);
-/* Lines scrolled off the top return from scrollback when rows grow. libvterm
- * 0.1.4 does not reflow: narrowing cuts lines, widening pads them. */
+/* Lines scrolled off the top return from scrollback when rows grow; when
+ * rows shrink, blank rows below the cursor go first, then lines off the top.
+ * No reflow: narrowing cuts lines, widening pads them. */
 void term_screen_resize(struct term_screen *s, int cols, int rows);
 /* Send bytes to the program through the output callback. */
 void term_screen_send(struct term_screen *s, const char *bytes, size_t len);
@@ -73,12 +76,12 @@ void term_screen_cursor(const struct term_screen *s, int *row, int *col, bool *v
 const char *term_screen_title(const struct term_screen *s);
 bool term_screen_altscreen(const struct term_screen *s);
 /* Whether the program asked for bracketed paste (DECSET 2004). */
-bool term_screen_bracketed_paste(struct term_screen *s);
+bool term_screen_bracketed_paste(const struct term_screen *s);
 
 /* Fill out with the visible screen: colours resolved to RGB, reverse video
  * applied. out->cells is newly allocated; the caller frees it. */
 void term_screen_grid(const struct term_screen *s, struct cell_grid *out);
 
-/* The emulator itself, for term_keys (which lets libvterm encode keys so
- * cursor-key and keypad modes are honoured). */
-struct VTerm *term_screen_vterm(struct term_screen *s);
+/* The emulator itself, for term_keys (keys are encoded by the program's
+ * cursor-key, keypad and newline modes). */
+struct vt_screen *term_screen_vt(struct term_screen *s);

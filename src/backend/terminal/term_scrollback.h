@@ -1,10 +1,11 @@
 /* The lines a terminal screen scrolled off its top, oldest dropped first.
- * Lines keep their cells (characters, colours as libvterm gave them,
- * attributes) so libvterm can take them back when the screen grows, but
- * trailing blanks are not stored. */
+ * Lines keep their cells (characters, colours as the emulator holds them,
+ * attributes) so they can come back when the screen grows, but trailing
+ * blanks are not stored. Bounded by a line count and by memory. */
 #pragma once
 #include <stdbool.h>
-#include <vterm.h>
+
+#include "backend/terminal/vt_screen.h"
 
 struct strbuf;
 struct term_scrollback;
@@ -13,11 +14,11 @@ struct term_scrollback;
 struct term_scrollback *term_scrollback_create(int capacity);
 void term_scrollback_destroy(struct term_scrollback *sb); /* accepts NULL */
 
-void term_scrollback_push(struct term_scrollback *sb, int cols, const VTermScreenCell *cells);
-/* Take the newest line back into cells[0..cols), padding with blanks in the
- * given default colours. False when there is none. */
-bool term_scrollback_pop(struct term_scrollback *sb, int cols, VTermScreenCell *cells,
-                         VTermColor default_fg, VTermColor default_bg);
+/* A line of n cells (those past n are blank). */
+void term_scrollback_push(struct term_scrollback *sb, const struct vt_cell *cells, int n);
+/* Take the newest line back into cells[0..cols), which must be blank (all
+ * zero). False when there is none. */
+bool term_scrollback_pop(struct term_scrollback *sb, int cols, struct vt_cell *cells);
 
 int term_scrollback_count(const struct term_scrollback *sb);
 /* Appends line index (0 = oldest) as text: see term_screen_append_line. */

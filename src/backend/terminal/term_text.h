@@ -5,7 +5,7 @@
 
 struct strbuf;
 
-/* A cell's characters, as libvterm stores them: a base code point then
+/* A cell's characters, as the emulator stores them: a base code point then
  * combining marks, ending at the first 0 or after max. Code points that are
  * not valid Unicode scalar values become U+FFFD, so the text can go into
  * JSON. Appends nothing for a blank cell. */

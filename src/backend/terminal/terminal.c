@@ -23,13 +23,11 @@
 
 /* A program that ignores SIGTERM/SIGHUP gets SIGKILL after this. */
 #define STOP_GRACE_MS 2000
-/* Output read per wake-up before other work gets a turn: libvterm parses
- * hostile output (random bytes) at a few MB/s, so 64 KiB keeps a turn of
- * the loop near 10 ms (a status call during a flood of random bytes: about
- * 20 ms, where 1 MiB gave 60-250 ms) while plain floods are still parsed
- * in large runs. */
+/* Output read per wake-up before other work gets a turn: 64 KiB keeps a
+ * turn of the loop short even for output that is slow to parse (random
+ * bytes), while plain floods are still parsed in large runs. */
 #define READ_BUDGET (64 * 1024)
-/* Unwritten bytes past which libvterm's answers to the program's queries
+/* Unwritten bytes past which the emulator's answers to the program's queries
  * (cursor position, device attributes) are dropped: a program that asks
  * without reading its input would otherwise grow the queue without end. */
 #define ANSWER_QUEUE_MAX (64 * 1024)
@@ -179,7 +177,7 @@ void terminal_write_then_answer(struct terminal *t, struct backend_call *bc, uin
     flush_writes(t);
 }
 
-/* libvterm's answers to queries (DA, DSR) and encoded keys go to the program. */
+/* The emulator's answers to queries (DA, DSR) and encoded keys go to the program. */
 static void screen_output(const char *buf, size_t len, void *ud)
 {
     struct terminal *t = ud;
@@ -227,7 +225,7 @@ static void read_output(struct terminal *t)
         t->output_since_input = true;
         viewer_session_output(t->session, buf, total);
         t->last_output_ms = uv_now(t->app->loop);
-        /* Answers libvterm produced while parsing go out now. */
+        /* Answers the emulator produced while parsing go out now. */
         if (t->outq.len)
             flush_writes(t);
         terminal_waits_check(t);

@@ -53,7 +53,7 @@ test('a pathological regex never holds up the server: ping answers while wait_fo
 test('a program that asks for the cursor position and never reads does not grow the server', topts(), async (t) => {
   const srv = await startServer(t);
   // Raw mode (no echo, no line discipline), ESC[6n forever, stdin never read:
-  // every answer libvterm makes waits for the program.
+  // every answer the emulator makes waits for the program.
   const prog = "import os, tty\ntty.setraw(0)\nq = b'\\x1b[6n' * 4096\nwhile True:\n    os.write(1, q)\n";
   const s = await srv.start({ command: ['python3', '-c', prog], cols: 80, rows: 24 });
   await new Promise((r) => setTimeout(r, 500));
