@@ -15,7 +15,7 @@ export class FakeDevice {
   /**
    * opts: serial, state ('device' | 'offline' | 'unauthorized'), model, product, device,
    * width, height, density, release, sdk, rawHeader (16: Android 9+, 12: older),
-   * settingsWritable, telephony, adbKeyboard (true | 'selected'), keptShell, game (installs com.example.game,
+   * settingsWritable, telephony, adbKeyboard (true | 'selected'), keptShell, screenrecord, game (installs com.example.game,
    * whose words are only in the pixels).
    */
   constructor(opts = {}) {
@@ -57,6 +57,15 @@ export class FakeDevice {
     if (opts.adbKeyboard === 'selected') this.settings.secure.default_input_method = ADB_IME;
     /** false: `shell,v2,raw:` with no command is refused (FAIL closed), as by a server or adbd that will not keep one. */
     this.keptShell = opts.keptShell ?? true;
+    /**
+     * screenrecord: true (h264 to stdout, through ffmpeg), 'old' (before Android 5: no --output-format),
+     * 'fails' (the encoder refuses), false (no screenrecord at all).
+     */
+    this.screenrecord = opts.screenrecord ?? true;
+    /** Seconds after which every screenrecord ends, whatever its --time-limit (null: as asked). */
+    this.screenrecordLimit = opts.screenrecordLimit ?? null;
+    /** The pids of the ffmpeg encoders of this device's screenrecords still running. */
+    this.encoders = new Set();
     this.fs = new FakeFs();
     const packages = defaultPackages();
     if (opts.game) packages.set(...gamePackage());
