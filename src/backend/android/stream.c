@@ -1,0 +1,646 @@
+/* The session's screen stream: the device's own `screenrecord
+ * --output-format=h264 … -` kept running over one adb connection (a
+ * shell,v2 service: stdout is the H.264 Annex B stream, stderr its
+ * complaints, the exit packet its end), decoded as it comes on a thread of
+ * its own by libavcodec (h264.h), keeping the latest picture. A screenshot
+ * then encodes that picture instead of moving a 10 MB screencap — when
+ * judge() says the picture shows the screen as it is after the session's
+ * last action; otherwise screencap, as before (docs/android.md, "The screen
+ * stream", has the rules and why).
+ *
+ * screenrecord stops itself after --time-limit (180 s at most), so another
+ * starts STREAM_RENEW_S in and takes over once it has its first picture.
+ * One that ends before its first picture (no --output-format before Android
+ * 5, an encoder that refuses the size) is tried again, MAX_FAILS times in a
+ * row at most; then the session stays on screencap, with a note in the log
+ * and in session_list. */
+#define LOG_MODULE "android"
+#include "backend/android/h264.h"
+#include "backend/android/internal.h"
+#include "backend/frames.h"
+#include "core/app.h"
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/strbuf.h"
+#include "core/xmalloc.h"
+#include "image/frame.h"
+#include "image/scale.h"
+#include "session/session.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define STREAM_SIDE       1568        /* the long side asked for: what clients get by default */
+#define STREAM_BIT_RATE   8000000     /* bits/s: sharp text; a still screen sends nothing */
+#define STREAM_TIME_LIMIT 180         /* s: screenrecord's most */
+#define STREAM_RENEW_MS   170000      /* when the next screenrecord starts */
+#define STREAM_POLL_MS    10          /* how often a waiting screenshot or a takeover looks again */
+#define STREAM_TAIL_MS    8           /* no byte for this long: the NAL unit held back is whole */
+#define STREAM_QUEUE_MAX  (32u << 20) /* bytes waiting for the decoder; more ends the feed */
+#define STREAM_ERR_MAX    1024        /* bytes of screenrecord's stderr kept for the note */
+#define SETTLE_MIN_MS     150
+#define SETTLE_MAX_MS     1000
+#define MAX_FAILS         3
+/* A screencap and a picture agree when no 16×16 block of the picture
+ * differs from the screencap (scaled to it) by more than this on average
+ * per channel: H.264's loss stays well under it; a changed word, a check
+ * mark or a cursor shows far over it. */
+#define CHECK_BLOCK 16
+#define CHECK_LIMIT 24
+
+/* One screenrecord: its adb connection, its decoder thread and what it
+ * decoded. Shared by the loop (the stream, the connection's callbacks),
+ * its thread and screenshots on the worker pool; freed with the last
+ * reference, on the loop thread. */
+struct feed {
+    struct android *a;
+    struct android_stream *owner; /* NULL once dropped (loop thread) */
+    struct adb_stream *adb;       /* until its done (loop thread) */
+    int refs;                     /* loop thread */
+    uint64_t opened_ms;
+    struct strbuf err; /* screenrecord's stderr, the first STREAM_ERR_MAX bytes */
+    pthread_t thread;
+    struct h264_decoder *dec;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    /* under lock */
+    struct strbuf queue;        /* bytes for the decoder */
+    bool closing;               /* the thread ends */
+    char *error;                /* the decoder gave up */
+    uint64_t first_ms, last_ms; /* when the first / latest picture was decoded (0: none) */
+    int width, height;          /* of the latest picture */
+};
+
+struct android_stream {
+    struct android *a;
+    struct feed *cur;      /* the one screenshots read, or NULL */
+    struct feed *next;     /* the one taking over, or NULL */
+    uv_timer_t tick;       /* renewal, takeover, retries */
+    int fails;             /* screenrecords in a row that ended without a picture */
+    bool off;              /* screencap only from now on */
+    char *note;            /* why it is off */
+    int width, height;     /* asked of screenrecord */
+    int rotation;          /* a->rotation when asked */
+    uint64_t settle_ms;    /* how long a change may take to reach a picture here */
+    uint64_t confirmed_ms; /* a screencap agreed with the latest picture as of then */
+    uint64_t mismatch_ms;  /* a screencap disagreed after the action of then (0: none) */
+};
+
+/* ---- the decoder thread ---------------------------------------------------- */
+
+static void *decode_thread(void *arg)
+{
+    struct feed *f = arg;
+    struct strbuf mine = {0};
+    pthread_mutex_lock(&f->lock);
+    while (!f->closing && !f->error) {
+        if (!f->queue.len) {
+            if (!h264_decoder_has_tail(f->dec)) {
+                pthread_cond_wait(&f->cond, &f->lock);
+                continue;
+            }
+            /* Bytes end in a NAL unit whose end no start code has shown
+             * yet: a still screen sends nothing more, so a short silence
+             * means it is whole (the picture is not held back). */
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += STREAM_TAIL_MS * 1000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == 0 || f->queue.len ||
+                f->closing)
+                continue;
+        }
+        /* Swap the queue out: the loop appends while this decodes. */
+        struct strbuf tmp = f->queue;
+        f->queue = mine;
+        mine = tmp;
+        pthread_mutex_unlock(&f->lock);
+        char *err = NULL;
+        int n = mine.len ? h264_decoder_push(f->dec, (const uint8_t *)mine.data, mine.len, &err)
+                         : h264_decoder_flush_tail(f->dec, &err);
+        mine.len = 0;
+        int w = 0, h = 0;
+        if (n > 0) {
+            struct h264_picture *p = h264_decoder_latest(f->dec);
+            h264_picture_size(p, &w, &h);
+            h264_picture_free(p);
+        }
+        uint64_t now = clock_now_ms();
+        pthread_mutex_lock(&f->lock);
+        if (n < 0) {
+            f->error = err;
+        } else if (n > 0) {
+            if (!f->first_ms)
+                f->first_ms = now;
+            f->last_ms = now;
+            f->width = w;
+            f->height = h;
+        }
+    }
+    pthread_mutex_unlock(&f->lock);
+    strbuf_finish(&mine);
+    return NULL;
+}
+
+/* ---- feeds --------------------------------------------------------------------- */
+
+static void feed_unref(struct feed *f)
+{
+    if (--f->refs > 0)
+        return;
+    pthread_mutex_lock(&f->lock);
+    f->closing = true;
+    pthread_cond_signal(&f->cond);
+    pthread_mutex_unlock(&f->lock);
+    pthread_join(f->thread, NULL);
+    h264_decoder_destroy(f->dec);
+    pthread_mutex_destroy(&f->lock);
+    pthread_cond_destroy(&f->cond);
+    strbuf_finish(&f->queue);
+    strbuf_finish(&f->err);
+    free(f->error);
+    free(f);
+}
+
+/* A consistent look at f's pictures. */
+struct feed_state {
+    uint64_t first_ms, last_ms;
+    int width, height;
+    bool failed;
+};
+
+static struct feed_state feed_state(struct feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    struct feed_state s = {f->first_ms, f->last_ms, f->width, f->height, f->error != NULL};
+    pthread_mutex_unlock(&f->lock);
+    return s;
+}
+
+/* Stop f's screenrecord (its connection's done follows) and forget it. */
+static void feed_drop(struct feed *f)
+{
+    if (!f)
+        return;
+    f->owner = NULL;
+    pthread_mutex_lock(&f->lock);
+    f->closing = true;
+    pthread_cond_signal(&f->cond);
+    pthread_mutex_unlock(&f->lock);
+    if (f->adb)
+        adb_stream_close(f->adb, ERROR_SESSION_EXPIRED, "the screen stream was stopped");
+    feed_unref(f);
+}
+
+static void arm(struct android_stream *st, uint64_t ms);
+
+static void on_packet(void *ud, int id, const uint8_t *data, size_t len)
+{
+    struct feed *f = ud;
+    if (id == 2) {
+        size_t room = STREAM_ERR_MAX - f->err.len;
+        if (room)
+            strbuf_append(&f->err, data, len < room ? len : room);
+        return;
+    }
+    pthread_mutex_lock(&f->lock);
+    bool over = f->queue.len + len > STREAM_QUEUE_MAX;
+    if (!over && !f->closing) {
+        strbuf_append(&f->queue, data, len);
+        pthread_cond_signal(&f->cond);
+    }
+    pthread_mutex_unlock(&f->lock);
+    if (over && f->adb && !f->closing)
+        adb_stream_close(f->adb, ERROR_TOOL_FAILED,
+                         "the H.264 decoder fell 32 MB behind the screen stream");
+}
+
+/* f's screenrecord ended by itself (its time limit, a failure, the device
+ * leaving): take it out and decide what follows. */
+static void feed_ended(struct android_stream *st, struct feed *f, const struct adb_reply *r)
+{
+    struct feed_state s = feed_state(f);
+    pthread_mutex_lock(&f->lock);
+    char *why = f->error     ? xstrdup(f->error)
+                : !r->ok     ? xstrdup(r->error)
+                : f->err.len ? xasprintf("screenrecord exited with status %d: %.*s", r->exit_code,
+                                         (int)(f->err.len > 300 ? 300 : f->err.len), f->err.data)
+                             : xasprintf("screenrecord exited with status %d", r->exit_code);
+    pthread_mutex_unlock(&f->lock);
+    if (st->cur == f)
+        st->cur = NULL;
+    if (st->next == f)
+        st->next = NULL;
+    f->owner = NULL;
+    feed_unref(f); /* the stream's reference */
+    if (s.first_ms)
+        st->fails = 0;
+    else if (++st->fails >= MAX_FAILS || r->device_lost) {
+        st->off = true;
+        free(st->note);
+        st->note = xasprintf("no screen stream, screenshots by screencap: %s", why);
+        log_warn("%s: %s", st->a->serial, st->note);
+        free(why);
+        return;
+    }
+    log_info("%s: the screen stream ended (%s); another starts", st->a->serial, why);
+    free(why);
+    if (!st->cur && !st->next)
+        arm(st, st->fails ? 1000u * (uint64_t)st->fails : 0);
+}
+
+static void on_done(void *ud, const struct adb_reply *r)
+{
+    struct feed *f = ud;
+    struct android *a = f->a;
+    f->adb = NULL;
+    if (f->owner)
+        feed_ended(f->owner, f, r);
+    feed_unref(f); /* the connection's reference */
+    android_release(a);
+}
+
+/* The size to ask for: the screen's, its long side at most STREAM_SIDE,
+ * both even (encoders want that), the aspect kept exactly when a nearby
+ * even size allows it (so one scale maps both axes). */
+static void stream_size(int w, int h, int *ow, int *oh)
+{
+    int side = w > h ? w : h, other = w > h ? h : w;
+    int ls = side, ss = other;
+    if (side <= STREAM_SIDE) {
+        ls = side & ~1;
+        ss = other & ~1;
+    } else {
+        ls = STREAM_SIDE;
+        ss = (int)((long)other * STREAM_SIDE / side) & ~1;
+        for (int l = STREAM_SIDE; l > STREAM_SIDE - 64; l -= 2) {
+            long num = (long)other * l;
+            if (num % side == 0 && (num / side) % 2 == 0) {
+                ls = l;
+                ss = (int)(num / side);
+                break;
+            }
+        }
+    }
+    *ow = w > h ? ls : ss;
+    *oh = w > h ? ss : ls;
+}
+
+/* Starts a screenrecord: the current feed when there is none, else the
+ * next (which takes over once it has a picture). */
+static void feed_start(struct android_stream *st)
+{
+    struct android *a = st->a;
+    char *err = NULL;
+    struct h264_decoder *dec = h264_decoder_create(&err);
+    if (!dec) {
+        st->off = true;
+        free(st->note);
+        st->note = xasprintf("no screen stream, screenshots by screencap: %s", err);
+        log_info("%s: %s", a->serial, st->note);
+        free(err);
+        return;
+    }
+    struct feed *f = xcalloc(1, sizeof *f);
+    f->a = a;
+    f->dec = dec;
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_cond_init(&f->cond, NULL);
+    f->refs = 2; /* the stream's and the connection's */
+    f->owner = st;
+    f->opened_ms = clock_now_ms();
+    if (pthread_create(&f->thread, NULL, decode_thread, f) != 0)
+        abort();
+    stream_size(a->width, a->height, &st->width, &st->height);
+    st->rotation = a->rotation;
+    char *req = xasprintf("shell,v2,raw:screenrecord --output-format=h264 --size %dx%d "
+                          "--bit-rate %d --time-limit %d -",
+                          st->width, st->height, STREAM_BIT_RATE, STREAM_TIME_LIMIT);
+    *(st->cur ? &st->next : &st->cur) = f;
+    android_hold(a); /* released by the connection's done */
+    f->adb = adb_stream_open(a->app->loop, &a->srv, a->serial, req, ANDROID_TIMEOUT_MS, on_packet,
+                             on_done, f);
+    free(req);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct android_stream *st = t->data;
+    if (st->off)
+        return;
+    if (st->next) { /* taking over: once it has a picture */
+        struct feed_state s = feed_state(st->next);
+        if (!s.first_ms) {
+            arm(st, STREAM_POLL_MS * 10);
+            return;
+        }
+        struct feed *old = st->cur;
+        st->cur = st->next;
+        st->next = NULL;
+        feed_drop(old);
+        arm(st, STREAM_RENEW_MS);
+        return;
+    }
+    feed_start(st); /* the first, a retry, or the next before the time limit */
+    if (!st->off)
+        arm(st, st->next ? STREAM_POLL_MS * 10 : STREAM_RENEW_MS);
+}
+
+static void arm(struct android_stream *st, uint64_t ms)
+{
+    uv_timer_start(&st->tick, on_tick, ms, 0);
+}
+
+/* ---- the session's side ----------------------------------------------------------- */
+
+void android_stream_start(struct android *a)
+{
+    struct android_stream *st = xcalloc(1, sizeof *st);
+    st->a = a;
+    st->settle_ms = SETTLE_MIN_MS;
+    uv_timer_init(a->app->loop, &st->tick);
+    st->tick.data = st;
+    android_hold(a); /* released when the timer is closed */
+    a->stream = st;
+    feed_start(st);
+    if (!st->off)
+        arm(st, STREAM_RENEW_MS);
+}
+
+static void tick_closed(uv_handle_t *h)
+{
+    struct android_stream *st = h->data;
+    struct android *a = st->a;
+    free(st->note);
+    free(st);
+    android_release(a);
+}
+
+void android_stream_end(struct android *a)
+{
+    struct android_stream *st = a->stream;
+    if (!st)
+        return;
+    a->stream = NULL;
+    feed_drop(st->cur);
+    feed_drop(st->next);
+    st->cur = st->next = NULL;
+    uv_close((uv_handle_t *)&st->tick, tick_closed);
+}
+
+void android_stream_acted(struct android *a)
+{
+    a->acted_ms = clock_now_ms();
+}
+
+const char *android_stream_state(const struct android *a, const char **note)
+{
+    const struct android_stream *st = a->stream;
+    *note = st ? st->note : NULL;
+    if (!st)
+        return "off";
+    if (st->off)
+        return "failed";
+    if (st->cur && feed_state(st->cur).first_ms)
+        return "live";
+    return "starting";
+}
+
+/* ---- which screenshots it serves ---------------------------------------------- */
+
+enum verdict { SERVE, WAIT, SCREENCAP };
+
+/* Whether the latest picture shows the screen as it is after the last
+ * action (a->acted_ms, A), given L (settle_ms): how long a change on the
+ * screen may take to reach a decoded picture here (composition, encoding,
+ * adb, decoding). screenrecord sends a picture only when the screen
+ * changes, so:
+ * - a picture that arrived later than A + L was composed after the action:
+ *   serve it;
+ * - else one that arrived after A (or that a screencap taken after A
+ *   agreed with), with nothing newer for L and the action L ago: any
+ *   change since would have arrived by now, so the screen still looks like
+ *   it: serve it;
+ * - no picture since A once L has passed: the action changed nothing, or
+ *   its change is late (an encoder that holds a picture back until the
+ *   next) — no way to tell, so screencap (and compare, see check_run);
+ * - otherwise wait, at most 2L, then screencap. */
+static enum verdict judge(struct android_stream *st, uint64_t now, uint64_t waited)
+{
+    struct android *a = st->a;
+    if (st->off || !st->cur)
+        return SCREENCAP;
+    struct feed_state s = feed_state(st->cur);
+    if (!s.first_ms || s.failed || s.width != st->width || s.height != st->height)
+        return SCREENCAP;
+    /* A screencap disagreed while no picture had come: the picture that
+     * then came tells how late changes can be; wait that long from now on. */
+    if (st->mismatch_ms && s.last_ms > st->mismatch_ms) {
+        uint64_t late = (s.last_ms - st->mismatch_ms) * 3 / 2;
+        if (late > st->settle_ms)
+            st->settle_ms = late < SETTLE_MAX_MS ? late : SETTLE_MAX_MS;
+        st->mismatch_ms = 0;
+    }
+    uint64_t act = a->acted_ms, settle = st->settle_ms;
+    if (s.last_ms > act + settle)
+        return SERVE;
+    bool after = s.last_ms > act || (act && st->confirmed_ms >= act);
+    bool settled = now >= act + settle && now >= s.last_ms + settle;
+    if (after && settled)
+        return SERVE;
+    if ((!after && now >= act + settle) || waited >= 2 * settle)
+        return SCREENCAP;
+    return WAIT;
+}
+
+/* ---- a screencap compared with the picture ------------------------------------ */
+
+struct android_check {
+    struct feed *feed; /* a reference */
+    struct h264_picture *picture;
+    uint64_t asked_ms, acted_ms;
+    bool alike; /* set by check_run */
+};
+
+/* What a screencap asked now (and answering screenshot) can tell the
+ * stream: whether the latest picture still shows the screen (see judge). */
+static struct android_check *check_new(struct android_stream *st)
+{
+    if (!st->cur)
+        return NULL;
+    struct android_check *c = xcalloc(1, sizeof *c);
+    c->picture = h264_decoder_latest(st->cur->dec);
+    if (!c->picture) {
+        free(c);
+        return NULL;
+    }
+    c->feed = st->cur;
+    c->feed->refs++;
+    c->asked_ms = clock_now_ms();
+    c->acted_ms = st->a->acted_ms;
+    return c;
+}
+
+void android_check_run(struct android_check *c, const struct frame *shot)
+{
+    if (!c)
+        return;
+    struct frame pic, small;
+    char *err = NULL;
+    if (!h264_picture_rgba(c->picture, &pic, &err)) {
+        free(err);
+        return;
+    }
+    image_downscale(shot, pic.width, &small);
+    bool alike = small.height == pic.height;
+    for (uint32_t by = 0; alike && by < pic.height; by += CHECK_BLOCK) {
+        for (uint32_t bx = 0; alike && bx < pic.width; bx += CHECK_BLOCK) {
+            uint32_t sum = 0, n = 0;
+            for (uint32_t y = by; y < by + CHECK_BLOCK && y < pic.height; y++) {
+                const uint8_t *p = pic.rgba + (size_t)y * pic.stride + (size_t)bx * 4;
+                const uint8_t *q = small.rgba + (size_t)y * small.stride + (size_t)bx * 4;
+                for (uint32_t x = bx; x < bx + CHECK_BLOCK && x < pic.width; x++, p += 4, q += 4) {
+                    for (int k = 0; k < 3; k++)
+                        sum += (uint32_t)abs(p[k] - q[k]);
+                    n += 3;
+                }
+            }
+            alike = sum <= CHECK_LIMIT * n;
+        }
+    }
+    c->alike = alike;
+    frame_finish(&pic);
+    frame_finish(&small);
+}
+
+void android_check_end(struct android *a, struct android_check *c)
+{
+    if (!c)
+        return;
+    struct android_stream *st = a->stream;
+    if (st && st->cur == c->feed) {
+        if (c->alike) {
+            if (c->asked_ms > st->confirmed_ms)
+                st->confirmed_ms = c->asked_ms;
+        } else if (c->acted_ms && !st->mismatch_ms) {
+            st->mismatch_ms = c->acted_ms;
+        }
+    }
+    h264_picture_free(c->picture);
+    feed_unref(c->feed);
+    free(c);
+}
+
+/* ---- screenshots from the picture -------------------------------------------- */
+
+struct served {
+    struct feed *feed; /* a reference */
+    struct h264_picture *picture;
+    int screen_width; /* coordinates */
+};
+
+static bool produce(void *ud, const struct frame_request *rq, struct frame_shot *out, char **err)
+{
+    (void)rq;
+    struct served *sv = ud;
+    if (!h264_picture_rgba(sv->picture, &out->frame, err))
+        return false;
+    out->unit = (double)out->frame.width / sv->screen_width;
+    return true;
+}
+
+static void release(void *ud)
+{
+    struct served *sv = ud;
+    h264_picture_free(sv->picture);
+    feed_unref(sv->feed);
+    free(sv);
+}
+
+static void serve(struct backend_call *bc, struct android_stream *st)
+{
+    struct served *sv = xcalloc(1, sizeof *sv);
+    sv->picture = h264_decoder_latest(st->cur->dec);
+    sv->feed = st->cur;
+    sv->feed->refs++;
+    sv->screen_width = st->a->width;
+    struct frame_source src = {
+        .produce = produce, .release = release, .ud = sv, .failure = "cannot take a screenshot"};
+    frames_screenshot(bc, &src);
+}
+
+struct waiting {
+    uv_timer_t timer;
+    struct backend_call *bc;
+    struct android *a;
+    uint64_t since;
+};
+
+static void decide(struct backend_call *bc, struct android *a, uint64_t since);
+
+static void waiting_closed(uv_handle_t *h)
+{
+    struct waiting *w = h->data;
+    struct android *a = w->a;
+    free(w);
+    android_release(a);
+}
+
+static void waited(uv_timer_t *t)
+{
+    struct waiting *w = t->data;
+    decide(w->bc, w->a, w->since);
+    uv_close((uv_handle_t *)&w->timer, waiting_closed);
+}
+
+static void decide(struct backend_call *bc, struct android *a, uint64_t since)
+{
+    struct android_stream *st = a->stream;
+    uint64_t now = clock_now_ms();
+    /* The screen turned: the picture has the old orientation's size. */
+    if (st && !st->off && st->rotation != a->rotation) {
+        feed_drop(st->cur);
+        feed_drop(st->next);
+        st->cur = st->next = NULL;
+        arm(st, 0);
+    }
+    enum verdict v = st ? judge(st, now, now - since) : SCREENCAP;
+    if (v == SERVE) {
+        log_debug("%s: screenshot from the screen stream", a->serial);
+        serve(bc, st);
+    } else if (v == SCREENCAP) {
+        android_screencap_shot(bc, st ? check_new(st) : NULL);
+    } else {
+        struct waiting *w = xcalloc(1, sizeof *w);
+        w->bc = bc;
+        w->a = a;
+        w->since = since;
+        uv_timer_init(a->app->loop, &w->timer);
+        w->timer.data = w;
+        android_hold(a);
+        uv_timer_start(&w->timer, waited, STREAM_POLL_MS, 0);
+    }
+}
+
+void android_stream_screenshot(struct backend_call *bc)
+{
+    struct android *a = android_of(bc->session);
+    decide(bc, a, clock_now_ms());
+}
+
+bool android_stream_fits(const struct android *a, int max_width, bool fit, bool region)
+{
+    const struct android_stream *st = a->stream;
+    if (!st || st->off || region)
+        return false;
+    /* The picture is what the default fit gives; a larger image needs the
+     * screen's own pixels. */
+    if (max_width > 0)
+        return max_width <= st->width;
+    return fit;
+}

@@ -1,0 +1,227 @@
+// Screenshots from the screen stream (docs/android.md, "The screen stream"):
+// the fake device's `screenrecord --output-format=h264` (ffmpeg encodes its
+// frames), decoded by glovebox. A stream screenshot shows what a screencap
+// shows; after an action that changes the screen the next screenshot shows
+// the new screen, never the old; the session's end leaves no adb connection
+// and no encoder behind; a device whose screenrecord fails is served by
+// screencap, with a note.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { describe, test } from 'node:test';
+
+import { startFakeAdb } from '../lib/fake-adb/index.mjs';
+import { needs, sleep } from '../lib/server.mjs';
+import { decodePng, imageOf, startServer, topts } from '../lib/terminal.mjs';
+
+const W = 720;
+const H = 1600;
+
+const haveFfmpeg = (() => {
+  try {
+    execFileSync('ffmpeg', ['-hide_banner', '-encoders'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const opts = () => needs('android', topts({ skip: haveFfmpeg ? false : 'needs ffmpeg (scripts/deps.sh test)' }));
+
+async function fake(t, device = {}) {
+  const adb = await startFakeAdb({ devices: [{ serial: 'emulator-5554', width: W, height: H, density: 320, ...device }] });
+  t.after(() => adb.close());
+  return adb;
+}
+
+/** Polls fn (truthy: done) every 50 ms for up to ms; returns its last value. */
+async function until(fn, ms = 20000) {
+  const end = Date.now() + ms;
+  let v;
+  while (!(v = await fn()) && Date.now() < end) await sleep(50);
+  return v;
+}
+
+/** The session's entry in session_list. */
+async function sessionOf(srv, id) {
+  const { sc } = await srv.ok('session_list', {});
+  return sc.sessions.find((s) => s.id === id);
+}
+
+/** The image as a grid of cell colours (cols × rows averages): images of
+ * different sizes and a lossy one compare cell by cell. */
+function grid(img, cols = 24, rows = 48) {
+  const cells = [];
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const x0 = Math.floor((c * img.width) / cols), x1 = Math.floor(((c + 1) * img.width) / cols);
+      const y0 = Math.floor((r * img.height) / rows), y1 = Math.floor(((r + 1) * img.height) / rows);
+      const sum = [0, 0, 0];
+      for (let y = y0; y < y1; y++) {
+        for (let x = x0; x < x1; x++) {
+          const i = (y * img.width + x) * 4;
+          for (let k = 0; k < 3; k++) sum[k] += img.data[i + k];
+        }
+      }
+      const n = (x1 - x0) * (y1 - y0);
+      cells.push(sum.map((s) => s / n));
+    }
+  }
+  return cells;
+}
+
+/** The largest difference of one cell's colour between two grids. */
+function distance(a, b) {
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) {
+    for (let k = 0; k < 3; k++) worst = Math.max(worst, Math.abs(a[i][k] - b[i][k]));
+  }
+  return worst;
+}
+
+/** Opens the login app on session; resolves the refs of its username field and Sign in. */
+async function openLogin(srv, session) {
+  await srv.ok('click', { session, text: 'Login', role: 'label' });
+  const snap = (await srv.ok('snapshot', { session })).sc;
+  const byId = (id) => snap.elements.find((e) => e.resource_id?.endsWith(`:id/${id}`));
+  return { user: byId('username'), signIn: byId('sign_in') };
+}
+
+async function shot(srv, session) {
+  const r = await srv.ok('screenshot', { session });
+  return decodePng(imageOf(r).data);
+}
+
+describe('android screenshots from the screen stream', () => {
+  test('a stream screenshot shows what a screencap shows, without a screencap', opts(), async (t) => {
+    const adb = await fake(t);
+    const dev = adb.device();
+    const srv = await startServer(t);
+    const adbServer = `127.0.0.1:${adb.port}`;
+    const live = (await srv.ok('android_connect', { adb_server: adbServer })).sc;
+    const cap = (await srv.ok('android_connect', { adb_server: adbServer, stream: false })).sc;
+    assert.equal(cap.stream, 'off');
+    const rec = dev.entries('screenrecord');
+    assert.equal(rec.length, 1, 'one screenrecord, for the session that wants it');
+    // The size clients get by default, the aspect kept, both even.
+    assert.deepEqual(rec[0].size, { width: 702, height: 1560 });
+    assert.equal(rec[0].timeLimit, 180);
+    assert.ok(await until(async () => (await sessionOf(srv, live.id)).stream === 'live'), 'the stream goes live');
+
+    const reference = await shot(srv, cap.id);
+    assert.deepEqual([reference.width, reference.height], [705, 1567]);
+    // Served from the stream once it shows the screen (no action yet: at once).
+    const before = dev.entries('screencap').length;
+    let img;
+    assert.ok(await until(async () => {
+      img = await shot(srv, live.id);
+      return dev.entries('screencap').length === before;
+    }), 'a screenshot without a screencap');
+    assert.deepEqual([img.width, img.height], [702, 1560]);
+    const d = distance(grid(img), grid(reference));
+    assert.ok(d < 24, `the stream's picture looks like the screencap (worst cell ${d.toFixed(1)})`);
+    // And not like a screen it is not: the same comparison sees another screen.
+    await srv.ok('click', { session: cap.id, text: 'Login', role: 'label' });
+    const login = await shot(srv, cap.id);
+    assert.ok(distance(grid(login), grid(reference)) > 60, 'the login screen differs from the launcher');
+  });
+
+  test('after a tap that changes the screen, the next screenshot shows the new screen', opts(), async (t) => {
+    const adb = await fake(t);
+    const dev = adb.device();
+    const srv = await startServer(t);
+    const adbServer = `127.0.0.1:${adb.port}`;
+    const s = (await srv.ok('android_connect', { adb_server: adbServer })).sc;
+    const cap = (await srv.ok('android_connect', { adb_server: adbServer, stream: false })).sc;
+    assert.ok(await until(async () => (await sessionOf(srv, s.id)).stream === 'live'), 'the stream goes live');
+    const { user, signIn } = await openLogin(srv, s.id);
+    // The two screens, by screencap.
+    const login = grid(await shot(srv, cap.id));
+    await srv.ok('type_text', { session: s.id, ref: user.ref, text: 'ada' });
+    await srv.ok('click', { session: s.id, ref: signIn.ref });
+    assert.equal(dev.login.signedInAs, 'ada');
+    const welcome = grid(await shot(srv, cap.id));
+    const signOut = (await srv.ok('find', { session: s.id, text: 'Sign out' })).sc.matches[0];
+    assert.ok(distance(login, welcome) > 60);
+
+    const at = (e) => ({ session: s.id, x: e.bounds.x + Math.floor(e.bounds.width / 2), y: e.bounds.y + Math.floor(e.bounds.height / 2) });
+    let streamed = 0;
+    const check = async (want, other, what) => {
+      const caps = dev.entries('screencap').length;
+      const g = grid(await shot(srv, s.id));
+      streamed += dev.entries('screencap').length === caps;
+      assert.ok(distance(g, want) < distance(g, other), `${what}: the new screen, not the old one`);
+      assert.ok(distance(g, want) < 24, `${what}: the new screen (worst cell ${distance(g, want).toFixed(1)})`);
+    };
+    // Back and forth: each screenshot right after the tap shows the screen the tap made.
+    for (let i = 0; i < 4; i++) {
+      await srv.ok('click', at(signOut));
+      assert.equal(dev.login.signedInAs, null);
+      await check(login, welcome, `sign out ${i}`);
+      await srv.ok('click', at(user));
+      await srv.ok('type_text', { session: s.id, text: 'ada' });
+      await srv.ok('click', at(signIn));
+      assert.equal(dev.login.signedInAs, 'ada');
+      await check(welcome, login, `sign in ${i}`);
+    }
+    t.diagnostic(`${streamed} of 8 screenshots right after a tap came from the stream`);
+  });
+
+  test('stopping the session closes the stream: no adb connection, no encoder left', opts(), async (t) => {
+    const adb = await fake(t);
+    const dev = adb.device();
+    const srv = await startServer(t);
+    const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+    assert.ok(await until(async () => (await sessionOf(srv, s.id)).stream === 'live'), 'the stream goes live');
+    await srv.ok('click', { session: s.id, x: 10, y: 10 }); // the kept input shell too
+    assert.ok(dev.encoders.size >= 1, 'an encoder runs while the stream does');
+    await srv.ok('session_stop', { session: s.id });
+    assert.ok(await until(() => dev.encoders.size === 0 && adb.server.sockets.size === 0, 10000),
+      `encoders left: ${dev.encoders.size}, connections left: ${adb.server.sockets.size}`);
+    for (const pid of dev.encoders) assert.fail(`ffmpeg ${pid} still runs`);
+  });
+
+  test('a stream that ends by itself is started again', opts(), async (t) => {
+    const adb = await fake(t, { screenrecordLimit: 1 });
+    const dev = adb.device();
+    const srv = await startServer(t);
+    const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+    assert.ok(await until(() => dev.entries('screenrecord').length >= 3), 'screenrecord started again after each end');
+    assert.ok(await until(async () => (await sessionOf(srv, s.id)).stream === 'live'), 'the stream is live again');
+    const before = dev.entries('screencap').length;
+    assert.ok(await until(async () => {
+      await shot(srv, s.id);
+      return dev.entries('screencap').length === before;
+    }), 'screenshots come from the new stream');
+  });
+
+  for (const [kind, words] of [['old', /unrecognized option '--output-format=h264'/], ['fails', /unable to configure video\/avc codec/]]) {
+    test(`a device whose screenrecord fails (${kind}) is served by screencap, with a note`, opts(), async (t) => {
+      const adb = await fake(t, { screenrecord: kind });
+      const dev = adb.device();
+      const srv = await startServer(t);
+      const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+      const entry = await until(async () => {
+        const e = await sessionOf(srv, s.id);
+        return e.stream === 'failed' ? e : null;
+      });
+      assert.ok(entry, 'the stream gives up');
+      assert.match(entry.stream_note, /screenshots by screencap/);
+      assert.match(entry.stream_note, words);
+      const before = dev.entries('screencap').length;
+      const img = await shot(srv, s.id);
+      assert.deepEqual([img.width, img.height], [705, 1567]);
+      assert.equal(dev.entries('screencap').length, before + 1);
+    });
+  }
+
+  test('stream: false never starts screenrecord', opts(), async (t) => {
+    const adb = await fake(t);
+    const dev = adb.device();
+    const srv = await startServer(t);
+    const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}`, stream: false })).sc;
+    await shot(srv, s.id);
+    await srv.ok('click', { session: s.id, x: 10, y: 10 });
+    await shot(srv, s.id);
+    assert.equal(dev.entries('screenrecord').length, 0);
+    assert.equal(dev.entries('screencap').length, 2);
+  });
+});
