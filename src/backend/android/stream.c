@@ -86,6 +86,7 @@ struct android_stream {
     uint64_t settle_ms;    /* how long a change may take to reach a picture here */
     uint64_t confirmed_ms; /* a screencap agreed with the latest picture as of then */
     uint64_t mismatch_ms;  /* a screencap disagreed after the action of then (0: none) */
+    bool measured;         /* settle_ms has seen the first stream's start */
 };
 
 /* ---- the decoder thread ---------------------------------------------------- */
@@ -342,6 +343,7 @@ static void on_tick(uv_timer_t *t)
         struct feed *old = st->cur;
         st->cur = st->next;
         st->next = NULL;
+        st->confirmed_ms = 0; /* it spoke of the old feed's picture */
         feed_drop(old);
         arm(st, STREAM_RENEW_MS);
         return;
@@ -438,6 +440,15 @@ static enum verdict judge(struct android_stream *st, uint64_t now, uint64_t wait
     struct feed_state s = feed_state(st->cur);
     if (!s.first_ms || s.failed || s.width != st->width || s.height != st->height)
         return SCREENCAP;
+    /* The first picture took the device's start of screenrecord and of its
+     * encoder plus one picture's way here: half of it bounds how late a
+     * change reaches us better than a guess. */
+    if (!st->measured) {
+        st->measured = true;
+        uint64_t half = (s.first_ms - st->cur->opened_ms) / 2;
+        if (half > st->settle_ms)
+            st->settle_ms = half < SETTLE_MAX_MS ? half : SETTLE_MAX_MS;
+    }
     /* A screencap disagreed while no picture had come: the picture that
      * then came tells how late changes can be; wait that long from now on. */
     if (st->mismatch_ms && s.last_ms > st->mismatch_ms) {
