@@ -128,8 +128,13 @@ static size_t next_start(const uint8_t *p, size_t len, size_t from)
 }
 
 /* Decodes the first n bytes of the buffer as one access unit (a picture
- * with its parameter sets), and drops them. */
-static int send_au(struct h264_decoder *d, size_t n, char **err)
+ * with its parameter sets), and drops them. guessed: taken as whole on a
+ * silence. A picture the decoder had to patch up (missing or damaged
+ * slices, concealed) ends the stream: later pictures are predicted from
+ * it, so none could be trusted until the next keyframe, which a still
+ * screen may not send for a long time — a new screenrecord starts with
+ * one. */
+static int send_au(struct h264_decoder *d, size_t n, bool guessed, char **err)
 {
     d->pkt->data = d->buf;
     d->pkt->size = (int)n;
@@ -142,17 +147,19 @@ static int send_au(struct h264_decoder *d, size_t n, char **err)
     d->vcl = false;
     /* A damaged access unit is reported and skipped; the next picture that
      * decodes whole replaces the latest. */
-    if (rc < 0 && rc != AVERROR_INVALIDDATA) {
+    if (rc < 0) {
         char why[128];
         av.av_strerror(rc, why, sizeof why);
         *err = xasprintf("the H.264 decoder failed: %s", why);
-        return -1;
+        return guessed && rc == AVERROR_INVALIDDATA ? H264_CUT_SHORT : -1;
     }
     int pictures = 0;
     while (av.avcodec_receive_frame(d->ctx, d->out) == 0) {
         if (d->out->decode_error_flags || (d->out->flags & AV_FRAME_FLAG_CORRUPT)) {
             av.av_frame_unref(d->out);
-            continue;
+            *err = xstrdup(guessed ? "a silence came in the middle of an H.264 picture"
+                                   : "an H.264 picture was damaged");
+            return guessed ? H264_CUT_SHORT : -1;
         }
         pthread_mutex_lock(&d->lock);
         if (!d->latest)
@@ -190,16 +197,16 @@ int h264_decoder_push(struct h264_decoder *d, const uint8_t *data, size_t len, c
      * sends the one before to the decoder, which then has all its slices. */
     for (;;) {
         size_t s = next_start(d->buf, d->len, d->done);
-        if (d->guessed && s < d->len) {
+        if (d->guessed) {
             /* The last access unit was taken as whole on a silence: what
              * follows must start a new one, not continue it. */
-            bool slice, first;
-            bool ok = (s == 0 || (s == 1 && d->buf[0] == 0)) && s + 4 < d->len;
-            if (!ok && d->len < 5)
+            if (d->len < 5)
                 break;
+            bool slice, first;
+            bool ok = s == 0 || (s == 1 && d->buf[0] == 0);
             if (!ok || (!begins_au(d->buf, d->len, s, &slice, &first) && slice)) {
                 *err = xstrdup("the H.264 stream went on after a silence mid-picture");
-                return -1;
+                return H264_CUT_SHORT;
             }
             d->guessed = false;
         }
@@ -208,7 +215,7 @@ int h264_decoder_push(struct h264_decoder *d, const uint8_t *data, size_t len, c
             break;
         bool slice, first;
         if (begins_au(d->buf, d->len, s, &slice, &first) && d->vcl) {
-            int n = send_au(d, s, err);
+            int n = send_au(d, s, false, err);
             if (n < 0)
                 return -1;
             pictures += n;
@@ -242,7 +249,7 @@ int h264_decoder_flush_tail(struct h264_decoder *d, char **err)
         return 0; /* parameter sets alone: their picture is still to come */
     d->done = d->len;
     d->guessed = true;
-    return send_au(d, d->len, err);
+    return send_au(d, d->len, true, err);
 }
 
 struct h264_picture *h264_decoder_latest(struct h264_decoder *d)

@@ -22,7 +22,10 @@ void h264_decoder_destroy(struct h264_decoder *d);
 
 /* Takes len bytes of the stream: the whole NAL units among them are
  * decoded. The number of new pictures (0 or more), or -1 with *err when
- * the stream cannot be decoded any more (restart it). */
+ * the stream cannot be decoded any more (restart it): H264_CUT_SHORT when
+ * the silence flush_tail was told of came in the middle of a picture
+ * (wait longer before calling it). */
+#define H264_CUT_SHORT (-2)
 int h264_decoder_push(struct h264_decoder *d, const uint8_t *data, size_t len, char **err);
 /* Whether a NAL unit is held back (see above). */
 bool h264_decoder_has_tail(const struct h264_decoder *d);

@@ -32,12 +32,13 @@
 #include <string.h>
 #include <time.h>
 
-#define STREAM_SIDE       1568        /* the long side asked for: what clients get by default */
-#define STREAM_BIT_RATE   8000000     /* bits/s: sharp text; a still screen sends nothing */
-#define STREAM_TIME_LIMIT 180         /* s: screenrecord's most */
-#define STREAM_RENEW_MS   170000      /* when the next screenrecord starts */
-#define STREAM_POLL_MS    10          /* how often a waiting screenshot or a takeover looks again */
-#define STREAM_TAIL_MS    8           /* no byte for this long: the NAL unit held back is whole */
+#define STREAM_SIDE       1568    /* the long side asked for: what clients get by default */
+#define STREAM_BIT_RATE   8000000 /* bits/s: sharp text; a still screen sends nothing */
+#define STREAM_TIME_LIMIT 180     /* s: screenrecord's most */
+#define STREAM_RENEW_MS   170000  /* when the next screenrecord starts */
+#define STREAM_POLL_MS    10      /* how often a waiting screenshot or a takeover looks again */
+#define STREAM_TAIL_MS    8       /* no byte for this long: the NAL unit held back is whole … */
+#define STREAM_TAIL_MAX   64      /* … or up to this, after a silence that came mid-picture */
 #define STREAM_QUEUE_MAX  (32u << 20) /* bytes waiting for the decoder; more ends the feed */
 #define STREAM_ERR_MAX    1024        /* bytes of screenrecord's stderr kept for the note */
 #define SETTLE_MIN_MS     150
@@ -69,6 +70,9 @@ struct feed {
     struct strbuf queue;        /* bytes for the decoder */
     bool closing;               /* the thread ends */
     char *error;                /* the decoder gave up */
+    uv_async_t *wake;           /* told when it does; NULL once dropped */
+    bool cut_short;             /* because a silence came mid-picture */
+    int tail_ms;                /* the silence that ends a picture (STREAM_TAIL_MS…) */
     uint64_t first_ms, last_ms; /* when the first / latest picture was decoded (0: none) */
     int width, height;          /* of the latest picture */
 };
@@ -78,6 +82,8 @@ struct android_stream {
     struct feed *cur;      /* the one screenshots read, or NULL */
     struct feed *next;     /* the one taking over, or NULL */
     uv_timer_t tick;       /* renewal, takeover, retries */
+    uv_async_t wake;       /* a decoder thread gave up */
+    int closed;            /* of the two handles */
     int fails;             /* screenrecords in a row that ended without a picture */
     bool off;              /* screencap only from now on */
     char *note;            /* why it is off */
@@ -87,6 +93,8 @@ struct android_stream {
     uint64_t confirmed_ms; /* a screencap agreed with the latest picture as of then */
     uint64_t mismatch_ms;  /* a screencap disagreed after the action of then (0: none) */
     bool measured;         /* settle_ms has seen the first stream's start */
+    int tail_ms;           /* for the next feeds' decoders */
+    uint64_t renew_ms;     /* when the next screenrecord starts */
 };
 
 /* ---- the decoder thread ---------------------------------------------------- */
@@ -107,7 +115,7 @@ static void *decode_thread(void *arg)
              * means it is whole (the picture is not held back). */
             struct timespec until;
             clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += STREAM_TAIL_MS * 1000000L;
+            until.tv_nsec += f->tail_ms * 1000000L;
             if (until.tv_nsec >= 1000000000L) {
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000L;
@@ -135,6 +143,9 @@ static void *decode_thread(void *arg)
         pthread_mutex_lock(&f->lock);
         if (n < 0) {
             f->error = err;
+            f->cut_short = n == H264_CUT_SHORT;
+            if (f->wake)
+                uv_async_send(f->wake);
         } else if (n > 0) {
             if (!f->first_ms)
                 f->first_ms = now;
@@ -191,6 +202,7 @@ static void feed_drop(struct feed *f)
     f->owner = NULL;
     pthread_mutex_lock(&f->lock);
     f->closing = true;
+    f->wake = NULL;
     pthread_cond_signal(&f->cond);
     pthread_mutex_unlock(&f->lock);
     if (f->adb)
@@ -199,6 +211,14 @@ static void feed_drop(struct feed *f)
 }
 
 static void arm(struct android_stream *st, uint64_t ms);
+
+/* The decoder gave up on f: end its screenrecord, so that its done starts
+ * another (feed_ended says why). Loop thread. */
+static void feed_stop_failed(struct feed *f)
+{
+    if (f->adb && f->owner)
+        adb_stream_close(f->adb, ERROR_TOOL_FAILED, "the H.264 decoder gave up");
+}
 
 static void on_packet(void *ud, int id, const uint8_t *data, size_t len)
 {
@@ -210,13 +230,15 @@ static void on_packet(void *ud, int id, const uint8_t *data, size_t len)
         return;
     }
     pthread_mutex_lock(&f->lock);
-    bool over = f->queue.len + len > STREAM_QUEUE_MAX;
-    if (!over && !f->closing) {
+    bool over = f->queue.len + len > STREAM_QUEUE_MAX, failed = f->error != NULL;
+    if (!over && !failed && !f->closing) {
         strbuf_append(&f->queue, data, len);
         pthread_cond_signal(&f->cond);
     }
     pthread_mutex_unlock(&f->lock);
-    if (over && f->adb && !f->closing)
+    if (failed)
+        feed_stop_failed(f);
+    else if (over && f->adb && !f->closing)
         adb_stream_close(f->adb, ERROR_TOOL_FAILED,
                          "the H.264 decoder fell 32 MB behind the screen stream");
 }
@@ -232,16 +254,24 @@ static void feed_ended(struct android_stream *st, struct feed *f, const struct a
                 : f->err.len ? xasprintf("screenrecord exited with status %d: %.*s", r->exit_code,
                                          (int)(f->err.len > 300 ? 300 : f->err.len), f->err.data)
                              : xasprintf("screenrecord exited with status %d", r->exit_code);
+    /* The bytes of a picture came with a gap (a loaded machine, a busy
+     * link): wait longer for the rest before taking a picture as whole. */
+    bool longer = f->cut_short && st->tail_ms < STREAM_TAIL_MAX;
+    if (longer)
+        st->tail_ms *= 2;
     pthread_mutex_unlock(&f->lock);
     if (st->cur == f)
         st->cur = NULL;
     if (st->next == f)
         st->next = NULL;
     f->owner = NULL;
+    pthread_mutex_lock(&f->lock);
+    f->wake = NULL;
+    pthread_mutex_unlock(&f->lock);
     feed_unref(f); /* the stream's reference */
     if (s.first_ms)
         st->fails = 0;
-    else if (++st->fails >= MAX_FAILS || r->device_lost) {
+    else if (r->device_lost || (!longer && ++st->fails >= MAX_FAILS)) {
         st->off = true;
         free(st->note);
         st->note = xasprintf("no screen stream, screenshots by screencap: %s", why);
@@ -315,6 +345,8 @@ static void feed_start(struct android_stream *st)
     f->refs = 2; /* the stream's and the connection's */
     f->owner = st;
     f->opened_ms = clock_now_ms();
+    f->tail_ms = st->tail_ms;
+    f->wake = &st->wake;
     if (pthread_create(&f->thread, NULL, decode_thread, f) != 0)
         abort();
     stream_size(a->width, a->height, &st->width, &st->height);
@@ -327,6 +359,17 @@ static void feed_start(struct android_stream *st)
     f->adb = adb_stream_open(a->app->loop, &a->srv, a->serial, req, ANDROID_TIMEOUT_MS, on_packet,
                              on_done, f);
     free(req);
+}
+
+/* A decoder thread gave up: end its screenrecord now (the next starts as
+ * its done comes), not at the next screenshot. */
+static void on_wake(uv_async_t *h)
+{
+    struct android_stream *st = h->data;
+    struct feed *feeds[2] = {st->cur, st->next};
+    for (int i = 0; i < 2; i++)
+        if (feeds[i] && feed_state(feeds[i]).failed)
+            feed_stop_failed(feeds[i]);
 }
 
 static void on_tick(uv_timer_t *t)
@@ -345,12 +388,12 @@ static void on_tick(uv_timer_t *t)
         st->next = NULL;
         st->confirmed_ms = 0; /* it spoke of the old feed's picture */
         feed_drop(old);
-        arm(st, STREAM_RENEW_MS);
+        arm(st, st->renew_ms);
         return;
     }
     feed_start(st); /* the first, a retry, or the next before the time limit */
     if (!st->off)
-        arm(st, st->next ? STREAM_POLL_MS * 10 : STREAM_RENEW_MS);
+        arm(st, st->next ? STREAM_POLL_MS * 10 : st->renew_ms);
 }
 
 static void arm(struct android_stream *st, uint64_t ms)
@@ -365,21 +408,31 @@ void android_stream_start(struct android *a)
     struct android_stream *st = xcalloc(1, sizeof *st);
     st->a = a;
     st->settle_ms = SETTLE_MIN_MS;
+    st->tail_ms = STREAM_TAIL_MS;
+    /* Tests take over sooner than a real time limit asks
+     * (tests/e2e/tests/android-stream.test.mjs). */
+    const char *renew = getenv("GLOVEBOX_ANDROID_STREAM_RENEW_MS");
+    st->renew_ms = renew && atoll(renew) >= 1000 ? (uint64_t)atoll(renew) : STREAM_RENEW_MS;
     uv_timer_init(a->app->loop, &st->tick);
     st->tick.data = st;
-    android_hold(a); /* released when the timer is closed */
+    uv_async_init(a->app->loop, &st->wake, on_wake);
+    st->wake.data = st;
+    android_hold(a); /* released when both handles are closed */
+    android_hold(a);
     a->stream = st;
     feed_start(st);
     if (!st->off)
-        arm(st, STREAM_RENEW_MS);
+        arm(st, st->renew_ms);
 }
 
-static void tick_closed(uv_handle_t *h)
+static void handle_closed(uv_handle_t *h)
 {
     struct android_stream *st = h->data;
     struct android *a = st->a;
-    free(st->note);
-    free(st);
+    if (++st->closed == 2) {
+        free(st->note);
+        free(st);
+    }
     android_release(a);
 }
 
@@ -392,7 +445,8 @@ void android_stream_end(struct android *a)
     feed_drop(st->cur);
     feed_drop(st->next);
     st->cur = st->next = NULL;
-    uv_close((uv_handle_t *)&st->tick, tick_closed);
+    uv_close((uv_handle_t *)&st->tick, handle_closed);
+    uv_close((uv_handle_t *)&st->wake, handle_closed);
 }
 
 void android_stream_acted(struct android *a)
@@ -438,6 +492,8 @@ static enum verdict judge(struct android_stream *st, uint64_t now, uint64_t wait
     if (st->off || !st->cur)
         return SCREENCAP;
     struct feed_state s = feed_state(st->cur);
+    if (s.failed)
+        feed_stop_failed(st->cur);
     if (!s.first_ms || s.failed || s.width != st->width || s.height != st->height)
         return SCREENCAP;
     /* The first picture took the device's start of screenrecord and of its
@@ -522,6 +578,8 @@ void android_check_run(struct android_check *c, const struct frame *shot)
                 }
             }
             alike = sum <= CHECK_LIMIT * n;
+            if (!alike)
+                log_debug("check: block %u,%u differs by %u per channel", bx, by, sum / n);
         }
     }
     c->alike = alike;

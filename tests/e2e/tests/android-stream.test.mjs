@@ -193,6 +193,51 @@ describe('android screenshots from the screen stream', () => {
     }), 'screenshots come from the new stream');
   });
 
+  test('pictures whose bytes come with a gap: the stream waits longer for the rest, and shows the screen', opts(), async (t) => {
+    const adb = await fake(t, { screenrecordGapMs: 25 });
+    const dev = adb.device();
+    const srv = await startServer(t);
+    const adbServer = `127.0.0.1:${adb.port}`;
+    const s = (await srv.ok('android_connect', { adb_server: adbServer })).sc;
+    const cap = (await srv.ok('android_connect', { adb_server: adbServer, stream: false })).sc;
+    // A gap longer than the silence that ends a picture: the decoder sees the
+    // rest come after it, the stream starts again waiting longer, until it fits.
+    assert.ok(await until(async () => (await sessionOf(srv, s.id)).stream === 'live'), 'the stream goes live');
+    const reference = grid(await shot(srv, cap.id));
+    const before = dev.entries('screencap').length;
+    let img;
+    assert.ok(await until(async () => {
+      img = await shot(srv, s.id);
+      return dev.entries('screencap').length === before;
+    }), 'screenshots come from the stream');
+    assert.ok(distance(grid(img), reference) < 24, 'and show the screen');
+    assert.ok(dev.entries('screenrecord').length >= 2, 'the first stream was given up for a longer wait');
+  });
+
+  test('the next screenrecord takes over before the time limit, and the old one stops', opts(), async (t) => {
+    const adb = await fake(t);
+    const dev = adb.device();
+    // Renewal every 1.5 s instead of 170 s (screenrecord's limit is 180 s).
+    const srv = await startServer(t, { env: { GLOVEBOX_ANDROID_STREAM_RENEW_MS: '1500' } });
+    const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+    let most = 0;
+    const sampler = setInterval(() => { most = Math.max(most, dev.encoders.size); }, 10);
+    t.after(() => clearInterval(sampler));
+    assert.ok(await until(() => dev.entries('screenrecord').length >= 4), 'screenrecord renewed again and again');
+    // Each takeover stops the one before: never more than the current and the next.
+    assert.ok(await until(() => dev.encoders.size === 1 || dev.entries('screenrecord').length >= 8));
+    clearInterval(sampler);
+    assert.ok(most <= 2, `at most two screenrecords at once, saw ${most}`);
+    assert.ok(await until(async () => (await sessionOf(srv, s.id)).stream === 'live'), 'live across takeovers');
+    const before = dev.entries('screencap').length;
+    assert.ok(await until(async () => {
+      await shot(srv, s.id);
+      return dev.entries('screencap').length === before;
+    }), 'screenshots come from the stream after takeovers');
+    await srv.ok('session_stop', { session: s.id });
+    assert.ok(await until(() => dev.encoders.size === 0 && adb.server.sockets.size === 0, 10000), 'nothing left after the end');
+  });
+
   for (const [kind, words] of [['old', /unrecognized option '--output-format=h264'/], ['fails', /unable to configure video\/avc codec/]]) {
     test(`a device whose screenrecord fails (${kind}) is served by screencap, with a note`, opts(), async (t) => {
       const adb = await fake(t, { screenrecord: kind });

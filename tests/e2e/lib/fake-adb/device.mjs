@@ -64,6 +64,8 @@ export class FakeDevice {
     this.screenrecord = opts.screenrecord ?? true;
     /** Seconds after which every screenrecord ends, whatever its --time-limit (null: as asked). */
     this.screenrecordLimit = opts.screenrecordLimit ?? null;
+    /** ms between the two halves of each write of screenrecord's encoder (0: none). */
+    this.screenrecordGapMs = opts.screenrecordGapMs ?? 0;
     /** The pids of the ffmpeg encoders of this device's screenrecords still running. */
     this.encoders = new Set();
     this.fs = new FakeFs();

@@ -100,7 +100,17 @@ export async function screenrecord(dev, args, io) {
   { stdio: ['pipe', 'pipe', 'pipe'] });
   encoders.add(ff.pid);
   dev.encoders.add(ff.pid);
-  ff.stdout.on('data', (d) => io.out(d));
+  // screenrecordGapMs: each write of the encoder reaches the client in two
+  // halves that far apart (a busy link or machine), in order.
+  let sent = Promise.resolve();
+  ff.stdout.on('data', (d) => {
+    const gap = dev.screenrecordGapMs;
+    if (!gap || d.length < 2) { sent = sent.then(() => io.out(d)); return; }
+    const half = d.length >> 1;
+    sent = sent.then(() => io.out(d.subarray(0, half)))
+      .then(() => new Promise((r) => setTimeout(r, gap)))
+      .then(() => { if (!io.signal?.aborted) io.out(d.subarray(half)); });
+  });
   let ffErr = '';
   ff.stderr.on('data', (d) => { ffErr += d; });
   ff.stdin.on('error', () => {});
