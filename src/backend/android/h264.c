@@ -61,10 +61,12 @@ struct h264_decoder {
     bool tried;   /* flush_tail found nothing to decode since the last push */
     pthread_mutex_t lock;
     AVFrame *latest; /* under lock; NULL before the first picture */
+    uint64_t serial; /* under lock: latest's number, from 1 */
 };
 
 struct h264_picture {
     AVFrame *f;
+    uint64_t serial;
 };
 
 struct h264_decoder *h264_decoder_create(char **err)
@@ -166,6 +168,7 @@ static int send_au(struct h264_decoder *d, size_t n, bool guessed, char **err)
             d->latest = av.av_frame_alloc();
         av.av_frame_unref(d->latest);
         av.av_frame_move_ref(d->latest, d->out);
+        d->serial++;
         pthread_mutex_unlock(&d->lock);
         pictures++;
     }
@@ -259,6 +262,7 @@ struct h264_picture *h264_decoder_latest(struct h264_decoder *d)
     if (d->latest) {
         p = xcalloc(1, sizeof *p);
         p->f = av.av_frame_clone(d->latest);
+        p->serial = d->serial;
     }
     pthread_mutex_unlock(&d->lock);
     return p;
@@ -268,6 +272,11 @@ void h264_picture_size(const struct h264_picture *p, int *width, int *height)
 {
     *width = p->f->width;
     *height = p->f->height;
+}
+
+uint64_t h264_picture_serial(const struct h264_picture *p)
+{
+    return p->serial;
 }
 
 void h264_picture_free(struct h264_picture *p)

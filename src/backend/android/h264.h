@@ -36,6 +36,9 @@ int h264_decoder_flush_tail(struct h264_decoder *d, char **err);
 /* A new reference to the latest picture, or NULL before the first. */
 struct h264_picture *h264_decoder_latest(struct h264_decoder *d);
 void h264_picture_size(const struct h264_picture *p, int *width, int *height);
+/* The picture's number in its stream (1, 2, …): the same picture, the same
+ * number. */
+uint64_t h264_picture_serial(const struct h264_picture *p);
 /* The picture as RGBA pixels (out allocated); false with *err for a pixel
  * format other than 8-bit 4:2:0. Any thread. */
 bool h264_picture_rgba(const struct h264_picture *p, struct frame *out, char **err);

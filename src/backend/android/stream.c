@@ -64,6 +64,11 @@ struct feed {
     struct strbuf err; /* screenrecord's stderr, the first STREAM_ERR_MAX bytes */
     pthread_t thread;
     struct h264_decoder *dec;
+    /* The latest picture served, as RGBA: a still screen's next
+     * screenshots copy it instead of converting the picture again. */
+    pthread_mutex_t cache_lock;
+    struct frame cache;    /* rgba NULL: none */
+    uint64_t cache_serial; /* the picture it is */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     /* under lock */
@@ -171,6 +176,8 @@ static void feed_unref(struct feed *f)
     pthread_mutex_unlock(&f->lock);
     pthread_join(f->thread, NULL);
     h264_decoder_destroy(f->dec);
+    frame_finish(&f->cache);
+    pthread_mutex_destroy(&f->cache_lock);
     pthread_mutex_destroy(&f->lock);
     pthread_cond_destroy(&f->cond);
     strbuf_finish(&f->queue);
@@ -341,6 +348,7 @@ static void feed_start(struct android_stream *st)
     f->a = a;
     f->dec = dec;
     pthread_mutex_init(&f->lock, NULL);
+    pthread_mutex_init(&f->cache_lock, NULL);
     pthread_cond_init(&f->cond, NULL);
     f->refs = 2; /* the stream's and the connection's */
     f->owner = st;
@@ -617,8 +625,23 @@ static bool produce(void *ud, const struct frame_request *rq, struct frame_shot 
 {
     (void)rq;
     struct served *sv = ud;
-    if (!h264_picture_rgba(sv->picture, &out->frame, err))
-        return false;
+    struct feed *f = sv->feed;
+    uint64_t serial = h264_picture_serial(sv->picture);
+    pthread_mutex_lock(&f->cache_lock);
+    if (!f->cache.rgba || f->cache_serial != serial) {
+        frame_finish(&f->cache);
+        if (!h264_picture_rgba(sv->picture, &f->cache, err)) {
+            pthread_mutex_unlock(&f->cache_lock);
+            return false;
+        }
+        f->cache_serial = serial;
+    }
+    /* The pipeline paints redactions on its frame: a copy. */
+    frame_alloc(&out->frame, f->cache.width, f->cache.height);
+    for (uint32_t y = 0; y < f->cache.height; y++)
+        memcpy(out->frame.rgba + (size_t)y * out->frame.stride,
+               f->cache.rgba + (size_t)y * f->cache.stride, (size_t)f->cache.width * 4);
+    pthread_mutex_unlock(&f->cache_lock);
     out->unit = (double)out->frame.width / sv->screen_width;
     return true;
 }
