@@ -274,6 +274,20 @@ void h264_picture_size(const struct h264_picture *p, int *width, int *height)
     *height = p->f->height;
 }
 
+bool h264_picture_luma(const struct h264_picture *p, const uint8_t **luma, int *stride, int *width,
+                       int *height, bool *full)
+{
+    const AVFrame *f = p->f;
+    if (f->format != AV_PIX_FMT_YUV420P && f->format != AV_PIX_FMT_YUVJ420P)
+        return false;
+    *luma = f->data[0];
+    *stride = f->linesize[0];
+    *width = f->width;
+    *height = f->height;
+    *full = f->format == AV_PIX_FMT_YUVJ420P || f->color_range == AVCOL_RANGE_JPEG;
+    return true;
+}
+
 uint64_t h264_picture_serial(const struct h264_picture *p)
 {
     return p->serial;

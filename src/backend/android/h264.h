@@ -36,6 +36,10 @@ int h264_decoder_flush_tail(struct h264_decoder *d, char **err);
 /* A new reference to the latest picture, or NULL before the first. */
 struct h264_picture *h264_decoder_latest(struct h264_decoder *d);
 void h264_picture_size(const struct h264_picture *p, int *width, int *height);
+/* The picture's brightness (Y) plane, 8 bits a pixel: full range (0-255)
+ * when *full, else limited (16-235). false for other pixel formats. */
+bool h264_picture_luma(const struct h264_picture *p, const uint8_t **luma, int *stride, int *width,
+                       int *height, bool *full);
 /* The picture's number in its stream (1, 2, …): the same picture, the same
  * number. */
 uint64_t h264_picture_serial(const struct h264_picture *p);

@@ -24,9 +24,9 @@
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
-#include "image/scale.h"
 #include "session/session.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +44,13 @@
 #define SETTLE_MIN_MS     150
 #define SETTLE_MAX_MS     1000
 #define MAX_FAILS         3
-/* A screencap and a picture agree when no 16×16 block of the picture
- * differs from the screencap (scaled to it) by more than this on average
- * per channel: H.264's loss stays well under it; a changed word, a check
- * mark or a cursor shows far over it. */
-#define CHECK_BLOCK 16
-#define CHECK_LIMIT 24
+/* A screencap and a picture agree when no 8×8 block of the picture differs
+ * in average brightness from the same part of the screencap by more than
+ * CHECK_LIMIT levels (of 255): H.264's loss and the scaling stay well
+ * under it; a changed word, a check mark or a cursor in a block shows far
+ * over it. (A change of colour alone at the same brightness is not seen.) */
+#define CHECK_BLOCK 8
+#define CHECK_LIMIT 28
 
 /* One screenrecord: its adb connection, its decoder thread and what it
  * decoded. Shared by the loop (the stream, the connection's callbacks),
@@ -98,6 +99,7 @@ struct android_stream {
     uint64_t confirmed_ms; /* a screencap agreed with the latest picture as of then */
     uint64_t mismatch_ms;  /* a screencap disagreed after the action of then (0: none) */
     bool measured;         /* settle_ms has seen the first stream's start */
+    uint64_t screencap_ms; /* how long a screenshot by screencap takes (average; 0: unknown) */
     int tail_ms;           /* for the next feeds' decoders */
     uint64_t renew_ms;     /* when the next screenrecord starts */
 };
@@ -524,11 +526,23 @@ static enum verdict judge(struct android_stream *st, uint64_t now, uint64_t wait
     uint64_t act = a->acted_ms, settle = st->settle_ms;
     if (s.last_ms > act + settle)
         return SERVE;
+    /* A screencap taken after the action looked like the latest picture,
+     * and none came since: it shows the screen as of that screencap. */
+    if (act && st->confirmed_ms >= act && s.last_ms <= st->confirmed_ms)
+        return SERVE;
     bool after = s.last_ms > act || (act && st->confirmed_ms >= act);
     bool settled = now >= act + settle && now >= s.last_ms + settle;
     if (after && settled)
         return SERVE;
     if ((!after && now >= act + settle) || waited >= 2 * settle)
+        return SCREENCAP;
+    /* Waiting would end (at the latest) at until; a screencap taken now
+     * shows the screen as it is now too, and is the better deal when it
+     * usually takes less than the wait left (a fast link; an emulator). */
+    uint64_t until = (s.last_ms > act ? s.last_ms : act) + settle, cap = now - waited + 2 * settle;
+    if (until > cap)
+        until = cap;
+    if (st->screencap_ms && now + st->screencap_ms <= until)
         return SCREENCAP;
     return WAIT;
 }
@@ -565,34 +579,55 @@ void android_check_run(struct android_check *c, const struct frame *shot)
 {
     if (!c)
         return;
-    struct frame pic, small;
-    char *err = NULL;
-    if (!h264_picture_rgba(c->picture, &pic, &err)) {
-        free(err);
+    const uint8_t *luma;
+    int stride, pw, ph;
+    bool full;
+    if (!h264_picture_luma(c->picture, &luma, &stride, &pw, &ph, &full))
         return;
-    }
-    image_downscale(shot, pic.width, &small);
-    bool alike = small.height == pic.height;
-    for (uint32_t by = 0; alike && by < pic.height; by += CHECK_BLOCK) {
-        for (uint32_t bx = 0; alike && bx < pic.width; bx += CHECK_BLOCK) {
-            uint32_t sum = 0, n = 0;
-            for (uint32_t y = by; y < by + CHECK_BLOCK && y < pic.height; y++) {
-                const uint8_t *p = pic.rgba + (size_t)y * pic.stride + (size_t)bx * 4;
-                const uint8_t *q = small.rgba + (size_t)y * small.stride + (size_t)bx * 4;
-                for (uint32_t x = bx; x < bx + CHECK_BLOCK && x < pic.width; x++, p += 4, q += 4) {
-                    for (int k = 0; k < 3; k++)
-                        sum += (uint32_t)abs(p[k] - q[k]);
-                    n += 3;
-                }
-            }
-            alike = sum <= CHECK_LIMIT * n;
-            if (!alike)
-                log_debug("check: block %u,%u differs by %u per channel", bx, by, sum / n);
+    /* Average brightness per block of the picture, and of the same part of
+     * the screencap: one pass over each, no scaled copy. */
+    size_t bw = ((size_t)pw + CHECK_BLOCK - 1) / CHECK_BLOCK;
+    size_t bh = ((size_t)ph + CHECK_BLOCK - 1) / CHECK_BLOCK, nb = bw * bh;
+    uint64_t *psum = xcalloc(nb, sizeof *psum), *ssum = xcalloc(nb, sizeof *ssum);
+    uint32_t *pn = xcalloc(nb, sizeof *pn), *sn = xcalloc(nb, sizeof *sn);
+    for (int y = 0; y < ph; y++) {
+        const uint8_t *row = luma + (size_t)y * stride;
+        size_t base = (size_t)(y / CHECK_BLOCK) * bw;
+        for (int x = 0; x < pw; x++) {
+            psum[base + (size_t)x / CHECK_BLOCK] += row[x];
+            pn[base + (size_t)x / CHECK_BLOCK]++;
         }
     }
+    uint32_t *col = xmalloc(shot->width * sizeof *col);
+    for (uint32_t x = 0; x < shot->width; x++)
+        col[x] = (uint32_t)((uint64_t)x * (uint64_t)pw / shot->width) / CHECK_BLOCK;
+    for (uint32_t y = 0; y < shot->height; y++) {
+        const uint8_t *p = shot->rgba + (size_t)y * shot->stride;
+        size_t base = (size_t)(((uint64_t)y * (uint64_t)ph / shot->height) / CHECK_BLOCK) * bw;
+        for (uint32_t x = 0; x < shot->width; x++, p += 4) {
+            ssum[base + col[x]] += (77u * p[0] + 150u * p[1] + 29u * p[2]) >> 8;
+            sn[base + col[x]]++;
+        }
+    }
+    bool alike = true;
+    double worst = 0;
+    for (size_t b = 0; b < nb; b++) {
+        if (!pn[b] || !sn[b])
+            continue;
+        double mp = (double)psum[b] / pn[b], ms = (double)ssum[b] / sn[b];
+        if (!full) /* limited range: 16-235 */
+            mp = (mp - 16) * 255.0 / 219.0;
+        if (fabs(mp - ms) > worst)
+            worst = fabs(mp - ms);
+        alike = alike && fabs(mp - ms) <= CHECK_LIMIT;
+    }
+    log_debug("check: the screencap and the picture differ by %.0f levels at most", worst);
     c->alike = alike;
-    frame_finish(&pic);
-    frame_finish(&small);
+    free(psum);
+    free(ssum);
+    free(pn);
+    free(sn);
+    free(col);
 }
 
 void android_check_end(struct android *a, struct android_check *c)
@@ -600,6 +635,10 @@ void android_check_end(struct android *a, struct android_check *c)
     if (!c)
         return;
     struct android_stream *st = a->stream;
+    if (st) {
+        uint64_t took = clock_now_ms() - c->asked_ms;
+        st->screencap_ms = st->screencap_ms ? (3 * st->screencap_ms + took) / 4 : took;
+    }
     if (st && st->cur == c->feed) {
         if (c->alike) {
             if (c->asked_ms > st->confirmed_ms)
