@@ -1,10 +1,16 @@
 /* dlopen of libavutil/libavcodec/libavformat (see libav.h). */
+#define LOG_MODULE "libav"
 #include "record/libav.h"
+
+#include "core/log.h"
 
 #include <dlfcn.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/log.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #define SONAME(lib, major) "lib" #lib ".so." AV_STRINGIFY(major)
@@ -12,6 +18,22 @@
 static void *handles[3];
 static const char *load_error; /* static text, for the first library missing */
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+/* libav's own messages ("concealing 4 DC … errors" on a damaged picture,
+ * which glovebox handles) go to the log at debug level, in its format,
+ * instead of bare lines on stderr. Any thread. */
+static void av_log_line(void *avcl, int level, const char *fmt, va_list vl)
+{
+    (void)avcl;
+    if (level > AV_LOG_WARNING || !log_enabled(LOG_DEBUG))
+        return;
+    char line[512];
+    vsnprintf(line, sizeof line, fmt, vl);
+    size_t n = strlen(line);
+    while (n && line[n - 1] == '\n')
+        line[--n] = '\0';
+    log_debug("%s", line);
+}
 
 static void load(void)
 {
@@ -32,6 +54,13 @@ static void load(void)
         if (!handles[i]) {
             load_error = missing[i];
             return;
+        }
+        if (i == 0) {
+            void (*set_callback)(void (*)(void *, int, const char *, va_list));
+            void *sym = dlsym(handles[0], "av_log_set_callback");
+            memcpy(&set_callback, &sym, sizeof sym);
+            if (sym)
+                set_callback(av_log_line);
         }
     }
 }

@@ -286,6 +286,9 @@ static void feed_ended(struct android_stream *st, struct feed *f, const struct a
         st->note = xasprintf("no screen stream, screenshots by screencap: %s", why);
         log_warn("%s: %s", st->a->serial, st->note);
         free(why);
+        feed_drop(st->cur); /* a renewal failed: the current one goes too */
+        feed_drop(st->next);
+        st->cur = st->next = NULL;
         return;
     }
     log_info("%s: the screen stream ended (%s); another starts", st->a->serial, why);
