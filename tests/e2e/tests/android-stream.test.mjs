@@ -7,6 +7,9 @@
 // screencap, with a note.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 import { startFakeAdb } from '../lib/fake-adb/index.mjs';
@@ -180,6 +183,36 @@ describe('android screenshots from the screen stream', () => {
       t.diagnostic(`${streamed} of 16 screenshots after a tap came from the stream`);
     });
   }
+
+  test('the policy\'s redact areas are painted over stream screenshots too, where the screen has them', opts(), async (t) => {
+    const adb = await fake(t);
+    const dev = adb.device();
+    const tmp = mkdtempSync(join(tmpdir(), 'gb-stream-policy-'));
+    t.after(() => rmSync(tmp, { recursive: true, force: true }));
+    const policy = join(tmp, 'policy.json');
+    // Screen coordinates; the stream's picture is 702×1560 for this 720×1600 screen.
+    writeFileSync(policy, JSON.stringify({ allow: ['android_connect', 'session_list'], redact: [{ x: 100, y: 400, width: 200, height: 200 }] }));
+    const srv = await startServer(t, { args: ['--policy', policy], env: { GLOVEBOX_ALLOW_ALL: '0' } });
+    const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+    assert.ok(await until(async () => (await sessionOf(srv, s.id)).stream === 'live'), 'the stream goes live');
+    const before = dev.entries('screencap').length;
+    let r;
+    assert.ok(await until(async () => {
+      r = await srv.ok('screenshot', { session: s.id });
+      return dev.entries('screencap').length === before;
+    }), 'a screenshot from the stream');
+    assert.equal(r.sc.redacted, 1);
+    const png = decodePng(imageOf(r).data);
+    assert.deepEqual([png.width, png.height], [702, 1560]);
+    assert.ok(Math.abs(r.sc.scale - 702 / 720) < 1e-3, `image pixels per screen coordinate: ${r.sc.scale}`);
+    const at = (x, y) => [...png.data.subarray((y * png.width + x) * 4, (y * png.width + x) * 4 + 3)];
+    const scale = 702 / 720;
+    // Inside the area (in image pixels), grey; just outside it, the screen.
+    for (const [x, y] of [[100, 400], [299, 599], [200, 500]]) {
+      assert.deepEqual(at(Math.round(x * scale), Math.round(y * scale)), [0x60, 0x60, 0x60], `${x},${y} is painted over`);
+    }
+    assert.notDeepEqual(at(Math.round(320 * scale), Math.round(500 * scale)), [0x60, 0x60, 0x60], 'outside the area is the screen');
+  });
 
   test('stopping the session closes the stream: no adb connection, no encoder left', opts(), async (t) => {
     const adb = await fake(t);
