@@ -28,6 +28,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -81,6 +82,13 @@ struct feed {
     int tail_ms;                /* the silence that ends a picture (STREAM_TAIL_MS…) */
     uint64_t first_ms, last_ms; /* when the first / latest picture was decoded (0: none) */
     int width, height;          /* of the latest picture */
+    /* A screencap showed what no picture had shown yet: the stream is
+     * behind the screen until a picture looks like it (target: its block
+     * averages, see check_run), the action before it at target_acted_ms. */
+    bool behind;
+    double *target;
+    uint64_t target_acted_ms;
+    uint64_t caught_late_ms; /* how long after that action it caught up (0: not yet told) */
 };
 
 struct android_stream {
@@ -97,14 +105,44 @@ struct android_stream {
     int rotation;          /* a->rotation when asked */
     uint64_t settle_ms;    /* how long a change may take to reach a picture here */
     uint64_t confirmed_ms; /* a screencap agreed with the latest picture as of then */
-    uint64_t mismatch_ms;  /* a screencap disagreed after the action of then (0: none) */
     bool measured;         /* settle_ms has seen the first stream's start */
     uint64_t screencap_ms; /* how long a screenshot by screencap takes (average; 0: unknown) */
     int tail_ms;           /* for the next feeds' decoders */
+    bool native;           /* no --size: the encoder refused the smaller one */
     uint64_t renew_ms;     /* when the next screenrecord starts */
 };
 
+static size_t blocks_of(int w, int h);
+static double *picture_means(const struct h264_picture *p);
+static double worst_block(const double *a, const double *b, size_t n);
+
 /* ---- the decoder thread ---------------------------------------------------- */
+
+/* While the stream is behind the screen: whether the new latest picture
+ * looks like the screencap that showed it (then it has caught up). */
+static void catch_up(struct feed *f, uint64_t now)
+{
+    pthread_mutex_lock(&f->lock);
+    bool behind = f->behind;
+    pthread_mutex_unlock(&f->lock);
+    if (!behind)
+        return;
+    struct h264_picture *p = h264_decoder_latest(f->dec);
+    int w, h;
+    h264_picture_size(p, &w, &h);
+    double *means = picture_means(p);
+    h264_picture_free(p);
+    pthread_mutex_lock(&f->lock);
+    if (means && f->behind && f->target &&
+        worst_block(means, f->target, blocks_of(w, h)) <= CHECK_LIMIT) {
+        f->behind = false;
+        f->caught_late_ms = now > f->target_acted_ms ? now - f->target_acted_ms : 1;
+        free(f->target);
+        f->target = NULL;
+    }
+    pthread_mutex_unlock(&f->lock);
+    free(means);
+}
 
 static void *decode_thread(void *arg)
 {
@@ -141,12 +179,13 @@ static void *decode_thread(void *arg)
                          : h264_decoder_flush_tail(f->dec, &err);
         mine.len = 0;
         int w = 0, h = 0;
+        uint64_t now = clock_now_ms();
         if (n > 0) {
             struct h264_picture *p = h264_decoder_latest(f->dec);
             h264_picture_size(p, &w, &h);
             h264_picture_free(p);
+            catch_up(f, now);
         }
-        uint64_t now = clock_now_ms();
         pthread_mutex_lock(&f->lock);
         if (n < 0) {
             f->error = err;
@@ -185,6 +224,7 @@ static void feed_unref(struct feed *f)
     strbuf_finish(&f->queue);
     strbuf_finish(&f->err);
     free(f->error);
+    free(f->target);
     free(f);
 }
 
@@ -192,15 +232,26 @@ static void feed_unref(struct feed *f)
 struct feed_state {
     uint64_t first_ms, last_ms;
     int width, height;
-    bool failed;
+    bool failed, behind;
 };
 
 static struct feed_state feed_state(struct feed *f)
 {
     pthread_mutex_lock(&f->lock);
-    struct feed_state s = {f->first_ms, f->last_ms, f->width, f->height, f->error != NULL};
+    struct feed_state s = {f->first_ms, f->last_ms,       f->width,
+                           f->height,   f->error != NULL, f->behind};
     pthread_mutex_unlock(&f->lock);
     return s;
+}
+
+/* How long after its action the stream caught up, once (0: nothing new). */
+static uint64_t take_caught_late(struct feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    uint64_t late = f->caught_late_ms;
+    f->caught_late_ms = 0;
+    pthread_mutex_unlock(&f->lock);
+    return late;
 }
 
 /* Stop f's screenrecord (its connection's done follows) and forget it. */
@@ -278,6 +329,13 @@ static void feed_ended(struct android_stream *st, struct feed *f, const struct a
     f->wake = NULL;
     pthread_mutex_unlock(&f->lock);
     feed_unref(f); /* the stream's reference */
+    /* An encoder may refuse a size of ours (some want multiples of 16):
+     * screenrecord's own choice, the screen's size, is the next try (the
+     * pipeline scales its pictures then). */
+    bool refused = !s.first_ms && !longer && !st->native && r->ok && r->exit_code != 0 &&
+                   !strstr(why, "unrecognized option") && !strstr(why, "not found");
+    if (refused)
+        st->native = true;
     if (s.first_ms)
         st->fails = 0;
     else if (r->device_lost || (!longer && ++st->fails >= MAX_FAILS)) {
@@ -362,11 +420,18 @@ static void feed_start(struct android_stream *st)
     f->wake = &st->wake;
     if (pthread_create(&f->thread, NULL, decode_thread, f) != 0)
         abort();
-    stream_size(a->width, a->height, &st->width, &st->height);
     st->rotation = a->rotation;
-    char *req = xasprintf("shell,v2,raw:screenrecord --output-format=h264 --size %dx%d "
-                          "--bit-rate %d --time-limit %d -",
-                          st->width, st->height, STREAM_BIT_RATE, STREAM_TIME_LIMIT);
+    char size[48] = "";
+    if (st->native) { /* the screen's own size: screenrecord's default */
+        st->width = a->width;
+        st->height = a->height;
+    } else {
+        stream_size(a->width, a->height, &st->width, &st->height);
+        snprintf(size, sizeof size, " --size %dx%d", st->width, st->height);
+    }
+    char *req = xasprintf("shell,v2,raw:screenrecord --output-format=h264%s --bit-rate %d "
+                          "--time-limit %d -",
+                          size, STREAM_BIT_RATE, STREAM_TIME_LIMIT);
     *(st->cur ? &st->next : &st->cur) = f;
     android_hold(a); /* released by the connection's done */
     f->adb = adb_stream_open(a->app->loop, &a->srv, a->serial, req, ANDROID_TIMEOUT_MS, on_packet,
@@ -518,14 +583,17 @@ static enum verdict judge(struct android_stream *st, uint64_t now, uint64_t wait
         if (half > st->settle_ms)
             st->settle_ms = half < SETTLE_MAX_MS ? half : SETTLE_MAX_MS;
     }
-    /* A screencap disagreed while no picture had come: the picture that
-     * then came tells how late changes can be; wait that long from now on. */
-    if (st->mismatch_ms && s.last_ms > st->mismatch_ms) {
-        uint64_t late = (s.last_ms - st->mismatch_ms) * 3 / 2;
+    /* Behind the screen (a screencap showed more than the pictures): none
+     * is trusted until one catches up; how late it did is how late changes
+     * can be, so L grows to 1.5× that (at most SETTLE_MAX_MS). */
+    uint64_t caught = take_caught_late(st->cur);
+    if (caught) {
+        uint64_t late = caught * 3 / 2;
         if (late > st->settle_ms)
             st->settle_ms = late < SETTLE_MAX_MS ? late : SETTLE_MAX_MS;
-        st->mismatch_ms = 0;
     }
+    if (s.behind)
+        return SCREENCAP;
     uint64_t act = a->acted_ms, settle = st->settle_ms;
     if (s.last_ms > act + settle)
         return SERVE;
@@ -559,6 +627,76 @@ struct android_check {
     bool alike; /* set by check_run */
 };
 
+static size_t blocks_of(int w, int h)
+{
+    return (((size_t)w + CHECK_BLOCK - 1) / CHECK_BLOCK) *
+           (((size_t)h + CHECK_BLOCK - 1) / CHECK_BLOCK);
+}
+
+/* Average brightness (0-255) of each CHECK_BLOCK square of the picture, row
+ * by row; NULL for a picture without an 8-bit luma plane. Any thread. */
+static double *picture_means(const struct h264_picture *p)
+{
+    const uint8_t *luma;
+    int stride, w, h;
+    bool full;
+    if (!h264_picture_luma(p, &luma, &stride, &w, &h, &full))
+        return NULL;
+    size_t bw = ((size_t)w + CHECK_BLOCK - 1) / CHECK_BLOCK, nb = blocks_of(w, h);
+    double *sum = xcalloc(nb, sizeof *sum);
+    uint32_t *n = xcalloc(nb, sizeof *n);
+    for (int y = 0; y < h; y++) {
+        const uint8_t *row = luma + (size_t)y * stride;
+        size_t base = (size_t)(y / CHECK_BLOCK) * bw;
+        for (int x = 0; x < w; x++) {
+            sum[base + (size_t)x / CHECK_BLOCK] += row[x];
+            n[base + (size_t)x / CHECK_BLOCK]++;
+        }
+    }
+    for (size_t b = 0; b < nb; b++) {
+        sum[b] /= n[b];
+        if (!full) /* limited range: 16-235 */
+            sum[b] = (sum[b] - 16) * 255.0 / 219.0;
+    }
+    free(n);
+    return sum;
+}
+
+/* The same for the part of a screencap each block of a pw×ph picture
+ * shows: one pass over it, no scaled copy. */
+static double *screencap_means(const struct frame *shot, int pw, int ph)
+{
+    size_t bw = ((size_t)pw + CHECK_BLOCK - 1) / CHECK_BLOCK, nb = blocks_of(pw, ph);
+    double *sum = xcalloc(nb, sizeof *sum);
+    uint32_t *n = xcalloc(nb, sizeof *n);
+    uint32_t *col = xmalloc(shot->width * sizeof *col);
+    for (uint32_t x = 0; x < shot->width; x++)
+        col[x] = (uint32_t)((uint64_t)x * (uint64_t)pw / shot->width) / CHECK_BLOCK;
+    for (uint32_t y = 0; y < shot->height; y++) {
+        const uint8_t *p = shot->rgba + (size_t)y * shot->stride;
+        size_t base = (size_t)(((uint64_t)y * (uint64_t)ph / shot->height) / CHECK_BLOCK) * bw;
+        for (uint32_t x = 0; x < shot->width; x++, p += 4) {
+            sum[base + col[x]] += (77u * p[0] + 150u * p[1] + 29u * p[2]) >> 8;
+            n[base + col[x]]++;
+        }
+    }
+    for (size_t b = 0; b < nb; b++)
+        sum[b] = n[b] ? sum[b] / n[b] : 0;
+    free(n);
+    free(col);
+    return sum;
+}
+
+/* The largest difference between two blocks' averages. */
+static double worst_block(const double *a, const double *b, size_t n)
+{
+    double worst = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(a[i] - b[i]) > worst)
+            worst = fabs(a[i] - b[i]);
+    return worst;
+}
+
 /* What a screencap asked now (and answering screenshot) can tell the
  * stream: whether the latest picture still shows the screen (see judge). */
 static struct android_check *check_new(struct android_stream *st)
@@ -582,55 +720,29 @@ void android_check_run(struct android_check *c, const struct frame *shot)
 {
     if (!c)
         return;
-    const uint8_t *luma;
-    int stride, pw, ph;
-    bool full;
-    if (!h264_picture_luma(c->picture, &luma, &stride, &pw, &ph, &full))
+    int pw, ph;
+    h264_picture_size(c->picture, &pw, &ph);
+    double *pic = picture_means(c->picture);
+    if (!pic)
         return;
-    /* Average brightness per block of the picture, and of the same part of
-     * the screencap: one pass over each, no scaled copy. */
-    size_t bw = ((size_t)pw + CHECK_BLOCK - 1) / CHECK_BLOCK;
-    size_t bh = ((size_t)ph + CHECK_BLOCK - 1) / CHECK_BLOCK, nb = bw * bh;
-    uint64_t *psum = xcalloc(nb, sizeof *psum), *ssum = xcalloc(nb, sizeof *ssum);
-    uint32_t *pn = xcalloc(nb, sizeof *pn), *sn = xcalloc(nb, sizeof *sn);
-    for (int y = 0; y < ph; y++) {
-        const uint8_t *row = luma + (size_t)y * stride;
-        size_t base = (size_t)(y / CHECK_BLOCK) * bw;
-        for (int x = 0; x < pw; x++) {
-            psum[base + (size_t)x / CHECK_BLOCK] += row[x];
-            pn[base + (size_t)x / CHECK_BLOCK]++;
-        }
-    }
-    uint32_t *col = xmalloc(shot->width * sizeof *col);
-    for (uint32_t x = 0; x < shot->width; x++)
-        col[x] = (uint32_t)((uint64_t)x * (uint64_t)pw / shot->width) / CHECK_BLOCK;
-    for (uint32_t y = 0; y < shot->height; y++) {
-        const uint8_t *p = shot->rgba + (size_t)y * shot->stride;
-        size_t base = (size_t)(((uint64_t)y * (uint64_t)ph / shot->height) / CHECK_BLOCK) * bw;
-        for (uint32_t x = 0; x < shot->width; x++, p += 4) {
-            ssum[base + col[x]] += (77u * p[0] + 150u * p[1] + 29u * p[2]) >> 8;
-            sn[base + col[x]]++;
-        }
-    }
-    bool alike = true;
-    double worst = 0;
-    for (size_t b = 0; b < nb; b++) {
-        if (!pn[b] || !sn[b])
-            continue;
-        double mp = (double)psum[b] / pn[b], ms = (double)ssum[b] / sn[b];
-        if (!full) /* limited range: 16-235 */
-            mp = (mp - 16) * 255.0 / 219.0;
-        if (fabs(mp - ms) > worst)
-            worst = fabs(mp - ms);
-        alike = alike && fabs(mp - ms) <= CHECK_LIMIT;
-    }
+    double *cap = screencap_means(shot, pw, ph);
+    double worst = worst_block(pic, cap, blocks_of(pw, ph));
     log_debug("check: the screencap and the picture differ by %.0f levels at most", worst);
-    c->alike = alike;
-    free(psum);
-    free(ssum);
-    free(pn);
-    free(sn);
-    free(col);
+    c->alike = worst <= CHECK_LIMIT;
+    free(pic);
+    if (c->alike) {
+        free(cap);
+        return;
+    }
+    /* The stream is behind the screen: no picture is trusted until one
+     * looks like this screencap (decode_thread compares each). */
+    struct feed *f = c->feed;
+    pthread_mutex_lock(&f->lock);
+    free(f->target);
+    f->target = cap;
+    f->target_acted_ms = c->acted_ms;
+    f->behind = true;
+    pthread_mutex_unlock(&f->lock);
 }
 
 void android_check_end(struct android *a, struct android_check *c)
@@ -642,13 +754,17 @@ void android_check_end(struct android *a, struct android_check *c)
         uint64_t took = clock_now_ms() - c->asked_ms;
         st->screencap_ms = st->screencap_ms ? (3 * st->screencap_ms + took) / 4 : took;
     }
-    if (st && st->cur == c->feed) {
-        if (c->alike) {
+    if (st && st->cur == c->feed && c->alike) {
+        struct feed *f = c->feed;
+        pthread_mutex_lock(&f->lock);
+        /* The picture compared was the screen then, and nothing newer has
+         * come: the stream has caught up. */
+        if (f->last_ms <= c->asked_ms) {
+            f->behind = false;
             if (c->asked_ms > st->confirmed_ms)
                 st->confirmed_ms = c->asked_ms;
-        } else if (c->acted_ms && !st->mismatch_ms) {
-            st->mismatch_ms = c->acted_ms;
         }
+        pthread_mutex_unlock(&f->lock);
     }
     h264_picture_free(c->picture);
     feed_unref(c->feed);
@@ -744,8 +860,20 @@ static void decide(struct backend_call *bc, struct android *a, uint64_t since)
         arm(st, 0);
     }
     enum verdict v = st ? judge(st, now, now - since) : SCREENCAP;
+    if (st && st->cur && log_enabled(LOG_DEBUG) && (v != WAIT || now == since)) {
+        struct feed_state fs = feed_state(st->cur);
+        log_debug("%s: screenshot %s: %llu ms after the action, the latest picture %lld ms "
+                  "after it, confirmed %lld ms after it, L %llu ms, screencaps %llu ms",
+                  a->serial,
+                  v == SERVE  ? "from the stream"
+                  : v == WAIT ? "waits"
+                              : "by screencap",
+                  (unsigned long long)(now - a->acted_ms),
+                  (long long)fs.last_ms - (long long)a->acted_ms,
+                  (long long)st->confirmed_ms - (long long)a->acted_ms,
+                  (unsigned long long)st->settle_ms, (unsigned long long)st->screencap_ms);
+    }
     if (v == SERVE) {
-        log_debug("%s: screenshot from the screen stream", a->serial);
         serve(bc, st);
     } else if (v == SCREENCAP) {
         android_screencap_shot(bc, st ? check_new(st) : NULL);

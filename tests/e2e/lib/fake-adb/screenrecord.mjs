@@ -89,7 +89,9 @@ export async function screenrecord(dev, args, io) {
   const { width, height } = dev.displaySize();
   const size = o.size ?? { width, height };
   dev.record('screenrecord', { size, bitRate: o.bitRate, timeLimit: o.timeLimit });
-  if (dev.screenrecord === 'fails') { // the encoder refuses (a size it cannot do, no AVC encoder)
+  // The encoder refuses: any size ('fails': no AVC encoder), or sizes other
+  // than the display's ('sized-fails': one that wants multiples of 16).
+  if (dev.screenrecord === 'fails' || (dev.screenrecord === 'sized-fails' && o.size)) {
     io.err(enc(`ERROR: unable to configure video/avc codec at ${size.width}x${size.height} (err=-2147483648)\n`));
     return 1;
   }
