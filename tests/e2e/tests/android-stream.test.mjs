@@ -218,6 +218,48 @@ describe('android screenshots from the screen stream', () => {
     assert.notDeepEqual(at(Math.round(320 * scale), Math.round(500 * scale)), [0x60, 0x60, 0x60], 'outside the area is the screen');
   });
 
+  test('a picture from before the action that arrives after it is never served: the stream is behind until it catches up', opts(), async (t) => {
+    const adb = await fake(t);
+    const dev = adb.device();
+    const srv = await startServer(t);
+    const adbServer = `127.0.0.1:${adb.port}`;
+    const s = (await srv.ok('android_connect', { adb_server: adbServer })).sc;
+    const cap = (await srv.ok('android_connect', { adb_server: adbServer, stream: false })).sc;
+    assert.ok(await until(async () => (await sessionOf(srv, s.id)).stream === 'live'), 'the stream goes live');
+    const { user, signIn } = await openLogin(srv, s.id);
+    const login = grid(await shot(srv, cap.id));
+    // The frames of what follows are held back: the typed name (X), then the
+    // welcome screen (Y).
+    const hold = dev.holdScreenrecord();
+    t.after(() => hold.done());
+    await srv.ok('type_text', { session: s.id, ref: user.ref, text: 'ada' });
+    await sleep(100); // the fake takes X
+    await srv.ok('click', { session: s.id, ref: signIn.ref });
+    assert.equal(dev.login.signedInAs, 'ada');
+    await sleep(100); // and Y
+    const welcome = grid(await shot(srv, cap.id));
+    assert.ok(distance(login, welcome) > 60);
+    const close = (g, want, other, what) => {
+      assert.ok(distance(g, want) < distance(g, other), `${what}: the welcome screen`);
+      assert.ok(distance(g, want) < 24, `${what} (worst cell ${distance(g, want).toFixed(1)})`);
+    };
+    // No picture since the action: a screencap, which shows more than the pictures.
+    close(grid(await shot(srv, s.id)), welcome, login, 'right after sign in');
+    // X, from before the click, arrives after it; then nothing for a while.
+    hold.release(1);
+    await sleep(1500);
+    let caps = dev.entries('screencap').length;
+    close(grid(await shot(srv, s.id)), welcome, login, 'after the stale picture came');
+    assert.equal(dev.entries('screencap').length, caps + 1, 'a screencap: the stream is behind');
+    // Y arrives: the stream has caught up, and serves the welcome screen.
+    hold.done();
+    assert.ok(await until(async () => {
+      caps = dev.entries('screencap').length;
+      close(grid(await shot(srv, s.id)), welcome, login, 'after the stream caught up');
+      return dev.entries('screencap').length === caps;
+    }), 'the stream serves again once it caught up');
+  });
+
   test('stopping the session closes the stream: no adb connection, no encoder left', opts(), async (t) => {
     const adb = await fake(t);
     const dev = adb.device();

@@ -193,6 +193,16 @@ export class FakeDevice {
     return () => { this.screencapHold = null; release(); };
   }
 
+  /**
+   * Holds screenrecord's frames: each change is taken but not encoded until
+   * let go — release(n) lets the next n go, in order; done() ends the hold.
+   */
+  holdScreenrecord() {
+    const hold = { release: 0 };
+    this.screenrecordHold = hold;
+    return { release: (n = 1) => { hold.release += n; }, done: () => { this.screenrecordHold = null; } };
+  }
+
   /** Replaces the uiautomator XML (e.g. malformed) until set back to null. */
   setUiXml(xml) { this.uiXmlOverride = xml; }
 

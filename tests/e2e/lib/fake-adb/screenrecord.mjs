@@ -123,14 +123,23 @@ export async function screenrecord(dev, args, io) {
   }));
   let last = null;
   let writing = false;
+  // dev.holdScreenrecord(): frames are taken as the screen changes but queued,
+  // not encoded, until the test lets them go (a slow encoder or link).
+  const queue = [];
   const tick = () => {
     if (writing) return;
     const f = dev.frame();
     // The display rotated: screenrecord keeps its size; the fake just stops sending.
-    if (f.px === last || f.width !== width || f.height !== height) return;
-    last = f.px;
-    writing = !ff.stdin.write(f.px);
-    if (writing) ff.stdin.once('drain', () => { writing = false; });
+    if (f.px !== last && f.width === width && f.height === height) {
+      last = f.px;
+      queue.push(f.px);
+    }
+    const hold = dev.screenrecordHold;
+    while (queue.length && !writing && (!hold || hold.release > 0)) {
+      if (hold) hold.release--;
+      writing = !ff.stdin.write(queue.shift());
+      if (writing) ff.stdin.once('drain', () => { writing = false; });
+    }
   };
   tick();
   const timer = setInterval(tick, POLL_MS);
