@@ -8,7 +8,10 @@
 //     taps go through one shell kept open on the device; a second fake device
 //     that refuses to keep one measures the step-per-tap path too)
 //   element list: `snapshot` vs mobile_list_elements_on_screen
-//   screenshot: `screenshot` (PNG) vs mobile_take_screenshot
+//   screenshot: `screenshot` (PNG) vs mobile_take_screenshot; glovebox's come
+//     from the session's screen stream (the fake's screenrecord, encoded by
+//     ffmpeg: needs the ffmpeg package), measured once it is live; a second
+//     session with `stream: false` measures the screencap path too
 // Full tool-call round trips over stdio; p50 of BENCH_ACTIONS calls. Without
 // bench/node_modules (cd bench && npm ci) only glovebox is measured.
 // Prints figures, never asserts on them.
@@ -21,6 +24,7 @@ import { formatMs, percentile, printComparison, saveResults } from './lib/report
 import { benchDir, gloveboxBinary } from './lib/servers.mjs';
 
 const ACTIONS = Number(process.env.BENCH_ACTIONS ?? 50);
+const PAIRS = Math.max(5, Math.floor(ACTIONS / 2));
 const WARMUP = 3;
 const SERIAL = 'emulator-5554';
 
@@ -35,7 +39,7 @@ async function timed(n, fn) {
   return times;
 }
 
-async function glovebox(port, tapsOnly = false) {
+async function glovebox(port, { tapsOnly = false, stream = true } = {}) {
   const server = { name: 'glovebox', command: gloveboxBinary(), args: ['serve', '--allow-all'], required: true };
   const peer = new StdioPeer(server);
   expectResult(server, 'initialize', (await peer.request('initialize', initializeParams, 30000)).msg);
@@ -46,7 +50,23 @@ async function glovebox(port, tapsOnly = false) {
     if (result.isError) throw new Error(`glovebox: ${name} failed: ${result.content?.map((c) => c.text).join(' ')}`);
     return result;
   };
-  await call('android_connect', { adb_server: `127.0.0.1:${port}` });
+  const s = (await call('android_connect', { adb_server: `127.0.0.1:${port}`, stream })).structuredContent;
+  if (stream) { // warm-up: the stream's first picture (ffmpeg starting in the fake)
+    const end = Date.now() + 30000;
+    const live = async () => (await call('session_list', {})).structuredContent.sessions.find((x) => x.id === s.id).stream === 'live';
+    while (!(await live()) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  }
+  // An agent's loop: an action, then a screenshot. The tap at 10,10 hits
+  // nothing, so the stream has no picture after it: glovebox waits for one,
+  // then takes a screencap (docs/android.md, "The screen stream").
+  const pair = () => timed(PAIRS, async () => { await call('click', { x: 10, y: 10 }); await call('screenshot', {}); });
+  if (!stream && !tapsOnly) {
+    const screenshot = await timed(ACTIONS, () => call('screenshot', {}));
+    const tapShot = await pair();
+    peer.child.stdin.end();
+    await peer.exited;
+    return { screenshot, tapShot };
+  }
   if (tapsOnly) {
     const tap = await timed(ACTIONS, () => call('click', { x: 10, y: 10 }));
     peer.child.stdin.end();
@@ -57,6 +77,7 @@ async function glovebox(port, tapsOnly = false) {
     tap: await timed(ACTIONS, () => call('click', { x: 10, y: 10 })),
     elements: await timed(ACTIONS, () => call('snapshot', {})),
     screenshot: await timed(ACTIONS, () => call('screenshot', {})),
+    tapShot: await pair(),
   };
   peer.child.stdin.end();
   await peer.exited;
@@ -85,6 +106,10 @@ async function mobileMcp(port) {
       tap: await timed(ACTIONS, () => call('mobile_click_on_screen_at_coordinates', { x: 10, y: 10 })),
       elements: await timed(ACTIONS, () => call('mobile_list_elements_on_screen')),
       screenshot: await timed(ACTIONS, () => call('mobile_take_screenshot')),
+      tapShot: await timed(PAIRS, async () => {
+        await call('mobile_click_on_screen_at_coordinates', { x: 10, y: 10 });
+        await call('mobile_take_screenshot');
+      }),
     };
   } finally {
     await client.close();
@@ -107,21 +132,25 @@ try {
   const stepFake = await startFakeAdb({ devices: [{ serial: SERIAL, keptShell: false }] });
   let step;
   try {
-    step = await glovebox(stepFake.port, true);
+    step = await glovebox(stepFake.port, { tapsOnly: true, stream: false });
   } finally {
     await stepFake.close();
   }
+  const cap = await glovebox(fake.port, { stream: false });
   const p50 = (v) => (v ? percentile(v, 50) : NaN);
   const rows = [
     { metric: 'tap p50', a: p50(g.tap), b: p50(m?.tap), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
     { metric: 'element list p50', a: p50(g.elements), b: p50(m?.elements), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
     { metric: 'screenshot p50 (1080×2400 PNG)', a: p50(g.screenshot), b: p50(m?.screenshot), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
+    { metric: 'screenshot p50, glovebox by screencap (stream: false)', a: p50(cap.screenshot), b: p50(m?.screenshot), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
+    { metric: 'tap then screenshot p50 (a tap that changes nothing)', a: p50(g.tapShot), b: p50(m?.tapShot), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
+    { metric: 'tap then screenshot p50, glovebox by screencap', a: p50(cap.tapShot), b: p50(m?.tapShot), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
     { metric: 'tap p50, glovebox alone', a: p50(g.tap), b: NaN, format: formatMs, target: { max: 5, text: '< 5 ms' } },
     { metric: 'tap p50, glovebox, a step per tap (no kept shell)', a: p50(step.tap), b: NaN, format: formatMs, target: { max: 5, text: '< 5 ms' } },
   ];
   printComparison(`android benchmark (fake device 1080×2400, ${ACTIONS} calls each)`,
     ['glovebox', m ? 'mobile-mcp (adb per action)' : 'mobile-mcp (not installed)'], rows);
-  saveResults('android', { glovebox: g, glovebox_step_per_tap: step, mobile_mcp: m });
+  saveResults('android', { glovebox: g, glovebox_step_per_tap: step, glovebox_screencap: cap, mobile_mcp: m });
 } finally {
   await fake.close();
 }

@@ -18,7 +18,7 @@ test_pkgs=(
   libcmocka-dev clang libclang-rt-14-dev
   nodejs npm bash vim-nox less python3 procps file
   xvfb dbus zenity gtk-3-examples libxcb1-dev x11-xserver-utils sqlite3 xclip
-  adb
+  adb ffmpeg
   chromium chromium-driver
   xdotool xterm
   tigervnc-standalone-server tigervnc-tools x11vnc

@@ -6,8 +6,8 @@
 #include "core/xmalloc.h"
 #include "image/frame.h"
 #include "record/anim_writer.h"
+#include "record/libav.h"
 
-#include <dlfcn.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/opt.h>
@@ -48,35 +48,33 @@
 #define MKV_CUE_COST     48
 #define MKV_TRAILER_COST 4096
 
-#define SONAME(lib, major) "lib" #lib ".so." AV_STRINGIFY(major)
-
 #define AV_FUNCS(X)                                                                                \
-    X(0, av_frame_alloc)                                                                           \
-    X(0, av_frame_free)                                                                            \
-    X(0, av_frame_get_buffer)                                                                      \
-    X(0, av_frame_make_writable)                                                                   \
-    X(0, av_opt_set)                                                                               \
-    X(0, av_strerror)                                                                              \
-    X(1, avcodec_find_encoder_by_name)                                                             \
-    X(1, avcodec_alloc_context3)                                                                   \
-    X(1, avcodec_open2)                                                                            \
-    X(1, avcodec_parameters_from_context)                                                          \
-    X(1, avcodec_send_frame)                                                                       \
-    X(1, avcodec_receive_packet)                                                                   \
-    X(1, avcodec_free_context)                                                                     \
-    X(1, av_packet_alloc)                                                                          \
-    X(1, av_packet_free)                                                                           \
-    X(1, av_packet_rescale_ts)                                                                     \
-    X(1, av_packet_unref)                                                                          \
-    X(2, avformat_alloc_output_context2)                                                           \
-    X(2, avformat_new_stream)                                                                      \
-    X(2, avio_open)                                                                                \
-    X(2, avio_closep)                                                                              \
-    X(2, avio_seek)                                                                                \
-    X(2, avformat_write_header)                                                                    \
-    X(2, av_interleaved_write_frame)                                                               \
-    X(2, av_write_trailer)                                                                         \
-    X(2, avformat_free_context)
+    X(LIBAV_UTIL, av_frame_alloc)                                                                  \
+    X(LIBAV_UTIL, av_frame_free)                                                                   \
+    X(LIBAV_UTIL, av_frame_get_buffer)                                                             \
+    X(LIBAV_UTIL, av_frame_make_writable)                                                          \
+    X(LIBAV_UTIL, av_opt_set)                                                                      \
+    X(LIBAV_UTIL, av_strerror)                                                                     \
+    X(LIBAV_CODEC, avcodec_find_encoder_by_name)                                                   \
+    X(LIBAV_CODEC, avcodec_alloc_context3)                                                         \
+    X(LIBAV_CODEC, avcodec_open2)                                                                  \
+    X(LIBAV_CODEC, avcodec_parameters_from_context)                                                \
+    X(LIBAV_CODEC, avcodec_send_frame)                                                             \
+    X(LIBAV_CODEC, avcodec_receive_packet)                                                         \
+    X(LIBAV_CODEC, avcodec_free_context)                                                           \
+    X(LIBAV_CODEC, av_packet_alloc)                                                                \
+    X(LIBAV_CODEC, av_packet_free)                                                                 \
+    X(LIBAV_CODEC, av_packet_rescale_ts)                                                           \
+    X(LIBAV_CODEC, av_packet_unref)                                                                \
+    X(LIBAV_FORMAT, avformat_alloc_output_context2)                                                \
+    X(LIBAV_FORMAT, avformat_new_stream)                                                           \
+    X(LIBAV_FORMAT, avio_open)                                                                     \
+    X(LIBAV_FORMAT, avio_closep)                                                                   \
+    X(LIBAV_FORMAT, avio_seek)                                                                     \
+    X(LIBAV_FORMAT, avformat_write_header)                                                         \
+    X(LIBAV_FORMAT, av_interleaved_write_frame)                                                    \
+    X(LIBAV_FORMAT, av_write_trailer)                                                              \
+    X(LIBAV_FORMAT, avformat_free_context)
 
 static struct {
 #define FIELD(lib, name) __typeof__(&name) name;
@@ -88,34 +86,11 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 static void load(void)
 {
-    static const char *const libs[] = {
-        SONAME(avutil, LIBAVUTIL_VERSION_MAJOR),
-        SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR),
-        SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR),
-    };
-    void *h[3];
-    for (int i = 0; i < 3; i++) {
-        h[i] = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
-        if (!h[i]) {
-            load_error = libs[i][5] == 'u'   ? "libavutil is not installed (Debian: libavutil57)"
-                         : libs[i][5] == 'c' ? "libavcodec is not installed (Debian: libavcodec59)"
-                                             : "libavformat is not installed (Debian: "
-                                               "libavformat59)";
-            return;
-        }
-    }
 #define LOOKUP(lib, name)                                                                          \
-    {                                                                                              \
-        void *sym = dlsym(h[lib], #name);                                                          \
-        if (!sym) {                                                                                \
-            load_error = "the installed libav* lack " #name;                                       \
-            return;                                                                                \
-        }                                                                                          \
-        memcpy(&av.name, &sym, sizeof sym);                                                        \
-    }
+    if (!libav_symbol(lib, #name, &av.name, &load_error))                                          \
+        return;
     AV_FUNCS(LOOKUP)
 #undef LOOKUP
-    /* Loaded for good: they stay mapped until exit. */
 }
 
 struct video_writer {

@@ -226,6 +226,7 @@ static void android_stop(struct session *s)
     frame_recording_end(&a->rec, recording_idle, a);
     android_waits_end(a, a->stop_reason ? a->stop_reason : "the session was stopped");
     android_shell_end(a);
+    android_stream_end(a);
     android_release(a);
 }
 
@@ -252,6 +253,10 @@ static json_t *android_describe(struct session *s)
                           a->model, "width", a->width, "height", a->height, "density", a->density,
                           "version", a->version, "adb_server", addr);
     free(addr);
+    const char *note = NULL;
+    json_object_set_new(o, "stream", json_string(android_stream_state(a, &note)));
+    if (note)
+        json_object_set_new(o, "stream_note", json_string(note));
     return o;
 }
 
@@ -324,7 +329,21 @@ struct run {
     struct backend_call *bc;
     struct android *a;
     android_step_fn step;
+    bool acts; /* the command may change the screen (stream.c) */
 };
+
+/* Shell commands that only read: every other one counts as an action, after
+ * which a screenshot must show its effect (stream.c). */
+static bool reads_only(const char *cmd)
+{
+    static const char *const readers[] = {
+        "uiautomator dump",  "settings get",        "pm list", "dumpsys", "getprop", "ime list",
+        "cmd package query", "cmd package resolve", "wm size"};
+    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
+        if (strncmp(cmd, readers[i], strlen(readers[i])) == 0)
+            return true;
+    return false;
+}
 
 void android_device_lost(struct android *a, const char *error)
 {
@@ -339,6 +358,8 @@ static void ran(void *ud, const struct adb_reply *r)
 {
     struct run *run = ud;
     struct android *a = run->a;
+    if (run->acts)
+        android_stream_acted(a);
     run->step(run->bc, r);
     free(run);
     a->pending--;
@@ -373,6 +394,7 @@ void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, u
 {
     struct android *a = android_of(bc->session);
     struct run *run = run_new(bc, step);
+    run->acts = mode == ADB_SHELL_V2 && !reads_only(cmd);
     char *service = xasprintf(mode == ADB_EXEC ? "exec:%s" : "shell,v2,raw:%s", cmd);
     adb_request(a->app->loop, &a->srv, a->serial, service, mode, timeout_ms, max_bytes, ran, run);
     free(service);
@@ -400,7 +422,7 @@ struct connecting {
     struct app *app;
     struct adb_server srv;
     char *serial, *name, *owner;
-    bool shared;
+    bool shared, stream;
     android_connected_fn done;
     void *ud;
     json_t *device; /* the chosen device from the list */
@@ -513,6 +535,8 @@ static void probed(void *ud, const struct adb_reply *r)
     a->session = s;
     s->backend = a;
     session_set_live(s);
+    if (c->stream)
+        android_stream_start(a);
     log_info("%s: %s (%s, Android %s, %dx%d at %d dpi) through %s:%d", s->id, a->serial, a->model,
              a->version, a->width, a->height, d, a->srv.host, a->srv.port);
     c->done(s, 0, NULL, c->ud);
@@ -594,6 +618,7 @@ void android_connect(struct app *app, const struct android_options *o, android_c
     c->name = o->name ? xstrdup(o->name) : NULL;
     c->owner = o->client && o->client->owner ? xstrdup(o->client->owner) : NULL;
     c->shared = o->client && o->client->shared;
+    c->stream = o->stream;
     c->done = done;
     c->ud = ud;
     char *err = NULL;

@@ -18,6 +18,7 @@ struct android_options {
     const char *adb_server; /* "host:port"; NULL: the environment, else 127.0.0.1:5037 */
     const char *name;       /* optional session label */
     bool remote_ok;         /* adb_server may be another machine (the policy lists it) */
+    bool stream;            /* keep a screen stream for screenshots (docs/android.md) */
     const struct session_client *client;
 };
 

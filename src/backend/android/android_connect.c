@@ -49,6 +49,7 @@ static void handle(struct tool_call *call)
         .adb_server = args_string(a, "adb_server", NULL),
         .name = args_string(a, "name", NULL),
         .remote_ok = host_rules_listed(call, "android_connect"),
+        .stream = args_bool(a, "stream", true),
         .client = &who,
     };
     android->connect(tool_call_app(call), &o, connected, call);

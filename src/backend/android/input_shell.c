@@ -89,6 +89,7 @@ static void answer_head(struct android_shell *s, int status)
         .opened = true,
     };
     struct android *a = s->a;
+    android_stream_acted(a);
     c->step(c->bc, &r);
     cmd_free(c);
     arm(s);
@@ -173,6 +174,8 @@ static void on_done(void *ud, const struct adb_reply *r)
         a->shell_off = true;
     char *ended =
         r->ok ? xasprintf("the shell on %s ended (exit status %d)", a->serial, r->exit_code) : NULL;
+    if (s->head) /* what they did is not known */
+        android_stream_acted(a);
     while (s->head) {
         struct shell_cmd *c = pop(s);
         if (refused) {

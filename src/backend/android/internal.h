@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct app;
 struct session;
@@ -15,6 +16,8 @@ struct android_shell;
 struct frame;
 struct ocr_result;
 struct screen_guard;
+struct android_stream;
+struct android_check;
 
 /* Timeouts of one adb step (ms): a device answers these in well under a
  * second; a screenshot moves megabytes. */
@@ -51,7 +54,9 @@ struct android {
     struct android_wait *waits;      /* wait_for calls (wait.c) */
     struct android_shell *shell;     /* the long-lived shell for input (input_shell.c), or NULL */
     bool shell_off;                  /* the device keeps no shell open: a step per command */
-    struct android_ref *refs;        /* the elements of the latest snapshot/find: e1 = refs[0] */
+    struct android_stream *stream;   /* the screen stream (stream.c), or NULL: screencap only */
+    uint64_t acted_ms; /* when the latest action's command answered (clock_now_ms; 0: none) */
+    struct android_ref *refs; /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
     /* computer's pointer on a touch screen: where the last touch was (or
      * where the next one starts), and whether a finger is down. */
@@ -137,6 +142,30 @@ void android_set_rotation(struct android *a, int r);
  * buffer) as an RGBA frame (shot.c); false with *code, *err. */
 bool android_decode_raw(uint8_t *raw, size_t len, struct frame *f, enum error_code *code,
                         char **err);
+
+/* A screenshot by screencap (shot.c); check (taken, may be NULL) compares
+ * it with the stream's latest picture on the way. */
+void android_screencap_shot(struct backend_call *bc, struct android_check *check);
+
+/* The screen stream (stream.c): screenrecord's H.264 decoded as it comes.
+ * start: at connect, when asked; end: the session stops (its connections
+ * close before the session ends). */
+void android_stream_start(struct android *a);
+void android_stream_end(struct android *a);
+/* An action's command answered: later screenshots must show its effect. */
+void android_stream_acted(struct android *a);
+/* Whether a screenshot with these arguments can come from the stream's
+ * pictures (their size is the default fit). */
+bool android_stream_fits(const struct android *a, int max_width, bool fit, bool region);
+/* Answers a screenshot from the stream's latest picture when it shows the
+ * screen after the last action, else (after a short wait) by screencap. */
+void android_stream_screenshot(struct backend_call *bc);
+/* "live", "starting", "failed" (*note says why) or "off". */
+const char *android_stream_state(const struct android *a, const char **note);
+/* Worker pool: compares the screencap shot with c's picture. Loop thread
+ * (end): what it found goes to the stream; c is freed. NULL: nothing. */
+void android_check_run(struct android_check *c, const struct frame *shot);
+void android_check_end(struct android *a, struct android_check *c);
 
 /* Recordings through the shared recorder (shot.c). */
 void android_record_start_op(struct backend_call *bc);

@@ -7,6 +7,7 @@
 #include "backend/frame_recording.h"
 #include "backend/frames.h"
 #include "core/app.h"
+#include "core/args.h"
 #include "core/xmalloc.h"
 #include "image/frame.h"
 
@@ -16,6 +17,8 @@
 struct shot {
     uint8_t *raw;
     size_t raw_len;
+    struct android *a;           /* held while check is set */
+    struct android_check *check; /* or NULL */
 };
 
 static uint32_t le32(const uint8_t *p)
@@ -124,12 +127,19 @@ static bool produce(void *ud, const struct frame_request *rq, struct frame_shot 
     struct shot *sh = ud;
     uint8_t *raw = sh->raw;
     sh->raw = NULL;
-    return android_decode_raw(raw, sh->raw_len, &out->frame, &out->fail_code, err);
+    if (!android_decode_raw(raw, sh->raw_len, &out->frame, &out->fail_code, err))
+        return false;
+    android_check_run(sh->check, &out->frame);
+    return true;
 }
 
 static void release(void *ud)
 {
     struct shot *sh = ud;
+    if (sh->a) {
+        android_check_end(sh->a, sh->check);
+        android_release(sh->a);
+    }
     free(sh->raw);
     free(sh);
 }
@@ -145,17 +155,46 @@ static struct frame_source source_of(const struct adb_reply *r)
 
 static void captured(struct backend_call *bc, const struct adb_reply *r)
 {
+    struct android *a = android_of(bc->session);
+    struct android_check *check = bc->backend_data;
+    bc->backend_data = NULL;
     if (!r->ok) {
+        if (check) {
+            android_check_end(a, check);
+            android_release(a);
+        }
         backend_call_fail_code(bc, r->code, "cannot take a screenshot: %s", r->error);
         return;
     }
     struct frame_source src = source_of(r);
+    struct shot *sh = src.ud;
+    if (check) {
+        sh->a = a; /* its hold moves to the shot */
+        sh->check = check;
+    }
     frames_screenshot(bc, &src);
 }
 
+void android_screencap_shot(struct backend_call *bc, struct android_check *check)
+{
+    if (check) /* a, for the check's end, outlives the step */
+        android_hold(android_of(bc->session));
+    bc->backend_data = check;
+    android_run(bc, ADB_EXEC, "screencap", ANDROID_SHOT_TIMEOUT_MS, ANDROID_MAX_SHOT, captured);
+}
+
+/* The stream's pictures when they can show what was asked (docs/android.md,
+ * "The screen stream"), else a screencap. */
 void android_screenshot_op(struct backend_call *bc)
 {
-    android_run(bc, ADB_EXEC, "screencap", ANDROID_SHOT_TIMEOUT_MS, ANDROID_MAX_SHOT, captured);
+    struct android *a = android_of(bc->session);
+    int max_width = (int)args_int(bc->args, "max_width", 0);
+    bool fit = args_bool(bc->args, "fit", true);
+    bool region = json_object_get(bc->args, "region") != NULL;
+    if (android_stream_fits(a, max_width, fit, region))
+        android_stream_screenshot(bc);
+    else
+        android_screencap_shot(bc, NULL);
 }
 
 /* ---- recordings: the same frames, sampled (backend/frame_recording.h) ---- */

@@ -5,7 +5,7 @@
 // android backend will call. Never starts a real adb server: every adb run is
 // pointed at the fake's port, which listens before adb starts.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import net from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,14 @@ import { FakeDevice, startFakeAdb } from '../lib/fake-adb/index.mjs';
 
 const ADB = '/usr/bin/adb';
 const skip = existsSync(ADB) ? false : `${ADB} is missing (apt-get install adb) — the real client is what proves the fake`;
+const hasFfmpeg = (() => {
+  try {
+    execFileSync('ffmpeg', ['-version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 const W = 720;
 const H = 1600;
 
@@ -163,6 +171,27 @@ describe('fake adb server driven by the real adb client', { skip }, () => {
     assert.deepEqual([raw.readUInt32LE(0), raw.readUInt32LE(4), raw.readUInt32LE(8), raw.readUInt32LE(12)], [W, H, 1, 1]);
     assert.equal(raw.length, 16 + W * H * 4);
     assert.ok(raw.subarray(16).equals(png.data), 'raw pixels are the PNG pixels');
+  });
+
+  test('exec-out screenrecord --output-format=h264 is an H.264 stream ffmpeg decodes; its options are checked', { skip: hasFfmpeg ? false : 'needs ffmpeg' }, async () => {
+    const r = await run('exec-out', 'screenrecord --output-format=h264 --size 360x800 --bit-rate 4M --time-limit 1 -');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual([...r.stdout.subarray(0, 4)], [0, 0, 0, 1], 'Annex B: a start code first');
+    const dir = mkdtempSync(join(tmpdir(), 'fake-adb-h264-'));
+    try {
+      writeFileSync(join(dir, 's.h264'), r.stdout);
+      // The last frame, decoded to raw RGB by ffmpeg: the status bar is dark at the top-left.
+      const rgb = execFileSync('ffmpeg', ['-v', 'error', '-f', 'h264', '-i', join(dir, 's.h264'), '-frames:v', '1',
+        '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 1 << 24 });
+      assert.equal(rgb.length, 360 * 800 * 3, 'one 360x800 picture');
+      assert.ok(rgb[0] < 60 && rgb[1] < 60 && rgb[2] < 60, `dark status bar, got ${[...rgb.subarray(0, 3)]}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const bad = await run('shell', 'screenrecord --output-format=h264 --time-limit 200 -');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stdout.toString() + bad.stderr, /Time limit 200s outside acceptable range \[1,180\]/);
+    assert.ok(dev.entries('screenrecord').some((e) => e.size.width === 360 && e.bitRate === 4000000 && e.timeLimit === 1));
   });
 
   test('uiautomator dump /dev/tty: one line of XML, then "UI hierchary dumped to"; dump to a file then cat', async () => {

@@ -4,6 +4,7 @@
 // like mksh does (exit 127). Each entry: (dev, args, io) → exit status.
 import { keyChar, keyCodeFromString } from './keycodes.mjs';
 import { FakeFs } from './fs.mjs';
+import { screenrecord } from './screenrecord.mjs';
 
 const enc = (s) => Buffer.from(s, 'utf8');
 export const ADB_IME = 'com.android.adbkeyboard/.AdbIME';
@@ -509,7 +510,7 @@ function ime(dev, args, io) {
 
 const COMMANDS = {
   content, ps, svc, ime,
-  input, uiautomator, screencap, am, pm, monkey, wm, settings, dumpsys, printf,
+  input, uiautomator, screencap, screenrecord, am, pm, monkey, wm, settings, dumpsys, printf,
   echo: (dev, args, io) => {
     const n = args[0] === '-n';
     io.out(enc((n ? args.slice(1) : args).join(' ') + (n ? '' : '\n')));

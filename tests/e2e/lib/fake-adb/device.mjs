@@ -15,7 +15,7 @@ export class FakeDevice {
   /**
    * opts: serial, state ('device' | 'offline' | 'unauthorized'), model, product, device,
    * width, height, density, release, sdk, rawHeader (16: Android 9+, 12: older),
-   * settingsWritable, telephony, adbKeyboard (true | 'selected'), keptShell, game (installs com.example.game,
+   * settingsWritable, telephony, adbKeyboard (true | 'selected'), keptShell, screenrecord, game (installs com.example.game,
    * whose words are only in the pixels).
    */
   constructor(opts = {}) {
@@ -57,6 +57,17 @@ export class FakeDevice {
     if (opts.adbKeyboard === 'selected') this.settings.secure.default_input_method = ADB_IME;
     /** false: `shell,v2,raw:` with no command is refused (FAIL closed), as by a server or adbd that will not keep one. */
     this.keptShell = opts.keptShell ?? true;
+    /**
+     * screenrecord: true (h264 to stdout, through ffmpeg), 'old' (before Android 5: no --output-format),
+     * 'fails' (the encoder refuses), 'sized-fails' (it refuses any --size), false (no screenrecord at all).
+     */
+    this.screenrecord = opts.screenrecord ?? true;
+    /** Seconds after which every screenrecord ends, whatever its --time-limit (null: as asked). */
+    this.screenrecordLimit = opts.screenrecordLimit ?? null;
+    /** ms between the two halves of each write of screenrecord's encoder (0: none). */
+    this.screenrecordGapMs = opts.screenrecordGapMs ?? 0;
+    /** The pids of the ffmpeg encoders of this device's screenrecords still running. */
+    this.encoders = new Set();
     this.fs = new FakeFs();
     const packages = defaultPackages();
     if (opts.game) packages.set(...gamePackage());
@@ -180,6 +191,16 @@ export class FakeDevice {
     let release;
     this.screencapHold = new Promise((r) => { release = r; });
     return () => { this.screencapHold = null; release(); };
+  }
+
+  /**
+   * Holds screenrecord's frames: each change is taken but not encoded until
+   * let go — release(n) lets the next n go, in order; done() ends the hold.
+   */
+  holdScreenrecord() {
+    const hold = { release: 0 };
+    this.screenrecordHold = hold;
+    return { release: (n = 1) => { hold.release += n; }, done: () => { this.screenrecordHold = null; } };
   }
 
   /** Replaces the uiautomator XML (e.g. malformed) until set back to null. */

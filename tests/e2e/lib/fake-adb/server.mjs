@@ -289,11 +289,17 @@ export class FakeAdbServer {
       } else {
         conn.sink = () => {};
       }
+      // A command that runs until its client leaves (screenrecord) is told by this signal.
+      // The client closing its side (a FIN, as adb's own client sends when it
+      // stops reading) counts too: adbd then ends the service's process.
+      const ac = new AbortController();
+      conn.sock.once('close', () => ac.abort());
+      conn.onEnd = () => ac.abort();
       const run = async () => {
         const line = arg;
         let code;
         try {
-          code = await dev.runShell(line, { out, err, stdin: Buffer.concat(stdin) });
+          code = await dev.runShell(line, { out, err, stdin: Buffer.concat(stdin), signal: ac.signal });
         } catch (e) {
           err(`fake device: internal error: ${e.stack}\n`);
           code = 255;

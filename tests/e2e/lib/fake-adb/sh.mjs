@@ -269,7 +269,7 @@ export async function runScript(src, io, exec, env, expansions) {
     }
     if (!argv.length) return 0;
     if (argv[0] === 'exit') throw new Exit(argv[1] === undefined ? status : Number(argv[1]) & 0xff);
-    const code = await exec(argv, { out, err, stdin });
+    const code = await exec(argv, { out, err, stdin, signal: cio.signal });
     for (const f of files) env.__fs.write(f.path, Buffer.concat(f.chunks), f.append);
     return code;
   };
@@ -279,7 +279,7 @@ export async function runScript(src, io, exec, env, expansions) {
     for (let k = 0; k < pipeline.length; k++) {
       const last = k === pipeline.length - 1;
       const chunks = [];
-      code = await runCommand(pipeline[k], { out: last ? io.out : (b) => chunks.push(Buffer.from(b)), err: io.err, stdin });
+      code = await runCommand(pipeline[k], { out: last ? io.out : (b) => chunks.push(Buffer.from(b)), err: io.err, stdin, signal: io.signal });
       stdin = Buffer.concat(chunks);
     }
     return code;
