@@ -187,7 +187,7 @@ void conn_send(struct mcp_conn *c, void *stream, json_t *msg, bool final)
 
 void decorate_result(const struct request_ctx *rc, json_t *result)
 {
-    if (!rc || !rc->modern)
+    if (!rc || !rc->modern || rc->bare)
         return;
     /* An input_required result says so itself. */
     if (!json_object_get(result, "resultType"))
@@ -225,6 +225,7 @@ void pending_start(struct pending *p, struct mcp_conn *c, json_t *id, void *stre
     p->id = json_incref(id);
     p->stream = stream;
     p->modern = rc->modern;
+    p->bare = rc->bare;
     p->version = rc->version;
     p->progress_token = rc->progress_token ? json_incref(rc->progress_token) : NULL;
     p->log_level = rc->log_level;
