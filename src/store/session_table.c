@@ -57,6 +57,7 @@ struct session_table {
     size_t n_old;
     json_t *orphans; /* remote sessions of dead runs (session_table_orphans) */
     bool busy;       /* a batch is on the worker pool */
+    bool touched;    /* a touch since the last session_table_flush */
     bool failed_once;
 };
 
@@ -375,8 +376,18 @@ void session_table_touch(struct session_table *t, const char *id, int64_t now_ms
     struct entry *e = find_entry(t, id);
     if (e && e->row.last_activity_ms < now_ms) {
         e->row.last_activity_ms = now_ms;
-        e->dirty = true; /* written with the next change */
+        e->dirty = true; /* written with the next change or flush */
+        t->touched = true;
     }
+}
+
+void session_table_flush(struct session_table *t)
+{
+    /* Most seconds nothing was touched: no walk over the rows. */
+    if (!t || !t->touched)
+        return;
+    t->touched = false;
+    flush(t);
 }
 
 json_t *session_row_json(const struct session_row *r)

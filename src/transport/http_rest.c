@@ -604,6 +604,9 @@ void http_rest_sweep(struct http_transport *t)
     struct rest *r = t->rest;
     if (!r)
         return;
+    /* Calls note their session's last activity in memory only; it goes to
+     * disk once a second here, not once a call. */
+    session_table_flush(t->app->session_table);
     uint64_t now = uv_now(t->app->loop);
     char ids[16][48];
     int n = 0;

@@ -133,6 +133,56 @@ static void test_rows_survive_a_restart(void **state)
     dir_remove(dir);
 }
 
+/* What the database holds now for id's last_activity_ms, read by another
+ * process (as an orchestrator would after the server was killed). */
+static long long disk_activity(const char *path, const char *id)
+{
+    char *cmd = xasprintf("sqlite3 -cmd '.timeout 5000' %s \"SELECT last_activity_ms FROM "
+                          "sessions WHERE id = '%s'\"",
+                          path, id);
+    FILE *f = popen(cmd, "r");
+    free(cmd);
+    assert_non_null(f);
+    long long v = -1;
+    if (fscanf(f, "%lld", &v) != 1)
+        v = -1;
+    pclose(f);
+    return v;
+}
+
+static void test_touches_reach_the_disk_on_flush(void **state)
+{
+    (void)state;
+    char *dir = dir_make();
+    char *path = xasprintf("%s/sessions.db", dir);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char *err = NULL;
+    struct session_table *t = session_table_open(&loop, path, &err);
+    assert_non_null(t);
+    struct session_row a = row("terminal-1", "live");
+    session_table_put(t, &a);
+    drain(&loop);
+    assert_int_equal(disk_activity(path, "terminal-1"), 1000);
+    /* A touch alone stays in memory (no write per call)… */
+    session_table_touch(t, "terminal-1", 7000);
+    drain(&loop);
+    assert_int_equal(session_table_find(t, "terminal-1")->last_activity_ms, 7000);
+    assert_int_equal(disk_activity(path, "terminal-1"), 1000);
+    /* …until the flush, which writes it without a close. */
+    session_table_flush(t);
+    drain(&loop);
+    assert_int_equal(disk_activity(path, "terminal-1"), 7000);
+    /* Nothing touched since: a flush has nothing to write. */
+    session_table_flush(t);
+    drain(&loop);
+    assert_int_equal(disk_activity(path, "terminal-1"), 7000);
+    session_table_close(t);
+    uv_loop_close(&loop);
+    free(path);
+    dir_remove(dir);
+}
+
 static void test_endpoints_lose_credentials(void **state)
 {
     (void)state;
@@ -165,6 +215,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_survive_a_restart),
+        cmocka_unit_test(test_touches_reach_the_disk_on_flush),
         cmocka_unit_test(test_endpoints_lose_credentials),
         cmocka_unit_test(test_unopenable_table_says_why),
     };
