@@ -57,8 +57,16 @@ struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t)
     c->transport = *t;
     /* Until the client picks a level, only problems are worth its attention. */
     c->log_level = LEVEL_WARNING;
+    /* "connection-N" without printf: the REST API makes one per call. */
     static unsigned long n_conns;
-    c->key = xasprintf("connection-%lu", ++n_conns);
+    char digits[24], *d = digits + sizeof digits;
+    *--d = '\0';
+    for (unsigned long n = ++n_conns; n || d == digits + sizeof digits - 1; n /= 10)
+        *--d = (char)('0' + n % 10);
+    size_t nd = (size_t)(digits + sizeof digits - d);
+    c->key = xmalloc(11 + nd);
+    memcpy(c->key, "connection-", 11);
+    memcpy(c->key + 11, d, nd);
     c->next_conn = all_conns;
     if (all_conns)
         all_conns->prev_conn = c;

@@ -501,7 +501,8 @@ static void session_route(struct rest *r, struct http_req *req, const char *rest
         rest_fail(req, 404, ERROR_NOT_FOUND, "no session %.64s", rest_of_path);
         return;
     }
-    snprintf(id, sizeof id, "%.*s", (int)n, rest_of_path);
+    memcpy(id, rest_of_path, n);
+    id[n] = '\0';
     const char *sub = rest_of_path + n;
     enum http_method m = req->method;
     if (!*sub) {
