@@ -606,8 +606,8 @@ void http_rest_sweep(struct http_transport *t)
     if (!r)
         return;
     /* Calls note their session's last activity in memory only; it goes to
-     * disk once a second here, not once a call. */
-    session_table_flush(t->app->session_table);
+     * disk from here, not once a call. */
+    session_table_flush(t->app->session_table, audit_now_ms());
     uint64_t now = uv_now(t->app->loop);
     char ids[16][48];
     int n = 0;

@@ -170,13 +170,18 @@ static void test_touches_reach_the_disk_on_flush(void **state)
     assert_int_equal(session_table_find(t, "terminal-1")->last_activity_ms, 7000);
     assert_int_equal(disk_activity(path, "terminal-1"), 1000);
     /* …until the flush, which writes it without a close. */
-    session_table_flush(t);
+    int64_t now = 1000000;
+    session_table_flush(t, now);
     drain(&loop);
     assert_int_equal(disk_activity(path, "terminal-1"), 7000);
-    /* Nothing touched since: a flush has nothing to write. */
-    session_table_flush(t);
+    /* Touched again soon after: the next write waits for its turn… */
+    session_table_touch(t, "terminal-1", 8000);
+    session_table_flush(t, now + SESSION_TABLE_TOUCH_WRITE_MS - 1);
     drain(&loop);
     assert_int_equal(disk_activity(path, "terminal-1"), 7000);
+    session_table_flush(t, now + SESSION_TABLE_TOUCH_WRITE_MS);
+    drain(&loop);
+    assert_int_equal(disk_activity(path, "terminal-1"), 8000);
     session_table_close(t);
     uv_loop_close(&loop);
     free(path);

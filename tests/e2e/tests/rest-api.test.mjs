@@ -505,7 +505,7 @@ describe('last_activity', () => {
     assert.ok(after > before, `a call moves last_activity: ${before} then ${got.last_activity}`);
     // Calls do not write the table each; the time is on disk within seconds.
     const db = join(dir, 'sessions.db');
-    for (const until = Date.now() + ms(10000); ; await sleep(100)) {
+    for (const until = Date.now() + ms(20000); ; await sleep(100)) {
       let out = '';
       try {
         out = execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, `SELECT last_activity_ms FROM sessions WHERE name = 'active'`], { encoding: 'utf8' });
