@@ -75,16 +75,24 @@ static void put_as_run(const char *path, const char *run, const char *id)
     free(sql);
 }
 
+/* A new table in a new directory, on loop (initialised here). */
+static struct session_table *table_new(uv_loop_t *loop, char **dir, char **path)
+{
+    *dir = dir_make();
+    *path = xasprintf("%s/sessions.db", *dir);
+    uv_loop_init(loop);
+    char *err = NULL;
+    struct session_table *t = session_table_open(loop, *path, &err);
+    assert_non_null(t);
+    return t;
+}
+
 static void test_rows_survive_a_restart(void **state)
 {
     (void)state;
-    char *dir = dir_make();
-    char *path = xasprintf("%s/sessions.db", dir);
+    char *dir, *path;
     uv_loop_t loop;
-    uv_loop_init(&loop);
-    char *err = NULL;
-    struct session_table *t = session_table_open(&loop, path, &err);
-    assert_non_null(t);
+    struct session_table *t = table_new(&loop, &dir, &path);
     struct session_row a = row("terminal-1", "live");
     session_table_put(t, &a);
     struct session_row b = row("terminal-2", "ended");
@@ -109,6 +117,7 @@ static void test_rows_survive_a_restart(void **state)
     put_as_run(path, dead, "desktop-7");
     put_as_run(path, alive, "desktop-8");
 
+    char *err = NULL;
     t = session_table_open(&loop, path, &err);
     assert_non_null(t);
     ended = session_table_list_ended(t);
@@ -153,13 +162,9 @@ static long long disk_activity(const char *path, const char *id)
 static void test_touches_reach_the_disk_on_flush(void **state)
 {
     (void)state;
-    char *dir = dir_make();
-    char *path = xasprintf("%s/sessions.db", dir);
+    char *dir, *path;
     uv_loop_t loop;
-    uv_loop_init(&loop);
-    char *err = NULL;
-    struct session_table *t = session_table_open(&loop, path, &err);
-    assert_non_null(t);
+    struct session_table *t = table_new(&loop, &dir, &path);
     struct session_row a = row("terminal-1", "live");
     session_table_put(t, &a);
     drain(&loop);
