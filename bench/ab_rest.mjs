@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { freePort, schedSeconds } from './lib/proc.mjs';
+import { restTerminal } from './lib/rest.mjs';
 
 const CLIENTS = Number(process.env.AB_CLIENTS ?? 16);
 const CALLS = Number(process.env.AB_CALLS ?? 2000);
@@ -26,21 +27,7 @@ async function server(build) {
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      await fetch(`${base}/v1/sessions`);
-      break;
-    } catch {
-      if (i > 200) throw new Error(`${build}: glovebox did not start`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  const r = await fetch(`${base}/v1/sessions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ kind: 'terminal', arguments: { command: ['cat'] }, shared: true, idle_s: 3600 }),
-  });
-  const session = (await r.json()).id;
+  const session = await restTerminal(base);
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
   async function caller() {
     if (DOOR === 'rest')
