@@ -30,6 +30,7 @@ import { formatMs, median, percentile, printComparison, saveResults } from './li
 import { gloveboxBinary } from './lib/servers.mjs';
 import { expectResult, initializeParams, StdioPeer } from './lib/stdio_peer.mjs';
 import { freePort, schedSeconds } from './lib/proc.mjs';
+import { restTerminal } from './lib/rest.mjs';
 
 const CLIENTS = Number(process.env.BENCH_REST_CLIENTS ?? 16);
 const CALLS = Number(process.env.BENCH_REST_CALLS ?? 200);
@@ -45,23 +46,7 @@ const child = spawn(gloveboxBinary(), ['serve', '--http', `127.0.0.1:${port}`, '
 let stderr = '';
 child.stderr.on('data', (d) => (stderr += d));
 const base = `http://127.0.0.1:${port}`;
-for (let i = 0; ; i++) {
-  try {
-    await fetch(`${base}/v1/sessions`);
-    break;
-  } catch {
-    if (i > 200) throw new Error(`glovebox did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const started = await fetch(`${base}/v1/sessions`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ kind: 'terminal', arguments: { command: ['cat'] }, shared: true, idle_s: 3600 }),
-});
-const session = (await started.json()).id;
-if (started.status !== 201) throw new Error(`could not start a session: ${started.status} ${stderr}`);
+const session = await restTerminal(base, () => stderr);
 
 const failures = [];
 

@@ -429,7 +429,8 @@ static void finish(struct tool_call *call, json_t *result)
         live_calls = call->live_next;
     if (call->live_next)
         call->live_next->live_prev = call->live_prev;
-    struct request_ctx rc = {.modern = call->p.modern, .version = call->p.version};
+    struct request_ctx rc = {
+        .modern = call->p.modern, .version = call->p.version, .bare = call->p.bare};
     decorate_result(&rc, result);
     bool held = call->holds != NULL;
     if (held) {

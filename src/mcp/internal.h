@@ -35,6 +35,9 @@ struct request_ctx {
     enum mcp_level log_level;
     json_t *client_caps; /* borrowed: 2026-07-28 _meta clientCapabilities */
     json_t *client_info; /* borrowed: 2026-07-28 _meta clientInfo; may be NULL */
+    /* A front door inside glovebox (mcp_conn_call_tool) reads the result
+     * itself: no serverInfo or resultType "complete" added to it. */
+    bool bare;
 };
 
 /* An in-flight request: a tool call or a resource read. */
@@ -43,6 +46,7 @@ struct pending {
     json_t *id;            /* owned */
     void *stream;
     bool modern;
+    bool bare; /* request_ctx.bare */
     const char *version;
     json_t *progress_token; /* owned; NULL if none */
     enum mcp_level log_level;

@@ -125,6 +125,44 @@ void method_tools_call(struct mcp_conn *c, json_t *id, json_t *params, const str
     tool_call_admit(call, params);
 }
 
+void mcp_conn_call_tool(struct mcp_conn *c, const struct mcp_direct_call *d, void *stream)
+{
+    /* The values every such request shares, made once: the request id (a
+     * connection carries one call), the progress token, no capabilities. */
+    static json_t *one;
+    if (!one)
+        one = json_integer(1);
+    struct request_ctx rc = {
+        .modern = true,
+        .bare = true,
+        .version = mcp_modern_versions[0],
+        .progress_token = d->progress ? one : NULL,
+        .log_level = LEVEL_NONE,
+        .client_info = (json_t *)d->client_info,
+    };
+    c->last_version = rc.version;
+    const struct tool_entry *entry = registry_find(d->tool);
+    if (!entry) {
+        const char *absent = registry_absent_why(d->tool);
+        char *msg = absent
+                        ? xasprintf("Unknown tool: %s is %s", d->tool, absent)
+                        : xasprintf("Unknown tool: %.200s (tools/list shows the tools)", d->tool);
+        reply_error(c, stream, one, JSONRPC_INVALID_PARAMS, msg, NULL);
+        free(msg);
+        json_decref(d->args);
+        return;
+    }
+    if (!pending_admit(c, stream, one)) {
+        json_decref(d->args);
+        return;
+    }
+    struct tool_call *call = tool_call_create(c, entry, d->args, one, stream, &rc);
+    json_decref(d->args);
+    if (d->correlation_id)
+        tool_call_note(call, "correlation_id", json_string(d->correlation_id));
+    tool_call_admit(call, NULL);
+}
+
 void tool_call_admit(struct tool_call *call, const json_t *params)
 {
     const struct tool_entry *entry = call->entry;

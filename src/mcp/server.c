@@ -57,8 +57,16 @@ struct mcp_conn *mcp_conn_create(struct app *app, const struct mcp_transport *t)
     c->transport = *t;
     /* Until the client picks a level, only problems are worth its attention. */
     c->log_level = LEVEL_WARNING;
+    /* "connection-N" without printf: the REST API makes one per call. */
     static unsigned long n_conns;
-    c->key = xasprintf("connection-%lu", ++n_conns);
+    char digits[24], *d = digits + sizeof digits;
+    *--d = '\0';
+    for (unsigned long n = ++n_conns; n || d == digits + sizeof digits - 1; n /= 10)
+        *--d = (char)('0' + n % 10);
+    size_t nd = (size_t)(digits + sizeof digits - d);
+    c->key = xmalloc(11 + nd);
+    memcpy(c->key, "connection-", 11);
+    memcpy(c->key + 11, d, nd);
     c->next_conn = all_conns;
     if (all_conns)
         all_conns->prev_conn = c;
@@ -187,7 +195,7 @@ void conn_send(struct mcp_conn *c, void *stream, json_t *msg, bool final)
 
 void decorate_result(const struct request_ctx *rc, json_t *result)
 {
-    if (!rc || !rc->modern)
+    if (!rc || !rc->modern || rc->bare)
         return;
     /* An input_required result says so itself. */
     if (!json_object_get(result, "resultType"))
@@ -225,6 +233,7 @@ void pending_start(struct pending *p, struct mcp_conn *c, json_t *id, void *stre
     p->id = json_incref(id);
     p->stream = stream;
     p->modern = rc->modern;
+    p->bare = rc->bare;
     p->version = rc->version;
     p->progress_token = rc->progress_token ? json_incref(rc->progress_token) : NULL;
     p->log_level = rc->log_level;

@@ -41,6 +41,22 @@ void mcp_conn_receive(struct mcp_conn *c, const char *data, size_t len, void *st
  * route it: not parsed twice. m stays the caller's. */
 struct jsonrpc_message;
 void mcp_conn_receive_message(struct mcp_conn *c, const struct jsonrpc_message *m, void *stream);
+/* A tools/call from a front door inside glovebox (the REST API): the
+ * stateless 2026-07-28 request it stands for, without building a JSON-RPC
+ * envelope only to read it back. The answer comes through the transport's
+ * send as for any request: a JSON-RPC response with id 1, its result without
+ * the 2026-07-28 decorations (serverInfo, resultType "complete") a client of
+ * /mcp reads; progress, when asked for, as notifications/progress with token
+ * 1. Validation, policy, confirmations and the audit are the ones of
+ * tools/call. */
+struct mcp_direct_call {
+    const char *tool;
+    json_t *args;               /* an object; stolen */
+    const char *correlation_id; /* noted on the call; NULL: none */
+    const json_t *client_info;  /* {name, version} for the audit log; borrowed */
+    bool progress;              /* report progress */
+};
+void mcp_conn_call_tool(struct mcp_conn *c, const struct mcp_direct_call *d, void *stream);
 /* Report a transport-level problem (oversized or unframeable message) as a
  * JSON-RPC error with a null id. */
 void mcp_conn_report(struct mcp_conn *c, int code, const char *message);

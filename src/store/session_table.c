@@ -55,8 +55,10 @@ struct session_table {
     size_t n_cur, cap_cur;
     struct session_row *old; /* earlier runs' ended sessions, newest first */
     size_t n_old;
-    json_t *orphans; /* remote sessions of dead runs (session_table_orphans) */
-    bool busy;       /* a batch is on the worker pool */
+    json_t *orphans;          /* remote sessions of dead runs (session_table_orphans) */
+    bool busy;                /* a batch is on the worker pool */
+    bool touched;             /* a touch since the last session_table_flush */
+    int64_t touch_written_ms; /* Unix ms of the last write session_table_flush made */
     bool failed_once;
 };
 
@@ -375,8 +377,19 @@ void session_table_touch(struct session_table *t, const char *id, int64_t now_ms
     struct entry *e = find_entry(t, id);
     if (e && e->row.last_activity_ms < now_ms) {
         e->row.last_activity_ms = now_ms;
-        e->dirty = true; /* written with the next change */
+        e->dirty = true; /* written with the next change or flush */
+        t->touched = true;
     }
+}
+
+void session_table_flush(struct session_table *t, int64_t now_ms)
+{
+    /* Most seconds nothing was touched: no walk over the rows. */
+    if (!t || !t->touched || now_ms - t->touch_written_ms < SESSION_TABLE_TOUCH_WRITE_MS)
+        return;
+    t->touched = false;
+    t->touch_written_ms = now_ms;
+    flush(t);
 }
 
 json_t *session_row_json(const struct session_row *r)

@@ -275,15 +275,17 @@ static json_t *read_body(struct http_req *req, const char *const *allowed)
     return body;
 }
 
-/* body.arguments: an object (copied; {} when absent). NULL after answering. */
+/* body.arguments: an object (a new reference; {} when absent). NULL after
+ * answering. The body was just parsed and is the caller's alone, so the
+ * object is taken as it is, not copied, and may be changed. */
 static json_t *arguments_of(struct http_req *req, const json_t *body)
 {
-    const json_t *a = json_object_get(body, "arguments");
+    json_t *a = json_object_get(body, "arguments");
     if (a && !json_is_object(a)) {
         rest_fail(req, 400, ERROR_INVALID_ARGUMENT, "arguments: expected an object");
         return NULL;
     }
-    return a ? json_deep_copy(a) : json_object();
+    return a ? json_incref(a) : json_object();
 }
 
 /* POST /v1/sessions. */
@@ -499,7 +501,8 @@ static void session_route(struct rest *r, struct http_req *req, const char *rest
         rest_fail(req, 404, ERROR_NOT_FOUND, "no session %.64s", rest_of_path);
         return;
     }
-    snprintf(id, sizeof id, "%.*s", (int)n, rest_of_path);
+    memcpy(id, rest_of_path, n);
+    id[n] = '\0';
     const char *sub = rest_of_path + n;
     enum http_method m = req->method;
     if (!*sub) {
@@ -602,6 +605,9 @@ void http_rest_sweep(struct http_transport *t)
     struct rest *r = t->rest;
     if (!r)
         return;
+    /* Calls note their session's last activity in memory only; it goes to
+     * disk from here, not once a call. */
+    session_table_flush(t->app->session_table, audit_now_ms());
     uint64_t now = uv_now(t->app->loop);
     char ids[16][48];
     int n = 0;

@@ -286,8 +286,48 @@ json_t *rest_call_body(const struct rest_call *call, const json_t *result, const
     return body;
 }
 
+#define PUT_LITERAL(sb, s) strbuf_append(sb, s, sizeof s - 1)
+
+/* The usual answer, {status: "succeeded", result, correlation_id}, written
+ * straight from the tool's result: no body object to build, fill and free
+ * on each call. false: not that case, or not writable (rest_call_body then
+ * says what it is). */
+static bool answer_succeeded(struct rest_call *call, const json_t *result)
+{
+    if (!result || call->sse || call->req->responding ||
+        json_is_true(json_object_get(result, "isError")) || json_object_get(result, "resultType"))
+        return false;
+    const json_t *sc = json_object_get(result, "structuredContent");
+    const json_t *r = sc ? sc : json_object_get(result, "content");
+    json_t *media = media_of(result);
+    struct strbuf *out = &call->req->out;
+    strbuf_clear(out);
+    PUT_LITERAL(out, "{\"status\":\"succeeded\",\"result\":");
+    bool ok = r ? json_out_append(out, r) : (PUT_LITERAL(out, "null"), true);
+    /* The id is letters, digits and ._:- (rest_correlation_id): no escapes. */
+    PUT_LITERAL(out, ",\"correlation_id\":\"");
+    strbuf_puts(out, call->cid);
+    strbuf_putc(out, '"');
+    if (ok && media) {
+        PUT_LITERAL(out, ",\"content\":");
+        ok = json_out_append(out, media);
+    }
+    strbuf_putc(out, '}');
+    json_decref(media);
+    if (!ok) {
+        strbuf_clear(out);
+        return false;
+    }
+    http_req_respond(call->req, 200, "application/json", NULL, 0);
+    return true;
+}
+
 static void answer(struct rest_call *call, const json_t *result, const json_t *rpc_error)
 {
+    if (answer_succeeded(call, result)) {
+        log_info("%s %s: 200", call->tool, call->session);
+        return;
+    }
     int status;
     json_t *body = rest_call_body(call, result, rpc_error, &status);
     log_info("%s %s: %d", call->tool, call->session, status);
@@ -373,45 +413,24 @@ void rest_call_start(struct http_transport *t, struct http_req *req, const char 
     req->owner = call;
     req->on_detach = detached;
     http_req_header(req, "x-correlation-id", cid);
-    /* Built directly: json_pack parses its format and checks every
-     * string's UTF-8 on each call, 15% of a REST call's instructions. The
-     * constants are ASCII. */
-    json_t *info = json_object();
-    json_object_set_new_nocheck(info, "name", json_string_nocheck("glovebox-rest"));
-    json_object_set_new_nocheck(info, "version", json_string_nocheck("1"));
-    json_t *meta = json_object();
-    json_object_set_new_nocheck(meta, "io.modelcontextprotocol/protocolVersion",
-                                json_string_nocheck("2026-07-28"));
-    json_object_set_new_nocheck(meta, "io.modelcontextprotocol/clientCapabilities", json_object());
-    json_object_set_new_nocheck(meta, "io.modelcontextprotocol/clientInfo", info);
-    json_object_set_new_nocheck(meta, MCP_META_CORRELATION_ID, json_string(cid));
-    if (sse)
-        json_object_set_new_nocheck(meta, "progressToken", json_integer(1));
-    json_t *params = json_object();
-    json_t *name = json_string(tool);
-    json_object_set_new_nocheck(params, "name", name ? name : json_string_nocheck("?"));
-    json_object_set_new_nocheck(params, "arguments", args);
-    json_object_set_new_nocheck(params, "_meta", meta);
-    json_t *root = json_object();
-    json_object_set_new_nocheck(root, "jsonrpc", json_string_nocheck("2.0"));
-    json_object_set_new_nocheck(root, "id", json_integer(1));
-    json_object_set_new_nocheck(root, "method", json_string_nocheck("tools/call"));
-    json_object_set_new_nocheck(root, "params", params);
-    struct jsonrpc_message m = {
-        .kind = JSONRPC_REQUEST,
-        .root = root,
-        .id = json_object_get(root, "id"),
-        .method = "tools/call",
-        .params = json_object_get(root, "params"),
-    };
     log_set_context(cid);
     log_info("%s %s from %s", tool, session && *session ? session : "(start)", req->remote);
     if (sse) {
         http_req_stream(req);
         emit(call, "started", json_pack("{s:s, s:s}", "tool", tool, "session", call->session));
     }
+    /* Who calls, for the audit log: the same object for every call. */
+    static json_t *client_info;
+    if (!client_info)
+        client_info = json_pack("{s:s, s:s}", "name", "glovebox-rest", "version", "1");
+    struct mcp_direct_call d = {
+        .tool = tool,
+        .args = args,
+        .correlation_id = cid,
+        .client_info = client_info,
+        .progress = sse,
+    };
     struct mcp_conn *conn = call->conn; /* call may be freed by the time this returns */
-    mcp_conn_receive_message(conn, &m, call);
+    mcp_conn_call_tool(conn, &d, call);
     log_set_context(NULL);
-    json_decref(root);
 }

@@ -75,16 +75,24 @@ static void put_as_run(const char *path, const char *run, const char *id)
     free(sql);
 }
 
+/* A new table in a new directory, on loop (initialised here). */
+static struct session_table *table_new(uv_loop_t *loop, char **dir, char **path)
+{
+    *dir = dir_make();
+    *path = xasprintf("%s/sessions.db", *dir);
+    uv_loop_init(loop);
+    char *err = NULL;
+    struct session_table *t = session_table_open(loop, *path, &err);
+    assert_non_null(t);
+    return t;
+}
+
 static void test_rows_survive_a_restart(void **state)
 {
     (void)state;
-    char *dir = dir_make();
-    char *path = xasprintf("%s/sessions.db", dir);
+    char *dir, *path;
     uv_loop_t loop;
-    uv_loop_init(&loop);
-    char *err = NULL;
-    struct session_table *t = session_table_open(&loop, path, &err);
-    assert_non_null(t);
+    struct session_table *t = table_new(&loop, &dir, &path);
     struct session_row a = row("terminal-1", "live");
     session_table_put(t, &a);
     struct session_row b = row("terminal-2", "ended");
@@ -109,6 +117,7 @@ static void test_rows_survive_a_restart(void **state)
     put_as_run(path, dead, "desktop-7");
     put_as_run(path, alive, "desktop-8");
 
+    char *err = NULL;
     t = session_table_open(&loop, path, &err);
     assert_non_null(t);
     ended = session_table_list_ended(t);
@@ -127,6 +136,57 @@ static void test_rows_survive_a_restart(void **state)
     assert_non_null(t2);
     assert_string_equal(json_string_value(json_object_get(t2, "end_reason")), "stopped");
     json_decref(ended);
+    session_table_close(t);
+    uv_loop_close(&loop);
+    free(path);
+    dir_remove(dir);
+}
+
+/* What the database holds now for id's last_activity_ms, read by another
+ * process (as an orchestrator would after the server was killed). */
+static long long disk_activity(const char *path, const char *id)
+{
+    char *cmd = xasprintf("sqlite3 -cmd '.timeout 5000' %s \"SELECT last_activity_ms FROM "
+                          "sessions WHERE id = '%s'\"",
+                          path, id);
+    FILE *f = popen(cmd, "r");
+    free(cmd);
+    assert_non_null(f);
+    long long v = -1;
+    if (fscanf(f, "%lld", &v) != 1)
+        v = -1;
+    pclose(f);
+    return v;
+}
+
+static void test_touches_reach_the_disk_on_flush(void **state)
+{
+    (void)state;
+    char *dir, *path;
+    uv_loop_t loop;
+    struct session_table *t = table_new(&loop, &dir, &path);
+    struct session_row a = row("terminal-1", "live");
+    session_table_put(t, &a);
+    drain(&loop);
+    assert_int_equal(disk_activity(path, "terminal-1"), 1000);
+    /* A touch alone stays in memory (no write per call)… */
+    session_table_touch(t, "terminal-1", 7000);
+    drain(&loop);
+    assert_int_equal(session_table_find(t, "terminal-1")->last_activity_ms, 7000);
+    assert_int_equal(disk_activity(path, "terminal-1"), 1000);
+    /* …until the flush, which writes it without a close. */
+    int64_t now = 1000000;
+    session_table_flush(t, now);
+    drain(&loop);
+    assert_int_equal(disk_activity(path, "terminal-1"), 7000);
+    /* Touched again soon after: the next write waits for its turn… */
+    session_table_touch(t, "terminal-1", 8000);
+    session_table_flush(t, now + SESSION_TABLE_TOUCH_WRITE_MS - 1);
+    drain(&loop);
+    assert_int_equal(disk_activity(path, "terminal-1"), 7000);
+    session_table_flush(t, now + SESSION_TABLE_TOUCH_WRITE_MS);
+    drain(&loop);
+    assert_int_equal(disk_activity(path, "terminal-1"), 8000);
     session_table_close(t);
     uv_loop_close(&loop);
     free(path);
@@ -165,6 +225,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_survive_a_restart),
+        cmocka_unit_test(test_touches_reach_the_disk_on_flush),
         cmocka_unit_test(test_endpoints_lose_credentials),
         cmocka_unit_test(test_unopenable_table_says_why),
     };

@@ -491,6 +491,42 @@ describe('the session table', () => {
   });
 });
 
+describe('last_activity', () => {
+  test('a call moves it: GET shows it at once, and a killed server’s next run lists it with ?state=all', terminalOpts(), async (t) => {
+    const dir = dataDir(t);
+    const first = await restServer(t, { dir });
+    const s = await startSession(first.base, { kind: 'terminal', arguments: CAT, name: 'active' });
+    const before = Date.parse((await api(first.base, 'GET', `/v1/sessions/${s.id}`)).json.last_activity);
+    await sleep(50); // the clock moves past the start, to the millisecond
+    const call = await callTool(first.base, s.id, 'read_text');
+    assert.equal(call.status, 200, call.text);
+    const got = (await api(first.base, 'GET', `/v1/sessions/${s.id}`)).json;
+    const after = Date.parse(got.last_activity);
+    assert.ok(after > before, `a call moves last_activity: ${before} then ${got.last_activity}`);
+    // Calls do not write the table each; the time is on disk within seconds.
+    const db = join(dir, 'sessions.db');
+    for (const until = Date.now() + ms(20000); ; await sleep(100)) {
+      let out = '';
+      try {
+        out = execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, `SELECT last_activity_ms FROM sessions WHERE name = 'active'`], { encoding: 'utf8' });
+      } catch {
+        // the server is writing: look again
+      }
+      if (Number(out.trim()) === after) break;
+      assert.ok(Date.now() < until, `last_activity reaches the table (it has ${out.trim()}, GET said ${after})`);
+    }
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    const second = await restServer(t, { dir });
+    const row = (await api(second.base, 'GET', '/v1/sessions?state=all')).json.sessions.find((x) => x.name === 'active');
+    assert.ok(row, 'the killed run’s session is listed');
+    assert.equal(row.state, 'ended');
+    assert.equal(row.end_reason, 'server_exit');
+    assert.equal(row.last_activity, got.last_activity);
+    await second.stop();
+  });
+});
+
 describe('one server for /mcp and /v1', () => {
   test('a shared session started over /v1 is driven over /mcp; a private one is not reachable there', terminalOpts(), async (t) => {
     const srv = await restServer(t);
