@@ -462,7 +462,8 @@ static void on_disconnected(VncConnection *conn, gpointer ud)
     worker_done(w);
 }
 
-bool worker_conn_open(struct worker *w)
+/* A new connection with the worker's handlers on its signals. */
+static VncConnection *attach(struct worker *w)
 {
     VncConnection *conn = vnc_connection_new();
     w->conn = conn;
@@ -481,6 +482,12 @@ bool worker_conn_open(struct worker *w)
     g_signal_connect(conn, "vnc-cursor-changed", G_CALLBACK(on_cursor), w);
     /* Other viewers of the same desktop stay connected. */
     vnc_connection_set_shared(conn, TRUE);
+    return conn;
+}
+
+bool worker_conn_open(struct worker *w)
+{
+    VncConnection *conn = attach(w);
     char port[16];
     snprintf(port, sizeof port, "%d", w->port);
     bool opened;
@@ -507,6 +514,16 @@ bool worker_conn_open(struct worker *w)
         g_signal_handlers_disconnect_by_data(conn, w);
     }
     return opened;
+}
+
+bool worker_conn_open_fd(struct worker *w, int fd)
+{
+    VncConnection *conn = attach(w);
+    if (vnc_connection_open_fd(conn, fd))
+        return true;
+    set_reason(w, ERROR_DEVICE_UNAVAILABLE, "cannot open a connection on descriptor %d", fd);
+    g_signal_handlers_disconnect_by_data(conn, w);
+    return false;
 }
 
 void worker_conn_input(struct worker *w, struct vnc_wire_in *in)
