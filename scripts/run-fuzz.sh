@@ -57,26 +57,44 @@ done
 harnesses=("${present[@]}")
 ninja -C "$FUZZ_BUILD" "${targets[@]}" || exit 1
 
-# The stack of a crash reproducer, run once more: "contained <site>" when
-# the innermost frame that is not the sanitizers', libFuzzer's, libc's,
-# GLib's or the harness's log hook is in library $2; else "own <frame>".
-# A timeout that does not happen again (a loaded machine) is "gone".
+# The stack of a crash reproducer, run once more: walking out from the
+# innermost frame, past the sanitizers', libFuzzer's, libc's and GLib's
+# frames (and the harness's log hook) and other libraries', the first frame
+# that is either glovebox's (the harness binary, or a source file of its
+# build) or library $2's (by name, or its instrumented build,
+# build-fuzz-libgvnc/) decides: "contained <site>" or "own <frame>". A
+# timeout that does not happen again (a loaded machine) is "gone".
 classify() {
-  local bin=$1 lib=$2 unit=$3 out frames first sig
+  local bin=$1 lib=$2 unit=$3 out frame fn sig=
   out=$(timeout 120 "$bin" "$unit" -timeout=20 2>&1)
   if ! grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|SUMMARY:' <<<"$out"; then
     echo "gone"
     return
   fi
-  frames=$(grep -E '^ *#[0-9]+ 0x' <<<"$out" |
+  if grep -q 'out-of-memory (used:' <<<"$out"; then
+    # The whole process over -rss_limit_mb: many allocations, none
+    # attributable (a leak would be LeakSanitizer's report instead).
+    echo "memory"
+    return
+  fi
+  while read -r frame; do
+    if grep -qE "/$FUZZ_BUILD/|\\($PWD/$FUZZ_BUILD/" <<<"$frame"; then
+      [ -n "$sig" ] && break # the library's frames end where glovebox's begin
+      echo "own $(sed -E 's/^ *#[0-9]+ 0x[0-9a-f]+ //' <<<"$frame")"
+      return
+    elif grep -qF -e "$lib" -e "/build-fuzz-libgvnc/" <<<"$frame"; then
+      # Its first three frames: function names when it has symbols, else
+      # offsets in the library.
+      fn=$(grep -oE ' in [A-Za-z_][A-Za-z0-9_]* ' <<<"$frame" | awk '{print $2}')
+      sig+="${sig:+/}${fn:-$(grep -oE '\+0x[0-9a-f]+' <<<"$frame" | tr -d +)}"
+      [ "$(tr -cd / <<<"$sig" | wc -c)" -ge 2 ] && break
+    fi
+  done < <(grep -E '^ *#[0-9]+ 0x' <<<"$out" |
     grep -vE '__sanitizer|fuzzer::|__interceptor_|__asan|__ubsan|__lsan|/libc\.so|/libglib-2\.0|/libgobject-2\.0| in (malloc|calloc|realloc|abort|raise|log_writer) |nptl/|signal/|stdlib/')
-  first=$(head -1 <<<"$frames")
-  if grep -qF "$lib" <<<"$first"; then
-    # Its first three frames in the library, as module+offset (no symbols).
-    sig=$(grep -oE "${lib}[^ )]*\+0x[0-9a-f]+" <<<"$frames" | head -3 | sed 's/.*+//' | paste -sd/)
+  if [ -n "$sig" ]; then
     echo "contained $sig"
   else
-    echo "own $(sed -E 's/^ *#[0-9]+ 0x[0-9a-f]+ //' <<<"$first")"
+    echo "own (no frame of glovebox or $lib: see the reproducer's stack)"
   fi
 }
 
@@ -109,14 +127,25 @@ for h in "${harnesses[@]}"; do
 
   prefix=fuzz/findings/$name-
   mode=()
+  saved_ld=${LD_LIBRARY_PATH-}
+  against=
+  if [ "$lib" = libgvnc-1.0.so ] && [ -f build-fuzz-libgvnc/src/build/src/libgvnc-1.0.so.0 ]; then
+    # libgvnc built with the same instrumentation (scripts/build-fuzz-libgvnc.sh).
+    export LD_LIBRARY_PATH=$PWD/build-fuzz-libgvnc/src/build/src${saved_ld:+:$saved_ld}
+    against=", against the instrumented libgvnc in build-fuzz-libgvnc/"
+  fi
   if [ -n "$lib" ]; then
     # Past the library's crashes; each reproducer is sorted out below.
     prefix=$work/$name-artifacts/
     mkdir -p "$prefix"
-    mode=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
+    # -malloc_limit_mb: a single allocation over 256 MiB (more than any
+    # glovebox makes: the largest framebuffer is a memfd) is reported where
+    # it is made, so it is attributed; the worker's RLIMIT_AS (1 GiB) stops
+    # such allocations in production.
+    mode=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -malloc_limit_mb=256)
   fi
 
-  echo "== $name: $per s, seeds from $seeds${lib:+, fork mode past crashes in $lib}"
+  echo "== $name: $per s, seeds from $seeds${lib:+, fork mode past crashes in $lib}$against"
   start=$(date +%s.%N)
   # TMPDIR: the harness keeps its data directory there; gone with $work.
   TMPDIR="$work" "$FUZZ_BUILD/fuzz/$name" "$corpus" "${dict[@]}" "${mode[@]}" \
@@ -133,6 +162,10 @@ for h in "${harnesses[@]}"; do
       verdict=$(classify "$FUZZ_BUILD/fuzz/$name" "$lib" "$unit")
       case $verdict in
         gone) ;;
+        memory)
+          cp "$unit" "fuzz/findings/$name-rss-$(basename "$unit")"
+          contained+=("$name: over the RSS limit (not attributed), reproducer fuzz/findings/$name-rss-$(basename "$unit")")
+          ;;
         contained*)
           site=${verdict#contained }
           if [ -z "${seen[$site]:-}" ]; then
@@ -151,6 +184,9 @@ for h in "${harnesses[@]}"; do
     unset seen
     rc=0
     [ -n "$own" ] && rc=1
+  fi
+  if [ -n "$against" ]; then
+    if [ -n "$saved_ld" ]; then export LD_LIBRARY_PATH=$saved_ld; else unset LD_LIBRARY_PATH; fi
   fi
 
   execs=$(grep -E '^stat::number_of_executed_units:' "$log" | awk '{print $2}' | tail -1)
