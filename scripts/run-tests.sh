@@ -177,7 +177,7 @@ done
 echo "== fuzz (30 s)"
 FUZZ_SECONDS=30 scripts/run-fuzz.sh >"$logs/fuzz.log" 2>&1
 status=$?
-tail -n 5 "$logs/fuzz.log"
+sed -n "/^== summary/,\$p" "$logs/fuzz.log" | tail -n +2
 one_check "fuzz" $status
 
 if [ ${#failures[@]} -gt 0 ]; then

@@ -46,6 +46,10 @@ struct worker {
 /* worker_conn.c: open w->host (false: it could not even start; the reason
  * is set), act on the module's input, close. */
 bool worker_conn_open(struct worker *w);
+/* The same over fd, a stream already connected to a server (the fuzz
+ * harness's fake one, fuzz/fuzz_vnc.c); true: libgvnc owns fd (and closes it
+ * with the connection). */
+bool worker_conn_open_fd(struct worker *w, int fd);
 void worker_conn_input(struct worker *w, struct vnc_wire_in *in);
 void worker_conn_shutdown(struct worker *w);
 void worker_conn_free(struct worker *w);

@@ -66,10 +66,35 @@ static void fail(struct worker *w, enum error_code code, const char *msg)
     vnc_connection_shutdown(w->conn);
 }
 
+/* Whether libgvnc can paint from the server's pixel format. libgvnc picks
+ * its blit functions from tables indexed by bits per pixel, unchecked: a
+ * server that switches (WMVi) to 0 or 24 bits per pixel made
+ * vnc_connection_set_framebuffer read past its tables (and later call what
+ * it read), and to a colour map with no colours sent, look colours up in
+ * none (fuzz_vnc found both). glovebox asks for true colour, and refuses
+ * anything but true colour at 8, 16 or 32 bits with shifts inside them. */
+static bool format_usable(const VncPixelFormat *f)
+{
+    unsigned bpp = f->bits_per_pixel;
+    return (bpp == 8 || bpp == 16 || bpp == 32) && f->true_color_flag && f->depth >= 1 &&
+           f->depth <= bpp && f->red_shift < bpp && f->green_shift < bpp && f->blue_shift < bpp;
+}
+
 /* A new framebuffer of the connection's size: a memfd, sealed so that it
  * cannot shrink under the module's mapping, handed to the module. */
 static bool make_framebuffer(struct worker *w, VncConnection *conn)
 {
+    const VncPixelFormat *remote = vnc_connection_get_pixel_format(conn);
+    if (!remote || !format_usable(remote)) {
+        char *msg = xasprintf(
+            "the VNC server switched to a pixel format glovebox cannot use (%u bits per pixel, "
+            "depth %u, %s): it needs true colour at 8, 16 or 32 bits per pixel",
+            remote ? remote->bits_per_pixel : 0u, remote ? remote->depth : 0u,
+            remote && remote->true_color_flag ? "true colour" : "a colour map");
+        fail(w, ERROR_DEVICE_UNAVAILABLE, msg);
+        free(msg);
+        return false;
+    }
     int width = vnc_connection_get_width(conn), height = vnc_connection_get_height(conn);
     if (width <= 0 || height <= 0 || (uint64_t)width * (uint64_t)height > VNC_MAX_PIXELS) {
         char *msg = xasprintf("the VNC server announced a %dx%d screen (at most %u pixels are "
@@ -97,7 +122,6 @@ static bool make_framebuffer(struct worker *w, VncConnection *conn)
     vnc_wire_u32(&o, (uint32_t)height);
     worker_send(w, &o, fd);
     close(fd);
-    const VncPixelFormat *remote = vnc_connection_get_pixel_format(conn);
     VncBaseFramebuffer *fb = vnc_base_framebuffer_new(pixels, (guint16)width, (guint16)height,
                                                       width * 4, &local_format, remote);
     uint8_t *old = w->pixels;
@@ -462,7 +486,8 @@ static void on_disconnected(VncConnection *conn, gpointer ud)
     worker_done(w);
 }
 
-bool worker_conn_open(struct worker *w)
+/* A new connection with the worker's handlers on its signals. */
+static VncConnection *attach(struct worker *w)
 {
     VncConnection *conn = vnc_connection_new();
     w->conn = conn;
@@ -481,6 +506,12 @@ bool worker_conn_open(struct worker *w)
     g_signal_connect(conn, "vnc-cursor-changed", G_CALLBACK(on_cursor), w);
     /* Other viewers of the same desktop stay connected. */
     vnc_connection_set_shared(conn, TRUE);
+    return conn;
+}
+
+bool worker_conn_open(struct worker *w)
+{
+    VncConnection *conn = attach(w);
     char port[16];
     snprintf(port, sizeof port, "%d", w->port);
     bool opened;
@@ -507,6 +538,16 @@ bool worker_conn_open(struct worker *w)
         g_signal_handlers_disconnect_by_data(conn, w);
     }
     return opened;
+}
+
+bool worker_conn_open_fd(struct worker *w, int fd)
+{
+    VncConnection *conn = attach(w);
+    if (vnc_connection_open_fd(conn, fd))
+        return true;
+    set_reason(w, ERROR_DEVICE_UNAVAILABLE, "cannot open a connection on descriptor %d", fd);
+    g_signal_handlers_disconnect_by_data(conn, w);
+    return false;
 }
 
 void worker_conn_input(struct worker *w, struct vnc_wire_in *in)
