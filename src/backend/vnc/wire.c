@@ -232,9 +232,13 @@ void vnc_wire_reader_take(struct vnc_wire_reader *r, struct vnc_wire_reader *fro
     size_t n = from->len - from->start;
     if (!n)
         return;
-    memmove(r->buf, r->buf + r->start, r->len - r->start);
-    r->len -= r->start;
-    r->start = 0;
+    /* r->buf is NULL until r first holds bytes: memmove wants a pointer
+     * even for none. */
+    if (r->start) {
+        memmove(r->buf, r->buf + r->start, r->len - r->start);
+        r->len -= r->start;
+        r->start = 0;
+    }
     if (r->cap < r->len + n) {
         r->cap = r->len + n;
         r->buf = xrealloc(r->buf, r->cap);
