@@ -66,6 +66,9 @@ export class FakeDevice {
     this.screenrecordLimit = opts.screenrecordLimit ?? null;
     /** ms between the two halves of each write of screenrecord's encoder (0: none). */
     this.screenrecordGapMs = opts.screenrecordGapMs ?? 0;
+    /** {width, height}: the running screenrecords send their next pictures at that size, in
+     * the same stream (new parameter sets: an encoder reconfigured mid-stream); null: as asked. */
+    this.screenrecordResize = null;
     /** The pids of the ffmpeg encoders of this device's screenrecords still running. */
     this.encoders = new Set();
     this.fs = new FakeFs();
