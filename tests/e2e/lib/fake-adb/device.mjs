@@ -59,7 +59,7 @@ export class FakeDevice {
     this.keptShell = opts.keptShell ?? true;
     /**
      * screenrecord: true (h264 to stdout, through ffmpeg), 'old' (before Android 5: no --output-format),
-     * 'fails' (the encoder refuses), 'sized-fails' (it refuses any --size), false (no screenrecord at all).
+     * 'fails' (the encoder refuses), 'fails-latin1' (the same, its words with a Latin-1 byte), 'sized-fails' (it refuses any --size), false (no screenrecord at all).
      */
     this.screenrecord = opts.screenrecord ?? true;
     /** Seconds after which every screenrecord ends, whatever its --time-limit (null: as asked). */

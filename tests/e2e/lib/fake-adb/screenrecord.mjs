@@ -90,7 +90,13 @@ export async function screenrecord(dev, args, io) {
   const size = o.size ?? { width, height };
   dev.record('screenrecord', { size, bitRate: o.bitRate, timeLimit: o.timeLimit });
   // The encoder refuses: any size ('fails': no AVC encoder), or sizes other
-  // than the display's ('sized-fails': one that wants multiples of 16).
+  // than the display's ('sized-fails': one that wants multiples of 16);
+  // 'fails-latin1' says so with a vendor's Latin-1 byte (not UTF-8).
+  if (dev.screenrecord === 'fails-latin1') {
+    io.err(Buffer.concat([enc(`ERROR: unable to configure video/avc codec at ${size.width}x${size.height} (encodeur `),
+      Buffer.from([0x72, 0xe9, 0x66, 0x75, 0x73, 0xe9]), enc(')\n')]));
+    return 1;
+  }
   if (dev.screenrecord === 'fails' || (dev.screenrecord === 'sized-fails' && o.size)) {
     io.err(enc(`ERROR: unable to configure video/avc codec at ${size.width}x${size.height} (err=-2147483648)\n`));
     return 1;
