@@ -8,6 +8,7 @@
 #include "core/app.h"
 #include "core/log.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
@@ -255,8 +256,10 @@ static json_t *android_describe(struct session *s)
     free(addr);
     const char *note = NULL;
     json_object_set_new(o, "stream", json_string(android_stream_state(a, &note)));
+    /* The note quotes the device's own words (screenrecord's stderr),
+     * which need not be UTF-8: json_string would give NULL, and no note. */
     if (note)
-        json_object_set_new(o, "stream_note", json_string(note));
+        json_object_set_new(o, "stream_note", utf8_json_string(note, strlen(note)));
     return o;
 }
 

@@ -87,6 +87,7 @@ struct feed {
      * averages, see check_run), the action before it at target_acted_ms. */
     bool behind;
     double *target;
+    int target_w, target_h; /* the size of the picture target was made for */
     uint64_t target_acted_ms;
     uint64_t caught_late_ms; /* how long after that action it caught up (0: not yet told) */
 };
@@ -133,7 +134,10 @@ static void catch_up(struct feed *f, uint64_t now)
     double *means = picture_means(p);
     h264_picture_free(p);
     pthread_mutex_lock(&f->lock);
-    if (means && f->behind && f->target &&
+    /* A picture of another size (the stream's parameters changed) has
+     * other blocks: no comparing it with the target, whose blocks are
+     * fewer when the picture grew. */
+    if (means && f->behind && f->target && w == f->target_w && h == f->target_h &&
         worst_block(means, f->target, blocks_of(w, h)) <= CHECK_LIMIT) {
         f->behind = false;
         f->caught_late_ms = now > f->target_acted_ms ? now - f->target_acted_ms : 1;
@@ -740,6 +744,8 @@ void android_check_run(struct android_check *c, const struct frame *shot)
     pthread_mutex_lock(&f->lock);
     free(f->target);
     f->target = cap;
+    f->target_w = pw;
+    f->target_h = ph;
     f->target_acted_ms = c->acted_ms;
     f->behind = true;
     pthread_mutex_unlock(&f->lock);

@@ -403,6 +403,17 @@ void wd_upload_file_op(struct backend_call *bc)
                                "cannot upload a file: native apps have no file inputs");
         return;
     }
+    /* The schema's pattern lets through refs no snapshot makes (f0e1, a
+     * frame past the most): refused as other tools refuse them, not looked
+     * for at the top and called gone. */
+    const char *ref = args_string(bc->args, "ref", "");
+    if (wd_ref_frame(ref) < 0) {
+        backend_call_fail_code(bc, ERROR_INVALID_ARGUMENT,
+                               "argument \"ref\" must be a ref from snapshot or find, such as "
+                               "\"e3\" or \"f1e3\"; got \"%s\"",
+                               ref);
+        return;
+    }
     const char *given = args_string(bc->args, "path", "");
     char *real = realpath(given, NULL);
     struct stat st;
@@ -416,7 +427,7 @@ void wd_upload_file_op(struct backend_call *bc)
     u->bc = bc;
     u->path = real;
     u->bytes = (long long)st.st_size;
-    u->frame = wd_ref_frame(args_string(bc->args, "ref", ""));
+    u->frame = wd_ref_frame(ref);
     if (u->frame > 0 && w->driver_pid && wd_cast_cdp(w))
         wd_frame_session(w, u->frame, got_session, u);
     else if (u->frame > 0)

@@ -377,6 +377,13 @@ test('upload_file puts a file the policy lists into a file input; other files (l
   const notInput = await call('upload_file', { ref: els[1].ref, path: join(uploads, 'report.txt') });
   assert.equal(notInput.structuredContent.error.code, 'invalid_argument');
   assert.match(notInput.structuredContent.error.message, /not a file input/);
+  // Refs the schema's pattern lets through but no snapshot makes (no frame
+  // 0, none past the most frames): a malformed ref, as for other tools.
+  for (const ref of ['f0e1', 'f65e1']) {
+    const r = await call('upload_file', { ref, path: join(uploads, 'report.txt') });
+    assert.equal(r.structuredContent.error.code, 'invalid_argument', `${ref}: ${JSON.stringify(r.structuredContent)}`);
+    assert.match(r.structuredContent.error.message, /argument "ref" must be a ref from snapshot or find/);
+  }
   await srv.close();
 });
 

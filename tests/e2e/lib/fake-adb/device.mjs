@@ -59,13 +59,16 @@ export class FakeDevice {
     this.keptShell = opts.keptShell ?? true;
     /**
      * screenrecord: true (h264 to stdout, through ffmpeg), 'old' (before Android 5: no --output-format),
-     * 'fails' (the encoder refuses), 'sized-fails' (it refuses any --size), false (no screenrecord at all).
+     * 'fails' (the encoder refuses), 'fails-latin1' (the same, its words with a Latin-1 byte), 'sized-fails' (it refuses any --size), false (no screenrecord at all).
      */
     this.screenrecord = opts.screenrecord ?? true;
     /** Seconds after which every screenrecord ends, whatever its --time-limit (null: as asked). */
     this.screenrecordLimit = opts.screenrecordLimit ?? null;
     /** ms between the two halves of each write of screenrecord's encoder (0: none). */
     this.screenrecordGapMs = opts.screenrecordGapMs ?? 0;
+    /** {width, height}: the running screenrecords send their next pictures at that size, in
+     * the same stream (new parameter sets: an encoder reconfigured mid-stream); null: as asked. */
+    this.screenrecordResize = null;
     /** The pids of the ffmpeg encoders of this device's screenrecords still running. */
     this.encoders = new Set();
     this.fs = new FakeFs();

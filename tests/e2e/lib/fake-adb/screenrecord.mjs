@@ -90,37 +90,53 @@ export async function screenrecord(dev, args, io) {
   const size = o.size ?? { width, height };
   dev.record('screenrecord', { size, bitRate: o.bitRate, timeLimit: o.timeLimit });
   // The encoder refuses: any size ('fails': no AVC encoder), or sizes other
-  // than the display's ('sized-fails': one that wants multiples of 16).
+  // than the display's ('sized-fails': one that wants multiples of 16);
+  // 'fails-latin1' says so with a vendor's Latin-1 byte (not UTF-8).
+  if (dev.screenrecord === 'fails-latin1') {
+    io.err(Buffer.concat([enc(`ERROR: unable to configure video/avc codec at ${size.width}x${size.height} (encodeur `),
+      Buffer.from([0x72, 0xe9, 0x66, 0x75, 0x73, 0xe9]), enc(')\n')]));
+    return 1;
+  }
   if (dev.screenrecord === 'fails' || (dev.screenrecord === 'sized-fails' && o.size)) {
     io.err(enc(`ERROR: unable to configure video/avc codec at ${size.width}x${size.height} (err=-2147483648)\n`));
     return 1;
   }
-  const ff = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'rawvideo', '-pix_fmt', 'rgba',
-    '-s', `${width}x${height}`, '-framerate', '60', '-probesize', '32', '-analyzeduration', '0', '-i', '-',
-    '-vf', `scale=${size.width}:${size.height}`, '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency',
-    '-b:v', String(o.bitRate), '-pix_fmt', 'yuv420p', '-flush_packets', '1', '-f', 'h264', '-'],
-  { stdio: ['pipe', 'pipe', 'pipe'] });
-  encoders.add(ff.pid);
-  dev.encoders.add(ff.pid);
-  // screenrecordGapMs: each write of the encoder reaches the client in two
-  // halves that far apart (a busy link or machine), in order.
+  // dev.screenrecordResize = {width, height}: from then on the pictures
+  // come at that size, new parameter sets and all, in the same stream (an
+  // encoder reconfigured mid-stream); one ffmpeg per size.
   let sent = Promise.resolve();
-  ff.stdout.on('data', (d) => {
-    const gap = dev.screenrecordGapMs;
-    if (!gap || d.length < 2) { sent = sent.then(() => io.out(d)); return; }
-    const half = d.length >> 1;
-    sent = sent.then(() => io.out(d.subarray(0, half)))
-      .then(() => new Promise((r) => setTimeout(r, gap)))
-      .then(() => { if (!io.signal?.aborted) io.out(d.subarray(half)); });
-  });
-  let ffErr = '';
-  ff.stderr.on('data', (d) => { ffErr += d; });
-  ff.stdin.on('error', () => {});
-  const exited = new Promise((resolve) => ff.on('close', (code) => {
-    encoders.delete(ff.pid);
-    dev.encoders.delete(ff.pid);
-    resolve(code);
-  }));
+  const all = [];
+  const startEncoder = (sz) => {
+    const ff = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'rawvideo', '-pix_fmt', 'rgba',
+      '-s', `${width}x${height}`, '-framerate', '60', '-probesize', '32', '-analyzeduration', '0', '-i', '-',
+      '-vf', `scale=${sz.width}:${sz.height}`, '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency',
+      '-b:v', String(o.bitRate), '-pix_fmt', 'yuv420p', '-flush_packets', '1', '-f', 'h264', '-'],
+    { stdio: ['pipe', 'pipe', 'pipe'] });
+    encoders.add(ff.pid);
+    dev.encoders.add(ff.pid);
+    // screenrecordGapMs: each write of the encoder reaches the client in two
+    // halves that far apart (a busy link or machine), in order.
+    ff.stdout.on('data', (d) => {
+      const gap = dev.screenrecordGapMs;
+      if (!gap || d.length < 2) { sent = sent.then(() => io.out(d)); return; }
+      const half = d.length >> 1;
+      sent = sent.then(() => io.out(d.subarray(0, half)))
+        .then(() => new Promise((r) => setTimeout(r, gap)))
+        .then(() => { if (!io.signal?.aborted) io.out(d.subarray(half)); });
+    });
+    const e = { ff, size: sz, err: '' };
+    ff.stderr.on('data', (d) => { e.err += d; });
+    ff.stdin.on('error', () => {});
+    e.exited = new Promise((resolve) => ff.on('close', (code) => {
+      encoders.delete(ff.pid);
+      dev.encoders.delete(ff.pid);
+      resolve(code);
+    }));
+    all.push(e);
+    return e;
+  };
+  let cur = startEncoder(size);
+  const exited = cur.exited;
   let last = null;
   let writing = false;
   // dev.holdScreenrecord(): frames are taken as the screen changes but queued,
@@ -128,6 +144,11 @@ export async function screenrecord(dev, args, io) {
   const queue = [];
   const tick = () => {
     if (writing) return;
+    const resize = dev.screenrecordResize;
+    if (resize && resize !== cur.size) {
+      cur = startEncoder(resize);
+      last = null; // the screen again, at the new size
+    }
     const f = dev.frame();
     // The display rotated: screenrecord keeps its size; the fake just stops sending.
     if (f.px !== last && f.width === width && f.height === height) {
@@ -137,8 +158,8 @@ export async function screenrecord(dev, args, io) {
     const hold = dev.screenrecordHold;
     while (queue.length && !writing && (!hold || hold.release > 0)) {
       if (hold) hold.release--;
-      writing = !ff.stdin.write(queue.shift());
-      if (writing) ff.stdin.once('drain', () => { writing = false; });
+      writing = !cur.ff.stdin.write(queue.shift());
+      if (writing) cur.ff.stdin.once('drain', () => { writing = false; });
     }
   };
   tick();
@@ -149,9 +170,13 @@ export async function screenrecord(dev, args, io) {
     exited.then(() => { clearTimeout(t); resolve(); });
   });
   clearInterval(timer);
-  if (io.signal?.aborted) ff.kill('SIGKILL'); // nobody reads the rest
-  else ff.stdin.end(); // the time limit: the frames sent so far are flushed
-  const code = await exited;
-  if (code !== 0 && !io.signal?.aborted) io.err(enc(`fake device: ffmpeg failed: ${ffErr}\n`));
+  for (const e of all) {
+    if (io.signal?.aborted) e.ff.kill('SIGKILL'); // nobody reads the rest
+    else e.ff.stdin.end(); // the time limit: the frames sent so far are flushed
+  }
+  for (const e of all) {
+    const code = await e.exited;
+    if (code !== 0 && !io.signal?.aborted) io.err(enc(`fake device: ffmpeg failed: ${e.err}\n`));
+  }
   return 0;
 }
