@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* How long an ending process may take before it is killed. */
@@ -478,7 +479,12 @@ static void proc_ended(struct vnc *v, struct vnc_proc *p)
         detail = xstrdup(p->detail ? p->detail : "no reason given");
     } else {
         char *how = vnc_proc_status_text(p->status);
-        if (p->broken)
+        if (WIFEXITED(p->status) && WEXITSTATUS(p->status) == 127)
+            /* proc.c's child: the executable could not be run at all. */
+            detail = xasprintf("the VNC connection's process could not be started (%s): is "
+                               "glovebox-vnc-worker installed beside the vnc module?",
+                               how);
+        else if (p->broken)
             detail = xasprintf("the VNC connection's process %s and was stopped", p->broken);
         else
             detail = xasprintf("the VNC connection's process ended (%s): the server sent data "

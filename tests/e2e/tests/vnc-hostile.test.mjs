@@ -3,13 +3,13 @@
 // does not exist. Each ends that one connection with a clear reason; the
 // glovebox server keeps serving, and its other vnc session is untouched.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { connectClient, needs } from '../lib/server.mjs';
+import { BUILD, connectClient, needs } from '../lib/server.mjs';
 import { ms, startServer, topts, until } from '../lib/terminal.mjs';
 
 const vncOpts = (extra = {}) => needs('vnc', topts({ timeout: ms(60000), ...extra }));
@@ -346,4 +346,21 @@ test('a server that accepts but never speaks: a timeout error within timeout_ms'
   assert.match(closed.structuredContent.error.message, /cannot connect to 127\.0\.0\.1:1/);
   await srv.status();
   await srv.close();
+});
+
+test('a connection process that cannot be started says so, not that the server misbehaved', vncOpts(), async (t) => {
+  // The modules of this build beside a worker that is no program at all
+  // (execve fails: the child exits 127).
+  const dir = mkdtempSync(join(tmpdir(), 'glovebox-badworker-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const f of readdirSync(BUILD).filter((f) => /^glovebox-.*\.so$/.test(f))) copyFileSync(join(BUILD, f), join(dir, f));
+  writeFileSync(join(dir, 'glovebox-vnc-worker'), 'not a program\n');
+  chmodSync(join(dir, 'glovebox-vnc-worker'), 0o755);
+  const srv = await startServer(t, { env: { GLOVEBOX_MODULE_DIR: dir } });
+  const r = await srv.call('vnc_connect', { host: '127.0.0.1', port: 5999 });
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.error.code, 'device_unavailable');
+  assert.match(r.structuredContent.error.message, /the VNC connection's process could not be started \(exit status 127\): is glovebox-vnc-worker installed beside the vnc module\?/);
+  assert.doesNotMatch(r.structuredContent.error.message, /server sent data/);
+  await srv.status(); // still serving
 });
