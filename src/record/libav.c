@@ -21,8 +21,9 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 /* libav's own messages ("concealing 4 DC … errors" on a damaged picture,
  * which glovebox handles) go to the log at debug level, in its format,
- * instead of bare lines on stderr. Any thread. */
-static void av_log_line(void *avcl, int level, const char *fmt, va_list vl)
+ * instead of bare lines on stderr. Any thread. fmt is libav's own. */
+__attribute__((format(printf, 3, 0))) static void av_log_line(void *avcl, int level,
+                                                              const char *fmt, va_list vl)
 {
     (void)avcl;
     if (level > AV_LOG_WARNING || !log_enabled(LOG_DEBUG))

@@ -55,8 +55,8 @@ struct android {
     struct android_shell *shell;     /* the long-lived shell for input (input_shell.c), or NULL */
     bool shell_off;                  /* the device keeps no shell open: a step per command */
     struct android_stream *stream;   /* the screen stream (stream.c), or NULL: screencap only */
-    uint64_t acted_ms; /* when the latest action's command answered (clock_now_ms; 0: none) */
-    struct android_ref *refs; /* the elements of the latest snapshot/find: e1 = refs[0] */
+    uint64_t acts;                   /* actions answered so far (the screen stream's clock) */
+    struct android_ref *refs;        /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
     /* computer's pointer on a touch screen: where the last touch was (or
      * where the next one starts), and whether a finger is down. */

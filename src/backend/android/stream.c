@@ -4,8 +4,8 @@
  * complaints, the exit packet its end), decoded as it comes on a thread of
  * its own by libavcodec (h264.h), keeping the latest picture. A screenshot
  * then encodes that picture instead of moving a 10 MB screencap — when
- * judge() says the picture shows the screen as it is after the session's
- * last action; otherwise screencap, as before (docs/android.md, "The screen
+ * may_serve() knows the picture shows the screen as it is after the
+ * session's last action; otherwise screencap, as before (docs/android.md, "The screen
  * stream", has the rules and why).
  *
  * screenrecord stops itself after --time-limit (180 s at most), so another
@@ -37,13 +37,11 @@
 #define STREAM_BIT_RATE   8000000 /* bits/s: sharp text; a still screen sends nothing */
 #define STREAM_TIME_LIMIT 180     /* s: screenrecord's most */
 #define STREAM_RENEW_MS   170000  /* when the next screenrecord starts */
-#define STREAM_POLL_MS    10      /* how often a waiting screenshot or a takeover looks again */
+#define STREAM_POLL_MS    10      /* a takeover looks again every 10 of these */
 #define STREAM_TAIL_MS    8       /* no byte for this long: the NAL unit held back is whole … */
 #define STREAM_TAIL_MAX   64      /* … or up to this, after a silence that came mid-picture */
 #define STREAM_QUEUE_MAX  (32u << 20) /* bytes waiting for the decoder; more ends the feed */
 #define STREAM_ERR_MAX    1024        /* bytes of screenrecord's stderr kept for the note */
-#define SETTLE_MIN_MS     150
-#define SETTLE_MAX_MS     1000
 #define MAX_FAILS         3
 /* A screencap and a picture agree when no 8×8 block of the picture differs
  * in average brightness from the same part of the screencap by more than
@@ -62,7 +60,6 @@ struct feed {
     struct android_stream *owner; /* NULL once dropped (loop thread) */
     struct adb_stream *adb;       /* until its done (loop thread) */
     int refs;                     /* loop thread */
-    uint64_t opened_ms;
     struct strbuf err; /* screenrecord's stderr, the first STREAM_ERR_MAX bytes */
     pthread_t thread;
     struct h264_decoder *dec;
@@ -84,33 +81,33 @@ struct feed {
     int width, height;          /* of the latest picture */
     /* A screencap showed what no picture had shown yet: the stream is
      * behind the screen until a picture looks like it (target: its block
-     * averages, see check_run), the action before it at target_acted_ms. */
+     * averages, see check_run), asked after action number target_act. */
     bool behind;
     double *target;
     int target_w, target_h; /* the size of the picture target was made for */
-    uint64_t target_acted_ms;
-    uint64_t caught_late_ms; /* how long after that action it caught up (0: not yet told) */
+    uint64_t target_act;
+    uint64_t caught_act; /* a picture caught up with the screencap after this action */
 };
 
 struct android_stream {
     struct android *a;
-    struct feed *cur;      /* the one screenshots read, or NULL */
-    struct feed *next;     /* the one taking over, or NULL */
-    uv_timer_t tick;       /* renewal, takeover, retries */
-    uv_async_t wake;       /* a decoder thread gave up */
-    int closed;            /* of the two handles */
-    int fails;             /* screenrecords in a row that ended without a picture */
-    bool off;              /* screencap only from now on */
-    char *note;            /* why it is off */
-    int width, height;     /* asked of screenrecord */
-    int rotation;          /* a->rotation when asked */
-    uint64_t settle_ms;    /* how long a change may take to reach a picture here */
-    uint64_t confirmed_ms; /* a screencap agreed with the latest picture as of then */
-    bool measured;         /* settle_ms has seen the first stream's start */
-    uint64_t screencap_ms; /* how long a screenshot by screencap takes (average; 0: unknown) */
-    int tail_ms;           /* for the next feeds' decoders */
-    bool native;           /* no --size: the encoder refused the smaller one */
-    uint64_t renew_ms;     /* when the next screenrecord starts */
+    struct feed *cur;  /* the one screenshots read, or NULL */
+    struct feed *next; /* the one taking over, or NULL */
+    uv_timer_t tick;   /* renewal, takeover, retries */
+    uv_async_t wake;   /* a decoder thread gave up */
+    int closed;        /* of the two handles */
+    int fails;         /* screenrecords in a row that ended without a picture */
+    bool off;          /* screencap only from now on */
+    char *note;        /* why it is off */
+    int width, height; /* asked of screenrecord */
+    int rotation;      /* a->rotation when asked */
+    /* The latest action (a->acts) whose screen the pictures are known to
+     * have reached: a screencap taken after it agreed with the latest
+     * picture, or a picture caught up with such a screencap. */
+    uint64_t confirmed_act;
+    int tail_ms;       /* for the next feeds' decoders */
+    bool native;       /* no --size: the encoder refused the smaller one */
+    uint64_t renew_ms; /* when the next screenrecord starts */
 };
 
 static size_t blocks_of(int w, int h);
@@ -140,7 +137,7 @@ static void catch_up(struct feed *f, uint64_t now)
     if (means && f->behind && f->target && w == f->target_w && h == f->target_h &&
         worst_block(means, f->target, blocks_of(w, h)) <= CHECK_LIMIT) {
         f->behind = false;
-        f->caught_late_ms = now > f->target_acted_ms ? now - f->target_acted_ms : 1;
+        f->caught_act = f->target_act;
         free(f->target);
         f->target = NULL;
     }
@@ -148,6 +145,29 @@ static void catch_up(struct feed *f, uint64_t now)
     free(means);
 }
 
+/* Pushes a swapped-out queue (up to STREAM_QUEUE_MAX) to the decoder a
+ * slice at a time, stopping early once the feed is closing: feed_unref
+ * joins this thread on the loop, which must not wait for megabytes of
+ * pictures nobody will see. Pictures decoded, or the push's error. */
+#define PUSH_SLICE (256u * 1024u)
+static int push_slices(struct feed *f, const struct strbuf *q, char **err)
+{
+    int pictures = 0;
+    for (size_t off = 0; off < q->len;) {
+        size_t n = q->len - off < PUSH_SLICE ? q->len - off : PUSH_SLICE;
+        int got = h264_decoder_push(f->dec, (const uint8_t *)q->data + off, n, err);
+        if (got < 0)
+            return got;
+        pictures += got;
+        off += n;
+        pthread_mutex_lock(&f->lock);
+        bool closing = f->closing;
+        pthread_mutex_unlock(&f->lock);
+        if (closing)
+            break;
+    }
+    return pictures;
+}
 static void *decode_thread(void *arg)
 {
     struct feed *f = arg;
@@ -179,8 +199,7 @@ static void *decode_thread(void *arg)
         mine = tmp;
         pthread_mutex_unlock(&f->lock);
         char *err = NULL;
-        int n = mine.len ? h264_decoder_push(f->dec, (const uint8_t *)mine.data, mine.len, &err)
-                         : h264_decoder_flush_tail(f->dec, &err);
+        int n = mine.len ? push_slices(f, &mine, &err) : h264_decoder_flush_tail(f->dec, &err);
         mine.len = 0;
         int w = 0, h = 0;
         uint64_t now = clock_now_ms();
@@ -248,14 +267,13 @@ static struct feed_state feed_state(struct feed *f)
     return s;
 }
 
-/* How long after its action the stream caught up, once (0: nothing new). */
-static uint64_t take_caught_late(struct feed *f)
+/* The action whose screencap a picture of f caught up with (0: none). */
+static uint64_t caught_act(struct feed *f)
 {
     pthread_mutex_lock(&f->lock);
-    uint64_t late = f->caught_late_ms;
-    f->caught_late_ms = 0;
+    uint64_t act = f->caught_act;
     pthread_mutex_unlock(&f->lock);
-    return late;
+    return act;
 }
 
 /* Stop f's screenrecord (its connection's done follows) and forget it. */
@@ -419,7 +437,6 @@ static void feed_start(struct android_stream *st)
     pthread_cond_init(&f->cond, NULL);
     f->refs = 2; /* the stream's and the connection's */
     f->owner = st;
-    f->opened_ms = clock_now_ms();
     f->tail_ms = st->tail_ms;
     f->wake = &st->wake;
     if (pthread_create(&f->thread, NULL, decode_thread, f) != 0)
@@ -468,7 +485,7 @@ static void on_tick(uv_timer_t *t)
         struct feed *old = st->cur;
         st->cur = st->next;
         st->next = NULL;
-        st->confirmed_ms = 0; /* it spoke of the old feed's picture */
+        st->confirmed_act = 0; /* it spoke of the old feed's picture */
         feed_drop(old);
         arm(st, st->renew_ms);
         return;
@@ -489,7 +506,6 @@ void android_stream_start(struct android *a)
 {
     struct android_stream *st = xcalloc(1, sizeof *st);
     st->a = a;
-    st->settle_ms = SETTLE_MIN_MS;
     st->tail_ms = STREAM_TAIL_MS;
     /* Tests take over sooner than a real time limit asks
      * (tests/e2e/tests/android-stream.test.mjs). */
@@ -533,7 +549,7 @@ void android_stream_end(struct android *a)
 
 void android_stream_acted(struct android *a)
 {
-    a->acted_ms = clock_now_ms();
+    a->acts++;
 }
 
 const char *android_stream_state(const struct android *a, const char **note)
@@ -551,75 +567,29 @@ const char *android_stream_state(const struct android *a, const char **note)
 
 /* ---- which screenshots it serves ---------------------------------------------- */
 
-enum verdict { SERVE, WAIT, SCREENCAP };
-
-/* Whether the latest picture shows the screen as it is after the last
- * action (a->acted_ms, A), given L (settle_ms): how long a change on the
- * screen may take to reach a decoded picture here (composition, encoding,
- * adb, decoding). screenrecord sends a picture only when the screen
- * changes, so:
- * - a picture that arrived later than A + L was composed after the action:
- *   serve it;
- * - else one that arrived after A (or that a screencap taken after A
- *   agreed with), with nothing newer for L and the action L ago: any
- *   change since would have arrived by now, so the screen still looks like
- *   it: serve it;
- * - no picture since A once L has passed: the action changed nothing, or
- *   its change is late (an encoder that holds a picture back until the
- *   next) — no way to tell, so screencap (and compare, see check_run);
- * - otherwise wait, at most 2L, then screencap. */
-static enum verdict judge(struct android_stream *st, uint64_t now, uint64_t waited)
+/* Whether the latest picture may be served as the screen now. Nothing in
+ * a picture says when it was composed, and a change can take any time to
+ * reach a decoded picture (composition, encoding, adb, decoding; longer
+ * on a loaded device or link), so after an action the pictures are not
+ * trusted on timing: the first screenshot is a screencap, compared with
+ * the latest picture (check_run). From the screencap that agrees with a
+ * picture — or the picture that catches up with it — on, the stream is
+ * known to have reached the screen the action made, and every later
+ * picture is newer still: screenshots are served from it until the next
+ * action. Before any action the latest picture is served. */
+static bool may_serve(struct android_stream *st)
 {
-    struct android *a = st->a;
     if (st->off || !st->cur)
-        return SCREENCAP;
+        return false;
     struct feed_state s = feed_state(st->cur);
     if (s.failed)
         feed_stop_failed(st->cur);
-    if (!s.first_ms || s.failed || s.width != st->width || s.height != st->height)
-        return SCREENCAP;
-    /* The first picture took the device's start of screenrecord and of its
-     * encoder plus one picture's way here: half of it bounds how late a
-     * change reaches us better than a guess. */
-    if (!st->measured) {
-        st->measured = true;
-        uint64_t half = (s.first_ms - st->cur->opened_ms) / 2;
-        if (half > st->settle_ms)
-            st->settle_ms = half < SETTLE_MAX_MS ? half : SETTLE_MAX_MS;
-    }
-    /* Behind the screen (a screencap showed more than the pictures): none
-     * is trusted until one catches up; how late it did is how late changes
-     * can be, so L grows to 1.5× that (at most SETTLE_MAX_MS). */
-    uint64_t caught = take_caught_late(st->cur);
-    if (caught) {
-        uint64_t late = caught * 3 / 2;
-        if (late > st->settle_ms)
-            st->settle_ms = late < SETTLE_MAX_MS ? late : SETTLE_MAX_MS;
-    }
-    if (s.behind)
-        return SCREENCAP;
-    uint64_t act = a->acted_ms, settle = st->settle_ms;
-    if (s.last_ms > act + settle)
-        return SERVE;
-    /* A screencap taken after the action looked like the latest picture,
-     * and none came since: it shows the screen as of that screencap. */
-    if (act && st->confirmed_ms >= act && s.last_ms <= st->confirmed_ms)
-        return SERVE;
-    bool after = s.last_ms > act || (act && st->confirmed_ms >= act);
-    bool settled = now >= act + settle && now >= s.last_ms + settle;
-    if (after && settled)
-        return SERVE;
-    if ((!after && now >= act + settle) || waited >= 2 * settle)
-        return SCREENCAP;
-    /* Waiting would end (at the latest) at until; a screencap taken now
-     * shows the screen as it is now too, and is the better deal when it
-     * usually takes less than the wait left (a fast link; an emulator). */
-    uint64_t until = (s.last_ms > act ? s.last_ms : act) + settle, cap = now - waited + 2 * settle;
-    if (until > cap)
-        until = cap;
-    if (st->screencap_ms && now + st->screencap_ms <= until)
-        return SCREENCAP;
-    return WAIT;
+    if (!s.first_ms || s.failed || s.behind || s.width != st->width || s.height != st->height)
+        return false;
+    uint64_t caught = caught_act(st->cur);
+    if (caught > st->confirmed_act)
+        st->confirmed_act = caught;
+    return st->confirmed_act == st->a->acts;
 }
 
 /* ---- a screencap compared with the picture ------------------------------------ */
@@ -627,7 +597,7 @@ static enum verdict judge(struct android_stream *st, uint64_t now, uint64_t wait
 struct android_check {
     struct feed *feed; /* a reference */
     struct h264_picture *picture;
-    uint64_t asked_ms, acted_ms;
+    uint64_t asked_ms, act;
     bool alike; /* set by check_run */
 };
 
@@ -702,7 +672,7 @@ static double worst_block(const double *a, const double *b, size_t n)
 }
 
 /* What a screencap asked now (and answering screenshot) can tell the
- * stream: whether the latest picture still shows the screen (see judge). */
+ * stream: whether the latest picture still shows the screen (see may_serve). */
 static struct android_check *check_new(struct android_stream *st)
 {
     if (!st->cur)
@@ -716,7 +686,7 @@ static struct android_check *check_new(struct android_stream *st)
     c->feed = st->cur;
     c->feed->refs++;
     c->asked_ms = clock_now_ms();
-    c->acted_ms = st->a->acted_ms;
+    c->act = st->a->acts;
     return c;
 }
 
@@ -746,7 +716,7 @@ void android_check_run(struct android_check *c, const struct frame *shot)
     f->target = cap;
     f->target_w = pw;
     f->target_h = ph;
-    f->target_acted_ms = c->acted_ms;
+    f->target_act = c->act;
     f->behind = true;
     pthread_mutex_unlock(&f->lock);
 }
@@ -756,10 +726,6 @@ void android_check_end(struct android *a, struct android_check *c)
     if (!c)
         return;
     struct android_stream *st = a->stream;
-    if (st) {
-        uint64_t took = clock_now_ms() - c->asked_ms;
-        st->screencap_ms = st->screencap_ms ? (3 * st->screencap_ms + took) / 4 : took;
-    }
     if (st && st->cur == c->feed && c->alike) {
         struct feed *f = c->feed;
         pthread_mutex_lock(&f->lock);
@@ -767,8 +733,8 @@ void android_check_end(struct android *a, struct android_check *c)
          * come: the stream has caught up. */
         if (f->last_ms <= c->asked_ms) {
             f->behind = false;
-            if (c->asked_ms > st->confirmed_ms)
-                st->confirmed_ms = c->asked_ms;
+            if (c->act > st->confirmed_act)
+                st->confirmed_act = c->act;
         }
         pthread_mutex_unlock(&f->lock);
     }
@@ -830,34 +796,9 @@ static void serve(struct backend_call *bc, struct android_stream *st)
     frames_screenshot(bc, &src);
 }
 
-struct waiting {
-    uv_timer_t timer;
-    struct backend_call *bc;
-    struct android *a;
-    uint64_t since;
-};
-
-static void decide(struct backend_call *bc, struct android *a, uint64_t since);
-
-static void waiting_closed(uv_handle_t *h)
-{
-    struct waiting *w = h->data;
-    struct android *a = w->a;
-    free(w);
-    android_release(a);
-}
-
-static void waited(uv_timer_t *t)
-{
-    struct waiting *w = t->data;
-    decide(w->bc, w->a, w->since);
-    uv_close((uv_handle_t *)&w->timer, waiting_closed);
-}
-
-static void decide(struct backend_call *bc, struct android *a, uint64_t since)
+static void decide(struct backend_call *bc, struct android *a)
 {
     struct android_stream *st = a->stream;
-    uint64_t now = clock_now_ms();
     /* The screen turned: the picture has the old orientation's size. */
     if (st && !st->off && st->rotation != a->rotation) {
         feed_drop(st->cur);
@@ -865,40 +806,20 @@ static void decide(struct backend_call *bc, struct android *a, uint64_t since)
         st->cur = st->next = NULL;
         arm(st, 0);
     }
-    enum verdict v = st ? judge(st, now, now - since) : SCREENCAP;
-    if (st && st->cur && log_enabled(LOG_DEBUG) && (v != WAIT || now == since)) {
-        struct feed_state fs = feed_state(st->cur);
-        log_debug("%s: screenshot %s: %llu ms after the action, the latest picture %lld ms "
-                  "after it, confirmed %lld ms after it, L %llu ms, screencaps %llu ms",
-                  a->serial,
-                  v == SERVE  ? "from the stream"
-                  : v == WAIT ? "waits"
-                              : "by screencap",
-                  (unsigned long long)(now - a->acted_ms),
-                  (long long)fs.last_ms - (long long)a->acted_ms,
-                  (long long)st->confirmed_ms - (long long)a->acted_ms,
-                  (unsigned long long)st->settle_ms, (unsigned long long)st->screencap_ms);
-    }
-    if (v == SERVE) {
+    bool stream = st && may_serve(st);
+    if (st && st->cur)
+        log_debug("%s: screenshot %s (action %llu, the pictures confirmed to action %llu)",
+                  a->serial, stream ? "from the stream" : "by screencap",
+                  (unsigned long long)a->acts, (unsigned long long)st->confirmed_act);
+    if (stream)
         serve(bc, st);
-    } else if (v == SCREENCAP) {
+    else
         android_screencap_shot(bc, st ? check_new(st) : NULL);
-    } else {
-        struct waiting *w = xcalloc(1, sizeof *w);
-        w->bc = bc;
-        w->a = a;
-        w->since = since;
-        uv_timer_init(a->app->loop, &w->timer);
-        w->timer.data = w;
-        android_hold(a);
-        uv_timer_start(&w->timer, waited, STREAM_POLL_MS, 0);
-    }
 }
 
 void android_stream_screenshot(struct backend_call *bc)
 {
-    struct android *a = android_of(bc->session);
-    decide(bc, a, clock_now_ms());
+    decide(bc, android_of(bc->session));
 }
 
 bool android_stream_fits(const struct android *a, int max_width, bool fit, bool region)
