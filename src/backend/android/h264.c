@@ -32,22 +32,7 @@
     X(LIBAV_CODEC, av_packet_alloc)                                                                \
     X(LIBAV_CODEC, av_packet_free)
 
-static struct {
-#define FIELD(lib, name) __typeof__(&name) name;
-    AV_FUNCS(FIELD)
-#undef FIELD
-} av;
-static const char *load_error; /* static text; NULL once loaded */
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-
-static void load(void)
-{
-#define LOOKUP(lib, name)                                                                          \
-    if (!libav_symbol(lib, #name, &av.name, &load_error))                                          \
-        return;
-    AV_FUNCS(LOOKUP)
-#undef LOOKUP
-}
+LIBAV_FUNCTION_TABLE(AV_FUNCS)
 
 struct h264_decoder {
     AVCodecContext *ctx;
