@@ -60,7 +60,7 @@ struct feed {
     struct android_stream *owner; /* NULL once dropped (loop thread) */
     struct adb_stream *adb;       /* until its done (loop thread) */
     int refs;                     /* loop thread */
-    struct strbuf err; /* screenrecord's stderr, the first STREAM_ERR_MAX bytes */
+    struct strbuf err;            /* screenrecord's stderr, the first STREAM_ERR_MAX bytes */
     pthread_t thread;
     struct h264_decoder *dec;
     /* The latest picture served, as RGBA: a still screen's next

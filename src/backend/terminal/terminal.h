@@ -1,6 +1,6 @@
 /* The terminal backend: a program on a pseudo-terminal behind glovebox's
- * own terminal emulator (term_screen, vt_*). Output is read on the loop as it arrives; waits are checked when it
- * does; screenshots and recordings are rendered on the worker pool. */
+ * own terminal emulator (term_screen, vt_*). Output is read on the loop as it arrives; waits are
+ * checked when it does; screenshots and recordings are rendered on the worker pool. */
 #pragma once
 #include <stdbool.h>
 
