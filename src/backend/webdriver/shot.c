@@ -261,6 +261,18 @@ static void got_b64(struct wd *w, struct shot *sh, char *b64)
 
 /* The password fields' rectangles, from the page and its frames: then the
  * picture. */
+/* A number the page's script computed, as pixels. The page can make it
+ * anything (a tampered getBoundingClientRect): converting an out-of-range
+ * double to int is undefined, so it is clamped first; beyond ±2^24 px the
+ * rectangle covers the whole picture either way. */
+static int page_px(const json_t *v)
+{
+    double d = json_number_value(v);
+    if (!(d > -16777216.0))
+        return d != d ? 0 : -16777216;
+    return d < 16777216.0 ? (int)d : 16777216;
+}
+
 static void got_rects(struct wd *w, void *ud, json_t *rows, size_t total, enum error_code code,
                       const char *err)
 {
@@ -280,10 +292,8 @@ static void got_rects(struct wd *w, void *ud, json_t *rows, size_t total, enum e
         if (sh->n_secrets >= MAX_SECRETS)
             break;
         sh->secrets[sh->n_secrets++] =
-            (struct screen_rect){(int)json_number_value(json_array_get(r, 0)),
-                                 (int)json_number_value(json_array_get(r, 1)),
-                                 (int)json_number_value(json_array_get(r, 2)),
-                                 (int)json_number_value(json_array_get(r, 3))};
+            (struct screen_rect){page_px(json_array_get(r, 0)), page_px(json_array_get(r, 1)),
+                                 page_px(json_array_get(r, 2)), page_px(json_array_get(r, 3))};
     }
     json_decref(rows);
     /* The page has not changed since the last capture (cast.c): that

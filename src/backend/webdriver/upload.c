@@ -359,7 +359,11 @@ static void input_evaluated(void *ud, json_t *result, const char *err)
     struct wd_cdp *c = wd_cast_cdp(w);
     if (err || json_object_get(result, "exceptionDetails") || !c ||
         (!object_id && !json_is_string(why))) {
-        /* The socket or the frame went: WebDriver says why. */
+        /* The socket or the frame went: WebDriver says why. An exception
+         * thrown in the page is an object of the group: let it go. */
+        if (c)
+            wd_cdp_call_in(c, u->session, "Runtime.releaseObjectGroup",
+                           json_pack("{s:s}", "objectGroup", "glovebox-upload"), 3000, NULL, NULL);
         wd_frame_enter(w, u->frame, entered, u);
         return;
     }
