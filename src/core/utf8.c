@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
@@ -72,6 +73,22 @@ json_t *utf8_json_string(const char *s, size_t n)
     }
     strbuf_finish(&sb);
     return out;
+}
+
+char *utf8_scrub(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = utf8_decode(p + i, n - i, &cp);
+        if (len) {
+            i += len;
+        } else {
+            p[i++] = '?';
+        }
+    }
+    return s;
 }
 
 size_t utf8_length(const char *s, size_t n)

@@ -16,5 +16,9 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 size_t utf8_truncate(const char *s, size_t n, size_t max);
 /* A JSON string of s[0..n) with invalid sequences replaced by U+FFFD. */
 json_t *utf8_json_string(const char *s, size_t n);
+/* Replaces, in place, each byte of s (NUL-terminated) that does not start
+ * or continue a valid UTF-8 sequence with '?', so the text can go into JSON
+ * as it is; returns s. For short names from outside (a device's model). */
+char *utf8_scrub(char *s);
 /* Number of code points in valid UTF-8. */
 size_t utf8_length(const char *s, size_t n);

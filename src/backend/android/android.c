@@ -63,7 +63,9 @@ static bool is_field(const char *tok)
 static json_t *parse_devices(const char *text)
 {
     json_t *list = json_array();
-    char *copy = xstrdup(text);
+    /* Serials, models and products are the devices' own bytes: kept as
+     * they are when UTF-8, else made so (jansson takes nothing else). */
+    char *copy = utf8_scrub(xstrdup(text));
     char *save = NULL;
     for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *tsave = NULL;
@@ -502,6 +504,8 @@ static void probed(void *ud, const struct adb_reply *r)
     const char *out = (const char *)r->out;
     char *size = section(out, 0), *dens = section(out, 1), *version = section(out, 2),
          *model = section(out, 3), *orient = section(out, 4);
+    utf8_scrub(model);
+    utf8_scrub(version);
     int rot = android_parse_rotation(orient);
     free(orient);
     int w = 0, h = 0, d = 0;
