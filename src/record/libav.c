@@ -3,6 +3,7 @@
 #include "record/libav.h"
 
 #include "core/log.h"
+#include "core/xmalloc.h"
 
 #include <dlfcn.h>
 #include <libavcodec/avcodec.h>
@@ -81,7 +82,12 @@ bool libav_symbol(enum libav_lib lib, const char *name, void *fn, const char **w
         return false;
     void *sym = dlsym(h, name);
     if (!sym) {
-        *why = "the installed libav* lack a function glovebox needs";
+        /* Named, so a user can tell which library is too old. Made once
+         * per process at most (each table stops at its first miss and
+         * keeps the text for good). */
+        *why = xasprintf("the installed libav* lack %s, which glovebox needs (Debian 12 has "
+                         "it: libavcodec59, libavformat59, libavutil57)",
+                         name);
         return false;
     }
     memcpy(fn, &sym, sizeof sym);

@@ -14,7 +14,8 @@ enum libav_lib { LIBAV_UTIL, LIBAV_CODEC, LIBAV_FORMAT };
 void *libav_handle(enum libav_lib lib, const char **why);
 
 /* Stores the function name of lib in fn (a pointer of name's own type);
- * false with *why (static text) when it cannot. Any thread. */
+ * false with *why (text that lives as long as the process, naming the
+ * function) when it cannot. Any thread. */
 bool libav_symbol(enum libav_lib lib, const char *name, void *fn, const char **why);
 
 /* For a file's list of functions — LIST(X) expanding X(lib, name) for each
