@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
+#include <uv.h>
 
 /* Step text kept in a run's answer. */
 #define TEXT_MAX 2000
@@ -38,6 +39,7 @@ struct run {
     const char *by;  /* how it was found (static), or NULL */
     bool healed;
     uint64_t step_start_ms, run_start_ms;
+    uint64_t run_start_ns; /* uv_hrtime: the run's duration in µs ("us") */
     int64_t started_at_ms; /* Unix time, for the history */
 };
 
@@ -117,9 +119,10 @@ static json_t *report(const struct run *r, size_t n, const char *status)
 static void finish(struct run *r)
 {
     const char *status = r->cancelled ? "cancelled" : r->failed ? "failed" : "ok";
-    json_t *sc =
-        json_pack("{s:s, s:s, s:s, s:O, s:I}", "run", r->id, "recipe", r->name, "status", status,
-                  "steps", r->out, "ms", (json_int_t)(tool_call_age_ms(r->call) - r->run_start_ms));
+    json_t *sc = json_pack("{s:s, s:s, s:s, s:O, s:I, s:I}", "run", r->id, "recipe", r->name,
+                           "status", status, "steps", r->out, "ms",
+                           (json_int_t)(tool_call_age_ms(r->call) - r->run_start_ms), "us",
+                           (json_int_t)((uv_hrtime() - r->run_start_ns) / 1000));
     struct app *app = tool_call_app(r->call);
     int64_t ended_ms = unix_ms();
     const json_t *bad = NULL;
@@ -328,8 +331,9 @@ static void dry_run(struct run *r)
         json_array_set_new(r->out, n - 1, rep);
     }
     struct tool_call *call = r->call;
-    json_t *sc = json_pack("{s:s, s:s, s:s, s:O, s:I}", "run", r->id, "recipe", r->name, "status",
-                           r->failed ? "failed" : "dry_run", "steps", r->out, "ms", (json_int_t)0);
+    json_t *sc = json_pack("{s:s, s:s, s:s, s:O, s:I, s:I}", "run", r->id, "recipe", r->name,
+                           "status", r->failed ? "failed" : "dry_run", "steps", r->out, "ms",
+                           (json_int_t)0, "us", (json_int_t)0);
     tool_call_done(call, sc, "dry run of recipe %s: steps %zu to %zu %s", r->name, r->step, r->last,
                    r->failed ? "would fail (see steps)" : "would be called");
     json_decref(r->doc);
@@ -361,6 +365,7 @@ void recipe_run_start(struct tool_call *call, json_t *doc, json_t *values,
     for (size_t k = 1; k <= total; k++)
         json_array_append_new(r->out, report(r, k, "not_run"));
     r->run_start_ms = tool_call_age_ms(call);
+    r->run_start_ns = uv_hrtime();
     if (o->dry_run) {
         dry_run(r);
         return;

@@ -45,6 +45,11 @@ test('a terminal recipe saved with recipe_save runs with a param and reports eve
   assert.equal(r.sc.status, 'ok', textOf(r));
   assert.deepEqual(r.sc.steps.map((s) => s.status), ['ok', 'ok', 'ok', 'ok']);
   assert.match(r.sc.run, /^run-/);
+  // The run's duration in µs agrees with its ms and covers its steps' time.
+  assert.ok(Number.isInteger(r.sc.us), `us: ${r.sc.us}`);
+  assert.ok(Math.abs(r.sc.us / 1000 - r.sc.ms) <= 1.5, `us ${r.sc.us} against ms ${r.sc.ms}`);
+  const stepsMs = r.sc.steps.reduce((a, s) => a + s.ms, 0);
+  assert.ok(r.sc.us >= stepsMs * 1000 - 1000 * r.sc.steps.length, `us ${r.sc.us} against the steps' ${stepsMs} ms`);
   assert.equal(readFileSync(file, 'utf8'), 'hello from a recipe\n');
   // What crossed the wire before the answer (the SDK may hand the last
   // notification to onprogress after the answer resolves the call).
