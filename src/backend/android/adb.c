@@ -144,6 +144,9 @@ struct req {
     uv_write_t push_write;
     uint8_t *push_heads; /* the packet headers, 8 bytes each */
     uv_buf_t *push_bufs;
+    size_t push_nbufs, push_next; /* buffers made, the first not yet written */
+    size_t push_sent;             /* bytes of data the socket took */
+    adb_progress_fn push_progress;
     struct strbuf in; /* unparsed input */
     size_t want;      /* FAIL message / host payload length */
     struct strbuf out, err;
@@ -344,16 +347,51 @@ static void put_le32(uint8_t *p, uint32_t v)
 
 #define SYNC_CHUNK (64u * 1024) /* adb's SYNC_DATA_MAX */
 
+/* Buffers per write: 16 DATA packets (a header and 64 KiB each), so the
+ * caller hears of each MiB the socket took. The socket takes what the adb
+ * server drains towards the device, so that follows the copy itself within
+ * the socket's buffers. */
+#define PUSH_WRITE_BUFS 32
+
+static void push_more(struct req *r);
+
 static void on_push_written(uv_write_t *w, int status)
 {
     struct req *r = w->data;
-    if (status < 0 && status != UV_ECANCELED)
+    if (status == UV_ECANCELED || r->step == STEP_DONE)
+        return;
+    if (status < 0) {
         fail(r, ERROR_DEVICE_UNAVAILABLE, true, "cannot send the file to %s: %s", who(r),
              uv_strerror(status));
+        return;
+    }
+    if (r->push_next < r->push_nbufs) {
+        if (r->push_progress)
+            r->push_progress(r->ud, r->push_sent, r->push_len);
+        push_more(r);
+    }
 }
 
-/* SEND "path,mode", DATA chunks, DONE mtime: one write of many buffers, the
- * data itself not copied. */
+/* The next group of buffers: data packets' bytes counted as sent once
+ * the write completes. */
+static void push_more(struct req *r)
+{
+    size_t first = r->push_next;
+    size_t n = r->push_nbufs - first < PUSH_WRITE_BUFS ? r->push_nbufs - first : PUSH_WRITE_BUFS;
+    for (size_t i = first; i < first + n; i++)
+        if (r->push_bufs[i].base >= (char *)r->push_data &&
+            r->push_bufs[i].base < (char *)r->push_data + r->push_len)
+            r->push_sent += r->push_bufs[i].len;
+    r->push_next = first + n;
+    r->push_write.data = r;
+    int rc = uv_write(&r->push_write, (uv_stream_t *)&r->tcp, r->push_bufs + first, (unsigned)n,
+                      on_push_written);
+    if (rc < 0)
+        fail(r, ERROR_DEVICE_UNAVAILABLE, false, "cannot send the file: %s", uv_strerror(rc));
+}
+
+/* SEND "path,mode", DATA chunks, DONE mtime: buffers over the data itself,
+ * not copied, written a group at a time. */
 static void push_send(struct req *r)
 {
     size_t chunks = (r->push_len + SYNC_CHUNK - 1) / SYNC_CHUNK;
@@ -379,11 +417,8 @@ static void push_send(struct req *r)
     memcpy(h, "DONE", 4);
     put_le32(h + 4, (uint32_t)time(NULL));
     r->push_bufs[nb++] = uv_buf_init((char *)h, 8);
-    r->push_write.data = r;
-    int rc = uv_write(&r->push_write, (uv_stream_t *)&r->tcp, r->push_bufs, (unsigned)nb,
-                      on_push_written);
-    if (rc < 0)
-        fail(r, ERROR_DEVICE_UNAVAILABLE, false, "cannot send the file: %s", uv_strerror(rc));
+    r->push_nbufs = nb;
+    push_more(r);
 }
 
 /* The answer to DONE: OKAY + 4 bytes, or FAIL + length + message. */
@@ -682,11 +717,12 @@ static struct req *request_new(uv_loop_t *loop, const struct adb_server *srv, co
 static void request_start(uv_loop_t *loop, struct req *r);
 
 void adb_push(uv_loop_t *loop, const struct adb_server *srv, const char *serial, const char *remote,
-              unsigned mode, const uint8_t *data, size_t len, uint64_t timeout_ms, adb_done_fn done,
-              void *ud)
+              unsigned mode, const uint8_t *data, size_t len, uint64_t timeout_ms,
+              adb_progress_fn progress, adb_done_fn done, void *ud)
 {
     struct req *r =
         request_new(loop, srv, serial, "sync:", ADB_SYNC_PUSH, timeout_ms, 4096, done, ud);
+    r->push_progress = progress;
     r->push_data = data;
     r->push_len = len;
     r->push_path = xasprintf("%s,%u", remote, mode);

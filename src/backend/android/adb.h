@@ -61,13 +61,17 @@ void adb_request(uv_loop_t *loop, const struct adb_server *srv, const char *seri
                  const char *request, enum adb_mode mode, uint64_t timeout_ms, size_t max_bytes,
                  adb_done_fn done, void *ud);
 
+/* Bytes of a push the socket took so far, of total; called after each MiB
+ * while more is to come (never for the last part: done follows). */
+typedef void (*adb_progress_fn)(void *ud, size_t sent, size_t total);
+
 /* Write data (len bytes, borrowed until done) to remote (a path on the
  * device) with mode (e.g. 0644) through the sync: service, as `adb push`
- * does: SEND, DATA chunks of 64 KiB, DONE; done as for adb_request
- * (reply->ok once the device said OKAY). */
+ * does: SEND, DATA chunks of 64 KiB, DONE; progress (may be NULL) as it
+ * goes; done as for adb_request (reply->ok once the device said OKAY). */
 void adb_push(uv_loop_t *loop, const struct adb_server *srv, const char *serial, const char *remote,
-              unsigned mode, const uint8_t *data, size_t len, uint64_t timeout_ms, adb_done_fn done,
-              void *ud);
+              unsigned mode, const uint8_t *data, size_t len, uint64_t timeout_ms,
+              adb_progress_fn progress, adb_done_fn done, void *ud);
 
 /* A device service kept open (ADB_STREAM): `shell,v2,raw:` with no command
  * is the device's sh reading stdin, so commands written one after another

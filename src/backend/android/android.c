@@ -334,7 +334,8 @@ struct run {
     struct backend_call *bc;
     struct android *a;
     android_step_fn step;
-    bool acts; /* the command may change the screen (stream.c) */
+    bool acts;                    /* the command may change the screen (stream.c) */
+    android_progress_fn progress; /* a push's, or NULL */
 };
 
 /* Shell commands that only read: every other one counts as an action, after
@@ -384,14 +385,22 @@ static struct run *run_new(struct backend_call *bc, android_step_fn step)
     return run;
 }
 
+static void pushing(void *ud, size_t sent, size_t total)
+{
+    struct run *run = ud;
+    run->progress(run->bc, sent, total);
+}
+
 void android_push(struct backend_call *bc, const char *remote, const uint8_t *data, size_t len,
-                  android_step_fn step)
+                  android_progress_fn progress, android_step_fn step)
 {
     struct android *a = android_of(bc->session);
     /* A minute, plus a second per 4 MB: adb over USB 2 moves 20-40 MB/s. */
     uint64_t timeout = 60000 + len / 4000;
-    adb_push(a->app->loop, &a->srv, a->serial, remote, 0644, data, len, timeout, ran,
-             run_new(bc, step));
+    struct run *run = run_new(bc, step);
+    run->progress = progress;
+    adb_push(a->app->loop, &a->srv, a->serial, remote, 0644, data, len, timeout,
+             progress ? pushing : NULL, ran, run);
 }
 
 void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, uint64_t timeout_ms,

@@ -328,10 +328,21 @@ static void read_run(uv_work_t *w)
     fclose(f);
 }
 
+/* Progress in bytes of the APK, plus one for the install itself: the
+ * copy reports each MiB, then "copied; installing" at the APK's size, then
+ * "installed" (each value greater than the last, as MCP asks). */
 static void progress(struct backend_call *bc, double done, double total, const char *msg)
 {
     if (bc->progress)
         bc->progress(bc, done, total, msg);
+}
+
+static void copying(struct backend_call *bc, size_t sent, size_t total)
+{
+    char msg[96];
+    snprintf(msg, sizeof msg, "copied %.1f of %.1f MiB to the device", (double)sent / 1048576.0,
+             (double)total / 1048576.0);
+    progress(bc, (double)sent, (double)total + 1, msg);
 }
 
 static void installed(struct backend_call *bc, const struct adb_reply *r)
@@ -347,7 +358,7 @@ static void installed(struct backend_call *bc, const struct adb_reply *r)
             backend_call_fail(bc, "cannot install %s: %.*s", in->path, (int)(n > 400 ? 400 : n),
                               f ? f : out);
         } else {
-            progress(bc, 2, 2, "installed");
+            progress(bc, (double)in->len + 1, (double)in->len + 1, "installed");
             backend_call_done(bc,
                               json_pack("{s:s, s:s, s:I}", "session", bc->session->id, "path",
                                         in->path, "bytes", (json_int_t)in->len),
@@ -368,7 +379,7 @@ static void pushed(struct backend_call *bc, const struct adb_reply *r)
     }
     free(in->data);
     in->data = NULL;
-    progress(bc, 1, 2, "copied; installing");
+    progress(bc, (double)in->len, (double)in->len + 1, "copied; installing");
     char *cmd = xasprintf("pm install -r -t %s 2>&1; rm -f %s", in->remote, in->remote);
     android_run(bc, ADB_SHELL_V2, cmd, 300000, ANDROID_MAX_TEXT, installed);
     free(cmd);
@@ -390,9 +401,9 @@ static void read_done(uv_work_t *w, int status)
         install_free(in);
         return;
     }
-    progress(bc, 0, 2, "copying to the device");
+    progress(bc, 0, (double)in->len + 1, "copying to the device");
     bc->backend_data = in;
-    android_push(bc, in->remote, in->data, in->len, pushed);
+    android_push(bc, in->remote, in->data, in->len, copying, pushed);
 }
 
 void android_app_install_op(struct backend_call *bc)

@@ -74,9 +74,12 @@ typedef void (*android_step_fn)(struct backend_call *bc, const struct adb_reply 
  * step has answered. */
 void android_run(struct backend_call *bc, enum adb_mode mode, const char *cmd, uint64_t timeout_ms,
                  size_t max_bytes, android_step_fn step);
-/* Write data (borrowed until step) to remote on bc's device (sync: push). */
+/* Bytes of a push on their way, of total (adb_progress_fn). */
+typedef void (*android_progress_fn)(struct backend_call *bc, size_t sent, size_t total);
+/* Write data (borrowed until step) to remote on bc's device (sync: push),
+ * with progress (may be NULL) after each MiB. */
 void android_push(struct backend_call *bc, const char *remote, const uint8_t *data, size_t len,
-                  android_step_fn step);
+                  android_progress_fn progress, android_step_fn step);
 /* Work of the session's own on its way (a recording being written): the
  * session ends only once every hold is released. Loop thread. */
 void android_hold(struct android *a);

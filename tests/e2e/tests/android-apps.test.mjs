@@ -355,13 +355,30 @@ describe('phone tools on the fake adb server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gb-apk-'));
     const apk = join(dir, 'notes.apk');
     // The fake device's APK format (its README): a first line naming the package.
-    writeFileSync(apk, 'package=com.example.notes label=Notes\n' + 'x'.repeat(200000));
+    const size = 3 * 1048576 + 38;
+    writeFileSync(apk, 'package=com.example.notes label=Notes\n' + 'x'.repeat(size - 38));
     const seen = [];
     const r = await srv.ok('app_install', { path: apk }, { onprogress: (p) => seen.push(p) });
-    assert.deepEqual([r.sc.path, r.sc.bytes], [apk, 200038]);
-    assert.ok(seen.length >= 1, 'progress notifications');
+    assert.deepEqual([r.sc.path, r.sc.bytes], [apk, size]);
+    // Bytes copied, a MiB at a time, then the install: each figure above
+    // the last (as MCP asks), all of one total, the last one complete.
+    const got = seen.map((p) => [p.progress, p.total, p.message]);
+    assert.deepEqual(got[0], [0, size + 1, 'copying to the device']);
+    // The SDK hands notifications on a tick later than answers, so the
+    // last one ("installed", sent just before the answer) may come too late
+    // for onprogress: it is checked only when it came.
+    if (got.at(-1)[2] === 'installed') assert.deepEqual(got.pop(), [size + 1, size + 1, 'installed']);
+    assert.deepEqual(got.at(-1), [size, size + 1, 'copied; installing']);
+    const copied = got.slice(1, -1);
+    assert.ok(copied.length >= 2, `a notification per MiB copied: ${JSON.stringify(got)}`);
+    for (const [p, total, message] of copied) {
+      assert.equal(total, size + 1);
+      assert.match(message, /^copied \d+\.\d of 3\.0 MiB to the device$/);
+      assert.ok(p > 0 && p < size, `${p}`);
+    }
+    for (let i = 1; i < got.length; i++) assert.ok(got[i][0] > got[i - 1][0], `progress increases: ${JSON.stringify(got)}`);
     const push = dev.entries('push').at(-1);
-    assert.equal(push.bytes, 200038);
+    assert.equal(push.bytes, size);
     assert.match(push.path, /^\/data\/local\/tmp\/glovebox-\d+-\d+\.apk$/);
     assert.equal(dev.fs.read(push.path), null, 'the copy on the device is removed');
     assert.ok((await srv.ok('app_list', {})).sc.apps.some((a) => a.app === 'com.example.notes'));
