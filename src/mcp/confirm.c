@@ -505,6 +505,23 @@ static void *show_card(struct confirm *cf)
     return card;
 }
 
+/* The client cannot ask, but a person in the viewer can: a card on the
+ * approve and control pages open now, the call waiting for its answer (or
+ * the policy's timeout). False when no such page is open. */
+static bool ask_in_viewer(struct tool_call *call, struct confirm *cf)
+{
+    if (!call->p.conn || !(cf->card = show_card(cf)))
+        return false;
+    log_info("asking the person in the viewer to confirm %s", tool_call_tool_name(call));
+    cf->timer = xmalloc(sizeof *cf->timer);
+    uv_timer_init(call->app->loop, cf->timer);
+    cf->timer->data = cf;
+    uv_timer_start(cf->timer, hook_timed_out, cf->timeout_ms, 0);
+    tool_call_set_data(call, cf);
+    tool_call_on_cancel(call, hook_cancelled);
+    return true;
+}
+
 void confirm_start(struct tool_call *call, const json_t *params, char *why, uint64_t timeout_ms)
 {
     struct confirm *cf = xcalloc(1, sizeof *cf);
@@ -512,27 +529,22 @@ void confirm_start(struct tool_call *call, const json_t *params, char *why, uint
     cf->timeout_ms = timeout_ms ? timeout_ms : 60000;
     cf->call = call;
     if (tool_call_is_modern(call)) {
+        /* A stateless request stays open while it runs, so a viewer's
+         * answer can come within it (REST calls are such requests). */
         if (json_object_get(params, "requestState"))
             retried(call, params, cf);
         else if (can_ask(call))
             input_required(call, cf);
+        else if (ask_in_viewer(call, cf))
+            return;
         else
             refuse_unsupported(call, cf);
         confirm_free(cf);
         return;
     }
     if (!can_ask(call)) {
-        /* The client cannot ask, but a person in the viewer can. */
-        if (call->p.conn && (cf->card = show_card(cf))) {
-            log_info("asking the person in the viewer to confirm %s", tool_call_tool_name(call));
-            cf->timer = xmalloc(sizeof *cf->timer);
-            uv_timer_init(call->app->loop, cf->timer);
-            cf->timer->data = cf;
-            uv_timer_start(cf->timer, hook_timed_out, cf->timeout_ms, 0);
-            tool_call_set_data(call, cf);
-            tool_call_on_cancel(call, hook_cancelled);
+        if (ask_in_viewer(call, cf))
             return;
-        }
         refuse_unsupported(call, cf);
         confirm_free(cf);
         return;

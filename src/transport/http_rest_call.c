@@ -255,7 +255,9 @@ json_t *rest_call_body(const struct rest_call *call, const json_t *result, const
             (!strncmp(msg, "Confirmation required", 21) || (rtype && *rtype == 'i')))
             msg = own = xasprintf(
                 "Confirmation required: the policy wants a person to confirm %s before it "
-                "runs, and /v1 cannot ask a person. Call it over /mcp with a client that "
+                "runs, and no page of the live viewer that can approve is open to ask them "
+                "(/v1 has no other way to ask). Open one (glovebox view --role approve, "
+                "docs/viewer.md) and call again, call it over /mcp with a client that "
                 "supports elicitation, or allow %s without confirmation in the policy "
                 "(docs/policy.md)",
                 call->tool, call->tool);

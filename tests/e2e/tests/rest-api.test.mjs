@@ -371,7 +371,7 @@ describe('refusals over /v1', () => {
     const s = await startSession(srv.base, { kind: 'terminal', arguments: CAT });
     assertRefused(await callTool(srv.base, s.id, 'press_key', { key: 'Enter' }), 403, 'denied', /press_key/);
     const msg = assertRefused(await callTool(srv.base, s.id, 'type_text', { text: 'x' }), 403, 'denied', /^Confirmation required/);
-    assert.match(msg, /\/v1 cannot ask a person/);
+    assert.match(msg, /no page of the live viewer that can approve is open/);
     const read = await callTool(srv.base, s.id, 'read_text');
     assert.equal(read.status, 200);
     assert.doesNotMatch(read.json.result.text, /x/, 'nothing was typed');

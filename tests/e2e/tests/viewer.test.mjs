@@ -373,6 +373,54 @@ test('viewer: approval cards answer confirmations for a client without elicitati
   assert.match(audit.stdout, /viewer link [0-9a-f]{16} \(approve\)/);
 });
 
+test('viewer: a REST call the policy wants confirmed waits for an approve page: approved it runs, declined it is refused', needs('terminal', topts()), async (t) => {
+  const dir = tempDir(t, 'glovebox-viewer-');
+  const policy = join(dir, 'confirm-typing.json');
+  writeFileSync(policy, JSON.stringify({ allow: ['terminal_start', 'read_text', 'type_text', 'session_stop'], confirm: ['type_text'], confirm_timeout_s: 30 }));
+  const env = { GLOVEBOX_ALLOW_ALL: '0', XDG_CONFIG_HOME: join(dir, 'config') };
+  const { srv, base } = await startViewerServer(t, { args: ['--policy', policy], env });
+  const origin = new URL(base).origin;
+  const rest = async (method, path, body) => {
+    const r = await fetch(`${origin}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+    return { status: r.status, json: r.status === 204 ? null : await r.json() };
+  };
+  const made = await rest('POST', '/v1/sessions', { kind: 'terminal', arguments: { command: ['cat'] } });
+  assert.equal(made.status, 201, JSON.stringify(made.json));
+  const id = made.json.id;
+  const typeText = (text) => rest('POST', `/v1/sessions/${id}/tools/type_text`, { arguments: { text } });
+
+  // No page that can approve: refused at once, saying how to get one.
+  const refused = await typeText('nobody\n');
+  assert.equal(refused.status, 403);
+  assert.match(refused.json.error.message, /^Confirmation required: .*glovebox view --role approve/);
+
+  const browser = await launchBrowser(t);
+  const approver = await browser.newPage();
+  await approver.goto((await makeLink(srv, ['--role', 'approve'])).link);
+  await waitInPage(approver, () => document.body.dataset.state === 'connected', null, 'the approve page');
+
+  // Approved in the page: the REST call runs and answers.
+  const first = typeText('approved-by-a-person\n');
+  await approver.waitForSelector('.card button.approve', { timeout: ms(15000) });
+  assert.match(await approver.textContent('.card .q'), /approved-by-a-person/);
+  await approver.click('.card button.approve');
+  const ran = await first;
+  assert.equal(ran.status, 200, JSON.stringify(ran.json));
+  assert.equal(ran.json.status, 'succeeded');
+  await until(async () => /approved-by-a-person/.test((await rest('POST', `/v1/sessions/${id}/tools/read_text`, {})).json.result.text), ms(5000), 'the typed text on the screen');
+
+  // Declined in the page: 403 denied, nothing typed.
+  const second = typeText('declined-by-a-person\n');
+  await approver.waitForSelector('.card button.decline', { timeout: ms(15000) });
+  await approver.click('.card button.decline');
+  const no = await second;
+  assert.equal(no.status, 403);
+  assert.equal(no.json.error.code, 'denied');
+  assert.match(no.json.error.message, /Declined: the person said no/);
+  assert.doesNotMatch((await rest('POST', `/v1/sessions/${id}/tools/read_text`, {})).json.result.text, /declined-by-a-person/);
+  assert.equal((await rest('DELETE', `/v1/sessions/${id}`)).status, 204);
+});
+
 test('viewer: the first answer wins: a page approves while the client is still being asked (its question is withdrawn)', needs('terminal', topts()), async (t) => {
   const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
   const { connectClient } = await import('../lib/server.mjs');
