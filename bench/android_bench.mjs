@@ -6,7 +6,9 @@
 // MOBILEMCP_LEGACY_ROBOT=1) runs the `adb` program for every action.
 //   tap: `click {x, y}` vs mobile_click_on_screen_at_coordinates (glovebox's
 //     taps go through one shell kept open on the device; a second fake device
-//     that refuses to keep one measures the step-per-tap path too)
+//     that refuses to keep one measures the step-per-tap path too; a third
+//     with a writable touchscreen measures taps as evdev events written to
+//     /dev/input/event1 through one kept stream: no `input` at all)
 //   element list: `snapshot` vs mobile_list_elements_on_screen
 //   screenshot: `screenshot` (PNG) vs mobile_take_screenshot; glovebox's come
 //     from the session's screen stream (the fake's screenrecord, encoded by
@@ -136,6 +138,14 @@ try {
   } finally {
     await stepFake.close();
   }
+  // The same taps as touch events on a device whose touchscreen the shell may write.
+  const touchFake = await startFakeAdb({ devices: [{ serial: SERIAL, touchscreen: true }] });
+  let events;
+  try {
+    events = await glovebox(touchFake.port, { tapsOnly: true, stream: false });
+  } finally {
+    await touchFake.close();
+  }
   const cap = await glovebox(fake.port, { stream: false });
   const p50 = (v) => (v ? percentile(v, 50) : NaN);
   const rows = [
@@ -146,11 +156,12 @@ try {
     { metric: 'tap then screenshot p50 (a tap that changes nothing)', a: p50(g.tapShot), b: p50(m?.tapShot), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
     { metric: 'tap then screenshot p50, glovebox by screencap', a: p50(cap.tapShot), b: p50(m?.tapShot), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
     { metric: 'tap p50, glovebox alone', a: p50(g.tap), b: NaN, format: formatMs, target: { max: 5, text: '< 5 ms' } },
+    { metric: 'tap p50, glovebox through touch events (/dev/input)', a: p50(events.tap), b: p50(m?.tap), format: formatMs, target: { ratio: 0.2, text: '≤ 0.2×' } },
     { metric: 'tap p50, glovebox, a step per tap (no kept shell)', a: p50(step.tap), b: NaN, format: formatMs, target: { max: 5, text: '< 5 ms' } },
   ];
   printComparison(`android benchmark (fake device 1080×2400, ${ACTIONS} calls each)`,
     ['glovebox', m ? 'mobile-mcp (adb per action)' : 'mobile-mcp (not installed)'], rows);
-  saveResults('android', { glovebox: g, glovebox_step_per_tap: step, glovebox_screencap: cap, mobile_mcp: m });
+  saveResults('android', { glovebox: g, glovebox_step_per_tap: step, glovebox_touch_events: events, glovebox_screencap: cap, mobile_mcp: m });
 } finally {
   await fake.close();
 }

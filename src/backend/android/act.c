@@ -1,6 +1,8 @@
-/* Input on a device through its `input` command, one line in the session's
- * long-lived shell per call (taps, swipes, text, keys; input_shell.c): the
- * session caches the screen size, so a tap is one round trip. */
+/* Input on a device: taps, drags, scrolls and computer's touches as evdev
+ * events when the session has a touch stream (touch_events.c), else (and
+ * keys, buttons, text always) through its `input` command, one line in the
+ * session's long-lived shell per call (input_shell.c). The session caches
+ * the screen size, so a tap is one round trip. */
 #include "backend/android/internal.h"
 #include "backend/android/perceive.h"
 #include "core/args.h"
@@ -64,6 +66,21 @@ static void tap(struct backend_call *bc, int x, int y, json_t *target)
     a->pointer_x = x;
     a->pointer_y = y;
     a->pointer_known = true;
+    if (hold > 0)
+        count = 1;
+    json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x, "y",
+                               y, "button", "left", "count", hold > 0 ? 1 : count);
+    if (target)
+        json_object_set_new(result, "target", target);
+    char *caption = xasprintf("%s %d,%d%s", hold > 0 ? "long-pressed" : "tapped", x, y,
+                              hold > 0     ? ""
+                              : count == 2 ? " twice"
+                              : count == 3 ? " three times"
+                                           : "");
+    if (android_touch_live(a)) {
+        android_touch_tap(bc, x, y, count, hold, result, caption);
+        return;
+    }
     struct strbuf cmd = {0};
     if (hold > 0) {
         /* A swipe that stays put is a long press. */
@@ -73,14 +90,6 @@ static void tap(struct backend_call *bc, int x, int y, json_t *target)
         for (int i = 0; i < count; i++)
             strbuf_printf(&cmd, "%sinput tap %d %d", i ? " && " : "", x, y);
     }
-    json_t *result = json_pack("{s:s, s:i, s:i, s:s, s:i}", "session", bc->session->id, "x", x, "y",
-                               y, "button", "left", "count", count);
-    if (target)
-        json_object_set_new(result, "target", target);
-    char *caption = xasprintf("%s %d,%d%s", hold > 0 ? "long-pressed" : "tapped", x, y,
-                              count == 2   ? " twice"
-                              : count == 3 ? " three times"
-                                           : "");
     android_act(bc, result, caption, cmd.data);
     strbuf_finish(&cmd);
 }
@@ -323,12 +332,16 @@ void android_scroll_op(struct backend_call *bc)
         x1 = clamp(x - sign * span / 2, 0, a->width - 1);
         x2 = clamp(x + sign * span / 2, 0, a->width - 1);
     }
-    char *cmd = xasprintf("input swipe %d %d %d %d 300", x1, y1, x2, y2);
     json_t *result = json_pack("{s:s, s:s, s:i}", "session", bc->session->id, "direction", dir,
                                "amount", amount);
-    android_act(bc, result,
-                xasprintf("scrolled %s by %d (swipe %d,%d → %d,%d)", dir, amount, x1, y1, x2, y2),
-                cmd);
+    char *caption =
+        xasprintf("scrolled %s by %d (swipe %d,%d → %d,%d)", dir, amount, x1, y1, x2, y2);
+    if (android_touch_live(a)) {
+        android_touch_swipe(bc, x1, y1, x2, y2, 300, result, caption);
+        return;
+    }
+    char *cmd = xasprintf("input swipe %d %d %d %d 300", x1, y1, x2, y2);
+    android_act(bc, result, caption, cmd);
     free(cmd);
 }
 
@@ -363,11 +376,16 @@ void android_drag_op(struct backend_call *bc)
     /* A finger down at from, moved to to over duration_ms, lifted: `input
      * swipe` (the duration keeps it from being a fling). */
     int ms = (int)args_int(bc->args, "duration_ms", 300);
-    char *cmd = xasprintf("input swipe %d %d %d %d %d", x1, y1, x2, y2, ms);
     json_t *result = json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}}", "session", bc->session->id,
                                "from", "x", x1, "y", y1, "to", "x", x2, "y", y2);
-    android_act(bc, result, xasprintf("dragged from %d,%d to %d,%d over %d ms", x1, y1, x2, y2, ms),
-                cmd);
+    char *caption = xasprintf("dragged from %d,%d to %d,%d over %d ms", x1, y1, x2, y2, ms);
+    struct android *a = android_of(bc->session);
+    if (android_touch_live(a)) {
+        android_touch_swipe(bc, x1, y1, x2, y2, ms, result, caption);
+        return;
+    }
+    char *cmd = xasprintf("input swipe %d %d %d %d %d", x1, y1, x2, y2, ms);
+    android_act(bc, result, caption, cmd);
     free(cmd);
 }
 
@@ -408,6 +426,11 @@ void android_pointer_op(struct backend_call *bc)
         return;
     }
     a->finger_down = !strcmp(event, "DOWN") || !strcmp(event, "MOVE");
+    if (android_touch_live(a)) {
+        android_touch_pointer(bc, !strcmp(event, "DOWN"), !strcmp(event, "UP"), x, y, data,
+                              xasprintf("touch %s at %d,%d", event, x, y));
+        return;
+    }
     char *cmd = xasprintf("input motionevent %s %d %d", event, x, y);
     android_act(bc, data, xasprintf("touch %s at %d,%d", event, x, y), cmd);
     free(cmd);

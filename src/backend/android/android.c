@@ -229,8 +229,21 @@ static void android_stop(struct session *s)
     frame_recording_end(&a->rec, recording_idle, a);
     android_waits_end(a, a->stop_reason ? a->stop_reason : "the session was stopped");
     android_shell_end(a);
+    android_touch_end(a);
     android_stream_end(a);
     android_release(a);
+}
+
+static void android_free(struct android *a)
+{
+    free(a->serial);
+    free(a->model);
+    free(a->product);
+    free(a->version);
+    free(a->stop_reason);
+    free(a->input_note);
+    android_refs_clear(a);
+    free(a);
 }
 
 static void android_destroy(struct session *s)
@@ -238,13 +251,7 @@ static void android_destroy(struct session *s)
     struct android *a = android_of(s);
     if (!a)
         return;
-    free(a->serial);
-    free(a->model);
-    free(a->product);
-    free(a->version);
-    free(a->stop_reason);
-    android_refs_clear(a);
-    free(a);
+    android_free(a);
     s->backend = NULL;
 }
 
@@ -256,6 +263,12 @@ static json_t *android_describe(struct session *s)
                           a->model, "width", a->width, "height", a->height, "density", a->density,
                           "version", a->version, "adb_server", addr);
     free(addr);
+    json_object_set_new(o, "input", json_string(a->touch ? "events" : "commands"));
+    if (a->touch)
+        json_object_set_new(o, "touch_node", json_string(android_touch_node(a->touch)));
+    else if (a->input_note)
+        json_object_set_new(o, "input_note",
+                            utf8_json_string(a->input_note, strlen(a->input_note)));
     const char *note = NULL;
     json_object_set_new(o, "stream", json_string(android_stream_state(a, &note)));
     /* The note quotes the device's own words (screenrecord's stderr),
@@ -437,9 +450,11 @@ struct connecting {
     struct adb_server srv;
     char *serial, *name, *owner;
     bool shared, stream;
+    int input; /* 0 auto, 1 events, 2 commands */
     android_connected_fn done;
     void *ud;
-    json_t *device; /* the chosen device from the list */
+    json_t *device;    /* the chosen device from the list */
+    struct android *a; /* made by the probe, until the session has it */
 };
 
 static void connecting_free(struct connecting *c)
@@ -448,6 +463,8 @@ static void connecting_free(struct connecting *c)
     free(c->name);
     free(c->owner);
     json_decref(c->device);
+    if (c->a)
+        android_free(c->a);
     free(c);
 }
 
@@ -502,6 +519,47 @@ static void parse_density(const char *s, int *d)
         sscanf(p, "Physical density: %d", d);
 }
 
+/* The session, now that everything about the device is known; touch (may
+ * be NULL) is how taps reach it. */
+static void connected_live(struct connecting *c, struct android_touch *touch)
+{
+    struct android *a = c->a;
+    c->a = NULL;
+    struct session_client who = {.owner = c->owner, .shared = c->shared};
+    struct session *s = session_add(c->app->sessions, &android_impl, c->name, &who);
+    a->session = s;
+    s->backend = a;
+    if (touch)
+        android_touch_attach(touch, a);
+    session_set_live(s);
+    if (c->stream)
+        android_stream_start(a);
+    log_info("%s: %s (%s, Android %s, %dx%d at %d dpi) through %s:%d; taps %s%s%s", s->id,
+             a->serial, a->model, a->version, a->width, a->height, a->density, a->srv.host,
+             a->srv.port, touch ? "as events to " : "through `input`",
+             touch           ? android_touch_node(touch)
+             : a->input_note ? ": "
+                             : "",
+             a->input_note ? a->input_note : "");
+    c->done(s, 0, NULL, c->ud);
+    connecting_free(c);
+}
+
+static void touch_opened(void *ud, struct android_touch *t, const char *why)
+{
+    struct connecting *c = ud;
+    if (!t && c->input == 1) {
+        connect_fail(c, ERROR_NOT_SUPPORTED,
+                     "input: \"events\" cannot be used on %s: %s; connect with input \"auto\" "
+                     "or \"commands\" to tap through `input`",
+                     c->a->serial, why);
+        return;
+    }
+    if (!t)
+        c->a->input_note = xstrdup(why);
+    connected_live(c, t);
+}
+
 static void probed(void *ud, const struct adb_reply *r)
 {
     struct connecting *c = ud;
@@ -546,17 +604,12 @@ static void probed(void *ud, const struct adb_reply *r)
     a->phys_height = h;
     a->density = d;
     android_set_rotation(a, rot < 0 ? 0 : rot);
-    struct session_client who = {.owner = c->owner, .shared = c->shared};
-    struct session *s = session_add(c->app->sessions, &android_impl, c->name, &who);
-    a->session = s;
-    s->backend = a;
-    session_set_live(s);
-    if (c->stream)
-        android_stream_start(a);
-    log_info("%s: %s (%s, Android %s, %dx%d at %d dpi) through %s:%d", s->id, a->serial, a->model,
-             a->version, a->width, a->height, d, a->srv.host, a->srv.port);
-    c->done(s, 0, NULL, c->ud);
-    connecting_free(c);
+    c->a = a;
+    if (c->input == 2) {
+        connected_live(c, NULL);
+        return;
+    }
+    android_touch_open(c->app->loop, &c->srv, a->serial, touch_opened, c);
 }
 
 static void connect_listed(json_t *out, enum error_code code, const char *err, void *ud)
@@ -635,6 +688,9 @@ void android_connect(struct app *app, const struct android_options *o, android_c
     c->owner = o->client && o->client->owner ? xstrdup(o->client->owner) : NULL;
     c->shared = o->client && o->client->shared;
     c->stream = o->stream;
+    c->input = o->input && strcmp(o->input, "events") == 0     ? 1
+               : o->input && strcmp(o->input, "commands") == 0 ? 2
+                                                               : 0;
     c->done = done;
     c->ud = ud;
     char *err = NULL;

@@ -19,6 +19,7 @@ struct android_options {
     const char *name;       /* optional session label */
     bool remote_ok;         /* adb_server may be another machine (the policy lists it) */
     bool stream;            /* keep a screen stream for screenshots (docs/android.md) */
+    const char *input;      /* "auto" (NULL), "events" or "commands": how taps reach the device */
     const struct session_client *client;
 };
 

@@ -50,6 +50,7 @@ static void handle(struct tool_call *call)
         .name = args_string(a, "name", NULL),
         .remote_ok = host_rules_listed(call, "android_connect"),
         .stream = args_bool(a, "stream", true),
+        .input = args_string(a, "input", NULL),
         .client = &who,
     };
     android->connect(tool_call_app(call), &o, connected, call);

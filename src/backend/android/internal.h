@@ -18,6 +18,7 @@ struct ocr_result;
 struct screen_guard;
 struct android_stream;
 struct android_check;
+struct android_touch;
 
 /* Timeouts of one adb step (ms): a device answers these in well under a
  * second; a screenshot moves megabytes. */
@@ -54,9 +55,11 @@ struct android {
     struct android_wait *waits;      /* wait_for calls (wait.c) */
     struct android_shell *shell;     /* the long-lived shell for input (input_shell.c), or NULL */
     bool shell_off;                  /* the device keeps no shell open: a step per command */
-    struct android_stream *stream;   /* the screen stream (stream.c), or NULL: screencap only */
-    uint64_t acts;                   /* actions answered so far (the screen stream's clock) */
-    struct android_ref *refs;        /* the elements of the latest snapshot/find: e1 = refs[0] */
+    struct android_touch *touch;   /* touches as evdev events (touch_events.c), or NULL: `input` */
+    char *input_note;              /* why taps go through `input` (NULL: asked for, or events) */
+    struct android_stream *stream; /* the screen stream (stream.c), or NULL: screencap only */
+    uint64_t acts;                 /* actions answered so far (the screen stream's clock) */
+    struct android_ref *refs;      /* the elements of the latest snapshot/find: e1 = refs[0] */
     size_t n_refs;
     /* computer's pointer on a touch screen: where the last touch was (or
      * where the next one starts), and whether a finger is down. */
@@ -185,6 +188,34 @@ void android_app_uninstall_op(struct backend_call *bc);
 void android_orientation_op(struct backend_call *bc);
 void android_set_network_op(struct backend_call *bc);
 void android_open_url_op(struct backend_call *bc);
+
+/* Touches written to the touchscreen's evdev node (touch_events.c).
+ * open: at connect, one `getevent -p` step, then the stream kept open;
+ * opened gets t once the device said it is writing (t NULL with why
+ * otherwise: no touchscreen, protocol A, not writable, unknown ABI, the
+ * stream refused), always later. attach: t belongs to the session from
+ * then on (a->touch, cleared when the stream ends). close: a t never
+ * attached goes. live: taps can go as events now. The gestures answer bc
+ * once their last frame is written (result and caption stolen); end: the
+ * session stops (a finger left down is lifted, the stream's input
+ * closed). */
+typedef void (*android_touch_opened_fn)(void *ud, struct android_touch *t, const char *why);
+void android_touch_open(uv_loop_t *loop, const struct adb_server *srv, const char *serial,
+                        android_touch_opened_fn opened, void *ud);
+void android_touch_attach(struct android_touch *t, struct android *a);
+void android_touch_close(struct android_touch *t);
+const char *android_touch_node(const struct android_touch *t);
+bool android_touch_live(const struct android *a);
+/* count taps TAP_GAP apart, or one press held hold_ms (> 0). */
+void android_touch_tap(struct backend_call *bc, int x, int y, int count, int hold_ms,
+                       json_t *result, char *caption);
+/* A finger down at x1,y1, moved about every 8 ms to x2,y2 over ms, lifted. */
+void android_touch_swipe(struct backend_call *bc, int x1, int y1, int x2, int y2, int ms,
+                         json_t *result, char *caption);
+/* computer's pointer: one frame (down, up, else a move). */
+void android_touch_pointer(struct backend_call *bc, bool down, bool up, int x, int y,
+                           json_t *result, char *caption);
+void android_touch_end(struct android *a);
 
 /* `input text` commands that type text literally (input_text.c): NULL with
  * *err (not_supported) when text has characters `input text` cannot type. */

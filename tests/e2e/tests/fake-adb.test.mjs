@@ -495,3 +495,61 @@ describe('fake device shell (no client)', () => {
     assert.equal(dev.entries('text')[0].text, 'one');
   });
 });
+
+/** struct input_event as a process of that bitness writes it: zero time, type, code, value. */
+function inputEvents(size, events) {
+  return Buffer.concat(events.map(([type, code, value]) => {
+    const b = Buffer.alloc(size);
+    b.writeUInt16LE(type, size - 8);
+    b.writeUInt16LE(code, size - 6);
+    b.writeInt32LE(value, size - 4);
+    return b;
+  }));
+}
+
+describe('the fake touchscreen driven by the real adb client', { skip }, () => {
+  // A tap as protocol B events at screen pixel (x, y) of a 720x1600 portrait
+  // screen, on the fake panel's 0..4095 axes.
+  const tap = (size, x, y) => inputEvents(size, [
+    [3, 0x2f, 0], [3, 0x39, 7], [3, 0x35, Math.floor(((x + 0.5) * 4096) / W)], [3, 0x36, Math.floor(((y + 0.5) * 4096) / H)],
+    [3, 0x3a, 60], [1, 0x14a, 1], [1, 0x145, 1], [0, 0, 0],
+    [3, 0x39, -1], [1, 0x14a, 0], [1, 0x145, 0], [0, 0, 0],
+  ]);
+
+  for (const [abi, size] of [['x86_64', 24], ['armeabi-v7a', 16]]) {
+    test(`getevent -p lists the panel; events piped into cat > /dev/input/event1 tap the app (${abi}, ${size}-byte events)`, async (t) => {
+      const fake = await startFakeAdb({ devices: [{ serial: 'emulator-5554', width: W, height: H, touchscreen: true, abi }] });
+      t.after(() => fake.close());
+      const dev = fake.device();
+      const ge = await adb(fake.port, ['shell', 'getevent', '-p']);
+      assert.equal(ge.code, 0, ge.stderr);
+      const text = ge.stdout.toString();
+      assert.match(text, /add device \d+: \/dev\/input\/event1\n {2}name: {5}"fts_ts"/);
+      assert.match(text, / {16}0035 {2}: value 0, min 0, max 4095, fuzz 0, flat 0, resolution 0\n/);
+      assert.match(text, /INPUT_PROP_DIRECT/);
+      assert.equal((await adb(fake.port, ['shell', 'test -w /dev/input/event1 && echo yes'])).stdout.toString(), 'yes\n');
+      assert.equal((await adb(fake.port, ['shell', 'getprop', 'ro.product.cpu.abi'])).stdout.toString(), `${abi}\n`);
+      assert.equal((await adb(fake.port, ['shell', 'am start -n com.example.login/.MainActivity'])).code, 0);
+      const xml = (await adb(fake.port, ['exec-out', 'uiautomator dump /dev/tty'])).stdout.toString();
+      const [x, y] = centre(xml, 'password');
+      const r = await adb(fake.port, ['shell', 'cat > /dev/input/event1'], { input: tap(size, x, y) });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(dev.login.focus, 'password', 'the tap focused the password field');
+      const taps = dev.entries('tap');
+      assert.equal(taps.length, 1);
+      assert.deepEqual([taps[0].x, taps[0].y, taps[0].via], [x, y, 'events']);
+      assert.equal(dev.entries('shell').filter((e) => /\binput (tap|swipe|motionevent)/.test(e.line)).length, 0, 'no input command ran');
+    });
+  }
+
+  test('a touchscreen the shell user may not write: test -w fails, the redirection is refused', async (t) => {
+    const fake = await startFakeAdb({ devices: [{ serial: 'emulator-5554', touchscreen: 'readonly' }] });
+    t.after(() => fake.close());
+    assert.match((await adb(fake.port, ['shell', 'getevent', '-p'])).stdout.toString(), /\/dev\/input\/event1/);
+    assert.equal((await adb(fake.port, ['shell', 'test -w /dev/input/event1'])).code, 1);
+    const r = await adb(fake.port, ['shell', 'cat > /dev/input/event1'], { input: tap(24, 10, 10) });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /can't create \/dev\/input\/event1: Permission denied/);
+    assert.equal(fake.device().entries('tap').length, 0);
+  });
+});

@@ -5,6 +5,7 @@
 import { keyChar, keyCodeFromString } from './keycodes.mjs';
 import { FakeFs } from './fs.mjs';
 import { screenrecord } from './screenrecord.mjs';
+import { geteventP, isNode, writable } from './touch.mjs';
 
 const enc = (s) => Buffer.from(s, 'utf8');
 export const ADB_IME = 'com.android.adbkeyboard/.AdbIME';
@@ -508,6 +509,28 @@ function ime(dev, args, io) {
   return usage(io, 'ime <command>:\n  list [-a] [-s]\n  enable [--user <USER_ID>] <ID>\n  set [--user <USER_ID>] <ID>', 255);
 }
 
+// test -w/-e/-f/-d PATH (input nodes and the fake files), -n/-z STR, A = B.
+function testCmd(dev, args) {
+  if (args.length === 2) {
+    const [op, p] = args;
+    if (op === '-n') return p !== '' ? 0 : 1;
+    if (op === '-z') return p === '' ? 0 : 1;
+    if (p.startsWith('/dev/input/')) {
+      if (op === '-w') return writable(dev, p) ? 0 : 1;
+      if (op === '-e' || op === '-r') return isNode(dev, p) ? 0 : 1;
+      return 1;
+    }
+    const st = dev.fs.stat(p);
+    if (op === '-e' || op === '-r' || op === '-w') return st ? 0 : 1;
+    if (op === '-f') return st && !(st.mode & 0o40000) ? 0 : 1;
+    if (op === '-d') return st && st.mode & 0o40000 ? 0 : 1;
+    return 2;
+  }
+  if (args.length === 3 && (args[1] === '=' || args[1] === '!=')) return (args[0] === args[2]) === (args[1] === '=') ? 0 : 1;
+  if (args.length === 1) return args[0] !== '' ? 0 : 1;
+  return 2;
+}
+
 const COMMANDS = {
   content, ps, svc, ime,
   input, uiautomator, screencap, screenrecord, am, pm, monkey, wm, settings, dumpsys, printf,
@@ -517,6 +540,13 @@ const COMMANDS = {
     return 0;
   },
   true: () => 0,
+  getevent: (dev, args, io) => {
+    if (!args.includes('-p')) return usage(io, 'fake device: only getevent -p is faked');
+    io.out(enc(geteventP(dev)));
+    return 0;
+  },
+  test: (dev, args) => testCmd(dev, args),
+  '[': (dev, args) => (args[args.length - 1] === ']' ? testCmd(dev, args.slice(0, -1)) : 2),
   false: () => 1,
   sleep: async (dev, args) => { await new Promise((r) => setTimeout(r, Number(args[0] ?? 0) * 1000)); return 0; },
   id: (dev, args, io) => { io.out(enc('uid=2000(shell) gid=2000(shell) groups=2000(shell) context=u:r:shell:s0\n')); return 0; },
@@ -527,7 +557,16 @@ const COMMANDS = {
     io.out(enc(Object.entries(dev.props).map(([k, v]) => `[${k}]: [${v}]\n`).join('')));
     return 0;
   },
-  cat: (dev, args, io) => {
+  cat: async (dev, args, io) => {
+    if (!args.length && io.stdinFeed) { // copying stdin into an input node as it comes
+      io.stdinFeed.touch = true;
+      try {
+        for await (const chunk of io.stdinFeed) io.out(chunk);
+      } catch {
+        return 137; // killed
+      }
+      return 0;
+    }
     if (!args.length) { io.out(io.stdin); return 0; }
     let code = 0;
     for (const p of args) {

@@ -9,6 +9,7 @@ import { FakeFs } from './fs.mjs';
 import { encodePng } from './png.mjs';
 import { renderScreen } from './render.mjs';
 import { runScript } from './sh.mjs';
+import { TouchWriter, isNode, writable } from './touch.mjs';
 import { dumpXml } from './uixml.mjs';
 
 export class FakeDevice {
@@ -36,7 +37,7 @@ export class FakeDevice {
       'ro.product.name': this.product,
       'ro.product.device': this.deviceName,
       'ro.product.manufacturer': opts.manufacturer ?? 'Google',
-      'ro.product.cpu.abi': 'x86_64',
+      'ro.product.cpu.abi': opts.abi ?? 'x86_64',
       'ro.build.version.release': opts.release ?? '13',
       'ro.build.version.sdk': String(opts.sdk ?? 33),
       'ro.serialno': this.serial,
@@ -71,6 +72,13 @@ export class FakeDevice {
     this.screenrecordResize = null;
     /** The pids of the ffmpeg encoders of this device's screenrecords still running. */
     this.encoders = new Set();
+    /**
+     * touchscreen: true (a panel at /dev/input/event1 the shell user may write: touch events),
+     * 'readonly' (listed by getevent, not writable: clients fall back), false (none, the default).
+     */
+    this.touchscreen = opts.touchscreen ?? false;
+    /** The stdin of the running one-shot services (server.mjs); those copied into an input node have .touch. */
+    this.feeds = new Set();
     this.fs = new FakeFs();
     const packages = defaultPackages();
     if (opts.game) packages.set(...gamePackage());
@@ -148,7 +156,7 @@ export class FakeDevice {
   }
 
   shellEnv() {
-    return { __fs: this.fs, HOME: '/', PATH: '/product/bin:/apex/com.android.runtime/bin:/system/bin', USER: 'shell' };
+    return { __fs: this.fs, __dev: this, HOME: '/', PATH: '/product/bin:/apex/com.android.runtime/bin:/system/bin', USER: 'shell' };
   }
 
   /** Runs a shell command line (in session's sh when given); io = {out, err, stdin}. Returns the exit status. */
@@ -172,7 +180,25 @@ export class FakeDevice {
     return code;
   }
 
+  /** A redirection into an input node: {write} or {error} (the errno text sh prints). */
+  openInputNode(path) {
+    if (!isNode(this, path)) return { error: 'No such file or directory' };
+    if (!writable(this, path)) return { error: 'Permission denied' };
+    const w = new TouchWriter(this);
+    return { write: (b) => w.write(Buffer.from(b)) };
+  }
+
+  /** The `cat > /dev/input/event1` streams running now. */
+  touchStreams() {
+    return [...this.feeds].filter((f) => f.touch).length;
+  }
+
   // ---- setters for tests ----
+
+  /** Kills every `cat` writing to an input node (the service ends with status 137). */
+  killTouchStreams() {
+    for (const f of this.feeds) if (f.touch) f.kill();
+  }
 
   setState(state) { this.state = state; }
 

@@ -5,7 +5,7 @@
 // client never loses output to a reset.
 import net from 'node:net';
 import { FakeDevice } from './device.mjs';
-import { ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, PacketReader, packet } from './shellv2.mjs';
+import { ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, PacketReader, StdinFeed, packet } from './shellv2.mjs';
 import { SyncSession } from './sync.mjs';
 
 const hex4 = (n) => n.toString(16).padStart(4, '0');
@@ -279,10 +279,13 @@ export class FakeAdbServer {
       const stdin = [];
       let stdinClosed = !v2;
       let onStdinClosed = null;
+      // Commands that read stdin while they run (cat into an input node) take it from here.
+      const feed = new StdinFeed();
+      if (!v2) feed.close();
       if (v2) {
         const reader = new PacketReader((id, payload) => {
-          if (id === ID_STDIN) stdin.push(Buffer.from(payload));
-          if (id === ID_CLOSE_STDIN) { stdinClosed = true; onStdinClosed?.(); }
+          if (id === ID_STDIN) { stdin.push(Buffer.from(payload)); feed.push(Buffer.from(payload)); }
+          if (id === ID_CLOSE_STDIN) { stdinClosed = true; feed.close(); onStdinClosed?.(); }
         });
         conn.sink = (chunk) => reader.push(chunk);
         if (conn.buf.length) reader.push(conn.buf);
@@ -293,17 +296,20 @@ export class FakeAdbServer {
       // The client closing its side (a FIN, as adb's own client sends when it
       // stops reading) counts too: adbd then ends the service's process.
       const ac = new AbortController();
+      ac.signal.addEventListener('abort', () => feed.close());
       conn.sock.once('close', () => ac.abort());
       conn.onEnd = () => ac.abort();
       const run = async () => {
         const line = arg;
         let code;
         try {
-          code = await dev.runShell(line, { out, err, stdin: Buffer.concat(stdin), signal: ac.signal });
+          dev.feeds.add(feed);
+          code = await dev.runShell(line, { out, err, stdin: Buffer.concat(stdin), signal: ac.signal, stdinFeed: feed });
         } catch (e) {
           err(`fake device: internal error: ${e.stack}\n`);
           code = 255;
         }
+        dev.feeds.delete(feed);
         if (v2) this.write(conn, packet(ID_EXIT, Buffer.from([code & 0xff])));
         this.finish(conn);
       };

@@ -242,6 +242,7 @@ export async function runScript(src, io, exec, env, expansions) {
     let out = cio.out;
     let err = cio.err;
     let stdin = cio.stdin;
+    let stdinFeed;
     const files = [];
     for (const r of cmd.redirs) {
       const [target] = await expand(r.target);
@@ -262,6 +263,14 @@ export async function runScript(src, io, exec, env, expansions) {
       }
       if (target === '/dev/null') { const drop = () => {}; if (r.fd === 2) err = drop; else out = drop; continue; }
       if (target === '/dev/tty' || target === '/dev/stdout') continue;
+      if (target.startsWith('/dev/input/') && r.fd === 1 && env.__dev) {
+        // An input node: written as it comes (the touch panel decodes events).
+        const node = env.__dev.openInputNode(target);
+        if (node.error) { cio.err(Buffer.from(`/system/bin/sh: can't create ${target}: ${node.error}\n`)); return 1; }
+        out = node.write;
+        stdinFeed = cio.stdinFeed;
+        continue;
+      }
       const chunks = [];
       files.push({ path: target, chunks, append: r.op === '>>' });
       const sink = (b) => chunks.push(Buffer.from(b));
@@ -269,7 +278,7 @@ export async function runScript(src, io, exec, env, expansions) {
     }
     if (!argv.length) return 0;
     if (argv[0] === 'exit') throw new Exit(argv[1] === undefined ? status : Number(argv[1]) & 0xff);
-    const code = await exec(argv, { out, err, stdin, signal: cio.signal });
+    const code = await exec(argv, { out, err, stdin, signal: cio.signal, stdinFeed });
     for (const f of files) env.__fs.write(f.path, Buffer.concat(f.chunks), f.append);
     return code;
   };
@@ -279,7 +288,7 @@ export async function runScript(src, io, exec, env, expansions) {
     for (let k = 0; k < pipeline.length; k++) {
       const last = k === pipeline.length - 1;
       const chunks = [];
-      code = await runCommand(pipeline[k], { out: last ? io.out : (b) => chunks.push(Buffer.from(b)), err: io.err, stdin, signal: io.signal });
+      code = await runCommand(pipeline[k], { out: last ? io.out : (b) => chunks.push(Buffer.from(b)), err: io.err, stdin, signal: io.signal, stdinFeed: k === 0 ? io.stdinFeed : undefined });
       stdin = Buffer.concat(chunks);
     }
     return code;

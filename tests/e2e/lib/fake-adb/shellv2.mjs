@@ -33,3 +33,33 @@ export class PacketReader {
     }
   }
 }
+
+/**
+ * A service's stdin as it comes (stdin packets), for a command that reads it
+ * while running (`cat > /dev/input/event1`): one reader iterates the chunks
+ * until close-stdin; kill() makes the reader fail as a killed process.
+ */
+export class StdinFeed {
+  constructor() {
+    this.chunks = [];
+    this.closed = false;
+    this.killed = false;
+    this.wake = null;
+  }
+
+  push(chunk) { this.chunks.push(chunk); this.wake?.(); }
+
+  close() { this.closed = true; this.wake?.(); }
+
+  kill() { this.killed = true; this.wake?.(); }
+
+  async *[Symbol.asyncIterator]() {
+    for (;;) {
+      if (this.killed) throw new Error('killed');
+      if (this.chunks.length) { yield this.chunks.shift(); continue; }
+      if (this.closed) return;
+      await new Promise((r) => { this.wake = r; });
+      this.wake = null;
+    }
+  }
+}
