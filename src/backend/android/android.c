@@ -265,7 +265,9 @@ static json_t *android_describe(struct session *s)
     free(addr);
     json_object_set_new(o, "input", json_string(a->touch ? "events" : "commands"));
     if (a->touch)
-        json_object_set_new(o, "touch_node", json_string(android_touch_node(a->touch)));
+        json_object_set_new(
+            o, "touch_node",
+            utf8_json_string(android_touch_node(a->touch), strlen(android_touch_node(a->touch))));
     else if (a->input_note)
         json_object_set_new(o, "input_note",
                             utf8_json_string(a->input_note, strlen(a->input_note)));
