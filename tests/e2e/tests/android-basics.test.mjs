@@ -9,8 +9,8 @@ import net from 'node:net';
 import { describe, test } from 'node:test';
 
 import { startFakeAdb } from '../lib/fake-adb/index.mjs';
-import { needs } from '../lib/server.mjs';
-import { decodePng, imageOf, startServer, topts } from '../lib/terminal.mjs';
+import { ms, needs } from '../lib/server.mjs';
+import { decodePng, imageOf, startServer, topts, until } from '../lib/terminal.mjs';
 
 const W = 360;
 const H = 800;
@@ -305,9 +305,13 @@ describe('android sessions on the fake adb server', () => {
     let r = await srv.call('snapshot', { session: s.id });
     assert.equal(errorOf(r).code, 'device_unavailable');
     assert.match(errorOf(r).message, /emulator-5554 went away/);
-    const list = (await srv.ok('session_list', { include_ended: true })).sc;
-    const ended = list.sessions.find((x) => x.id === s.id);
-    assert.equal(ended.state, 'ended');
+    // The session is stopping when the call answers (its screen stream and
+    // kept shell close after); it ends once they have.
+    const ended = await until(async () => {
+      const x = (await srv.ok('session_list', { include_ended: true })).sc.sessions.find((e) => e.id === s.id);
+      assert.ok(x && ['stopping', 'ended'].includes(x.state), JSON.stringify(x));
+      return x.state === 'ended' && x;
+    }, ms(10000), 'the session to end');
     assert.match(ended.end_reason, /went away/);
     r = await srv.call('click', { session: s.id, x: 1, y: 1 });
     assert.equal(errorOf(r).code, 'session_expired');
