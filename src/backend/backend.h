@@ -249,6 +249,10 @@ struct backend_impl {
      * (terminals, desktops); otherwise, while a client is subscribed to
      * the session's screen or text, capture is sampled to find out. */
     bool reports_changes;
+    /* What that sampler calls instead of capture, when capture's images of
+     * one screen can differ from look to look (phones: a screencap or a
+     * lossy stream picture); NULL: capture. */
+    backend_op sample;
     /* Phones (and anything else with apps and hardware buttons). */
     backend_op press_button; /* {button} */
     backend_op app_list;     /* {all?} */

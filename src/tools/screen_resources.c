@@ -309,7 +309,7 @@ static void session_sample_cb(struct session *s, void *ud)
     ss->bc.finish = sample_finished;
     s->sampling = true;
     s->in_use++;
-    s->impl->capture(&ss->bc);
+    (s->impl->sample ? s->impl->sample : s->impl->capture)(&ss->bc);
 }
 
 static const struct session_observer observer = {

@@ -287,6 +287,7 @@ static const struct backend_impl android_impl = {
     .describe = android_describe,
     .screenshot = android_screenshot_op,
     .capture = android_screenshot_op,
+    .sample = android_stream_sample,
     .snapshot = android_snapshot_op,
     .find = android_find_op,
     .read_text = android_read_text_op,

@@ -166,6 +166,12 @@ bool android_stream_fits(const struct android *a, int max_width, bool fit, bool 
 /* Answers a screenshot from the stream's latest picture when it shows the
  * screen after the last action, else (after a short wait) by screencap. */
 void android_stream_screenshot(struct backend_call *bc);
+/* A look for a subscription's sampler (screen_resources.c), which tells a
+ * change by comparing the images' bytes: always the same kind of image —
+ * the stream's latest picture while the stream is on (nothing while it has
+ * none yet), screencaps while it is off — since a screencap and a picture
+ * of the same screen differ (H.264 is lossy). */
+void android_stream_sample(struct backend_call *bc);
 /* "live", "starting", "failed" (*note says why) or "off". */
 const char *android_stream_state(const struct android *a, const char **note);
 /* Worker pool: compares the screencap shot with c's picture. Loop thread

@@ -796,16 +796,22 @@ static void serve(struct backend_call *bc, struct android_stream *st)
     frames_screenshot(bc, &src);
 }
 
-static void decide(struct backend_call *bc, struct android *a)
+/* The screen turned: the picture has the old orientation's size, so the
+ * stream starts again. */
+static void follow_rotation(struct android_stream *st, const struct android *a)
 {
-    struct android_stream *st = a->stream;
-    /* The screen turned: the picture has the old orientation's size. */
     if (st && !st->off && st->rotation != a->rotation) {
         feed_drop(st->cur);
         feed_drop(st->next);
         st->cur = st->next = NULL;
         arm(st, 0);
     }
+}
+
+static void decide(struct backend_call *bc, struct android *a)
+{
+    struct android_stream *st = a->stream;
+    follow_rotation(st, a);
     bool stream = st && may_serve(st);
     if (st && st->cur)
         log_debug("%s: screenshot %s (action %llu, the pictures confirmed to action %llu)",
@@ -820,6 +826,23 @@ static void decide(struct backend_call *bc, struct android *a)
 void android_stream_screenshot(struct backend_call *bc)
 {
     decide(bc, android_of(bc->session));
+}
+
+void android_stream_sample(struct backend_call *bc)
+{
+    struct android *a = android_of(bc->session);
+    struct android_stream *st = a->stream;
+    follow_rotation(st, a);
+    if (!st || st->off) {
+        android_screencap_shot(bc, NULL);
+        return;
+    }
+    struct feed_state fs = st->cur ? feed_state(st->cur) : (struct feed_state){0};
+    if (!fs.first_ms || fs.failed || fs.width != st->width || fs.height != st->height) {
+        backend_call_fail(bc, "no picture from the screen stream yet");
+        return;
+    }
+    serve(bc, st);
 }
 
 bool android_stream_fits(const struct android *a, int max_width, bool fit, bool region)

@@ -129,6 +129,30 @@ describe('phone tools on the fake adb server', () => {
     assert.equal(decodePng(read.contents[0].blob).width, W);
   });
 
+  test('a subscription on a phone screen is not fooled by the stream\'s first picture coming late (a screencap and a picture of one screen differ)', needs('android', topts()), async (t) => {
+    const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const adb = await startFakeAdb({ devices: [{ serial: 'emulator-5554', width: W, height: H, density: 320 }] });
+    t.after(() => adb.close());
+    const dev = adb.device();
+    const hold = dev.holdScreenrecord();
+    const srv = await startServer(t, { args: ['--subscribe-interval', '50'] });
+    const s = (await srv.ok('android_connect', { adb_server: `127.0.0.1:${adb.port}` })).sc;
+    const uri = `glovebox://session/${s.id}/screen`;
+    const heard = [];
+    srv.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => heard.push(n.params.uri));
+    await srv.client.subscribeResource({ uri });
+    // The sampler looks while the stream has no picture yet, then the
+    // first picture comes: the same screen, so nothing is sent.
+    await new Promise((r) => setTimeout(r, ms(1000)));
+    hold.release(1);
+    await until(async () => (await srv.ok('session_list', {})).sc.sessions.find((x) => x.id === s.id)?.stream === 'live', ms(10000), 'the stream to be live');
+    hold.done();
+    await new Promise((r) => setTimeout(r, ms(1500)));
+    assert.deepEqual(heard, [], 'the same screen, first by screencap then in a picture, sends nothing');
+    dev.apps.launch(LOGIN);
+    await until(() => heard.includes(uri), ms(10000), 'notifications/resources/updated for the phone screen');
+  });
+
   test('press_button: home, back and power reach the device as their key codes', needs('android', topts()), async (t) => {
     const { dev, srv } = await phone(t);
     dev.apps.launch(LOGIN);
