@@ -2,6 +2,7 @@
 
 #include "core/strbuf.h"
 #include "core/utf8.h"
+#include "core/xmalloc.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -128,7 +129,84 @@ static bool put_string(struct strbuf *sb, const char *s, size_t n)
     return true;
 }
 
+/* The memo: a slot per value by a hash of its address, so a lookup is
+ * one comparison; a value that lands on a taken slot evicts its holder.
+ * The reference held keeps the address from being reused by another. */
+#define MEMO_SLOTS 64
+struct memo {
+    json_t *v; /* a reference; NULL: the slot is free */
+    char *text;
+    size_t len;
+};
+static _Thread_local struct memo memo[MEMO_SLOTS];
+static _Thread_local unsigned memo_used;
+
+static struct memo *memo_slot(const json_t *v)
+{
+    uint64_t h = (uint64_t)(uintptr_t)v * 0x9E3779B97F4A7C15ULL;
+    return &memo[h >> 58]; /* the top 6 bits: 64 slots */
+}
+
+static void memo_clear(struct memo *m)
+{
+    if (!m->v)
+        return;
+    json_decref(m->v);
+    free(m->text);
+    *m = (struct memo){0};
+    memo_used--;
+}
+
+void json_out_freeze(json_t *v)
+{
+    if (!json_is_object(v) && !json_is_array(v))
+        return;
+    struct memo *m = memo_slot(v);
+    if (m->v == v)
+        return;
+    memo_clear(m);
+    m->v = json_incref(v);
+    memo_used++;
+}
+
+void json_out_forget(const json_t *v)
+{
+    if (!v)
+        return;
+    struct memo *m = memo_slot(v);
+    if (m->v == v)
+        memo_clear(m);
+}
+
+static bool append_tree(struct strbuf *sb, const json_t *v);
+
+/* v's text from the memo, or written and kept there. */
+static bool append_memo(struct strbuf *sb, struct memo *m, const json_t *v)
+{
+    if (m->text) {
+        strbuf_append(sb, m->text, m->len);
+        return true;
+    }
+    size_t start = sb->len;
+    if (!append_tree(sb, v))
+        return false;
+    m->len = sb->len - start;
+    m->text = xmalloc(m->len ? m->len : 1);
+    memcpy(m->text, sb->data + start, m->len);
+    return true;
+}
+
 bool json_out_append(struct strbuf *sb, const json_t *v)
+{
+    if (memo_used && (json_is_object(v) || json_is_array(v))) {
+        struct memo *m = memo_slot(v);
+        if (m->v == v)
+            return append_memo(sb, m, v);
+    }
+    return append_tree(sb, v);
+}
+
+static bool append_tree(struct strbuf *sb, const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: {

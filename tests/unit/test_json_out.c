@@ -158,12 +158,100 @@ static void no_value_is_refused(void **state)
     }
 }
 
+static char *dump(const json_t *v)
+{
+    char *text = json_out_dump(v, NULL);
+    assert_non_null(text);
+    return text;
+}
+
+/* A frozen value is written as before, alone or inside another, from its
+ * kept text (seen here by changing it, which its owner must never do),
+ * until it is forgotten; the memo holds one reference meanwhile. */
+static void frozen_values_are_written_from_the_memo(void **state)
+{
+    (void)state;
+    json_t *lines = json_pack("[s, s, s]", "first \"line\"", "", "tab\there");
+    json_t *answer = json_pack("{s:s, s:O, s:{s:i, s:b}}", "session", "terminal-1", "lines", lines,
+                               "cursor", "row", 2, "visible", 1);
+    char *want = json_dumps(answer, JSON_COMPACT);
+    json_out_freeze(answer);
+    json_out_freeze(answer); /* twice: still one reference */
+    assert_int_equal(answer->refcount, 2);
+    for (int i = 0; i < 3; i++) {
+        char *got = dump(answer);
+        assert_string_equal(got, want);
+        free(got);
+    }
+    json_t *outer = json_pack("{s:O, s:[O]}", "result", answer, "again", answer);
+    char *outer_want = json_dumps(outer, JSON_COMPACT);
+    char *outer_got = dump(outer);
+    assert_string_equal(outer_got, outer_want);
+
+    json_array_append_new(lines, json_string("later"));
+    char *kept = dump(answer);
+    assert_string_equal(kept, want);
+    size_t refs = answer->refcount; /* ours, outer's two and the memo's */
+    json_out_forget(answer);
+    assert_int_equal(answer->refcount, refs - 1);
+    char *fresh = dump(answer);
+    char *fresh_want = json_dumps(answer, JSON_COMPACT);
+    assert_string_equal(fresh, fresh_want);
+    assert_string_not_equal(fresh, want);
+    json_out_forget(answer); /* not kept: nothing */
+
+    free(want);
+    free(outer_want);
+    free(outer_got);
+    free(kept);
+    free(fresh);
+    free(fresh_want);
+    json_decref(outer);
+    json_decref(lines);
+    json_decref(answer);
+}
+
+/* More frozen values than the memo has slots: those that lose their slot
+ * are written anew, every one as jansson writes it. Scalars are not kept. */
+static void many_frozen_values(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    json_t *v[N];
+    for (int i = 0; i < N; i++) {
+        v[i] = json_pack("{s:i, s:[i, s]}", "n", i, "a", i * 7, "x\ny");
+        json_out_freeze(v[i]);
+    }
+    json_t *scalar = json_string("plain");
+    json_out_freeze(scalar);
+    assert_int_equal(scalar->refcount, 1);
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < N; i++) {
+            char *want = json_dumps(v[i], JSON_COMPACT);
+            char *got = dump(v[i]);
+            assert_string_equal(got, want);
+            free(want);
+            free(got);
+        }
+    for (int i = 0; i < N; i++) {
+        json_out_forget(v[i]);
+        assert_int_equal(v[i]->refcount, 1);
+        json_decref(v[i]);
+    }
+    json_decref(scalar);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(scalars_match_jansson), cmocka_unit_test(escapes_match_jansson),
-        cmocka_unit_test(nesting_keeps_order),   cmocka_unit_test(long_base64_string),
-        cmocka_unit_test(base64_vectors),        cmocka_unit_test(no_value_is_refused),
+        cmocka_unit_test(scalars_match_jansson),
+        cmocka_unit_test(escapes_match_jansson),
+        cmocka_unit_test(nesting_keeps_order),
+        cmocka_unit_test(long_base64_string),
+        cmocka_unit_test(base64_vectors),
+        cmocka_unit_test(no_value_is_refused),
+        cmocka_unit_test(frozen_values_are_written_from_the_memo),
+        cmocka_unit_test(many_frozen_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
