@@ -129,10 +129,13 @@ static bool put_string(struct strbuf *sb, const char *s, size_t n)
     return true;
 }
 
-/* The memo: a slot per value by a hash of its address, so a lookup is
- * one comparison; a value that lands on a taken slot evicts its holder.
- * The reference held keeps the address from being reused by another. */
+/* The memo: a value's slot is one of MEMO_WAYS after a hash of its
+ * address, so a lookup is a few comparisons; a value that finds them all
+ * taken evicts the first. The reference held keeps the address from being
+ * reused by another value. (One slot per value made a terminal's answer
+ * and its content, frozen together, evict each other now and then.) */
 #define MEMO_SLOTS 64
+#define MEMO_WAYS  4
 struct memo {
     json_t *v; /* a reference; NULL: the slot is free */
     char *text;
@@ -141,10 +144,22 @@ struct memo {
 static _Thread_local struct memo memo[MEMO_SLOTS];
 static _Thread_local unsigned memo_used;
 
-static struct memo *memo_slot(const json_t *v)
+static size_t memo_home(const json_t *v)
 {
     uint64_t h = (uint64_t)(uintptr_t)v * 0x9E3779B97F4A7C15ULL;
-    return &memo[h >> 58]; /* the top 6 bits: 64 slots */
+    return (size_t)(h >> 58); /* the top 6 bits: 64 slots */
+}
+
+/* v's slot, or NULL when it has none. */
+static struct memo *memo_find(const json_t *v)
+{
+    size_t home = memo_home(v);
+    for (size_t i = 0; i < MEMO_WAYS; i++) {
+        struct memo *m = &memo[(home + i) % MEMO_SLOTS];
+        if (m->v == v)
+            return m;
+    }
+    return NULL;
 }
 
 static void memo_clear(struct memo *m)
@@ -159,11 +174,15 @@ static void memo_clear(struct memo *m)
 
 void json_out_freeze(json_t *v)
 {
-    if (!json_is_object(v) && !json_is_array(v))
+    if ((!json_is_object(v) && !json_is_array(v)) || memo_find(v))
         return;
-    struct memo *m = memo_slot(v);
-    if (m->v == v)
-        return;
+    size_t home = memo_home(v);
+    struct memo *m = &memo[home];
+    for (size_t i = 0; i < MEMO_WAYS; i++)
+        if (!memo[(home + i) % MEMO_SLOTS].v) {
+            m = &memo[(home + i) % MEMO_SLOTS];
+            break;
+        }
     memo_clear(m);
     m->v = json_incref(v);
     memo_used++;
@@ -171,10 +190,8 @@ void json_out_freeze(json_t *v)
 
 void json_out_forget(const json_t *v)
 {
-    if (!v)
-        return;
-    struct memo *m = memo_slot(v);
-    if (m->v == v)
+    struct memo *m = v ? memo_find(v) : NULL;
+    if (m)
         memo_clear(m);
 }
 
@@ -199,8 +216,8 @@ static bool append_memo(struct strbuf *sb, struct memo *m, const json_t *v)
 bool json_out_append(struct strbuf *sb, const json_t *v)
 {
     if (memo_used && (json_is_object(v) || json_is_array(v))) {
-        struct memo *m = memo_slot(v);
-        if (m->v == v)
+        struct memo *m = memo_find(v);
+        if (m)
             return append_memo(sb, m, v);
     }
     return append_tree(sb, v);

@@ -241,6 +241,46 @@ static void many_frozen_values(void **state)
     json_decref(scalar);
 }
 
+/* The memo's slot for v, as json_out.c picks it (a hash of the address). */
+static unsigned home_of(const json_t *v)
+{
+    return (unsigned)(((uint64_t)(uintptr_t)v * 0x9E3779B97F4A7C15ULL) >> 58);
+}
+
+/* Values whose addresses hash alike (a terminal's answer and its content
+ * did, now and then) are all kept: each is still written from its memo. */
+static void frozen_values_sharing_a_slot(void **state)
+{
+    (void)state;
+    enum { POOL = 2048, SAME = 3 };
+    json_t **pool = calloc(POOL, sizeof *pool);
+    json_t *same[SAME];
+    int found = 0;
+    for (int i = 0; i < POOL && found < SAME; i++) {
+        pool[i] = json_pack("[i]", i);
+        if (found == 0 || home_of(pool[i]) == home_of(same[0]))
+            same[found++] = pool[i];
+    }
+    assert_int_equal(found, SAME);
+    char *want[SAME];
+    for (int i = 0; i < SAME; i++)
+        json_out_freeze(same[i]);
+    for (int i = 0; i < SAME; i++) {
+        want[i] = dump(same[i]);
+        json_array_append_new(same[i], json_string("changed")); /* shows the memo */
+    }
+    for (int i = 0; i < SAME; i++) {
+        char *got = dump(same[i]);
+        assert_string_equal(got, want[i]);
+        free(got);
+        free(want[i]);
+        json_out_forget(same[i]);
+    }
+    for (int i = 0; i < POOL; i++)
+        json_decref(pool[i]);
+    free(pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +292,7 @@ int main(void)
         cmocka_unit_test(no_value_is_refused),
         cmocka_unit_test(frozen_values_are_written_from_the_memo),
         cmocka_unit_test(many_frozen_values),
+        cmocka_unit_test(frozen_values_sharing_a_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
