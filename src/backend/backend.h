@@ -109,10 +109,22 @@ struct backend_result {
     const char *mime;     /* IMAGE, LINK: "image/png", … */
     char *uri;            /* LINK: "glovebox://…" */
     const char *name;     /* LINK: a short name for the resource */
+    /* TEXT: the answer's content blocks made already (borrowed; may be
+     * NULL): [{"type": "text", "text": text}], kept by a backend that
+     * gives the same answer again. Owners that build their own from text
+     * may ignore it. */
+    json_t *content;
 };
 
 void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* As backend_call_done with the text of content, which
+ * backend_text_content made (borrowed, never changed): a backend that
+ * keeps its answer while nothing changes gives it again this way. */
+void backend_call_done_content(struct backend_call *bc, json_t *data, json_t *content);
+/* [{"type": "text", "text": text}]: the content blocks backend_call_done's
+ * text becomes (invalid UTF-8 replaced). New reference. */
+json_t *backend_text_content(const char *text, size_t len);
 /* An encoded image (bytes stolen) with a caption. */
 void backend_call_done_image(struct backend_call *bc, json_t *data, uint8_t *bytes, size_t len,
                              const char *mime, const char *caption);

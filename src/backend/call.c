@@ -1,6 +1,7 @@
 /* Answering a backend call: build the result and hand it to its owner. */
 #include "backend/backend.h"
 #include "core/pattern.h"
+#include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
 
@@ -17,6 +18,26 @@ void backend_call_done(struct backend_call *bc, json_t *data, const char *fmt, .
     va_end(ap);
     struct backend_result r = {.data = data, .text = text};
     bc->finish(bc, &r);
+}
+
+void backend_call_done_content(struct backend_call *bc, json_t *data, json_t *content)
+{
+    const json_t *text = json_object_get(json_array_get(content, 0), "text");
+    struct backend_result r = {.data = data,
+                               .text = xstrndup(json_string_value(text), json_string_length(text)),
+                               .content = content};
+    bc->finish(bc, &r);
+}
+
+json_t *backend_text_content(const char *text, size_t len)
+{
+    /* As tool_call_done builds it, keys in the same order. */
+    json_t *block = json_object();
+    json_object_set_new_nocheck(block, "type", json_string_nocheck("text"));
+    json_object_set_new_nocheck(block, "text", utf8_json_string(text, len));
+    json_t *content = json_array();
+    json_array_append_new(content, block);
+    return content;
 }
 
 void backend_call_done_image(struct backend_call *bc, json_t *data, uint8_t *bytes, size_t len,

@@ -2,6 +2,7 @@
 
 #include "core/strbuf.h"
 #include "core/utf8.h"
+#include "core/xmalloc.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -128,7 +129,101 @@ static bool put_string(struct strbuf *sb, const char *s, size_t n)
     return true;
 }
 
+/* The memo: a value's slot is one of MEMO_WAYS after a hash of its
+ * address, so a lookup is a few comparisons; a value that finds them all
+ * taken evicts the first. The reference held keeps the address from being
+ * reused by another value. (One slot per value made a terminal's answer
+ * and its content, frozen together, evict each other now and then.) */
+#define MEMO_SLOTS 64
+#define MEMO_WAYS  4
+struct memo {
+    json_t *v; /* a reference; NULL: the slot is free */
+    char *text;
+    size_t len;
+};
+static _Thread_local struct memo memo[MEMO_SLOTS];
+static _Thread_local unsigned memo_used;
+
+static size_t memo_home(const json_t *v)
+{
+    uint64_t h = (uint64_t)(uintptr_t)v * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h >> 58); /* the top 6 bits: 64 slots */
+}
+
+/* v's slot, or NULL when it has none. */
+static struct memo *memo_find(const json_t *v)
+{
+    size_t home = memo_home(v);
+    for (size_t i = 0; i < MEMO_WAYS; i++) {
+        struct memo *m = &memo[(home + i) % MEMO_SLOTS];
+        if (m->v == v)
+            return m;
+    }
+    return NULL;
+}
+
+static void memo_clear(struct memo *m)
+{
+    if (!m->v)
+        return;
+    json_decref(m->v);
+    free(m->text);
+    *m = (struct memo){0};
+    memo_used--;
+}
+
+void json_out_freeze(json_t *v)
+{
+    if ((!json_is_object(v) && !json_is_array(v)) || memo_find(v))
+        return;
+    size_t home = memo_home(v);
+    struct memo *m = &memo[home];
+    for (size_t i = 0; i < MEMO_WAYS; i++)
+        if (!memo[(home + i) % MEMO_SLOTS].v) {
+            m = &memo[(home + i) % MEMO_SLOTS];
+            break;
+        }
+    memo_clear(m);
+    m->v = json_incref(v);
+    memo_used++;
+}
+
+void json_out_forget(const json_t *v)
+{
+    struct memo *m = v ? memo_find(v) : NULL;
+    if (m)
+        memo_clear(m);
+}
+
+static bool append_tree(struct strbuf *sb, const json_t *v);
+
+/* v's text from the memo, or written and kept there. */
+static bool append_memo(struct strbuf *sb, struct memo *m, const json_t *v)
+{
+    if (m->text) {
+        strbuf_append(sb, m->text, m->len);
+        return true;
+    }
+    size_t start = sb->len;
+    if (!append_tree(sb, v))
+        return false;
+    m->len = sb->len - start;
+    m->text = xmalloc(m->len ? m->len : 1);
+    memcpy(m->text, sb->data + start, m->len);
+    return true;
+}
+
 bool json_out_append(struct strbuf *sb, const json_t *v)
+{
+    if (memo_used && (json_is_object(v) || json_is_array(v))) {
+        struct memo *m = memo_find(v);
+        if (m)
+            return append_memo(sb, m, v);
+    }
+    return append_tree(sb, v);
+}
+
+static bool append_tree(struct strbuf *sb, const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: {

@@ -418,9 +418,14 @@ static void finish(struct tool_call *call, json_t *result)
         /* It could not be stopped in time and did its work: say so. */
         json_t *content = json_object_get(result, "content");
         char *text = xasprintf("%s This call had already finished.", call->abort_reason);
-        if (json_is_array(content))
+        if (json_is_array(content)) {
+            /* A copy: the blocks may be a backend's kept answer
+             * (backend_call_done_content), which never changes. */
+            content = json_copy(content);
             json_array_append_new(content, json_pack("{s:s, s:o}", "type", "text", "text",
                                                      utf8_json_string(text, strlen(text))));
+            json_object_set_new(result, "content", content);
+        }
         free(text);
     }
     if (call->live_prev)

@@ -86,15 +86,24 @@ static bool is_secret(const json_t *args, const json_t *notes)
 /* Keys whose values are secrets by their name, in any call. */
 static bool password_like(const char *key)
 {
-    static const char *const parts[] = {"password", "passwd", "passphrase",
-                                        "secret",   "token",  "credential",
-                                        "api_key",  "apikey", "private_key"};
+    static const struct {
+        const char *s;
+        size_t n;
+    } parts[] = {{"password", 8}, {"passwd", 6}, {"passphrase", 10},
+                 {"secret", 6},   {"token", 5},  {"credential", 10},
+                 {"api_key", 7},  {"apikey", 6}, {"private_key", 11}};
     /* "secret" itself is the flag saying the call is secret, not one. */
     if (strcmp(key, "secret") == 0)
         return false;
-    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
-        if (strcasestr(key, parts[i]))
-            return true;
+    /* As strcasestr for each part, without its set-up per call (every key
+     * of every call's arguments comes here): a part can start only where
+     * the key has its first letter, in either case. */
+    for (const char *p = key; *p; p++) {
+        char c = (char)(*p | 0x20);
+        for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+            if (c == parts[i].s[0] && strncasecmp(p, parts[i].s, parts[i].n) == 0)
+                return true;
+    }
     return false;
 }
 

@@ -39,6 +39,12 @@ static void remember(const char *owner, const char *session, const json_t *e, co
 void recipe_refs_observe(const struct tool_call *call, const json_t *result)
 {
     const json_t *sc = json_object_get(result, "structuredContent");
+    const json_t *found = json_object_get(sc, "elements"),
+                 *matches = json_object_get(sc, "matches");
+    const json_t *wins = json_object_get(sc, "windows");
+    /* Most answers have nothing to remember: no more lookups for them. */
+    if (!found && !matches && !json_is_array(wins))
+        return;
     const char *owner = tool_call_owner(call);
     const char *session = json_string_value(json_object_get(sc, "session"));
     if (!owner || !session || json_is_true(json_object_get(result, "isError")))
@@ -46,15 +52,14 @@ void recipe_refs_observe(const struct tool_call *call, const json_t *result)
     const json_t *app = json_object_get(tool_call_args(call), "app");
     size_t i;
     const json_t *e;
-    json_array_foreach(json_object_get(sc, "elements"), i, e)
+    json_array_foreach(found, i, e)
     {
         remember(owner, session, e, app);
     }
-    json_array_foreach(json_object_get(sc, "matches"), i, e)
+    json_array_foreach(matches, i, e)
     {
         remember(owner, session, e, app);
     }
-    const json_t *wins = json_object_get(sc, "windows");
     if (json_is_array(wins)) {
         if (!windows)
             windows = json_object();

@@ -93,7 +93,10 @@ static void finish(struct backend_call *bc, struct backend_result *r)
             break;
         }
         case BACKEND_RESULT_TEXT:
-            tool_call_done(call, r->data, "%s", r->text ? r->text : "done");
+            if (r->content)
+                tool_call_done_content(call, json_incref(r->content), r->data);
+            else
+                tool_call_done(call, r->data, "%s", r->text ? r->text : "done");
             break;
         }
         r->data = NULL;

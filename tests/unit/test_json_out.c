@@ -158,12 +158,141 @@ static void no_value_is_refused(void **state)
     }
 }
 
+static char *dump(const json_t *v)
+{
+    char *text = json_out_dump(v, NULL);
+    assert_non_null(text);
+    return text;
+}
+
+/* A frozen value is written as before, alone or inside another, from its
+ * kept text (seen here by changing it, which its owner must never do),
+ * until it is forgotten; the memo holds one reference meanwhile. */
+static void frozen_values_are_written_from_the_memo(void **state)
+{
+    (void)state;
+    json_t *lines = json_pack("[s, s, s]", "first \"line\"", "", "tab\there");
+    json_t *answer = json_pack("{s:s, s:O, s:{s:i, s:b}}", "session", "terminal-1", "lines", lines,
+                               "cursor", "row", 2, "visible", 1);
+    char *want = json_dumps(answer, JSON_COMPACT);
+    json_out_freeze(answer);
+    json_out_freeze(answer); /* twice: still one reference */
+    assert_int_equal(answer->refcount, 2);
+    for (int i = 0; i < 3; i++) {
+        char *got = dump(answer);
+        assert_string_equal(got, want);
+        free(got);
+    }
+    json_t *outer = json_pack("{s:O, s:[O]}", "result", answer, "again", answer);
+    char *outer_want = json_dumps(outer, JSON_COMPACT);
+    char *outer_got = dump(outer);
+    assert_string_equal(outer_got, outer_want);
+
+    json_array_append_new(lines, json_string("later"));
+    char *kept = dump(answer);
+    assert_string_equal(kept, want);
+    size_t refs = answer->refcount; /* ours, outer's two and the memo's */
+    json_out_forget(answer);
+    assert_int_equal(answer->refcount, refs - 1);
+    char *fresh = dump(answer);
+    char *fresh_want = json_dumps(answer, JSON_COMPACT);
+    assert_string_equal(fresh, fresh_want);
+    assert_string_not_equal(fresh, want);
+    json_out_forget(answer); /* not kept: nothing */
+
+    free(want);
+    free(outer_want);
+    free(outer_got);
+    free(kept);
+    free(fresh);
+    free(fresh_want);
+    json_decref(outer);
+    json_decref(lines);
+    json_decref(answer);
+}
+
+/* More frozen values than the memo has slots: those that lose their slot
+ * are written anew, every one as jansson writes it. Scalars are not kept. */
+static void many_frozen_values(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    json_t *v[N];
+    for (int i = 0; i < N; i++) {
+        v[i] = json_pack("{s:i, s:[i, s]}", "n", i, "a", i * 7, "x\ny");
+        json_out_freeze(v[i]);
+    }
+    json_t *scalar = json_string("plain");
+    json_out_freeze(scalar);
+    assert_int_equal(scalar->refcount, 1);
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < N; i++) {
+            char *want = json_dumps(v[i], JSON_COMPACT);
+            char *got = dump(v[i]);
+            assert_string_equal(got, want);
+            free(want);
+            free(got);
+        }
+    for (int i = 0; i < N; i++) {
+        json_out_forget(v[i]);
+        assert_int_equal(v[i]->refcount, 1);
+        json_decref(v[i]);
+    }
+    json_decref(scalar);
+}
+
+/* The memo's slot for v, as json_out.c picks it (a hash of the address). */
+static unsigned home_of(const json_t *v)
+{
+    return (unsigned)(((uint64_t)(uintptr_t)v * 0x9E3779B97F4A7C15ULL) >> 58);
+}
+
+/* Values whose addresses hash alike (a terminal's answer and its content
+ * did, now and then) are all kept: each is still written from its memo. */
+static void frozen_values_sharing_a_slot(void **state)
+{
+    (void)state;
+    enum { POOL = 2048, SAME = 3 };
+    json_t **pool = calloc(POOL, sizeof *pool);
+    json_t *same[SAME];
+    int found = 0;
+    for (int i = 0; i < POOL && found < SAME; i++) {
+        pool[i] = json_pack("[i]", i);
+        if (found == 0 || home_of(pool[i]) == home_of(same[0]))
+            same[found++] = pool[i];
+    }
+    assert_int_equal(found, SAME);
+    char *want[SAME];
+    for (int i = 0; i < SAME; i++)
+        json_out_freeze(same[i]);
+    for (int i = 0; i < SAME; i++) {
+        want[i] = dump(same[i]);
+        json_array_append_new(same[i], json_string("changed")); /* shows the memo */
+    }
+    for (int i = 0; i < SAME; i++) {
+        char *got = dump(same[i]);
+        assert_string_equal(got, want[i]);
+        free(got);
+        free(want[i]);
+        json_out_forget(same[i]);
+    }
+    for (int i = 0; i < POOL; i++)
+        json_decref(pool[i]);
+    free(pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(scalars_match_jansson), cmocka_unit_test(escapes_match_jansson),
-        cmocka_unit_test(nesting_keeps_order),   cmocka_unit_test(long_base64_string),
-        cmocka_unit_test(base64_vectors),        cmocka_unit_test(no_value_is_refused),
+        cmocka_unit_test(scalars_match_jansson),
+        cmocka_unit_test(escapes_match_jansson),
+        cmocka_unit_test(nesting_keeps_order),
+        cmocka_unit_test(long_base64_string),
+        cmocka_unit_test(base64_vectors),
+        cmocka_unit_test(no_value_is_refused),
+        cmocka_unit_test(frozen_values_are_written_from_the_memo),
+        cmocka_unit_test(many_frozen_values),
+        cmocka_unit_test(frozen_values_sharing_a_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,6 +63,17 @@ struct terminal {
      * (JSON strings) and joined text, handed out again for rows that did
      * not change (JSON strings are never changed once made). NULL: none. */
     json_t *read_lines, *read_text;
+    /* read_text's whole answer without scrollback, given again while the
+     * screen, cursor, title and exit read as they did (ops.c). Its JSON
+     * is frozen: the text is written once (core/json_out.h). */
+    struct {
+        json_t *structured, *content; /* NULL: none kept */
+        uint64_t changes;             /* term_screen_changes() then */
+        int cols, rows, cursor_row, cursor_col;
+        bool cursor_visible, exited;
+        int exit_status, exit_signal;
+        char *title;
+    } answer;
 
     bool exited;
     int exit_status; /* when exited normally; -1 if by signal */
@@ -101,6 +112,8 @@ void terminal_history_feed(struct terminal *t, const char *data, size_t len);
 /* bc's caller has read everything up to now. */
 void terminal_history_mark(struct terminal *t, const struct backend_call *bc);
 /* read_text {since: "last"}: the output since the caller's last read. */
+/* Forgets read_text's kept answer (ops.c). */
+void terminal_answer_drop(struct terminal *t);
 void terminal_read_since_op(struct backend_call *bc);
 
 /* terminal_run (run.c). */

@@ -4,6 +4,7 @@
 #include "backend/terminal/term_pty.h"
 #include "backend/terminal/term_screen.h"
 #include "core/args.h"
+#include "core/json_out.h"
 #include "core/utf8.h"
 #include "core/xmalloc.h"
 #include "session/session.h"
@@ -65,6 +66,52 @@ static void add_exit(struct terminal *t, json_t *o)
                                        : json_null());
 }
 
+void terminal_answer_drop(struct terminal *t)
+{
+    json_out_forget(t->answer.structured);
+    json_decref(t->answer.structured);
+    json_out_forget(t->answer.content);
+    json_decref(t->answer.content);
+    free(t->answer.title);
+    memset(&t->answer, 0, sizeof t->answer);
+}
+
+/* Whether the kept answer reads as the screen does now. Rows change only
+ * with term_screen_changes(); the rest is compared as it is, cheaply. */
+static bool answer_current(const struct terminal *t)
+{
+    if (!t->answer.structured || t->answer.changes != term_screen_changes(t->screen))
+        return false;
+    int cols, rows, row, col;
+    bool visible;
+    term_screen_size(t->screen, &cols, &rows);
+    term_screen_cursor(t->screen, &row, &col, &visible);
+    return t->answer.cols == cols && t->answer.rows == rows && t->answer.cursor_row == row &&
+           t->answer.cursor_col == col && t->answer.cursor_visible == visible &&
+           t->answer.exited == t->exited && t->answer.exit_status == t->exit_status &&
+           t->answer.exit_signal == t->exit_signal &&
+           strcmp(t->answer.title, term_screen_title(t->screen)) == 0;
+}
+
+/* Keeps o (stolen) and the content of text as the answer for the screen
+ * as it is now. */
+static void answer_keep(struct terminal *t, json_t *o, const char *text, size_t len)
+{
+    terminal_answer_drop(t);
+    t->answer.structured = o;
+    t->answer.content = backend_text_content(text, len);
+    json_out_freeze(o);
+    json_out_freeze(t->answer.content);
+    t->answer.changes = term_screen_changes(t->screen);
+    term_screen_size(t->screen, &t->answer.cols, &t->answer.rows);
+    term_screen_cursor(t->screen, &t->answer.cursor_row, &t->answer.cursor_col,
+                       &t->answer.cursor_visible);
+    t->answer.exited = t->exited;
+    t->answer.exit_status = t->exit_status;
+    t->answer.exit_signal = t->exit_signal;
+    t->answer.title = xstrdup(term_screen_title(t->screen));
+}
+
 void terminal_read_text_op(struct backend_call *bc)
 {
     struct terminal *t = terminal_of(bc->session);
@@ -75,6 +122,12 @@ void terminal_read_text_op(struct backend_call *bc)
     /* Whatever is on screen now counts as read for a later since "last". */
     terminal_history_mark(t, bc);
     int want = (int)args_int(bc->args, "scrollback", 0);
+    /* An agent polling a screen that did not change gets the same answer:
+     * nothing to build, and its JSON is written from the memo. */
+    if (want <= 0 && answer_current(t)) {
+        backend_call_done_content(bc, json_incref(t->answer.structured), t->answer.content);
+        return;
+    }
     struct strbuf text;
     strbuf_init(&text);
     json_t *lines = screen_lines(t, &text);
@@ -120,7 +173,13 @@ void terminal_read_text_op(struct backend_call *bc)
         strbuf_printf(&mirror, "\n[program %s]", why);
         free(why);
     }
-    backend_call_done(bc, o, "%s", mirror.data ? mirror.data : "");
+    strbuf_append(&mirror, "", 0); /* allocate when empty */
+    if (want <= 0) {
+        answer_keep(t, o, mirror.data, strlen(mirror.data));
+        backend_call_done_content(bc, json_incref(t->answer.structured), t->answer.content);
+    } else {
+        backend_call_done(bc, o, "%s", mirror.data);
+    }
     strbuf_finish(&mirror);
     strbuf_finish(&text);
 }

@@ -464,6 +464,7 @@ static void terminal_destroy(struct session *s)
     t->read_lines = NULL;
     json_decref(t->read_text);
     t->read_text = NULL;
+    terminal_answer_drop(t);
     s->backend = NULL;
     /* A session ended this very turn of the loop can be pruned at once:
      * its handles' close callbacks have yet to run, and they free it. */

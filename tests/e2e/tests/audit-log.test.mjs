@@ -296,8 +296,10 @@ test('secrets in calls refused as invalid are redacted, whatever their type', op
   // No secret flag at all, but invalid: what it carried may be a secret too.
   const b = await call(srv, 'type_text', { session, text: { nested: 'Hunter2-object' } });
   assert.match(b.text, /Invalid arguments/);
-  // A password-like key is a secret in any call.
-  const c = await call(srv, 'session_list', { db_password: 'Hunter2-key' });
+  // A password-like key is a secret in any call, in any case, anywhere in
+  // the name; other keys are kept.
+  const keys = ['db_password', 'API_Key', 'MyToken', 'Private_KEY', 'passPhrase', 'x_Credentials', 'PASSWD', 'apikey', 'top_Secret'];
+  const c = await call(srv, 'session_list', { ...Object.fromEntries(keys.map((k, i) => [k, `Hunter2-key${i}`])), label: 'plain' });
   assert.ok(c.isError);
   await srv.close();
 
@@ -305,7 +307,7 @@ test('secrets in calls refused as invalid are redacted, whatever their type', op
   assert.equal(rows.length, 3);
   assert.deepEqual(JSON.parse(rows[0].arguments), { session, text: '[redacted]', secret: true });
   assert.deepEqual(JSON.parse(rows[1].arguments), { session, text: '[redacted]' });
-  assert.deepEqual(JSON.parse(rows[2].arguments), { db_password: '[redacted]' });
+  assert.deepEqual(JSON.parse(rows[2].arguments), { ...Object.fromEntries(keys.map((k) => [k, '[redacted]'])), label: 'plain' });
   const leaks = await sqlite(
     h.db,
     "SELECT count(*) AS n FROM calls WHERE arguments LIKE '%Hunter2%' OR error LIKE '%Hunter2%' OR notes LIKE '%Hunter2%'",
