@@ -29,7 +29,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { formatMs, median, percentile, printComparison, saveResults } from './lib/report.mjs';
 import { gloveboxBinary } from './lib/servers.mjs';
 import { expectResult, initializeParams, StdioPeer } from './lib/stdio_peer.mjs';
-import { freePort, schedSeconds } from './lib/proc.mjs';
+import { freePort, schedSeconds, userSystemSeconds } from './lib/proc.mjs';
 import { restTerminal } from './lib/rest.mjs';
 
 const CLIENTS = Number(process.env.BENCH_REST_CLIENTS ?? 16);
@@ -142,10 +142,17 @@ async function cpuPerCall(door) {
   const callers = Array.from({ length: CLIENTS }, (_, i) => callerOf(door, i));
   await Promise.all(callers.map((c) => loop(c, WARMUP)));
   const cpu0 = schedSeconds(child.pid);
+  const split0 = userSystemSeconds(child.pid);
   await Promise.all(callers.map((c) => loop(c, CALLS)));
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  return ((schedSeconds(child.pid) - cpu0) / (CLIENTS * CALLS)) * 1000;
+  const split1 = userSystemSeconds(child.pid);
+  const n = CLIENTS * CALLS;
+  // Where it goes: glovebox's own instructions (user) against the kernel's
+  // wake-ups, reads and loopback writes (system), in ms per call.
+  lastSplit[door] = { user: ((split1.user - split0.user) / n) * 1000, system: ((split1.system - split0.system) / n) * 1000 };
+  return ((schedSeconds(child.pid) - cpu0) / n) * 1000;
 }
+const lastSplit = {};
 
 // read_text's own CPU per call (see the top): µs.
 async function toolOwnWork() {
@@ -198,8 +205,11 @@ for (let r = 0; r < RUNS; r++) {
   const us = (v) => `${(v * 1000).toFixed(1)} µs`;
   console.log(
     `run ${r + 1}/${RUNS}: p50 REST ${formatMs(run.rest.p50)}, /mcp SDK ${formatMs(run.mcp.p50)}, /mcp fetch ${formatMs(run.raw.p50)}; ` +
-      `CPU per call REST ${us(run.rest.cpuPerCall)}, /mcp SDK ${us(run.mcp.cpuPerCall)}, /mcp fetch ${us(run.raw.cpuPerCall)}`,
+      `CPU per call REST ${us(run.rest.cpuPerCall)}, /mcp SDK ${us(run.mcp.cpuPerCall)}, /mcp fetch ${us(run.raw.cpuPerCall)}; ` +
+      `REST user ${us(lastSplit.rest.user)} + kernel ${us(lastSplit.rest.system)} (/proc/PID/stat ticks)`,
   );
+  run.rest.user = lastSplit.rest.user;
+  run.rest.system = lastSplit.rest.system;
   runs.push(run);
 }
 const med = (side, key) => median(runs.map((x) => x[side][key]));
@@ -217,6 +227,7 @@ printComparison(
   ],
   'ratio = REST / MCP (lower is better); targets are not asserted.',
 );
+console.log(`REST server CPU per call, median: user space ${us(med('rest', 'user'))}, kernel ${us(med('rest', 'system'))} (/proc/PID/stat, 10 ms ticks)`);
 saveResults('rest', { clients: CLIENTS, calls: CALLS, runs, tool_own_work_us: toolWorkUs, tool_own_work_raw_us: toolWorkRaw });
 
 await Promise.all(mcpClients.map((c) => c.transport.terminateSession().catch(() => {}).then(() => c.close())));

@@ -30,3 +30,11 @@ export function schedSeconds(pid) {
   }
   return ns / 1e9;
 }
+
+/** User and kernel CPU of pid (every thread), in seconds, from
+ * /proc/PID/stat's utime and stime (10 ms ticks: read over many calls). */
+export function userSystemSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(f[11]) / 100, system: Number(f[12]) / 100 };
+}
