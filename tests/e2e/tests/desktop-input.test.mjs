@@ -190,7 +190,7 @@ async function auditRows(srv, tool, want) {
       rows = execFileSync('sqlite3', ['-readonly', db, `SELECT arguments FROM calls WHERE tool = '${tool}'`]).toString();
     } catch { return false; }
     return want.test(rows);
-  }, ms(5000), `the ${tool} call to be audited`);
+  }, ms(10000), `the ${tool} call to be audited`);
   return rows;
 }
 
@@ -238,7 +238,11 @@ test('a click right after typing into a password field does not make the check s
   await srv.ok('type_text', { session, text: 'ann' });
   await srv.ok('click', { session, ref: element(snap, 'push button', 'OK').ref });
   assert.equal(await outputOf(out), 'ann|l3ftbehind\nstatus=0\n', 'the program got both fields');
-  const rows = await auditRows(srv, 'type_text', /"ann"/);
+  // Both type_text rows (one a line). The second is "ann" in clear when
+  // the form took the click before the check asked where the focus is; on
+  // a slow machine it may still be on the password field then, and a
+  // "secret" answer is final (the safe side): so only its presence counts.
+  const rows = await auditRows(srv, 'type_text', /^[^\n]+\n[^\n]+/);
   assert.match(rows, /redacted/, 'the password is redacted');
   assert.ok(!rows.includes('l3ftbehind'), `the secret is not stored: ${rows}`);
 });
