@@ -37,6 +37,17 @@ function errorOf(r) {
   return r.structuredContent.error;
 }
 
+/** A session whose device went away, once it has ended: it is stopping
+ * when the failed call answers (its screen stream and kept shell close
+ * after), and ends once they have. */
+async function endedSession(srv, id) {
+  return until(async () => {
+    const x = (await srv.ok('session_list', { include_ended: true })).sc.sessions.find((e) => e.id === id);
+    assert.ok(x && ['stopping', 'ended'].includes(x.state), JSON.stringify(x));
+    return x.state === 'ended' && x;
+  }, ms(10000), `session ${id} to end`);
+}
+
 /** The element of a snapshot whose resource id ends with id. */
 function byId(sc, id) {
   const e = sc.elements.find((x) => x.resource_id?.endsWith(`:id/${id}`));
@@ -224,8 +235,7 @@ describe('android sessions on the fake adb server', () => {
     r = await srv.call('click', { x: 7, y: 7 });
     assert.equal(errorOf(r).code, 'device_unavailable');
     assert.match(errorOf(r).message, /emulator-5554 went away/);
-    const ended = (await srv.ok('session_list', { include_ended: true })).sc.sessions.find((x) => x.id === s.id);
-    assert.equal(ended.state, 'ended');
+    await endedSession(srv, s.id);
     assert.equal(errorOf(await srv.call('click', { session: s.id, x: 1, y: 1 })).code, 'session_expired');
   });
 
@@ -305,13 +315,7 @@ describe('android sessions on the fake adb server', () => {
     let r = await srv.call('snapshot', { session: s.id });
     assert.equal(errorOf(r).code, 'device_unavailable');
     assert.match(errorOf(r).message, /emulator-5554 went away/);
-    // The session is stopping when the call answers (its screen stream and
-    // kept shell close after); it ends once they have.
-    const ended = await until(async () => {
-      const x = (await srv.ok('session_list', { include_ended: true })).sc.sessions.find((e) => e.id === s.id);
-      assert.ok(x && ['stopping', 'ended'].includes(x.state), JSON.stringify(x));
-      return x.state === 'ended' && x;
-    }, ms(10000), 'the session to end');
+    const ended = await endedSession(srv, s.id);
     assert.match(ended.end_reason, /went away/);
     r = await srv.call('click', { session: s.id, x: 1, y: 1 });
     assert.equal(errorOf(r).code, 'session_expired');
