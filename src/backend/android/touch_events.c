@@ -295,6 +295,17 @@ static void finish(struct android_touch *t)
     uv_close((uv_handle_t *)&t->timer, closed);
 }
 
+/* The writer could not be set up: the opener hears why (why is freed) and
+ * t goes. */
+static void open_failed(struct android_touch *t, char *why)
+{
+    android_touch_opened_fn cb = t->opened;
+    t->opened = NULL;
+    cb(t->ud, NULL, why);
+    free(why);
+    finish(t);
+}
+
 static void on_packet(void *ud, int id, const uint8_t *data, size_t len)
 {
     struct android_touch *t = ud;
@@ -335,11 +346,7 @@ static void on_done(void *ud, const struct adb_reply *r)
     t->stream = NULL;
     char *why = ended_why(t, r);
     if (!t->ready) {
-        android_touch_opened_fn cb = t->opened;
-        t->opened = NULL;
-        cb(t->ud, NULL, why);
-        free(why);
-        finish(t);
+        open_failed(t, why);
         return;
     }
     struct android *a = t->a;
@@ -393,11 +400,7 @@ static void probed(void *ud, const struct adb_reply *r)
         free(text);
     }
     if (why) {
-        android_touch_opened_fn cb = t->opened;
-        t->opened = NULL;
-        cb(t->ud, NULL, why);
-        free(why);
-        finish(t);
+        open_failed(t, why);
         return;
     }
     char *q = android_sh_quote(t->ts.node);
